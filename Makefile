@@ -1,0 +1,54 @@
+# SpecRAG Workbench — `make run` starts the app, `make test` runs the checks. Both set everything up.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+# The default corpus: RAG_SPECS_DIR if set, else StackOne's specs beside the checkout when present.
+SHARED_SPECS := $(wildcard ../shared/specs/stackone)
+ifeq ($(origin RAG_SPECS_DIR), undefined)
+  ifneq ($(SHARED_SPECS),)
+    export RAG_SPECS_DIR := $(abspath $(SHARED_SPECS))
+  endif
+endif
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: install run index test lint bench browser local-llm clean
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# CPU torch first, or sentence-transformers pulls gigabytes of CUDA packages.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+index: install
+	$(PY) -m rag ensure-index
+
+run: index
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.address 127.0.0.1
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: install
+	$(VENV)/bin/ruff check rag tests app.py pages bench
+
+test: install browser
+	$(VENV)/bin/ruff check rag tests app.py pages bench
+	$(VENV)/bin/pytest -q
+
+bench: install
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache tests/artifacts

@@ -1,0 +1,126 @@
+"""Unknown detection: a retrieval-confidence gate with answer / partial / abstain tiers.
+
+Signals: the best cosine similarity between the query and any indexed chunk, and which of the
+question's salient terms the indexed documentation never mentions ("weather", "blood_type").
+Thresholds are calibrated on the dev set (see `make calibrate` / the closing notes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rag.index.bm25 import tokenize
+from rag.results import Confidence
+from rag.retrieve.profile import CorpusProfile
+
+GENERIC_TERMS = frozenset(
+    """able about add added all allow allowed also another any anything ask available back based best call calls
+    change check com create created data delete describe detail details different do does doing done each else
+    endpoint endpoints example exist exists explain field fields find first format get give go going good got have
+    help here info information into its just know last let like list look looking made make many may mean means
+    method methods more most much need needed new next not number object one only other out over parameter parameters
+    possible pull put query remove request requests response return returned returns right same say see send set
+    should show so some something specific still such support supported sure take tell than thing things through
+    time type types update use used using value values want way ways what whats work works would yes""".split()
+)
+
+
+# Questions no API specification answers: the gate compares a query with these as well as with
+# the indexed chunks (a small semantic router). Each line is one kind of out-of-scope request.
+OUT_OF_SCOPE_PROTOTYPES: tuple[str, ...] = (
+    "How much does it cost? What are the pricing plans and subscription fees?",
+    "What is the price per API call, billing and invoices?",
+    "What is the weather forecast today?",
+    "Who won the football match last night?",
+    "What is the SLA and uptime guarantee of the company?",
+    "Who is the CEO of the company and where is its office?",
+    "Write me a poem or tell me a joke",
+    "What is the capital of France and other general knowledge",
+    "How do I cook pasta, a recipe",
+    "What stock price and revenue does the company have?",
+)
+
+
+@dataclass(frozen=True)
+class GateThresholds:
+    """Cut-offs of the gate (cosine similarities), calibrated on the dev set."""
+
+    abstain_below: float = 0.30
+    partial_below: float = 0.40
+    out_of_scope_margin: float = 0.0
+    out_of_scope_floor: float = 0.40
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The tier, a 0–1 confidence score and the evidence behind it."""
+
+    tier: Confidence
+    score: float
+    top_similarity: float
+    unknown_terms: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+
+
+def salient_terms(question: str) -> list[str]:
+    """Content words and identifiers of a question (generic words dropped)."""
+    terms = []
+    for token in tokenize(question):
+        if len(token) < 3 or token.isdigit() or token in GENERIC_TERMS:
+            continue
+        terms.append(token)
+    return list(dict.fromkeys(terms))
+
+
+def identifiers_in(question: str) -> list[str]:
+    """Identifier-like words (`blood_type`, `x-account-id`, `createdAt`, text in backticks)."""
+    found = re.findall(r"`([^`]{2,60})`", question)
+    found += re.findall(
+        r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z]+\b|\b[a-z]+(?:-[a-z0-9]+){2,}\b", question
+    )
+    return list(dict.fromkeys(f.strip() for f in found if f.strip()))
+
+
+def decide(
+    question: str,
+    top_similarity: float,
+    profile: CorpusProfile,
+    thresholds: GateThresholds | None = None,
+    out_of_scope_similarity: float = 0.0,
+) -> GateDecision:
+    """Gate a question on retrieval evidence.
+
+    Abstain when nothing indexed is similar enough, when the question names an identifier the
+    documentation never mentions, or when it is closer to a known out-of-scope request
+    (pricing, weather, …) than to any chunk. Partial when the match is weak.
+    """
+    thresholds = thresholds or GateThresholds()
+    terms = salient_terms(question)
+    unknown = tuple(t for t in terms if not profile.knows(t))
+    unknown_identifiers = [i for i in identifiers_in(question) if not profile.knows(i.lower())]
+    known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
+    score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
+    reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
+    if unknown:
+        reasons.append("words the docs never use: " + ", ".join(unknown))
+    tier: Confidence = "answer"
+    if not terms and top_similarity < thresholds.partial_below:
+        tier = "abstain"
+        reasons.append("no content words")
+    elif top_similarity < thresholds.abstain_below:
+        tier = "abstain"
+    elif unknown_identifiers:
+        tier = "abstain"
+        reasons.append("names not in the docs: " + ", ".join(unknown_identifiers))
+    elif (
+        out_of_scope_similarity >= thresholds.out_of_scope_floor
+        and out_of_scope_similarity > top_similarity + thresholds.out_of_scope_margin
+    ):
+        tier = "abstain"
+        reasons.append(f"closer to an out-of-scope request ({out_of_scope_similarity:.2f})")
+    elif top_similarity < thresholds.partial_below:
+        tier = "partial"
+    if tier == "abstain":
+        score = min(score, 0.3)
+    return GateDecision(tier, round(score, 4), top_similarity, unknown, tuple(reasons))

@@ -1,0 +1,196 @@
+"""`python -m rag …`: a small command line over the library.
+
+Exit codes: 0 success, 1 unexpected failure, 2 bad input or a problem the user must fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rag.errors import RagError
+from rag.settings import Settings
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+Command = Callable[[argparse.Namespace], int]
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    """Register a sub-command handler."""
+
+    def register(handler: Command) -> Command:
+        _COMMANDS[name] = handler
+        return handler
+
+    return register
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    """Print one clear line to stderr and return the exit code."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings from the environment with `--index-dir` applied."""
+    index_dir = getattr(args, "index_dir", None)
+    return Settings.from_env(index_dir=Path(index_dir) if index_dir else None)
+
+
+def print_json(data: Any) -> None:
+    """Print JSON to stdout."""
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+# ---------------------------------------------------------------------- index commands
+@command("ingest")
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Index files or folders."""
+    from tqdm import tqdm
+
+    from rag.index.build import ingest_paths, open_index
+
+    index = open_index(settings_from(args))
+    bars: dict[str, tqdm] = {}
+
+    def progress(name: str, done: int, total: int) -> None:
+        if args.json:
+            return
+        bar = bars.get(name)
+        if bar is None:
+            bar = bars[name] = tqdm(total=total, desc=name, unit="chunk", file=sys.stderr, leave=False)
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress)
+    for bar in bars.values():
+        bar.close()
+    failed = [report for report in reports if report.status in ("error", "rejected")]
+    if args.json:
+        print_json([report.to_dict() for report in reports])
+    else:
+        for report in reports:
+            if report.status in ("error", "rejected"):
+                print(f"error: {report.message}", file=sys.stderr)
+            else:
+                counts = ", ".join(f"{n} {strategy}" for strategy, n in report.chunk_counts.items())
+                extra = f" ({report.message})" if report.message else ""
+                print(f"{report.status:8} {report.source} [{report.api}]: {counts} in {report.seconds:.1f}s{extra}")
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+@command("stats")
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Show what is indexed."""
+    from rag.index.build import open_index
+
+    stats = open_index(settings_from(args)).stats()
+    if args.json:
+        print_json(stats)
+        return EXIT_OK
+    print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']})")
+    print(f"documents: {stats['documents']}; chunks: " + ", ".join(f"{k}={v}" for k, v in stats["chunks"].items()))
+    for api, counts in stats["per_api"].items():
+        print(f"  {api:16} " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return EXIT_OK
+
+
+@command("delete")
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Remove an indexed document by its source name."""
+    from rag.index.build import open_index
+
+    index = open_index(settings_from(args))
+    if not index.delete(args.source):
+        sources = ", ".join(record.source for record in index.documents()) or "none"
+        return fail(f"{args.source!r} is not indexed; indexed: {sources}")
+    print(f"deleted {args.source}")
+    return EXIT_OK
+
+
+@command("fetch-specs")
+def cmd_fetch_specs(args: argparse.Namespace) -> int:
+    """Download StackOne's 7 specs."""
+    from rag.index.build import fetch_specs
+
+    try:
+        written = fetch_specs(Path(args.dest))
+    except RagError as error:
+        return fail(f"{error}. Without internet, point RAG_SPECS_DIR at a folder of specs instead.")
+    for path in written:
+        print(f"saved {path}")
+    return EXIT_OK
+
+
+@command("ensure-index")
+def cmd_ensure_index(args: argparse.Namespace) -> int:
+    """Build the index of the default corpus if it is empty (used by `make run`)."""
+    from rag.index.build import NO_SPECS_HELP, find_default_specs, ingest_paths, open_index
+
+    settings = settings_from(args)
+    index = open_index(settings)
+    if not index.is_empty():
+        print(f"index ready: {len(index.documents())} documents in {settings.index_dir}")
+        return EXIT_OK
+    specs = find_default_specs(settings)
+    if specs is None:
+        print(NO_SPECS_HELP, file=sys.stderr)
+        return EXIT_USAGE
+    print(f"building the index from {specs} (first time: about a minute)…")
+    reports = ingest_paths(index, [specs])
+    bad = [report for report in reports if report.status in ("error", "rejected")]
+    for report in reports:
+        print(f"  {report.status:8} {report.source}: {report.message or report.chunk_counts}")
+    return EXIT_USAGE if bad else EXIT_OK
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every sub-command."""
+    parser = argparse.ArgumentParser(prog="python -m rag", description="SpecRAG Workbench command line")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        sub_parser.add_argument("--index-dir", help="index folder (default: RAG_INDEX_DIR or index_store/)")
+        return sub_parser
+
+    ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
+    ingest.add_argument("paths", nargs="+", help="files or folders")
+    ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
+    ingest.add_argument("--json", action="store_true", help="print a JSON report")
+
+    stats = add("stats", "show what is indexed")
+    stats.add_argument("--json", action="store_true")
+
+    delete = add("delete", "remove an indexed document")
+    delete.add_argument("source", help="the document's source name, as `stats` lists it")
+
+    fetch = sub.add_parser("fetch-specs", help="download StackOne's 7 OpenAPI specs (needs internet)")
+    fetch.add_argument("--dest", required=True, help="folder to save them in")
+
+    add("ensure-index", "build the index of the default corpus if it is empty")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except RagError as error:
+        return fail(str(error))
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_FAILURE)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

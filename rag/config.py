@@ -1,0 +1,187 @@
+"""Named pipeline configurations: a frozen, validated `Config` and the presets.
+
+Presets: C0–C5 (the cumulative study: naive chunks + vector; smart chunks; + hybrid;
++ intent filter; + rerank; + unknown detection), E2 (vector top-5 + LLM), E3 (top-20 →
+cross-encoder → top-5), E4 (E3 + chain of thought) and `full` (the best combination, the default).
+Users add their own in a TOML or YAML file (`[configs.NAME]` tables, each may `base` on another).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rag.errors import ConfigError, allowed
+
+CHUNKINGS = ("smart", "naive")
+RETRIEVERS = ("vector", "bm25", "hybrid")
+RERANKERS = ("none", "structural", "cross-encoder", "llm")
+DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every choice a pipeline makes; invalid values fail at construction."""
+
+    name: str
+    chunking: str = "smart"
+    retriever: str = "vector"
+    alpha: float = 0.5
+    rrf_k: int = 60
+    k: int = 5
+    candidate_pool: int = 20
+    intent_filter: bool = False
+    expansion: bool = False
+    dynamic_k: bool = False
+    reranker: str = "none"
+    reranker_model: str = DEFAULT_CROSS_ENCODER
+    abstention: bool = False
+    write_check: bool = False
+    reasoning: bool = False
+    rewrite: bool = True
+    generator: str = "auto"
+    context_tokens: int = 4000
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.name.strip():
+            raise ConfigError("a config needs a non-empty name")
+        if self.chunking not in CHUNKINGS:
+            raise allowed(f"{self.name}.chunking", self.chunking, CHUNKINGS)
+        if self.retriever not in RETRIEVERS:
+            raise allowed(f"{self.name}.retriever", self.retriever, RETRIEVERS)
+        if self.reranker not in RERANKERS:
+            raise allowed(f"{self.name}.reranker", self.reranker, RERANKERS)
+        if not 0.0 <= self.alpha <= 1.0:
+            raise ConfigError(f"{self.name}.alpha={self.alpha!r} is not allowed; allowed: a number from 0 to 1")
+        for key, low, high in (("k", 1, 50), ("candidate_pool", 1, 200), ("rrf_k", 1, 1000)):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ConfigError(
+                    f"{self.name}.{key}={value!r} is not allowed; allowed: a whole number from {low} to {high}"
+                )
+        if self.candidate_pool < self.k:
+            raise ConfigError(f"{self.name}.candidate_pool={self.candidate_pool} must be at least k={self.k}")
+        if not 200 <= self.context_tokens <= 32000:
+            raise ConfigError(
+                f"{self.name}.context_tokens={self.context_tokens!r} is not allowed; allowed: 200 to 32000"
+            )
+        if not self.generator.strip():
+            raise ConfigError(f"{self.name}.generator is empty; allowed: auto, extractive, openai:M, groq:M, local")
+
+    @property
+    def uses_llm_stage(self) -> bool:
+        """Whether a stage other than the generator needs an LLM."""
+        return self.reranker == "llm"
+
+    def features(self) -> dict[str, bool]:
+        """The on/off features of this config (what an ablation removes one at a time)."""
+        return {
+            "hybrid": self.retriever == "hybrid",
+            "intent_filter": self.intent_filter,
+            "expansion": self.expansion,
+            "dynamic_k": self.dynamic_k,
+            "rerank": self.reranker != "none",
+            "abstention": self.abstention,
+            "write_check": self.write_check,
+            "reasoning": self.reasoning,
+        }
+
+    def without(self, feature: str) -> Config:
+        """A copy with one feature switched off, named `NAME-minus-FEATURE`."""
+        changes: dict[str, Any] = {
+            "hybrid": {"retriever": "vector"},
+            "intent_filter": {"intent_filter": False},
+            "expansion": {"expansion": False},
+            "dynamic_k": {"dynamic_k": False},
+            "rerank": {"reranker": "none"},
+            "abstention": {"abstention": False},
+            "write_check": {"write_check": False},
+            "reasoning": {"reasoning": False},
+        }
+        if feature not in changes:
+            raise allowed("feature", feature, tuple(changes))
+        return replace(self, name=f"{self.name}-minus-{feature}", **changes[feature])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view."""
+        return asdict(self)
+
+
+_C0 = Config("C0", chunking="naive", retriever="vector", description="naive JSON chunks + vector search")
+_C1 = replace(_C0, name="C1", chunking="smart", description="smart chunks (refs inlined as prose) + vector")
+_C2 = replace(_C1, name="C2", retriever="hybrid", description="C1 + hybrid vector/BM25 fusion (RRF)")
+_C3 = replace(_C2, name="C3", intent_filter=True, description="C2 + API-intent metadata filter")
+_C4 = replace(_C3, name="C4", reranker="llm", candidate_pool=15, description="C3 + LLM reranking of 15 candidates")
+_C5 = replace(_C4, name="C5", abstention=True, description="C4 + unknown detection (confidence gate + abstain)")
+_E2 = Config("E2", chunking="smart", retriever="vector", k=5, description="standard RAG: vector top-5 + LLM")
+_E3 = replace(_E2, name="E3", reranker="cross-encoder", candidate_pool=20, description="top-20 → cross-encoder → top-5")
+_E4 = replace(_E3, name="E4", reasoning=True, description="E3 + chain-of-thought verification")
+_FULL = Config(
+    "full",
+    chunking="smart",
+    retriever="hybrid",
+    alpha=0.5,
+    k=5,
+    candidate_pool=30,
+    intent_filter=True,
+    expansion=True,
+    dynamic_k=True,
+    reranker="structural",
+    abstention=True,
+    write_check=True,
+    description="hybrid + intent filter + structural rerank + reference expansion + per-API k + abstention "
+    "+ write-operation check",
+)
+
+PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}
+DEFAULT_CONFIGS: tuple[str, ...] = ("C0", "C5", "full")
+
+
+def config_from_mapping(name: str, data: dict[str, Any], known: dict[str, Config]) -> Config:
+    """Build a config from a mapping; `base` names a config to start from (default: `full`)."""
+    data = dict(data)
+    base_name = str(data.pop("base", "full"))
+    if base_name not in known:
+        raise allowed(f"{name}.base", base_name, tuple(known))
+    valid = {f.name for f in fields(Config)} - {"name"}
+    unknown = sorted(set(data) - valid)
+    if unknown:
+        raise ConfigError(
+            f"config {name!r}: unknown setting(s) {', '.join(unknown)}; allowed: {', '.join(sorted(valid))}"
+        )
+    return replace(known[base_name], name=name, **data)
+
+
+def load_config_file(path: Path | str, known: dict[str, Config] | None = None) -> dict[str, Config]:
+    """Read user configs from TOML (`[configs.NAME]`) or YAML (`configs: {NAME: {...}}`)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = tomllib.loads(text) if path.suffix.lower() == ".toml" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, yaml.YAMLError) as error:
+        raise ConfigError(f"{path}: cannot read configs ({error})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("configs"), dict):
+        raise ConfigError(f"{path}: expected a 'configs' table mapping names to settings")
+    result = dict(known or PRESETS)
+    for name, settings in raw["configs"].items():
+        if not isinstance(settings, dict):
+            raise ConfigError(f"{path}: configs.{name} must be a table of settings")
+        result[str(name)] = config_from_mapping(str(name), settings, result)
+    return result
+
+
+def resolve_configs(names: str | list[str], known: dict[str, Config] | None = None) -> list[Config]:
+    """Turn `"C0,C5,full"` (or a list) into configs, failing on unknown names with the allowed ones."""
+    known = known or PRESETS
+    items = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+    if not items:
+        raise ConfigError(f"no configs given; allowed: {', '.join(known)}")
+    missing = [n for n in items if n not in known]
+    if missing:
+        raise ConfigError(f"unknown config(s) {', '.join(missing)}; allowed: {', '.join(known)}")
+    return [known[n] for n in dict.fromkeys(items)]

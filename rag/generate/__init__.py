@@ -1,0 +1,1 @@
+"""Answer generators: extractive (no LLM) and LLM-backed, behind one interface."""

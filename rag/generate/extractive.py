@@ -1,0 +1,281 @@
+"""The extractive generator: no LLM, an answer made of the best-matching documentation lines."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
+from rag.generate.context import ContextBlock, build_context
+from rag.results import Citation
+from rag.tokens import truncate_to_tokens
+
+EXTRACTIVE_LABEL = "Extractive answer (no LLM) — the most relevant lines from the documentation:"
+PARTIAL_CAUTION = (
+    "The documentation only partly covers this; the lines below are the closest matches, so check them "
+    "against your question."
+)
+FACTS_LABEL = "Established facts:"
+NO_MATCH_NOTE = "No line matched the question's terms; the best-ranked source begins:"
+NO_CONTEXT_ANSWER = "The retrieval returned no documentation for this question, so there is nothing to quote."
+
+MAX_LINES = 6
+MIN_LINES = 3
+MAX_BLOCKS = 5
+LINE_TOKENS = 90
+RELATIVE_CUTOFF = 0.35
+
+_HEADER = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE|Webhook)\s+\S", re.IGNORECASE)
+# (line pattern, bonus when the question asks for that kind of fact, bonus otherwise, question words)
+_FACT_MARKERS: tuple[tuple[re.Pattern[str], float, float, frozenset[str]], ...] = (
+    (re.compile(r"\bDefault:"), 3.0, 0.5, frozenset({"default", "defaults", "defaulted"})),
+    (
+        re.compile(r"\b(?:Item )?[Ee]num:"),
+        3.0,
+        0.5,
+        frozenset({"enum", "enums", "values", "allowed", "options", "possible", "accepted", "valid", "kinds"}),
+    ),
+    (re.compile(r"^Required fields:"), 4.0, 0.5, frozenset({"required", "mandatory", "need", "needed", "must"})),
+    (re.compile(r"\(\S[^)]*\brequired\b"), 1.5, 0.25, frozenset({"required", "mandatory", "need", "needed", "must"})),
+    (
+        re.compile(r"^(?:Security:|Authentication|Authenticate|- \w+: (?:HTTP|API key|OAuth))"),
+        3.0,
+        0.5,
+        frozenset({"auth", "authenticate", "authentication", "authorization", "security", "credentials", "token"}),
+    ),
+    (re.compile(r"^Servers \(base URLs\):"), 3.0, 0.25, frozenset({"base", "server", "servers", "host", "url"})),
+    (re.compile(r"^Deprecated:"), 3.0, 0.25, frozenset({"deprecated", "deprecation"})),
+    (re.compile(r"\bExample:"), 1.0, 0.1, frozenset({"example", "examples", "sample", "format"})),
+)
+_ENDPOINT_WORDS = frozenset({"endpoint", "endpoints", "path", "route", "method", "operation", "call", "url"})
+_FIELD_LINE = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(")
+_FALLBACK_RAW = re.compile(r"[A-Za-z0-9_\-./{}]+")
+_FALLBACK_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_FALLBACK_STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an and are as at be by can do does for from how i if in is it its me my of on or so that the this to "
+        "what when where which who why will with you your we our there their them they should would could please "
+        "api apis",
+    )
+)
+# Words that say what kind of fact is asked for but match too many lines to select by.
+_QUESTION_NOISE = frozenset(
+    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set"}
+)
+
+
+def _fallback_tokenize(text: str) -> list[str]:
+    """Whole identifiers (`expires_in`) plus their parts (`expires`, `in`), lower-case, minus stop words."""
+    tokens: list[str] = []
+    for raw in _FALLBACK_RAW.findall(text):
+        whole = raw.strip("-./{}").lower()
+        parts = [p.lower() for piece in re.split(r"[_\-./{}]+", raw) for p in _FALLBACK_CAMEL.findall(piece)]
+        if whole and (whole not in _FALLBACK_STOPWORDS or len(parts) > 1):
+            tokens.append(whole)
+        if len(parts) > 1 or (parts and parts[0] != whole):
+            tokens.extend(p for p in parts if p not in _FALLBACK_STOPWORDS)
+    return tokens
+
+
+def _load_tokenizer() -> Callable[[str], list[str]]:
+    try:
+        from rag.index.bm25 import tokenize
+    except ImportError:  # the index package is optional for this generator
+        return _fallback_tokenize
+    return tokenize
+
+
+tokenize: Callable[[str], list[str]] = _load_tokenizer()
+
+
+@dataclass
+class ScoredLine:
+    """A candidate line of a context block with its relevance score."""
+
+    block: ContextBlock
+    position: int
+    text: str
+    score: float
+
+
+def _stem(term: str) -> str:
+    """A light matching key for plain words: `creates`, `created`, `creating` → `creat`; identifiers stay whole."""
+    if not term.isalpha() or len(term) <= 3:
+        return term
+    for suffix in ("ing", "ed", "es", "s"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
+            term = term[: -len(suffix)]
+            break
+    return term[:-1] if term.endswith("e") and len(term) > 3 else term
+
+
+def _terms(text: str) -> set[str]:
+    return {_stem(term) for term in tokenize(text)}
+
+
+def _term_weight(term: str) -> float:
+    """Identifiers (`expires_in`, `/connect_sessions`, `createdAt`) weigh more than plain words."""
+    if any(mark in term for mark in "_/.{}-") or len(term) >= 12:
+        return 3.0
+    return 1.0 if len(term) > 2 else 0.5
+
+
+def _fact_bonus(line: str, question_terms: set[str]) -> float:
+    """Bonus for lines carrying facts, larger when the question asks for that kind of fact."""
+    stripped = line.strip()
+    bonus = 0.0
+    for pattern, asked, otherwise, words in _FACT_MARKERS:
+        if pattern.search(stripped):
+            bonus += asked if question_terms & words else otherwise
+    if _HEADER.match(stripped):
+        bonus += 2.0 if question_terms & _ENDPOINT_WORDS else 0.5
+    field = _FIELD_LINE.match(line)
+    if field and field.group(1).lower() in question_terms:
+        bonus += 3.0  # the line documents exactly the field the question names
+    return bonus
+
+
+def _clean_line(line: str) -> str:
+    """Strip indentation and list markers; cut very long lines."""
+    text = line.strip()
+    text = re.sub(r"^[-*•]\s+", "", text)
+    cut = truncate_to_tokens(text, LINE_TOKENS)
+    return cut if cut == text else cut.rstrip() + " …"
+
+
+def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLine]:
+    """Every non-header line of the blocks scored by weighted overlap with the question's terms.
+
+    Terms are weighted by kind (identifiers count more) and by rarity among the context lines;
+    lines carrying facts (defaults, enums, required) get a bonus when they match at all, and
+    earlier-ranked blocks get a small edge. Only lines with some overlap are returned.
+    """
+    all_terms = set(tokenize(question))
+    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE}
+    if not question_terms:
+        return []
+    candidates: list[tuple[ContextBlock, int, str, set[str]]] = []
+    for block in blocks[:MAX_BLOCKS]:
+        lines = block.text.splitlines()
+        for position, line in enumerate(lines):
+            if not line.strip() or line.startswith("… (truncated)"):
+                continue
+            candidates.append((block, position, line, _terms(line)))
+    if not candidates:
+        return []
+    document_frequency: dict[str, int] = {}
+    for _, _, _, terms in candidates:
+        for term in terms & question_terms:
+            document_frequency[term] = document_frequency.get(term, 0) + 1
+    total = len(candidates)
+    average_terms = max(1.0, sum(len(terms) for *_, terms in candidates) / total)
+    scored: list[ScoredLine] = []
+    for block, position, line, terms in candidates:
+        overlap = terms & question_terms
+        if not overlap:
+            continue
+        score = sum(_term_weight(t) * math.log(1.0 + total / document_frequency[t]) for t in overlap)
+        score /= 0.6 + 0.4 * max(1.0, len(terms) / average_terms)  # long lines match more by chance
+        score += _fact_bonus(line, all_terms)
+        score *= 1.0 / (1.0 + 0.1 * (block.number - 1))
+        if position == 0:
+            score *= 0.8  # the header is shown anyway; prefer the facts below it
+        scored.append(ScoredLine(block, position, line, score))
+    return scored
+
+
+def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:
+    """Pick ~3–6 lines: the best ones, each at least a fraction of the best score, without repeats."""
+    ranked = sorted(scored, key=lambda line: (-line.score, line.block.number, line.position))
+    if not ranked:
+        return []
+    best = ranked[0].score
+    chosen: list[ScoredLine] = []
+    seen: set[str] = set()
+    for line in ranked:
+        if len(chosen) >= MAX_LINES:
+            break
+        if len(chosen) >= MIN_LINES and line.score < RELATIVE_CUTOFF * best:
+            break
+        key = _clean_line(line.text).lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(line)
+    return chosen
+
+
+def _closest_matches(blocks: Sequence[ContextBlock]) -> str:
+    titles = [block.chunk.title or block.label for block in blocks[:2]]
+    return "Closest matches: " + "; ".join(titles) + "." if titles else ""
+
+
+class ExtractiveGenerator:
+    """Answers without an LLM by quoting the documentation lines that best match the question."""
+
+    name = "extractive (no LLM)"
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """Compose an answer from the best-matching lines of the top chunks, each line cited `[n]`."""
+        blocks = build_context(request.chunks, request.context_tokens)
+        facts = [fact.strip() for fact in request.facts if fact and fact.strip()]
+        fact_lines = [FACTS_LABEL, *(f"- {fact}" for fact in facts)] if facts else []
+        if request.abstain_allowed and (request.gate == "abstain" or not blocks):
+            parts = [ABSTAIN_MESSAGE, *fact_lines]
+            closest = _closest_matches(blocks)
+            if closest:
+                parts.append(closest)
+            return Generation(answer="\n".join(parts), abstained=True, generator=self.name)
+        if not blocks:
+            answer = "\n".join([*fact_lines, NO_CONTEXT_ANSWER]) if facts else NO_CONTEXT_ANSWER
+            return Generation(answer=answer, generator=self.name)
+
+        chosen = select_lines(score_lines(request.question, blocks))
+        lines: list[str] = [EXTRACTIVE_LABEL]
+        if request.gate == "partial":
+            lines.append(PARTIAL_CAUTION)
+        if fact_lines:
+            lines.extend(["", *fact_lines])
+        if not chosen:
+            lines.extend(["", NO_MATCH_NOTE])
+            chosen = self._opening_lines(blocks[0])
+        citations: list[Citation] = []
+        groups: dict[int, list[ScoredLine]] = {}
+        for line in chosen:  # best first, so groups are ordered by their best line
+            groups.setdefault(line.block.number, []).append(line)
+        for number, group in groups.items():
+            block = group[0].block
+            citations.append(block.citation)
+            block_lines = block.text.splitlines()
+            header = _clean_line(block_lines[0]) if block_lines else block.label
+            lines.extend(["", f"{header} [{number}]"])
+            for line in sorted(group, key=lambda item: item.position):
+                if line.position == 0:
+                    continue
+                lines.append(f"- {_clean_line(line.text)} [{number}]")
+        answer = "\n".join(lines)
+        return Generation(answer=answer, citations=citations, generator=self.name)
+
+    @staticmethod
+    def _opening_lines(block: ContextBlock) -> list[ScoredLine]:
+        """When nothing matches: the first few informative lines of the best-ranked block."""
+        picked: list[ScoredLine] = []
+        for position, line in enumerate(block.text.splitlines()):
+            if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
+                continue
+            picked.append(ScoredLine(block, position, line, 0.0))
+            if len(picked) >= MIN_LINES:
+                break
+        return picked or [ScoredLine(block, 0, block.label, 0.0)]
+
+    def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
+        """The answer line by line as token events, then the sources, then done."""
+        generation = self.generate(request)
+        lines = generation.answer.split("\n")
+        for index, line in enumerate(lines):
+            yield StreamEvent("token", text=line + ("\n" if index < len(lines) - 1 else ""))
+        yield StreamEvent("sources", citations=tuple(generation.citations))
+        yield StreamEvent("done", generation=generation)

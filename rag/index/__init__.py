@@ -1,0 +1,1 @@
+"""The persistent index: Chroma collections per chunking strategy, BM25, and a document registry."""

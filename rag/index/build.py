@@ -1,0 +1,149 @@
+"""Opening the index from settings, ingesting files, and finding the default corpus."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rag.errors import ConfigError, IndexUnavailableError, IngestError, RagError
+from rag.index.embedder import CachedEmbedder, Embedder, load_embedder
+from rag.index.store import DuplicatePolicy, Index, IngestReport
+from rag.ingest.pipeline import parse_path
+from rag.ingest.validate import ALLOWED_EXTENSIONS
+from rag.settings import PROJECT_ROOT, STACKONE_SPEC_NAMES, Settings
+
+STACKONE_SPEC_URL = "https://api.eu1.stackone.com/oas/{name}.json"
+DEFAULT_DOWNLOAD_DIR = PROJECT_ROOT / "data" / "specs"
+
+_open_lock = threading.Lock()
+_open_indexes: dict[tuple[str, str, str], Index] = {}
+
+
+def make_chroma_client(settings: Settings) -> Any | None:
+    """A Chroma HTTP client when RAG_CHROMA_URL is set, else None (embedded store)."""
+    if not settings.chroma_url:
+        return None
+    from urllib.parse import urlparse
+
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    url = urlparse(settings.chroma_url)
+    try:
+        return chromadb.HttpClient(
+            host=url.hostname or "127.0.0.1",
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=ChromaSettings(anonymized_telemetry=False),
+        )
+    except Exception as error:
+        raise IndexUnavailableError(
+            f"cannot reach the Chroma server at RAG_CHROMA_URL={settings.chroma_url!r} ({error}); start it with "
+            "`chroma run --path DIR --host 127.0.0.1 --port N`, or unset RAG_CHROMA_URL to use the embedded store"
+        ) from None
+
+
+def open_index(settings: Settings, embedder: Embedder | None = None) -> Index:
+    """Open (once per process and folder) the index described by `settings`."""
+    key = (str(Path(settings.index_dir).resolve()), settings.chroma_url, settings.embedding_model)
+    with _open_lock:
+        if embedder is None and key in _open_indexes:
+            return _open_indexes[key]
+        inner = embedder or load_embedder(settings.embedding_model)
+        cached = CachedEmbedder(inner, settings.embedding_cache)
+        try:
+            index = Index(settings.index_dir, cached, chroma_client=make_chroma_client(settings))
+        except RagError:
+            raise
+        except Exception as error:
+            raise IndexUnavailableError(
+                f"the index in {settings.index_dir} cannot be opened ({type(error).__name__}: {error}); "
+                f"rebuild it: remove that folder and run `python -m rag ingest <specs>` (or `make index`)"
+            ) from error
+        if embedder is None:
+            _open_indexes[key] = index
+        return index
+
+
+def expand_paths(paths: Iterable[Path | str]) -> list[Path]:
+    """Files named directly, plus the supported files inside named folders (sorted)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in ALLOWED_EXTENSIONS))
+        else:
+            found.append(path)
+    return found
+
+
+def ingest_paths(
+    index: Index,
+    paths: Sequence[Path | str],
+    on_duplicate: DuplicatePolicy = "replace",
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[IngestReport]:
+    """Parse and index each file; a bad file gets an `error`/`rejected` report and is not added."""
+    reports: list[IngestReport] = []
+    for path in expand_paths(paths):
+        try:
+            parsed = parse_path(path)
+            callback = (lambda done, total, name=parsed.source: progress(name, done, total)) if progress else None
+            reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=callback))
+        except IngestError as error:
+            status = "rejected" if "already" in error.problem else "error"
+            reports.append(IngestReport(error.source, status, message=str(error)))  # type: ignore[arg-type]
+        except OSError as error:
+            reports.append(IngestReport(str(path), "error", message=f"{path}: cannot read the file ({error})"))
+    return reports
+
+
+def find_default_specs(settings: Settings) -> Path | None:
+    """The folder of the default corpus: RAG_SPECS_DIR, else `data/specs` if fetch-specs filled it."""
+    if settings.specs_dir is not None:
+        if not settings.specs_dir.is_dir():
+            raise ConfigError(f"RAG_SPECS_DIR={str(settings.specs_dir)!r} is not a folder")
+        return settings.specs_dir
+    if DEFAULT_DOWNLOAD_DIR.is_dir() and any(DEFAULT_DOWNLOAD_DIR.glob("*.json")):
+        return DEFAULT_DOWNLOAD_DIR
+    return None
+
+
+NO_SPECS_HELP = (
+    "No specs to index. Do one of:\n"
+    "  * point at a folder of OpenAPI specs:  RAG_SPECS_DIR=/path/to/specs make run\n"
+    "    (in this workspace: RAG_SPECS_DIR=../shared/specs/stackone)\n"
+    "  * download StackOne's 7 specs (needs internet):  .venv/bin/python -m rag fetch-specs --dest data/specs\n"
+    "  * or index your own files:  .venv/bin/python -m rag ingest PATH..."
+)
+
+
+def fetch_specs(dest: Path, names: Sequence[str] = STACKONE_SPEC_NAMES, timeout: float = 30.0) -> list[Path]:
+    """Download StackOne's specs into `dest` (all or nothing); raises RagError when offline."""
+    dest.mkdir(parents=True, exist_ok=True)
+    downloaded: dict[str, bytes] = {}
+    for name in names:
+        url = STACKONE_SPEC_URL.format(name=name)
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - fixed https URL
+                data = response.read()
+        except (urllib.error.URLError, TimeoutError, OSError) as error:
+            raise RagError(f"cannot download {url}: {getattr(error, 'reason', error)} (are you offline?)") from None
+        try:
+            json.loads(data)
+        except json.JSONDecodeError:
+            raise RagError(f"{url} did not return JSON") from None
+        downloaded[name] = data
+    written: list[Path] = []
+    for name, data in downloaded.items():
+        target = dest / f"{name}.json"
+        temporary = target.with_suffix(".json.part")
+        temporary.write_bytes(data)
+        temporary.replace(target)
+        written.append(target)
+    return written

@@ -1,0 +1,428 @@
+"""The index: one Chroma collection per chunking strategy, BM25 per strategy, a document registry.
+
+Writes are versioned: a document's new chunks are added under a new version id, the registry
+switches to that version in one transaction, and only then are the old chunks deleted. Readers
+work on an immutable snapshot of the live chunks, so a question never sees a half-indexed
+document and a crash mid-ingest leaves the previous version fully usable.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from rag.chunk import STRATEGIES, Chunk
+from rag.errors import DuplicateDocumentError, IndexUnavailableError, allowed
+from rag.index.bm25 import BM25Index
+from rag.index.embedder import Embedder
+from rag.index.registry import DocumentRecord, Registry
+from rag.ingest.pipeline import ParsedDocument
+
+DuplicatePolicy = Literal["reject", "skip", "replace"]
+DUPLICATE_POLICIES: tuple[str, ...] = ("reject", "skip", "replace")
+COLLECTION_PREFIX = "specrag_"
+BATCH_SIZE = 256
+
+
+class ChromaEmbeddingAdapter:
+    """Lets Chroma call our embedder (Chroma's default function would download a model)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:
+        return list(self.embedder.embed(list(input)))
+
+    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:
+        return self(input)
+
+    @staticmethod
+    def name() -> str:
+        return "specrag"
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model": self.embedder.name}
+
+    def is_legacy(self) -> bool:
+        return False
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> ChromaEmbeddingAdapter:  # pragma: no cover
+        raise NotImplementedError("pass the embedding function explicitly")
+
+    @staticmethod
+    def validate_config(config: dict[str, Any]) -> None:
+        return None
+
+    def validate_config_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What happened to one file."""
+
+    source: str
+    status: Literal["added", "replaced", "skipped", "rejected", "error"]
+    api: str = ""
+    chunk_counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view."""
+        return {
+            "source": self.source,
+            "status": self.status,
+            "api": self.api,
+            "chunks": self.chunk_counts,
+            "seconds": round(self.seconds, 3),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An immutable view of every live chunk, with lookups and BM25 per strategy."""
+
+    generation: int
+    chunks: dict[str, Chunk]
+    by_strategy: dict[str, tuple[str, ...]]
+    by_cover: dict[str, tuple[str, ...]]
+    bm25: dict[str, BM25Index]
+    documents: tuple[DocumentRecord, ...]
+
+    @classmethod
+    def build(cls, generation: int, chunks: Sequence[Chunk], documents: Sequence[DocumentRecord]) -> Snapshot:
+        """Index `chunks` for lookup by id, by strategy and by structural id."""
+        by_id = {chunk.chunk_id: chunk for chunk in chunks}
+        by_strategy: dict[str, list[str]] = {strategy: [] for strategy in STRATEGIES}
+        by_cover: dict[str, list[str]] = {}
+        for chunk in sorted(chunks, key=lambda c: (c.strategy, c.source, c.chunk_id)):
+            by_strategy.setdefault(chunk.strategy, []).append(chunk.chunk_id)
+            for covered in chunk.covers:
+                by_cover.setdefault(covered, []).append(chunk.chunk_id)
+        bm25 = {
+            strategy: BM25Index(ids, [by_id[i].title + "\n" + by_id[i].text for i in ids])
+            for strategy, ids in by_strategy.items()
+        }
+        return cls(
+            generation=generation,
+            chunks=by_id,
+            by_strategy={k: tuple(v) for k, v in by_strategy.items()},
+            by_cover={k: tuple(v) for k, v in by_cover.items()},
+            bm25=bm25,
+            documents=tuple(documents),
+        )
+
+    def apis(self) -> list[str]:
+        """Names of the indexed APIs / documents."""
+        return sorted({record.api for record in self.documents})
+
+
+class Index:
+    """Persistent index under one folder (or a Chroma server), shared by every reader in a process."""
+
+    def __init__(
+        self,
+        directory: Path | str,
+        embedder: Embedder,
+        chroma_client: Any | None = None,
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.embedder = embedder
+        self.registry = Registry(self.directory / "registry.sqlite3")
+        self._check_embedder()
+        if chroma_client is None:
+            import chromadb
+            from chromadb.config import Settings as ChromaSettings
+
+            chroma_client = chromadb.PersistentClient(
+                path=str(self.directory / "chroma"),
+                settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False),
+            )
+        self.client = chroma_client
+        self._adapter = ChromaEmbeddingAdapter(embedder)
+        self._collections = {
+            strategy: self.client.get_or_create_collection(
+                name=f"{COLLECTION_PREFIX}{strategy}",
+                configuration={"hnsw": {"space": "cosine"}},
+                embedding_function=self._adapter,  # type: ignore[arg-type]
+            )
+            for strategy in STRATEGIES
+        }
+        self._write_lock = threading.Lock()
+        self._snapshot_lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+        self.collect_orphans()
+
+    # ------------------------------------------------------------------ setup
+    def _check_embedder(self) -> None:
+        stored = self.registry.get_meta("embedding_model")
+        if stored is None:
+            self.registry.set_meta("embedding_model", self.embedder.name)
+            self.registry.set_meta("embedding_dimension", str(self.embedder.dimension))
+        elif stored != self.embedder.name:
+            raise IndexUnavailableError(
+                f"the index in {self.directory} was built with embedding model {stored!r}, not "
+                f"{self.embedder.name!r}; set RAG_EMBEDDING_MODEL={stored!r}, or choose another RAG_INDEX_DIR "
+                "and re-ingest the specs there"
+            )
+
+    @contextmanager
+    def _exclusive(self, blocking: bool = True) -> Iterator[bool]:
+        """Serialise writers across threads and processes (a lock file in the index folder)."""
+        with self._write_lock, open(self.directory / ".write.lock", "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def collect_orphans(self) -> int:
+        """Delete chunks of versions the registry does not point to (left by a crash); returns count."""
+        with self._exclusive(blocking=False) as acquired:
+            if not acquired:
+                return 0
+            live = {record.version for record in self.registry.documents()}
+            removed = 0
+            for collection in self._collections.values():
+                stored = collection.get(include=["metadatas"])
+                orphan_ids = [
+                    chunk_id
+                    for chunk_id, metadata in zip(stored["ids"], stored["metadatas"] or [], strict=False)
+                    if (metadata or {}).get("doc_version") not in live
+                ]
+                for start in range(0, len(orphan_ids), BATCH_SIZE):
+                    collection.delete(ids=orphan_ids[start : start + BATCH_SIZE])
+                removed += len(orphan_ids)
+            return removed
+
+    # ------------------------------------------------------------------ reading
+    def snapshot(self) -> Snapshot:
+        """The current immutable view; rebuilt when this or another process changed the index."""
+        generation = self.registry.generation()
+        current = self._snapshot
+        if current is not None and current.generation == generation:
+            return current
+        with self._snapshot_lock:
+            if self._snapshot is not None and self._snapshot.generation == generation:
+                return self._snapshot
+            documents = self.registry.documents()
+            live = {record.version for record in documents}
+            chunks: list[Chunk] = []
+            for collection in self._collections.values():
+                stored = collection.get(include=["documents", "metadatas"])
+                for chunk_id, text, metadata in zip(
+                    stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
+                ):
+                    if metadata and metadata.get("doc_version") in live:
+                        chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
+            self._snapshot = Snapshot.build(generation, chunks, documents)
+            return self._snapshot
+
+    def is_empty(self) -> bool:
+        """Whether no document is indexed."""
+        return not self.registry.documents()
+
+    def documents(self) -> list[DocumentRecord]:
+        """The live documents."""
+        return list(self.snapshot().documents)
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        """A live chunk by id."""
+        return self.snapshot().chunks.get(chunk_id)
+
+    def chunks_covering(self, structural_id: str, strategy: str | None = "smart") -> list[Chunk]:
+        """Live chunks whose `covers` include `structural_id` (optionally of one strategy)."""
+        snapshot = self.snapshot()
+        found = [snapshot.chunks[i] for i in snapshot.by_cover.get(structural_id, ())]
+        return [chunk for chunk in found if strategy is None or chunk.strategy == strategy]
+
+    def structural_ids(self) -> set[str]:
+        """Every structural id some live chunk covers."""
+        return set(self.snapshot().by_cover)
+
+    def vector_search(
+        self,
+        strategy: str,
+        query_vector: np.ndarray,
+        n: int,
+        apis: Sequence[str] | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top `n` (chunk id, cosine similarity) from one strategy's collection, live chunks only."""
+        if strategy not in self._collections:
+            raise allowed("strategy", strategy, STRATEGIES)
+        snapshot = snapshot or self.snapshot()
+        total = len(snapshot.by_strategy.get(strategy, ()))
+        if total == 0 or n <= 0:
+            return []
+        where: dict[str, Any] | None = None
+        if apis:
+            where = {"api": apis[0]} if len(apis) == 1 else {"api": {"$in": list(apis)}}
+        result = self._collections[strategy].query(
+            query_embeddings=[np.asarray(query_vector, dtype=np.float32)],
+            n_results=min(total, n + 10),
+            where=where,
+            include=["distances"],
+        )
+        pairs: list[tuple[str, float]] = []
+        for chunk_id, distance in zip(result["ids"][0], (result["distances"] or [[]])[0], strict=False):
+            if chunk_id in snapshot.chunks:
+                pairs.append((chunk_id, 1.0 - float(distance)))
+        return pairs[:n]
+
+    def bm25_search(
+        self,
+        strategy: str,
+        query: str,
+        n: int,
+        apis: Sequence[str] | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top `n` (chunk id, BM25 score) from one strategy, optionally only some APIs."""
+        snapshot = snapshot or self.snapshot()
+        index = snapshot.bm25.get(strategy)
+        if index is None:
+            raise allowed("strategy", strategy, STRATEGIES)
+        allowed_ids = None
+        if apis:
+            wanted = set(apis)
+            allowed_ids = {i for i in snapshot.by_strategy[strategy] if snapshot.chunks[i].api in wanted}
+        return index.search(query, n, allowed_ids)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per strategy, API and kind, plus the documents and embedding model."""
+        snapshot = self.snapshot()
+        per_api: dict[str, dict[str, int]] = {}
+        per_kind: dict[str, int] = {}
+        for chunk in snapshot.chunks.values():
+            per_api.setdefault(chunk.api, {}).setdefault(chunk.strategy, 0)
+            per_api[chunk.api][chunk.strategy] += 1
+            per_kind[f"{chunk.strategy}:{chunk.kind}"] = per_kind.get(f"{chunk.strategy}:{chunk.kind}", 0) + 1
+        return {
+            "index_dir": str(self.directory),
+            "embedding_model": self.embedder.name,
+            "documents": len(snapshot.documents),
+            "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
+            "per_api": dict(sorted(per_api.items())),
+            "per_kind": dict(sorted(per_kind.items())),
+            "sources": [record.to_dict() for record in snapshot.documents],
+        }
+
+    # ------------------------------------------------------------------ writing
+    def add(
+        self,
+        document: ParsedDocument,
+        on_duplicate: DuplicatePolicy = "replace",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
+        """Add or replace one parsed document according to the duplicate policy.
+
+        `reject`: error if the source is indexed; `skip`: keep the indexed one; `replace`
+        (default): swap in the new content, or skip when the content is identical.
+        """
+        if on_duplicate not in DUPLICATE_POLICIES:
+            raise allowed("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
+        started = time.perf_counter()
+        with self._exclusive():
+            existing = self.registry.get(document.source)
+            if existing is not None:
+                if on_duplicate == "reject":
+                    raise DuplicateDocumentError(
+                        document.source,
+                        "already indexed; choose on_duplicate='replace' or 'skip', or delete it first",
+                    )
+                if on_duplicate == "skip" or existing.content_hash == document.content_hash:
+                    why = "identical content" if existing.content_hash == document.content_hash else "already indexed"
+                    return IngestReport(
+                        document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
+                    )
+            clash = next(
+                (r for r in self.registry.documents() if r.api == document.api and r.source != document.source),
+                None,
+            )
+            if clash is not None:
+                raise DuplicateDocumentError(
+                    document.source,
+                    f"its name {document.api!r} is already used by {clash.source}; rename the file",
+                )
+            versioned = [chunk.with_version(document.version) for chunk in document.chunks]
+            self._write_chunks(versioned, progress)
+            record = DocumentRecord(
+                source=document.source,
+                api=document.api,
+                doc_type=document.doc_type,
+                content_hash=document.content_hash,
+                version=document.version,
+                chunk_counts=document.chunk_counts(),
+                size_bytes=document.size_bytes,
+                ingested_at=time.time(),
+                ingest_seconds=time.perf_counter() - started,
+                title=document.title,
+            )
+            self.registry.put(record)
+            if existing is not None and existing.version != document.version:
+                self._delete_version(existing.version)
+        return IngestReport(
+            document.source,
+            "replaced" if existing is not None else "added",
+            document.api,
+            document.chunk_counts(),
+            time.perf_counter() - started,
+        )
+
+    def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
+        done = 0
+        for strategy in STRATEGIES:
+            group = [chunk for chunk in chunks if chunk.strategy == strategy]
+            collection = self._collections[strategy]
+            for start in range(0, len(group), BATCH_SIZE):
+                batch = group[start : start + BATCH_SIZE]
+                vectors = self.embedder.embed([chunk.embedding_text or chunk.text[:1000] for chunk in batch])
+                collection.upsert(
+                    ids=[chunk.chunk_id for chunk in batch],
+                    embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
+                    documents=[chunk.text for chunk in batch],
+                    metadatas=[chunk.to_metadata() for chunk in batch],  # type: ignore[misc]
+                )
+                done += len(batch)
+                if progress is not None:
+                    progress(done, len(chunks))
+
+    def _delete_version(self, version: str) -> None:
+        for collection in self._collections.values():
+            stored = collection.get(where={"doc_version": version}, include=[])
+            ids = list(stored["ids"])
+            for start in range(0, len(ids), BATCH_SIZE):
+                collection.delete(ids=ids[start : start + BATCH_SIZE])
+
+    def delete(self, source: str) -> bool:
+        """Remove a document and its chunks; returns whether it was indexed."""
+        with self._exclusive():
+            existing = self.registry.get(source)
+            if existing is None:
+                return False
+            self.registry.remove(source)
+            self._delete_version(existing.version)
+            return True

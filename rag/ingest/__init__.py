@@ -1,0 +1,1 @@
+"""Turning files (OpenAPI specs and documentation) into chunks."""

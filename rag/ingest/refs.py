@@ -1,0 +1,120 @@
+"""Safe resolution of local `$ref`s: cycles never loop, external refs are never fetched."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+LOCAL_PREFIX = "#/"
+SCHEMA_PREFIX = "#/components/schemas/"
+_MISSING = object()
+
+
+def escape_pointer_token(token: str) -> str:
+    """Escape one JSON-pointer token (RFC 6901: `~` → `~0`, `/` → `~1`)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape_pointer_token(token: str) -> str:
+    """Undo `escape_pointer_token`."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def json_pointer(*tokens: str) -> str:
+    """Build a JSON pointer such as `/paths/~1unified~1hris~1employees/get`."""
+    return "".join("/" + escape_pointer_token(str(token)) for token in tokens)
+
+
+def ref_name(ref: str) -> str:
+    """The readable name of a ref: the last pointer token (`#/components/schemas/Employee` → `Employee`)."""
+    token = ref.rstrip("/").rsplit("/", 1)[-1]
+    if "%" in token:  # a URI fragment may be percent-encoded (RFC 6901, section 6)
+        token = unquote(token)
+    return unescape_pointer_token(token) or ref
+
+
+def component_schema_name(ref: str) -> str | None:
+    """The component schema a ref names (`#/components/schemas/Employee` → `Employee`), else None
+    (external refs and refs into other places, such as a property of a schema, name none)."""
+    if not isinstance(ref, str) or not ref.startswith(SCHEMA_PREFIX):
+        return None
+    token = ref[len(SCHEMA_PREFIX) :]
+    return ref_name(ref) if token and "/" not in token else None
+
+
+def is_local(ref: str) -> bool:
+    """Whether `ref` points inside the same document."""
+    return ref.startswith(LOCAL_PREFIX) or ref == "#"
+
+
+@dataclass
+class RefResolver:
+    """Looks up local refs in one document and records the ones it cannot or will not follow."""
+
+    document: dict[str, Any]
+    unresolved: set[str] = field(default_factory=set)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def lookup(self, ref: str) -> Any | None:
+        """Return the node a local ref points to, or None (recorded) for external or broken refs."""
+        if not isinstance(ref, str) or not is_local(ref):
+            self.unresolved.add(str(ref))
+            return None
+        if ref in self._cache:
+            return self._cache[ref]
+        node = self._walk(ref)
+        if node is _MISSING and "%" in ref:  # a URI fragment may be percent-encoded (RFC 6901, section 6)
+            node = self._walk(unquote(ref))
+        if node is _MISSING:
+            self.unresolved.add(ref)
+            return None
+        self._cache[ref] = node
+        return node
+
+    def _walk(self, ref: str) -> Any:
+        node: Any = self.document
+        for raw in ref[2:].split("/") if ref != "#" else []:
+            token = unescape_pointer_token(raw)
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return _MISSING
+        return node
+
+    def check_all(self) -> None:
+        """Look up every `$ref` in the document once, so that each external or broken ref is
+        recorded in `unresolved` even where no chunk renders it (nothing is ever fetched)."""
+        pending: list[Any] = [self.document]
+        seen: set[int] = set()
+        while pending:
+            node = pending.pop()
+            if not isinstance(node, (dict, list)) or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, list):
+                pending.extend(node)
+                continue
+            if isinstance(node.get("$ref"), str):
+                self.lookup(node["$ref"])
+            pending.extend(node.values())
+
+    def deref(self, node: Any, max_hops: int = 20) -> tuple[Any, str | None]:
+        """Follow a chain of `$ref`s (at most `max_hops`) and return (target, first ref name)."""
+        name: str | None = None
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and max_hops > 0:
+            ref = node["$ref"]
+            if ref in seen:
+                return {}, name
+            seen.add(ref)
+            if name is None:
+                name = ref_name(ref)
+            target = self.lookup(ref)
+            if target is None:
+                return {"x-unresolved-ref": ref}, name
+            node = target
+            max_hops -= 1
+        return node, name

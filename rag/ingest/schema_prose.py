@@ -1,0 +1,329 @@
+"""Render OpenAPI schemas as readable, indented prose that keeps every fact.
+
+Every `default`, `enum`, `minimum`/`maximum`, `required`, `nullable`, `deprecated`, `format`,
+`pattern` and example survives; referenced schemas keep their names ("data (array of Employee)")
+and are inlined to a fixed depth. Cycles are cut with a note instead of looping.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.ingest.refs import RefResolver, component_schema_name, ref_name
+
+MAX_EXAMPLE_CHARS = 300
+# Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
+# `max_depth` too, down to this depth; referenced schemas stop at `max_depth` (they have their own chunk).
+MAX_INLINE_DEPTH = 32
+_SPACES = re.compile(r"\s+")
+
+# (keyword, label) pairs rendered as "Label: value." after a field's description.
+_VALUE_FACTS: tuple[tuple[str, str], ...] = (
+    ("default", "Default"),
+    ("const", "Const"),
+    ("minimum", "Minimum"),
+    ("maximum", "Maximum"),
+    ("exclusiveMinimum", "Exclusive minimum"),
+    ("exclusiveMaximum", "Exclusive maximum"),
+    ("multipleOf", "Multiple of"),
+    ("minLength", "Min length"),
+    ("maxLength", "Max length"),
+    ("pattern", "Pattern"),
+    ("minItems", "Min items"),
+    ("maxItems", "Max items"),
+    ("uniqueItems", "Unique items"),
+    ("minProperties", "Min properties"),
+    ("maxProperties", "Max properties"),
+)
+
+
+def clean(text: Any) -> str:
+    """Collapse whitespace in a description so each field stays on one line."""
+    return _SPACES.sub(" ", str(text)).strip() if text is not None else ""
+
+
+def show_value(value: Any) -> str:
+    """Show a default/enum/example value compactly as JSON (strings unquoted when plain)."""
+    if isinstance(value, str):
+        shown = clean(value) if "\n" in value or "\r" in value else value  # one line per field
+    else:
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+    if len(shown) > MAX_EXAMPLE_CHARS:
+        shown = shown[:MAX_EXAMPLE_CHARS] + "…"
+    return shown
+
+
+@dataclass
+class SchemaProse:
+    """Stateful renderer for one document: collects every schema name it references."""
+
+    resolver: RefResolver
+    max_depth: int = 2
+    referenced: list[str] = field(default_factory=list)
+
+    def note_ref(self, name: str | None) -> None:
+        """Remember that `name` was referenced (order of first appearance)."""
+        if name and name not in self.referenced:
+            self.referenced.append(name)
+
+    # ---------------------------------------------------------------- types
+    def type_label(self, schema: Any) -> str:
+        """A short type description: `string (date-time)`, `array of Employee`, `one of A | B`."""
+        if not isinstance(schema, dict):
+            return "any"
+        if isinstance(schema.get("$ref"), str):
+            ref = schema["$ref"]
+            if self.resolver.lookup(ref) is None:  # external or broken: never followed
+                return f"unresolved reference {ref}"
+            self.note_ref(component_schema_name(ref))  # only component schemas become ref_ids
+            return ref_name(ref)
+        for keyword, word in (("oneOf", "one of"), ("anyOf", "any of")):
+            options = schema.get(keyword)
+            if isinstance(options, list) and options:
+                labels = [self.type_label(option) for option in options]
+                return f"{word} " + " | ".join(dict.fromkeys(labels))
+        all_of = schema.get("allOf")
+        if isinstance(all_of, list) and all_of:
+            labels = [self.type_label(part) for part in all_of]
+            return labels[0] if len(labels) == 1 else "all of " + " & ".join(labels)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kinds = [str(k) for k in kind if k != "null"]
+            kind = kinds[0] if len(kinds) == 1 else " or ".join(kinds) or "null"
+        if kind == "array" or (kind is None and "items" in schema):
+            return f"array of {self.type_label(schema.get('items', {}))}"
+        if kind is None:
+            kind = "object" if "properties" in schema else "any"
+        if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+            return f"map of string to {self.type_label(schema['additionalProperties'])}"
+        fmt = schema.get("format")
+        return f"{kind} ({fmt})" if fmt else str(kind)
+
+    def flags(self, schema: dict[str, Any], required: bool | None) -> list[str]:
+        """Flags shown in the parentheses after a field name."""
+        result: list[str] = []
+        if required is True:
+            result.append("required")
+        elif required is False:
+            result.append("optional")
+        kind = schema.get("type")
+        if schema.get("nullable") is True or (isinstance(kind, list) and "null" in kind):
+            result.append("nullable")
+        if schema.get("deprecated") is True:
+            result.append("deprecated")
+        if schema.get("readOnly") is True:
+            result.append("read-only")
+        if schema.get("writeOnly") is True:
+            result.append("write-only")
+        return result
+
+    def facts(self, schema: Any, label: str | None = None) -> list[str]:
+        """Sentences for defaults, enums, limits, patterns and examples of one schema node.
+
+        `label` is the type label shown beside them; a `format` it does not show becomes a fact."""
+        if not isinstance(schema, dict):
+            return []
+        result: list[str] = []
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt and f"({fmt})" not in (self.type_label(schema) if label is None else label):
+            result.append(f"Format: {fmt}.")
+        for keyword, label in _VALUE_FACTS:
+            if keyword in schema and (
+                keyword in ("default", "const") or not isinstance(schema[keyword], (dict, list))
+            ):
+                result.append(f"{label}: {show_value(schema[keyword])}.")
+        if isinstance(schema.get("enum"), list):
+            values = ", ".join(show_value(v) if v is not None else "null" for v in schema["enum"])
+            result.append(f"Enum: {values}.")
+        items = schema.get("items")
+        if isinstance(items, dict) and isinstance(items.get("enum"), list):
+            values = ", ".join(show_value(v) if v is not None else "null" for v in items["enum"])
+            result.append(f"Item enum: {values}.")
+        if isinstance(items, dict):
+            for keyword, label in (("default", "Item default"), ("format", "Item format")):
+                if keyword in items and "$ref" not in items:
+                    result.append(f"{label}: {show_value(items[keyword])}.")
+        if "example" in schema:
+            result.append(f"Example: {show_value(schema['example'])}.")
+        if isinstance(schema.get("examples"), list) and schema["examples"]:
+            result.append("Examples: " + "; ".join(show_value(v) for v in schema["examples"][:5]) + ".")
+        return result
+
+    def merged_keywords(self, schema: Any, stack: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The keywords of a schema with its `$ref` target and `allOf` parts folded in, so that
+        `allOf: [{$ref: StatusEnum}]` keeps the enum, default and limits of StatusEnum.
+        Keywords written on the schema itself win over its target's, which win over its parts'."""
+        target, name = self.resolver.deref(schema)
+        if not isinstance(target, dict) or (name and name in stack):
+            return {}
+        stack = (*stack, name) if name else stack
+        merged: dict[str, Any] = {}
+        parts = target.get("allOf")
+        for part in parts if isinstance(parts, list) else []:
+            merged.update(self.merged_keywords(part, stack))
+        merged.update(target)
+        if isinstance(schema, dict) and schema is not target:
+            merged.update(schema)
+        merged.pop("$ref", None)
+        merged.pop("allOf", None)
+        return merged
+
+    # ---------------------------------------------------------------- objects
+    def merged_object(self, schema: Any, stack: tuple[str, ...]) -> tuple[dict[str, Any], set[str]]:
+        """Properties and required names of an object, merging `allOf` parts (refs followed)."""
+        properties: dict[str, Any] = {}
+        required: set[str] = set()
+        target, name = self.resolver.deref(schema)
+        if not isinstance(target, dict) or (name and name in stack):
+            return properties, required
+        inner_stack = (*stack, name) if name else stack
+        for part in target.get("allOf", []) if isinstance(target.get("allOf"), list) else []:
+            part_properties, part_required = self.merged_object(part, inner_stack)
+            properties.update(part_properties)
+            required |= part_required
+        if isinstance(target.get("properties"), dict):
+            properties.update(target["properties"])
+        if isinstance(target.get("required"), list):
+            required |= {str(r) for r in target["required"]}
+        return properties, required
+
+    def expandable(self, schema: Any) -> tuple[Any, str | None]:
+        """The schema whose fields should be shown under a field (through arrays and refs)."""
+        target, name = self.resolver.deref(schema)
+        if isinstance(target, dict) and (target.get("type") == "array" or "items" in target):
+            items = target.get("items", {})
+            inner, inner_name = self.resolver.deref(items)
+            return inner, inner_name or name
+        return target, name
+
+    def inline_properties(self, target: dict[str, Any]) -> dict[str, Any]:
+        """The properties written inline in `target` and its inline `allOf` parts (no `$ref` followed)."""
+        found: dict[str, Any] = {}
+        parts = target.get("allOf")
+        for part in parts if isinstance(parts, list) else []:
+            if isinstance(part, dict) and "$ref" not in part:
+                found.update(self.inline_properties(part))
+        if isinstance(target.get("properties"), dict):
+            found.update(target["properties"])
+        return found
+
+    def field_lines(
+        self, schema: Any, indent: int, depth: int, stack: tuple[str, ...], owned: bool = True
+    ) -> list[str]:
+        """Lines for the fields of an object schema (or of an array's items) at `depth` (1 = top level).
+
+        `owned`: the schema was reached from the chunk's own schema without following a `$ref`; its
+        inline sub-schemas are then shown past `max_depth`, since no other chunk shows them."""
+        target, name = self.expandable(schema)
+        if not isinstance(target, dict):
+            return []
+        if name and name in stack:
+            return ["  " * indent + f"(recursive reference to {name}; see above)"]
+        owned = owned and name is None
+        inner_stack = (*stack, name) if name else stack
+        properties, required = self.merged_object(target, stack)
+        inline = self.inline_properties(target) if owned else {}
+        lines: list[str] = []
+        for prop_name, prop_schema in properties.items():
+            lines.extend(
+                self.property_lines(
+                    str(prop_name),
+                    prop_schema,
+                    prop_name in required,
+                    indent,
+                    depth,
+                    inner_stack,
+                    owned=inline.get(prop_name) is prop_schema,
+                )
+            )
+        lines.extend(self.composition_lines(target, indent, depth, inner_stack, owned=owned))
+        additional = target.get("additionalProperties")
+        if isinstance(additional, dict) and not properties:
+            lines.append("  " * indent + f"- (any key) ({self.type_label(additional)})")
+        return lines
+
+    def _expands(self, depth: int, owned: bool) -> bool:
+        return depth < self.max_depth or (owned and depth < MAX_INLINE_DEPTH)
+
+    def composition_lines(
+        self, target: dict[str, Any], indent: int, depth: int, stack: tuple[str, ...], owned: bool = False
+    ) -> list[str]:
+        """Lines for `oneOf`/`anyOf` alternatives, each expanded while depth allows."""
+        lines: list[str] = []
+        for keyword, word in (("oneOf", "One of"), ("anyOf", "Any of")):
+            options = target.get(keyword)
+            if not isinstance(options, list) or not options:
+                continue
+            labels = [self.type_label(option) for option in options]
+            discriminator = target.get("discriminator")
+            note = ""
+            if isinstance(discriminator, dict) and discriminator.get("propertyName"):
+                note = f" (discriminator: {discriminator['propertyName']})"
+            lines.append("  " * indent + f"{word}{note}: " + " | ".join(labels))
+            for option, label in zip(options, labels, strict=True):
+                option_owned = owned and isinstance(option, dict) and "$ref" not in option
+                if self._expands(depth, option_owned):
+                    sub = self.field_lines(option, indent + 1, depth + 1, stack, owned=option_owned)
+                    if sub:
+                        lines.append("  " * (indent + 1) + f"[{label}]")
+                        lines.extend(sub)
+        return lines
+
+    def property_lines(
+        self,
+        name: str,
+        schema: Any,
+        required: bool,
+        indent: int,
+        depth: int,
+        stack: tuple[str, ...],
+        owned: bool = False,
+    ) -> list[str]:
+        """One field line (type, flags, description, facts) plus its nested fields."""
+        if not isinstance(schema, dict):
+            return ["  " * indent + f"- {name}"]
+        label = self.type_label(schema)
+        target, _ = self.resolver.deref(schema)
+        target = target if isinstance(target, dict) else {}
+        # Facts on the field itself win; facts of a referenced schema and of `allOf` parts are shown too.
+        merged = self.merged_keywords(schema)
+        flags = self.flags(merged, required)
+        description = clean(schema.get("description") or target.get("description"))
+        text = f"- {name} ({', '.join([label, *flags])})"
+        if description:
+            text += f": {description}"
+        facts = self.facts(merged, label)
+        if facts:
+            text += (" " if description else ": ") + " ".join(facts)
+        lines = ["  " * indent + text]
+        inner, inner_name = self.expandable(schema)
+        inner_owned = owned and inner_name is None
+        if self._expands(depth, inner_owned):
+            if inner_name and inner_name in stack:
+                lines.append("  " * (indent + 1) + f"(recursive reference to {inner_name})")
+            elif isinstance(inner, dict) and (
+                inner.get("properties") or inner.get("allOf") or inner.get("oneOf") or inner.get("anyOf")
+            ):
+                nested_stack = (*stack, inner_name) if inner_name else stack
+                nested = self.field_lines(inner, indent + 1, depth + 1, nested_stack, owned=inner_owned)
+                lines.extend(nested)
+            elif isinstance(inner, dict) and inner_name and inner is not target and isinstance(inner.get("enum"), list):
+                lines.append("  " * (indent + 1) + " ".join(self.facts(inner)))
+        return lines
+
+    def schema_summary(self, schema: Any) -> list[str]:
+        """Lines describing a non-object schema (type, flags, facts), e.g. for an enum schema."""
+        target, _ = self.resolver.deref(schema)
+        if not isinstance(target, dict):
+            return []
+        merged = self.merged_keywords(schema)
+        parts = [f"Type: {self.type_label(schema)}"]  # an alias (`$ref` only) keeps its target's name
+        flags = self.flags(merged, None)
+        if flags:
+            parts.append("(" + ", ".join(flags) + ")")
+        line = " ".join(parts) + "."
+        facts = self.facts(merged, parts[0])
+        return [line + (" " + " ".join(facts) if facts else "")]

@@ -1,0 +1,1 @@
+"""Rerankers: structural (offline), cross-encoder (model name or path), LLM (one call)."""

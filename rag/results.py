@@ -1,0 +1,137 @@
+"""What a configuration returns for one question: everything needed to see *why* it answered so."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rag.chunk import Chunk
+
+Confidence = Literal["answer", "partial", "abstain"]
+
+
+@dataclass
+class RetrievedChunk:
+    """A chunk in a result list with every score it got along the way."""
+
+    chunk: Chunk
+    scores: dict[str, float] = field(default_factory=dict)
+    rank: int = 0
+    rank_before_rerank: int | None = None
+    from_expansion: bool = False
+
+    def to_dict(self, include_text: bool = True) -> dict[str, Any]:
+        """JSON-ready view (the evaluation record format)."""
+        data: dict[str, Any] = {
+            "chunk_id": self.chunk.chunk_id,
+            "covers": list(self.chunk.covers),
+            "api": self.chunk.api,
+            "kind": self.chunk.kind,
+            "title": self.chunk.title,
+            "json_pointer": self.chunk.json_pointer,
+            "source": self.chunk.source,
+            "tokens": self.chunk.tokens,
+            "scores": {name: round(value, 6) for name, value in self.scores.items()},
+            "rank": self.rank,
+            "rank_before_rerank": self.rank_before_rerank,
+            "from_expansion": self.from_expansion,
+        }
+        if include_text:
+            data["text"] = self.chunk.text
+        return data
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A source an answer used: structural id, JSON pointer, API and chunk."""
+
+    structural_id: str
+    json_pointer: str
+    api: str
+    chunk_id: str
+    source: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON-ready view."""
+        return {
+            "structural_id": self.structural_id,
+            "json_pointer": self.json_pointer,
+            "api": self.api,
+            "chunk_id": self.chunk_id,
+            "source": self.source,
+        }
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> Citation:
+        """The citation of a chunk."""
+        return cls(
+            chunk.covers[0] if chunk.covers else chunk.chunk_id,
+            chunk.json_pointer,
+            chunk.api,
+            chunk.chunk_id,
+            chunk.source,
+        )
+
+
+@dataclass
+class AnswerResult:
+    """One configuration's answer to one question."""
+
+    config: str
+    question: str
+    standalone_query: str = ""
+    answer: str = ""
+    abstained: bool = False
+    confidence: Confidence = "answer"
+    confidence_score: float = 0.0
+    citations: list[Citation] = field(default_factory=list)
+    dropped_citations: int = 0
+    reasoning_steps: list[str] = field(default_factory=list)
+    chunks: list[RetrievedChunk] = field(default_factory=list)
+    pool: list[RetrievedChunk] = field(default_factory=list)
+    detected_apis: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    generator: str = ""
+    retrieval_only: bool = False
+    notes: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the configuration ran without error."""
+        return not self.errors
+
+    @property
+    def total_ms(self) -> float:
+        """Sum of the stage timings."""
+        return round(sum(self.timings_ms.values()), 3)
+
+    def to_dict(self, include_text: bool = True) -> dict[str, Any]:
+        """JSON-ready view."""
+        return {
+            "config": self.config,
+            "question": self.question,
+            "standalone_query": self.standalone_query,
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "confidence": self.confidence,
+            "confidence_score": round(self.confidence_score, 4),
+            "citations": [citation.to_dict() for citation in self.citations],
+            "dropped_citations": self.dropped_citations,
+            "reasoning_steps": self.reasoning_steps,
+            "chunks": [chunk.to_dict(include_text) for chunk in self.chunks],
+            "pool": [{"chunk_id": c.chunk.chunk_id, "covers": list(c.chunk.covers), "rank": c.rank} for c in self.pool],
+            "detected_apis": self.detected_apis,
+            "timings_ms": {name: round(value, 3) for name, value in self.timings_ms.items()},
+            "total_ms": self.total_ms,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "generator": self.generator,
+            "retrieval_only": self.retrieval_only,
+            "notes": self.notes,
+            "facts": self.facts,
+            "errors": self.errors,
+        }

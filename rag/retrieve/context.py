@@ -1,0 +1,74 @@
+"""Per-question shared work: the query is embedded once, each candidate pool computed once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+
+from rag.index.embedder import Embedder
+from rag.index.store import Index, Snapshot
+
+POOL_SIZE = 60
+T = TypeVar("T")
+
+
+class QueryContext:
+    """Memoised, thread-safe access to the expensive parts of answering one query.
+
+    Every configuration answering the same query shares one context, so the embedding and each
+    (collection, retriever, API filter) candidate pool are computed once, however many configs run.
+    """
+
+    def __init__(self, index: Index, query: str, embedder: Embedder | None = None) -> None:
+        self.index = index
+        self.query = query
+        self.embedder = embedder or index.embedder
+        self.snapshot: Snapshot = index.snapshot()
+        self._memo: dict[tuple[object, ...], object] = {}
+        self._locks: dict[tuple[object, ...], threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.computed: list[tuple[object, ...]] = []
+
+    def memo(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """Compute `key` once (other threads asking for it wait for the first)."""
+        with self._guard:
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[return-value]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                if key in self._memo:
+                    return self._memo[key]  # type: ignore[return-value]
+            value = compute()
+            with self._guard:
+                self._memo[key] = value
+                self.computed.append(key)
+            return value
+
+    def query_vector(self, text: str | None = None) -> np.ndarray:
+        """The embedding of the query (or of another text, e.g. a rewritten query)."""
+        text = self.query if text is None else text
+        return self.memo(("embed", text), lambda: self.embedder.embed([text])[0])
+
+    def vector_pool(
+        self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None
+    ) -> list[tuple[str, float]]:
+        """Top POOL_SIZE (chunk id, cosine) of one collection, optionally only some APIs."""
+        text = self.query if text is None else text
+        return self.memo(
+            ("vector", strategy, apis, text),
+            lambda: self.index.vector_search(
+                strategy, self.query_vector(text), POOL_SIZE, apis or None, snapshot=self.snapshot
+            ),
+        )
+
+    def bm25_pool(self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None) -> list[tuple[str, float]]:
+        """Top POOL_SIZE (chunk id, BM25 score) of one collection, optionally only some APIs."""
+        text = self.query if text is None else text
+        return self.memo(
+            ("bm25", strategy, apis, text),
+            lambda: self.index.bm25_search(strategy, text, POOL_SIZE, apis or None, snapshot=self.snapshot),
+        )

@@ -1,0 +1,119 @@
+"""API-intent detection: which indexed APIs a question is about, for a metadata filter.
+
+The offline detector scores each API by explicit mentions and by how distinctive the question's
+terms are for it; it filters only when one API clearly wins and falls back to no filter when
+unsure. An LLM classifier is used when an LLM is configured, falling back to the offline one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rag.index.bm25 import tokenize
+from rag.retrieve.profile import CorpusProfile, normalize_term
+
+_MULTI_API = re.compile(
+    r"\b(which|what|all|every|each|across|both|multiple|several|different|any)\b[\w\s,'-]{0,40}?"
+    r"\b(apis|specs|services|integrations|categories|products)\b",
+    re.IGNORECASE,
+)
+MIN_SCORE = 0.9
+MIN_SHARE = 0.8
+MIN_TERM_COUNT = 3
+MIN_MARGIN = 1.8
+
+
+@dataclass(frozen=True)
+class Intent:
+    """The detected APIs (empty: no filter), whether the question spans several, and how it was found."""
+
+    apis: tuple[str, ...] = ()
+    multi_api: bool = False
+    scores: dict[str, float] = field(default_factory=dict)
+    method: str = "offline"
+    note: str = ""
+
+
+class IntentDetector(Protocol):
+    """Detects the APIs a question is about."""
+
+    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+        """The intent of `question` given the indexed corpus."""
+        ...
+
+
+def is_multi_api_question(question: str) -> bool:
+    """Questions like "which APIs let me …" or "across all specs"."""
+    return bool(_MULTI_API.search(question))
+
+
+class OfflineIntentDetector:
+    """Explicit API mentions plus term distinctiveness; no model."""
+
+    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+        """Score APIs; filter only on a clear winner (or the APIs named explicitly)."""
+        terms = {normalize_term(t) for t in tokenize(question)}
+        words = set(re.findall(r"[a-z0-9]+", question.lower()))
+        explicit = [api for api in profile.apis if api in words or normalize_term(api) in terms]
+        multi = is_multi_api_question(question) or len(explicit) >= 2
+        scores: dict[str, float] = {}
+        for term in terms:
+            counts = profile.term_apis.get(term)
+            if not counts or sum(counts.values()) < MIN_TERM_COUNT:
+                continue
+            api, share = max(profile.distinctiveness(term).items(), key=lambda item: item[1])
+            if share >= MIN_SHARE:
+                scores[api] = scores.get(api, 0.0) + share
+        for api in explicit:
+            scores[api] = scores.get(api, 0.0) + 3.0
+        if explicit:
+            return Intent(tuple(explicit), multi, scores, "offline", f"named explicitly: {', '.join(explicit)}")
+        if multi or not scores:
+            return Intent((), multi, scores, "offline", "no clear API: searching all")
+        ranked = sorted(scores.items(), key=lambda item: -item[1])
+        best, best_score = ranked[0]
+        runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+        if best_score >= MIN_SCORE and best_score >= MIN_MARGIN * runner_up:
+            return Intent((best,), False, scores, "offline", f"terms point to {best}")
+        return Intent((), False, scores, "offline", "unsure: searching all APIs")
+
+
+class LLMIntentDetector:
+    """Asks a chat model which APIs apply; falls back to the offline detector on any failure."""
+
+    def __init__(self, chat_model: Any, fallback: IntentDetector | None = None) -> None:
+        self.chat_model = chat_model
+        self.fallback = fallback or OfflineIntentDetector()
+
+    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+        """One short JSON call; unknown API names are ignored; empty → no filter."""
+        from rag.llm.base import ChatMessage
+
+        listing = "\n".join(f"- {api}: {profile.api_titles.get(api, api)}" for api in profile.apis)
+        messages = [
+            ChatMessage("system", "You route developer questions to API specifications. Reply with JSON only."),
+            ChatMessage(
+                "user",
+                f"APIs:\n{listing}\n\nQuestion: {question}\n\nWhich APIs is the question about? Reply "
+                '{"apis": [names], "multi": true|false}. Use [] when unsure.',
+            ),
+        ]
+        try:
+            response = self.chat_model.complete(messages, max_tokens=60, json_mode=True)
+            match = re.search(r"\{.*\}", response.text, re.DOTALL)
+            data = json.loads(match.group(0) if match else response.text)
+            apis = tuple(a for a in data.get("apis", []) if a in profile.apis)
+            multi = bool(data.get("multi")) or len(apis) > 1 or is_multi_api_question(question)
+            return Intent(apis, multi, {}, "llm", "LLM classifier")
+        except Exception as error:  # any model or parse failure → offline
+            fallback = self.fallback.detect(question, profile)
+            return Intent(
+                fallback.apis,
+                fallback.multi_api,
+                fallback.scores,
+                "offline",
+                f"LLM classifier failed ({type(error).__name__}); offline fallback",
+            )

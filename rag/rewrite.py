@@ -1,0 +1,78 @@
+"""Multi-turn: rewrite a follow-up into a standalone query from recent history."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MAX_MESSAGES = 10
+MAX_HISTORY_CHARS = 2000
+_FOLLOW_UP = re.compile(
+    r"^\s*(and|also|what about|how about|same|ok|okay|then|so)\b"
+    r"|\b(it|its|it's|they|them|their|this one|that one|those|these|the same|that endpoint|this endpoint)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The standalone query and how it was obtained (`none`, `offline`, `llm`, `fallback`)."""
+
+    query: str
+    method: str = "none"
+    note: str = ""
+
+
+def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, str]]:
+    """The last 10 messages, trimmed from the oldest to at most 2,000 characters."""
+    messages = [m for m in (history or []) if isinstance(m, dict) and m.get("content")][-MAX_MESSAGES:]
+    while messages and sum(len(m["content"]) for m in messages) > MAX_HISTORY_CHARS:
+        messages.pop(0)
+    if not messages and history:
+        last = [m for m in history if isinstance(m, dict) and m.get("content")][-1:]
+        messages = [{"role": m.get("role", "user"), "content": m["content"][-MAX_HISTORY_CHARS:]} for m in last]
+    return messages
+
+
+def is_follow_up(question: str, history: Sequence[dict[str, str]] | None) -> bool:
+    """Whether the question leans on earlier turns (pronouns, "what about …", very short)."""
+    if not history:
+        return False
+    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 4
+
+
+def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
+    """Attach the last user question as context: "<question> (regarding: <previous question>)"."""
+    previous = [m["content"] for m in recent_history(history) if m.get("role") == "user"]
+    if not previous:
+        return question
+    return f"{question.strip()} (regarding: {previous[-1].strip()})"
+
+
+def rewrite_query(question: str, history: Sequence[dict[str, str]] | None, chat_model: Any | None = None) -> Rewrite:
+    """A standalone version of `question`; falls back to the original when rewriting fails."""
+    if not is_follow_up(question, history):
+        return Rewrite(question)
+    assert history is not None
+    if chat_model is None:
+        return Rewrite(offline_rewrite(question, history), "offline", "follow-up rewritten offline")
+    from rag.llm.base import ChatMessage
+
+    transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
+    messages = [
+        ChatMessage(
+            "system",
+            "Rewrite the user's last question into one standalone question about the API "
+            "documentation. Keep every name and identifier. Reply with the question only.",
+        ),
+        ChatMessage("user", f"Conversation:\n{transcript}\n\nLast question: {question}\n\nStandalone question:"),
+    ]
+    try:
+        text = chat_model.complete(messages, max_tokens=80).text.strip().strip('"')
+    except Exception as error:
+        return Rewrite(question, "fallback", f"rewrite failed ({type(error).__name__}); used the original question")
+    if not text or len(text) > 1000:
+        return Rewrite(question, "fallback", "rewrite was empty or too long; used the original question")
+    return Rewrite(text, "llm", "follow-up rewritten by the LLM")

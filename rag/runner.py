@@ -1,0 +1,380 @@
+"""Send one question through one or many configurations and return everything that explains the answers.
+
+`Engine` holds what is loaded once (the index, chat models) and runs a `Config` stage by stage:
+rewrite → intent filter → retrieve → rerank → write-operation check → per-API k → expansion →
+confidence gate → generation. `run_many` shares the query embedding and each candidate pool
+between configurations and runs them concurrently; one failing configuration never breaks the others.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rag.abstain import OUT_OF_SCOPE_PROTOTYPES, GateThresholds, decide
+from rag.config import Config
+from rag.errors import ConfigError, RagError
+from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
+from rag.index.store import Index
+from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
+from rag.rerank.cross_encoder import CrossEncoderReranker
+from rag.rerank.llm import LLMReranker
+from rag.rerank.structural import StructuralReranker
+from rag.results import AnswerResult, Citation, RetrievedChunk
+from rag.retrieve.context import QueryContext
+from rag.retrieve.expansion import expand_references, interleave_by_api
+from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
+from rag.retrieve.profile import profile_for
+from rag.retrieve.retrievers import make_retriever
+from rag.rewrite import rewrite_query
+from rag.write_check import check_write_operation
+
+MAX_QUESTION_CHARS = 4000
+MAX_DYNAMIC_K = 10
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_question(question: str) -> str:
+    """Strip control characters and surrounding space; reject empty or overlong questions."""
+    if not isinstance(question, str):
+        raise ConfigError(f"the question must be text, not {type(question).__name__}")
+    cleaned = _CONTROL.sub(" ", question).strip()
+    if not cleaned:
+        raise ConfigError("the question is empty; type a question about the indexed APIs")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise ConfigError(
+            f"the question is {len(cleaned):,} characters long; the limit is {MAX_QUESTION_CHARS:,} — shorten it"
+        )
+    return cleaned
+
+
+def detect_llm(env: dict[str, str] | None = None) -> str:
+    """The generator to use for `auto`: RAG_LLM, an API key, the local model, else extractive."""
+    try:
+        from rag.llm.factory import detect_default_llm
+    except ImportError:  # pragma: no cover - the llm package is part of the product
+        return (env or dict(os.environ)).get("RAG_LLM") or "extractive"
+    return detect_default_llm(env if env is not None else dict(os.environ))
+
+
+@dataclass
+class Engine:
+    """Runs configurations against one index. Models and clients are passed in (or made by the factories)."""
+
+    index: Index
+    default_llm: str = "extractive"
+    chat_model_factory: Callable[[str], Any] | None = None
+    generator_factory: Callable[[str], Generator] | None = None
+    thresholds: GateThresholds = field(default_factory=GateThresholds)
+    max_workers: int = 6
+    _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _prototypes: Any = field(default=None, init=False, repr=False)
+
+    # ------------------------------------------------------------------ models
+    def llm_spec(self, config: Config) -> str:
+        """The generator spec a config resolves to (`auto` → the engine default)."""
+        return self.default_llm if config.generator == "auto" else config.generator
+
+    def chat_model(self, spec: str) -> Any | None:
+        """The chat model for an LLM spec (None for extractive), made once per engine."""
+        if spec == "extractive":
+            return None
+        with self._lock:
+            if spec not in self._chat_models:
+                factory = self.chat_model_factory
+                if factory is None:
+                    from rag.llm.factory import make_chat_model
+
+                    factory = make_chat_model
+                self._chat_models[spec] = factory(spec)
+            return self._chat_models[spec]
+
+    def generator(self, spec: str) -> Generator:
+        """The generator for a spec, made once per engine."""
+        with self._lock:
+            cached = self._generators.get(spec)
+        if cached is not None:
+            return cached
+        if self.generator_factory is not None:
+            made = self.generator_factory(spec)
+        else:
+            from rag.generate.factory import make_generator
+
+            made = make_generator(spec, self.chat_model)
+        with self._lock:
+            self._generators.setdefault(spec, made)
+            return self._generators[spec]
+
+    # ------------------------------------------------------------------ stages
+    def _reranker(self, config: Config) -> Reranker | None:
+        if config.reranker == "structural":
+            return StructuralReranker()
+        if config.reranker == "cross-encoder":
+            return CrossEncoderReranker(config.reranker_model)
+        if config.reranker == "llm":
+            spec = self.llm_spec(config)
+            return LLMReranker(self.chat_model(spec) if spec != "extractive" else None)
+        return None
+
+    def _intent(self, config: Config, question: str, ctx: QueryContext) -> Intent:
+        profile = profile_for(ctx.snapshot)
+        spec = self.llm_spec(config)
+        if spec != "extractive":
+            return LLMIntentDetector(self.chat_model(spec)).detect(question, profile)
+        return ctx.memo(("intent-offline", question), lambda: OfflineIntentDetector().detect(question, profile))
+
+    def retrieve(self, config: Config, query: str, ctx: QueryContext, result: AnswerResult) -> list[RetrievedChunk]:
+        """Every retrieval stage of a config; fills timings, notes and the candidate pool of `result`."""
+        timings = result.timings_ms
+        strategies = (config.chunking, "docs")
+        retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
+        intent = Intent()
+        if config.intent_filter or config.dynamic_k:
+            started = time.perf_counter()
+            intent = self._intent(config, query, ctx)
+            timings["intent"] = _ms(started)
+            if config.intent_filter and intent.apis:
+                result.detected_apis = list(intent.apis)
+            result.notes.append(f"intent: {intent.note or 'none'}")
+        started = time.perf_counter()
+        apis = tuple(intent.apis) if config.intent_filter else ()
+        pool = retriever.retrieve(ctx, strategies, config.candidate_pool, apis, query)
+        if apis and not pool:
+            result.notes.append("intent filter matched nothing; searched all APIs")
+            result.detected_apis = []
+            apis = ()
+            pool = retriever.retrieve(ctx, strategies, config.candidate_pool, (), query)
+        k = config.k
+        if config.dynamic_k and intent.multi_api:
+            targets = list(intent.apis) if len(intent.apis) >= 2 else ctx.snapshot.apis()
+            per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query) for api in targets}
+            k = min(max(config.k, len(targets)), MAX_DYNAMIC_K)
+            merged = interleave_by_api(per_api, k)
+            seen = {c.chunk.chunk_id for c in merged}
+            pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
+            result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
+        timings["retrieve"] = _ms(started)
+        reranker = self._reranker(config)
+        if reranker is not None and pool:
+            started = time.perf_counter()
+            try:
+                pool = apply_scores(pool, reranker.score(query, pool))
+                if isinstance(reranker, LLMReranker):
+                    result.tokens_in += reranker.last_usage[0]
+                    result.tokens_out += reranker.last_usage[1]
+            except RerankerUnavailable as error:
+                result.notes.append(str(error))
+            except RagError as error:
+                result.notes.append(f"reranker failed: {error}; first-stage order kept")
+            timings["rerank"] = _ms(started)
+        for rank, candidate in enumerate(pool, start=1):
+            candidate.rank = rank
+        result.pool = list(pool)
+        top = [replace(c) for c in pool[:k]]
+        if config.write_check:
+            started = time.perf_counter()
+            check = check_write_operation(query, profile_for(ctx.snapshot), tuple(intent.apis) if intent.apis else ())
+            if check is not None:
+                result.notes.append("write check: " + check.fact())
+                existing = [RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing]
+                ids = {c.chunk.chunk_id for c in existing}
+                top = (existing + [c for c in top if c.chunk.chunk_id not in ids])[: max(k, len(existing))]
+                result.facts.append(check.fact())
+            timings["write_check"] = _ms(started)
+        for rank, candidate in enumerate(top, start=1):
+            candidate.rank = rank
+        if config.expansion:
+            started = time.perf_counter()
+            top = expand_references(top, ctx.snapshot, config.context_tokens)
+            timings["expand"] = _ms(started)
+        return top
+
+    def gate(self, config: Config, query: str, ctx: QueryContext, result: AnswerResult) -> None:
+        """Apply the confidence gate (when the config has abstention) to `result`."""
+        if not config.abstention:
+            return
+        started = time.perf_counter()
+        pools = [ctx.vector_pool(strategy, (), query) for strategy in (config.chunking, "docs")]
+        top_similarity = max((pool[0][1] for pool in pools if pool), default=0.0)
+        out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
+        decision = decide(query, top_similarity, profile_for(ctx.snapshot), self.thresholds, out_of_scope)
+        result.confidence = decision.tier
+        result.confidence_score = decision.score
+        result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
+        result.timings_ms["gate"] = _ms(started)
+
+    def _out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
+        """Best cosine similarity between the query and the out-of-scope prototypes."""
+        with self._lock:
+            prototypes = self._prototypes
+            if prototypes is None:
+                prototypes = self._prototypes = ctx.embedder.embed(list(OUT_OF_SCOPE_PROTOTYPES))
+        return float((prototypes @ ctx.query_vector(query)).max())
+
+    # ------------------------------------------------------------------ run
+    def prepare(
+        self,
+        question: str,
+        config: Config,
+        history: Sequence[dict[str, str]] | None = None,
+        ctx: QueryContext | None = None,
+        contexts: dict[str, QueryContext] | None = None,
+    ) -> tuple[AnswerResult, QueryContext, list[RetrievedChunk]]:
+        """Rewrite, retrieve and gate; returns the partly filled result, the context and the chunks."""
+        result = AnswerResult(config=config.name, question=question)
+        cleaned = clean_question(question)
+        query = cleaned
+        if config.rewrite and history:
+            started = time.perf_counter()
+            spec = self.llm_spec(config)
+            rewritten = rewrite_query(cleaned, history, self.chat_model(spec) if spec != "extractive" else None)
+            query = rewritten.query
+            if rewritten.note:
+                result.notes.append(rewritten.note)
+            result.timings_ms["rewrite"] = _ms(started)
+        result.standalone_query = query
+        if ctx is None or ctx.query != query:
+            ctx = self._context(query, contexts)
+        started = time.perf_counter()
+        ctx.query_vector(query)
+        result.timings_ms["embed"] = _ms(started)
+        chunks = self.retrieve(config, query, ctx, result)
+        self.gate(config, query, ctx, result)
+        result.chunks = chunks
+        return result, ctx, chunks
+
+    def _context(self, query: str, contexts: dict[str, QueryContext] | None) -> QueryContext:
+        if contexts is None:
+            return QueryContext(self.index, query)
+        with self._lock:
+            if query not in contexts:
+                contexts[query] = QueryContext(self.index, query)
+            return contexts[query]
+
+    def _request(self, config: Config, result: AnswerResult) -> GenerationRequest:
+        return GenerationRequest(
+            question=result.standalone_query or result.question,
+            chunks=result.chunks,
+            abstain_allowed=config.abstention,
+            reasoning=config.reasoning,
+            context_tokens=config.context_tokens,
+            gate=result.confidence if config.abstention else "answer",
+            facts=tuple(result.facts),
+        )
+
+    def _finish(self, config: Config, result: AnswerResult, generation: Generation) -> AnswerResult:
+        result.answer = generation.answer
+        result.abstained = generation.abstained
+        if generation.abstained:
+            result.confidence = "abstain"
+        result.citations = list(generation.citations)
+        result.dropped_citations = generation.dropped_citations
+        result.reasoning_steps = list(generation.reasoning_steps)
+        result.tokens_in += generation.tokens_in
+        result.tokens_out += generation.tokens_out
+        result.generator = generation.generator
+        return result
+
+    def run(
+        self,
+        question: str,
+        config: Config,
+        history: Sequence[dict[str, str]] | None = None,
+        retrieval_only: bool = False,
+        ctx: QueryContext | None = None,
+        contexts: dict[str, QueryContext] | None = None,
+    ) -> AnswerResult:
+        """Answer with one config; errors are recorded in the result, never raised."""
+        started_all = time.perf_counter()
+        try:
+            result, ctx, chunks = self.prepare(question, config, history, ctx, contexts)
+        except RagError as error:
+            return AnswerResult(
+                config=config.name, question=question, errors=[str(error)], timings_ms={"total": _ms(started_all)}
+            )
+        except Exception as error:  # one failing config must not break the others
+            return AnswerResult(
+                config=config.name,
+                question=question,
+                errors=[f"{type(error).__name__}: {error}"],
+                timings_ms={"total": _ms(started_all)},
+            )
+        result.retrieval_only = retrieval_only
+        if retrieval_only:
+            result.abstained = config.abstention and result.confidence == "abstain"
+            result.citations = [Citation.of(c.chunk) for c in chunks]
+            result.generator = "none (retrieval only)"
+            return result
+        spec = self.llm_spec(config)
+        started = time.perf_counter()
+        try:
+            generation = self.generator(spec).generate(self._request(config, result))
+        except Exception as error:
+            result.errors.append(f"generation with {spec} failed: {error}")
+            result.generator = spec
+            result.timings_ms["generate"] = _ms(started)
+            return result
+        result.timings_ms["generate"] = _ms(started)
+        return self._finish(config, result, generation)
+
+    def run_many(
+        self,
+        question: str,
+        configs: Sequence[Config],
+        history: Sequence[dict[str, str]] | None = None,
+        retrieval_only: bool = False,
+        on_result: Callable[[AnswerResult], None] | None = None,
+    ) -> list[AnswerResult]:
+        """Run several configs concurrently, sharing embeddings and candidate pools; results in config order."""
+        contexts: dict[str, QueryContext] = {}
+        if len(configs) <= 1:
+            results = [self.run(question, c, history, retrieval_only, contexts=contexts) for c in configs]
+            for item in results:
+                if on_result:
+                    on_result(item)
+            return results
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(configs))) as pool:
+            futures = [pool.submit(self.run, question, c, history, retrieval_only, None, contexts) for c in configs]
+            results = []
+            for future in futures:
+                item = future.result()
+                if on_result:
+                    on_result(item)
+                results.append(item)
+        return results
+
+    def stream(
+        self, question: str, config: Config, history: Sequence[dict[str, str]] | None = None
+    ) -> Iterator[StreamEvent | AnswerResult]:
+        """Yield the generator's stream events, then the finished AnswerResult."""
+        try:
+            result, _, _ = self.prepare(question, config, history)
+        except Exception as error:
+            yield AnswerResult(config=config.name, question=question, errors=[str(error)])
+            return
+        spec = self.llm_spec(config)
+        started = time.perf_counter()
+        generation: Generation | None = None
+        try:
+            for event in self.generator(spec).stream(self._request(config, result)):
+                if event.kind == "done":
+                    generation = event.generation
+                yield event
+        except Exception as error:
+            result.errors.append(f"generation with {spec} failed: {error}")
+        result.timings_ms["generate"] = _ms(started)
+        if generation is None:
+            generation = Generation(answer=ABSTAIN_MESSAGE if not result.errors else "", generator=spec)
+        yield self._finish(config, result, generation) if not result.errors else result
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)

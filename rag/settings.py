@@ -1,0 +1,68 @@
+"""Settings from the environment (and `.env`), checked at construction."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+STACKONE_SPEC_NAMES: tuple[str, ...] = ("stackone", "hris", "ats", "lms", "iam", "crm", "marketing")
+
+
+def load_dotenv_file(path: Path | None = None) -> None:
+    """Load `.env` from the project root (never overriding variables already set)."""
+    from dotenv import load_dotenv
+
+    load_dotenv(path or PROJECT_ROOT / ".env", override=False)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the index lives, which specs are the default corpus, which models to use."""
+
+    index_dir: Path = field(default_factory=lambda: PROJECT_ROOT / "index_store")
+    specs_dir: Path | None = None
+    embedding_model: str = "all-MiniLM-L6-v2"
+    llm: str = ""
+    chroma_url: str = ""
+    local_model: Path | None = None
+    cache_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not self.embedding_model.strip():
+            raise ConfigError(
+                "RAG_EMBEDDING_MODEL is empty; allowed: 'all-MiniLM-L6-v2' (default), a local "
+                "model folder, 'hashing', or an OpenAI embedding model name"
+            )
+        if self.index_dir.exists() and not self.index_dir.is_dir():
+            raise ConfigError(f"RAG_INDEX_DIR={str(self.index_dir)!r} is a file; it must be a folder")
+        if self.chroma_url and not self.chroma_url.startswith(("http://", "https://")):
+            raise ConfigError(f"RAG_CHROMA_URL={self.chroma_url!r} must start with http:// or https://")
+
+    @property
+    def embedding_cache(self) -> Path:
+        """SQLite file of cached embeddings (shared by re-ingests of the same index)."""
+        return (self.cache_dir or self.index_dir / "cache") / "embeddings.sqlite3"
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """Read RAG_INDEX_DIR, RAG_SPECS_DIR, RAG_EMBEDDING_MODEL, RAG_LLM, RAG_CHROMA_URL,
+        RAG_LOCAL_MODEL and RAG_CACHE_DIR (after loading `.env`); keyword overrides win."""
+        load_dotenv_file()
+        env = os.environ
+        values: dict[str, object] = {
+            "index_dir": Path(env.get("RAG_INDEX_DIR") or PROJECT_ROOT / "index_store"),
+            "specs_dir": Path(env["RAG_SPECS_DIR"]) if env.get("RAG_SPECS_DIR") else None,
+            "embedding_model": env.get("RAG_EMBEDDING_MODEL") or "all-MiniLM-L6-v2",
+            "llm": env.get("RAG_LLM", ""),
+            "chroma_url": env.get("RAG_CHROMA_URL", ""),
+            "local_model": Path(env["RAG_LOCAL_MODEL"]) if env.get("RAG_LOCAL_MODEL") else None,
+            "cache_dir": Path(env["RAG_CACHE_DIR"]) if env.get("RAG_CACHE_DIR") else None,
+        }
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        if isinstance(values["index_dir"], str):
+            values["index_dir"] = Path(values["index_dir"])  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]

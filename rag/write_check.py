@@ -1,0 +1,83 @@
+"""Write-operation check: does an operation exist that creates/updates/deletes what is asked about?
+
+If a question asks how to create, update or delete a resource and the index has the resource
+but no such operation, the answer must say so and list what does exist (e.g. LMS courses are
+read-only: only `GET /unified/lms/courses` and `GET /unified/lms/courses/{id}`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.chunk import Chunk
+from rag.index.bm25 import tokenize
+from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, word_forms
+
+WRITE_VERBS: dict[str, tuple[str, ...]] = {
+    "create": ("post", "put"),
+    "add": ("post", "put"),
+    "insert": ("post", "put"),
+    "post": ("post",),
+    "make": ("post", "put"),
+    "new": ("post", "put"),
+    "upsert": ("put", "post"),
+    "update": ("patch", "put"),
+    "edit": ("patch", "put"),
+    "modify": ("patch", "put"),
+    "change": ("patch", "put"),
+    "delete": ("delete",),
+    "remove": ("delete",),
+    "destroy": ("delete",),
+    "erase": ("delete",),
+}
+VERB_NAMES = {"post": "create", "put": "create or replace", "patch": "update", "delete": "delete"}
+
+
+@dataclass(frozen=True)
+class WriteCheck:
+    """The outcome when the asked-for write operation does not exist."""
+
+    verb: str
+    resource: str
+    methods: tuple[str, ...]
+    existing: tuple[Chunk, ...]
+
+    def fact(self) -> str:
+        """A sentence the answer must state."""
+        apis = ", ".join(sorted({c.api for c in self.existing}))
+        listed = "; ".join(f"{c.method.upper()} {c.path}" + (f" ({c.title})" if c.title else "") for c in self.existing)
+        wanted = "/".join(m.upper() for m in self.methods)
+        return (
+            f"There is no endpoint to {self.verb} {self.resource} records in the {apis} API (no {wanted} operation on "
+            f"a {self.resource} path). The operations that exist for {self.resource} are: {listed}."
+        )
+
+
+def requested_write(question: str) -> tuple[str, tuple[str, ...]] | None:
+    """The write verb of a question and the HTTP methods that would serve it."""
+    for word in re.findall(r"[a-z]+", question.lower()):
+        for form in sorted(word_forms(word)):
+            if form in WRITE_VERBS:
+                return form, WRITE_VERBS[form]
+    return None
+
+
+def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str, ...] = ()) -> WriteCheck | None:
+    """A WriteCheck when the resource exists but no operation performs the write; else None."""
+    request = requested_write(question)
+    if request is None:
+        return None
+    verb, methods = request
+    nouns = [normalize_term(t) for t in tokenize(question) if normalize_term(t) not in WRITE_VERBS]
+    operations = [op for op in profile.operations if not apis or op.api in apis]
+    for noun in nouns:
+        if len(noun) < 3:
+            continue
+        matching = [op for op in operations if resource_of(op.path) == noun]
+        if not matching:
+            continue
+        if any(op.method in methods for op in matching):
+            return None
+        return WriteCheck(verb, noun, methods, tuple(sorted(matching, key=lambda c: (c.api, c.path, c.method))))
+    return None

@@ -1,0 +1,153 @@
+"""The extractive (no LLM) generator."""
+
+from __future__ import annotations
+
+from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
+from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
+from rag.results import Citation
+from tests.fakes import make_chunk, retrieved
+
+EXPIRES_LINE = (
+    "- expires_in (number, optional, nullable): How long the session should be valid for in seconds Default: 1800."
+)
+SCHEMA = make_chunk(
+    "stackone.components.ConnectSessionCreate",
+    "\n".join([
+        "Schema ConnectSessionCreate  [stackone API]",
+        "Type: object.",
+        "Required fields: origin_owner_id, origin_owner_name",
+        "Fields:",
+        "- provider (string, optional, nullable): The provider to connect to",
+        "- origin_owner_id (string, required): The origin owner identifier",
+        "- origin_owner_name (string, required): The origin owner name",
+        EXPIRES_LINE,
+        "- type (string, optional, nullable): The connect session account type Default: production. "
+        "Enum: production, test, null.",
+    ]),
+    json_pointer="/components/schemas/ConnectSessionCreate",
+)
+OPERATION = make_chunk(
+    "stackone.paths./connect_sessions.post",
+    "\n".join([
+        "POST /connect_sessions  [stackone API]",
+        "Operation ID: stackone_create_connect_session",
+        "Summary: Create Connect Session",
+        "Security: basic (HTTP Basic)",
+        "Request body (application/json, required) → ConnectSessionCreate",
+    ]),
+    kind="operation",
+)
+UNRELATED = make_chunk(
+    "hris.components.Employee",
+    "\n".join([
+        "Schema Employee  [hris API]",
+        "- first_name (string, optional): The employee first name",
+        "- work_email (string, optional): The employee work email",
+    ]),
+)
+
+
+def _ask(question: str, *chunks, **options) -> GenerationRequest:
+    return GenerationRequest(question=question, chunks=retrieved(*chunks), **options)
+
+
+def test_is_a_generator_with_its_name() -> None:
+    generator = ExtractiveGenerator()
+    assert isinstance(generator, Generator)
+    assert generator.name == "extractive (no LLM)"
+
+
+def test_default_of_expires_in_is_quoted_and_cited() -> None:
+    result = ExtractiveGenerator().generate(_ask("what is the default of expires_in", UNRELATED, SCHEMA))
+    assert result.answer.startswith(EXTRACTIVE_LABEL)
+    assert "1800" in result.answer
+    expires_line = next(line for line in result.answer.splitlines() if "expires_in" in line)
+    assert "Default: 1800." in expires_line
+    assert expires_line.endswith("[2]")  # SCHEMA is block 2
+    assert Citation.of(SCHEMA) in result.citations
+    assert Citation.of(UNRELATED) not in result.citations
+    # The cited chunk's header line is kept.
+    assert "Schema ConnectSessionCreate  [stackone API] [2]" in result.answer
+    assert not result.abstained
+    assert (result.tokens_in, result.tokens_out) == (0, 0)
+    assert result.generator == "extractive (no LLM)"
+
+
+def test_picks_a_handful_of_lines_each_cited() -> None:
+    result = ExtractiveGenerator().generate(
+        _ask("Which fields are required to create a connect session?", SCHEMA, OPERATION)
+    )
+    body = [line for line in result.answer.splitlines()[1:] if line.strip()]
+    assert any("Required fields: origin_owner_id, origin_owner_name" in line for line in body)
+    content = [line for line in body if line.startswith("- ")]
+    assert 1 <= len(content) <= 6
+    assert all(line.rstrip().endswith(("[1]", "[2]")) for line in body)
+    assert {c.structural_id for c in result.citations} <= {
+        "stackone.components.ConnectSessionCreate", "stackone.paths./connect_sessions.post"}
+
+
+def test_enum_question_finds_the_enum_line() -> None:
+    result = ExtractiveGenerator().generate(_ask("What values can the type of a connect session take?", SCHEMA))
+    assert "Enum: production, test, null." in result.answer
+
+
+def test_facts_are_stated_first() -> None:
+    result = ExtractiveGenerator().generate(
+        _ask("how do I create an LMS course", OPERATION, facts=["No endpoint creates LMS courses."])
+    )
+    lines = [line for line in result.answer.splitlines() if line.strip()]
+    assert lines[0] == EXTRACTIVE_LABEL
+    assert lines[1] == "Established facts:"
+    assert lines[2] == "- No endpoint creates LMS courses."
+
+
+def test_gate_abstain_abstains_with_closest_matches() -> None:
+    result = ExtractiveGenerator().generate(
+        _ask("what is the weather on mars", SCHEMA, OPERATION, gate="abstain", abstain_allowed=True)
+    )
+    assert result.abstained
+    assert result.answer.startswith(ABSTAIN_MESSAGE)
+    assert "Closest matches: Schema ConnectSessionCreate; POST /connect_sessions." in result.answer
+    assert result.citations == []
+
+
+def test_gate_abstain_without_permission_still_answers() -> None:
+    result = ExtractiveGenerator().generate(
+        _ask("what is the default of expires_in", SCHEMA, gate="abstain", abstain_allowed=False)
+    )
+    assert not result.abstained
+    assert "1800" in result.answer
+
+
+def test_partial_gate_adds_a_caution() -> None:
+    result = ExtractiveGenerator().generate(_ask("what is the default of expires_in", SCHEMA, gate="partial"))
+    assert result.answer.splitlines()[1].startswith("The documentation only partly covers this;")
+    assert "1800" in result.answer
+
+
+def test_no_matching_line_falls_back_to_the_top_chunk() -> None:
+    result = ExtractiveGenerator().generate(_ask("zebra quantum", SCHEMA, OPERATION))
+    assert not result.abstained
+    assert result.citations == [Citation.of(SCHEMA)]
+    assert "Schema ConnectSessionCreate" in result.answer
+
+
+def test_no_chunks() -> None:
+    generator = ExtractiveGenerator()
+    assert generator.generate(_ask("anything", abstain_allowed=True)).abstained
+    result = generator.generate(_ask("anything"))
+    assert not result.abstained and result.citations == []
+
+
+def test_stream_yields_lines_then_sources_then_done() -> None:
+    request = _ask("what is the default of expires_in", SCHEMA)
+    events = list(ExtractiveGenerator().stream(request))
+    kinds = [event.kind for event in events]
+    assert kinds[-2:] == ["sources", "done"]
+    assert set(kinds[:-2]) == {"token"} and len(kinds) > 3
+    streamed = "".join(event.text for event in events if event.kind == "token")
+    done = events[-1].generation
+    assert done is not None
+    assert streamed == done.answer
+    assert events[-2].citations == tuple(done.citations)
+    assert done.answer == ExtractiveGenerator().generate(request).answer
