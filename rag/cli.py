@@ -151,6 +151,82 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     return EXIT_USAGE if bad else EXIT_OK
 
 
+# ---------------------------------------------------------------------- query commands
+def known_configs(args: argparse.Namespace) -> dict[str, Any]:
+    """Presets plus the user's configs from `--config-file` (TOML or YAML)."""
+    from rag.config import PRESETS, load_config_file
+
+    config_file = getattr(args, "config_file", None)
+    return load_config_file(config_file) if config_file else dict(PRESETS)
+
+
+@command("configs")
+def cmd_configs(args: argparse.Namespace) -> int:
+    """List the presets (and user configs)."""
+    configs = known_configs(args)
+    if args.json:
+        print_json({name: config.to_dict() for name, config in configs.items()})
+        return EXIT_OK
+    for name, config in configs.items():
+        features = ", ".join(key for key, on in config.features().items() if on) or "-"
+        print(f"{name:6} {config.chunking:5} {config.retriever:6} k={config.k:<2} [{features}]")
+        if config.description:
+            print(f"       {config.description}")
+    return EXIT_OK
+
+
+@command("ask")
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Answer one question with several configurations side by side."""
+    from rag.config import resolve_configs
+    from rag.runner import engine_from_settings
+
+    configs = resolve_configs(args.configs, known_configs(args))
+    history = None
+    if args.history:
+        try:
+            history = json.loads(Path(args.history).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages ({error})")
+        if not isinstance(history, list):
+            return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages")
+    engine = engine_from_settings(settings_from(args), llm=args.llm)
+    if engine.index.is_empty():
+        return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
+    results = engine.run_many(args.question, configs, history=history, retrieval_only=args.retrieval_only)
+    if args.json:
+        print_json([result.to_dict() for result in results])
+    else:
+        for result in results:
+            print(render_result(result, args.k_show))
+    return EXIT_USAGE if all(result.errors for result in results) else EXIT_OK
+
+
+def render_result(result: Any, show: int = 5) -> str:
+    """A readable block for one configuration's result."""
+    lines = [
+        f"=== {result.config}  [{result.generator}]  {result.confidence}"
+        + (" — ABSTAINED" if result.abstained else "")
+        + f"  {result.total_ms:.0f} ms"
+    ]
+    if result.standalone_query and result.standalone_query != result.question:
+        lines.append(f"standalone query: {result.standalone_query}")
+    if result.errors:
+        lines.extend(f"error: {error}" for error in result.errors)
+    if result.answer:
+        lines.append(result.answer)
+    if result.citations:
+        lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
+    for chunk in result.chunks[:show]:
+        scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
+        origin = " (expansion)" if chunk.from_expansion else ""
+        lines.append(
+            f"  {chunk.rank:>2}. {chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id}{origin} {scores}"
+        )
+    lines.extend(f"  note: {note}" for note in result.notes)
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command."""
@@ -177,6 +253,20 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--dest", required=True, help="folder to save them in")
 
     add("ensure-index", "build the index of the default corpus if it is empty")
+
+    configs = sub.add_parser("configs", help="list the pipeline configurations (presets and your own)")
+    configs.add_argument("--config-file", help="TOML or YAML file with more configs")
+    configs.add_argument("--json", action="store_true")
+
+    ask = add("ask", "answer a question with several configurations side by side")
+    ask.add_argument("question")
+    ask.add_argument("--configs", default="C0,C5,full", help="comma-separated names (default: C0,C5,full)")
+    ask.add_argument("--config-file", help="TOML or YAML file with more configs")
+    ask.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answer generation")
+    ask.add_argument("--history", help="JSON file: a list of prior {role, content} messages")
+    ask.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
+    ask.add_argument("--k-show", type=int, default=5, help="chunks to show per config")
+    ask.add_argument("--json", action="store_true")
     return parser
 
 

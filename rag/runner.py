@@ -37,6 +37,8 @@ from rag.write_check import check_write_operation
 
 MAX_QUESTION_CHARS = 4000
 MAX_DYNAMIC_K = 10
+HOSTED_LLM_PREFIXES = ("openai:", "groq:")
+LOCAL_CONTEXT_TOKENS = 1800  # a 2-core CPU prefills ~150 tokens/s: keep local prompts short
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -127,7 +129,7 @@ class Engine:
     def _intent(self, config: Config, question: str, ctx: QueryContext) -> Intent:
         profile = profile_for(ctx.snapshot)
         spec = self.llm_spec(config)
-        if spec != "extractive":
+        if spec.startswith(HOSTED_LLM_PREFIXES):
             return LLMIntentDetector(self.chat_model(spec)).detect(question, profile)
         return ctx.memo(("intent-offline", question), lambda: OfflineIntentDetector().detect(question, profile))
 
@@ -265,7 +267,9 @@ class Engine:
             chunks=result.chunks,
             abstain_allowed=config.abstention,
             reasoning=config.reasoning,
-            context_tokens=config.context_tokens,
+            context_tokens=min(config.context_tokens, LOCAL_CONTEXT_TOKENS)
+            if self.llm_spec(config).startswith("local")
+            else config.context_tokens,
             gate=result.confidence if config.abstention else "answer",
             facts=tuple(result.facts),
         )
@@ -378,3 +382,13 @@ class Engine:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def engine_from_settings(settings: Any | None = None, llm: str | None = None) -> Engine:
+    """The engine every interface uses: the index from settings and the detected default generator."""
+    from rag.index.build import open_index
+    from rag.settings import Settings
+
+    settings = settings or Settings.from_env()
+    index = open_index(settings)
+    return Engine(index, default_llm=llm or settings.llm or detect_llm())

@@ -46,12 +46,19 @@ class WriteCheck:
     def fact(self) -> str:
         """A sentence the answer must state."""
         apis = ", ".join(sorted({c.api for c in self.existing}))
-        listed = "; ".join(f"{c.method.upper()} {c.path}" + (f" ({c.title})" if c.title else "") for c in self.existing)
+        listed = "; ".join(f"{c.method.upper()} {c.path}" + _summary(c) for c in self.existing)
         wanted = "/".join(m.upper() for m in self.methods)
         return (
             f"There is no endpoint to {self.verb} {self.resource} records in the {apis} API (no {wanted} operation on "
             f"a {self.resource} path). The operations that exist for {self.resource} are: {listed}."
         )
+
+
+def _summary(chunk: Chunk) -> str:
+    for line in chunk.text.splitlines()[:6]:
+        if line.startswith("Summary: "):
+            return f" ({line.removeprefix('Summary: ').strip()})"
+    return ""
 
 
 def requested_write(question: str) -> tuple[str, tuple[str, ...]] | None:

@@ -51,3 +51,50 @@ def stackone_specs() -> Path:
     if not STACKONE_SPECS.is_dir():
         pytest.fail(f"real specs not found at {STACKONE_SPECS}; set RAG_SHARED_DIR")
     return STACKONE_SPECS
+
+
+# ---------------------------------------------------------------------- index fixtures
+@pytest.fixture
+def hashing_embedder():  # type: ignore[no-untyped-def]
+    """A deterministic, model-free embedder."""
+    from rag.index.embedder import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+@pytest.fixture
+def empty_index(tmp_path: Path, hashing_embedder):  # type: ignore[no-untyped-def]
+    """An empty index in a temporary folder, with the hashing embedder."""
+    from rag.index.store import Index
+
+    return Index(tmp_path / "index", hashing_embedder)
+
+
+@pytest.fixture
+def fixture_index(empty_index):  # type: ignore[no-untyped-def]
+    """The small fixture specs indexed with the hashing embedder."""
+    from rag.index.build import ingest_paths
+
+    reports = ingest_paths(empty_index, [FIXTURES / "specs" / "people-3.1.json", FIXTURES / "specs" / "shop-3.0.yaml"])
+    assert all(r.status == "added" for r in reports), reports
+    return empty_index
+
+
+@pytest.fixture(scope="session")
+def stackone_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The 7 real StackOne specs indexed with the real packaged embedder (built once per test session).
+
+    The embedding cache lives in RAG_TEST_CACHE_DIR when set (so reruns on one machine are fast).
+    """
+    from rag.index.build import ingest_paths, open_index
+    from rag.settings import Settings
+
+    if not STACKONE_SPECS.is_dir():
+        pytest.fail(f"real specs not found at {STACKONE_SPECS}; set RAG_SHARED_DIR")
+    directory = tmp_path_factory.mktemp("stackone-index")
+    cache = Path(os.environ["RAG_TEST_CACHE_DIR"]) if os.environ.get("RAG_TEST_CACHE_DIR") else directory / "cache"
+    settings = Settings(index_dir=directory / "index", cache_dir=cache)
+    index = open_index(settings)
+    reports = ingest_paths(index, [STACKONE_SPECS])
+    assert [r.status for r in reports] == ["added"] * 7, reports
+    return index

@@ -74,7 +74,7 @@ line on, the answer in markdown with [n] citations."""
 
 def system_prompt(request: GenerationRequest, *, stream: bool = False) -> str:
     """The system prompt: the rules, the abstention rule when allowed, and the output format."""
-    parts = [BASE_RULES, ABSTAIN_RULE if request.abstain_allowed else NO_ABSTAIN_RULE]
+    parts = [BASE_RULES + "\n" + (ABSTAIN_RULE if request.abstain_allowed else NO_ABSTAIN_RULE)]
     no_abstain = "" if request.abstain_allowed else "; abstaining is not allowed here, so it is always false"
     if stream:
         parts.append(STREAM_FORMAT)

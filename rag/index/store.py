@@ -61,8 +61,9 @@ class ChromaEmbeddingAdapter:
         return False
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> ChromaEmbeddingAdapter:  # pragma: no cover
-        raise NotImplementedError("pass the embedding function explicitly")
+    def build_from_config(config: dict[str, Any]) -> ChromaEmbeddingAdapter:
+        """Chroma rebuilds functions from stored config; ours is always passed in, so bind a placeholder."""
+        return ChromaEmbeddingAdapter(_UnboundEmbedder(str(config.get("model", "unknown"))))
 
     @staticmethod
     def validate_config(config: dict[str, Any]) -> None:
@@ -70,6 +71,18 @@ class ChromaEmbeddingAdapter:
 
     def validate_config_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
         return None
+
+
+class _UnboundEmbedder:
+    """Stands in where Chroma reconstructs an embedding function; every vector we store is passed in."""
+
+    dimension = 0
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise IndexUnavailableError(f"embedding model {self.name!r} is not bound to this collection")
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,8 @@ def check_expansion(source: str, data: Any, limit: int = MAX_EXPANDED_NODES) -> 
 
 def validate_openapi(source: str, data: Any) -> dict[str, Any]:
     """Check that `data` is an OpenAPI 3.x document, or raise an IngestError saying why not."""
+    if data is None:  # YAML with nothing but comments, or JSON `null`
+        raise IngestError(source, "the file is empty (no content besides comments or null)")
     if not isinstance(data, dict):
         raise IngestError(
             source, f"not an OpenAPI document: top level is {type(data).__name__}, expected an object"
@@ -169,10 +171,7 @@ def load_openapi(path: Path | str, data: bytes | None = None, name: str | None =
     text = decode_text(source, raw)
     if not text.strip():
         raise IngestError(source, "the file is empty")
-    parsed = parse_structured(source, text)
-    if parsed is None:
-        raise IngestError(source, "the file is empty (no content besides comments or null)")
-    return validate_openapi(source, parsed)
+    return validate_openapi(source, parse_structured(source, text))
 
 
 def looks_like_openapi(source: str, text: str) -> bool:

@@ -143,7 +143,7 @@ def test_paths_must_be_an_object() -> None:
     assert "'paths' must be an object" in str(error)
 
 
-def test_validate_openapi_returns_the_document() -> None:
+def test_a_valid_document_is_returned_as_is() -> None:
     document = {"openapi": "3.1.0", "paths": {}}
     assert validate_openapi("x.json", document) is document
 

@@ -1,0 +1,120 @@
+"""The index: duplicate policies, atomic replace, orphan cleanup, lookups and filters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.errors import DuplicateDocumentError, IndexUnavailableError
+from rag.index.build import ingest_paths
+from rag.index.embedder import HashingEmbedder
+from rag.index.store import Index
+from rag.ingest.pipeline import parse_document
+from tests.conftest import FIXTURES
+
+PEOPLE = FIXTURES / "specs" / "people-3.1.json"
+
+
+def people_variant(summary: str) -> bytes:
+    """The people fixture with a different summary for the list operation (a 'changed' spec)."""
+    document = json.loads(PEOPLE.read_text())
+    document["paths"]["/unified/hris/employees"]["get"]["summary"] = summary
+    return json.dumps(document).encode()
+
+
+def test_fixture_specs_are_indexed_with_every_strategy(fixture_index: Index) -> None:
+    stats = fixture_index.stats()
+    assert stats["documents"] == 2
+    assert stats["chunks"]["smart"] > 0 and stats["chunks"]["naive"] > 0
+    assert set(stats["per_api"]) == {"people-3_1", "shop-3_0"} or len(stats["per_api"]) == 2
+
+
+def test_lookup_by_structural_id_and_chunk_id(fixture_index: Index) -> None:
+    api = next(r.api for r in fixture_index.documents() if r.source == "people-3.1.json")
+    chunks = fixture_index.chunks_covering(f"{api}.paths./unified/hris/employees.get")
+    assert len(chunks) == 1
+    chunk = chunks[0]
+    assert chunk.json_pointer == "/paths/~1unified~1hris~1employees/get"
+    assert fixture_index.get_chunk(chunk.chunk_id) == chunk
+    assert fixture_index.chunks_covering(f"{api}.paths./unified/hris/employees.get", strategy="naive")
+
+
+def test_identical_content_is_skipped_and_changed_content_replaced(empty_index: Index) -> None:
+    first = empty_index.add(parse_document("people.json", PEOPLE.read_bytes()))
+    assert first.status == "added"
+    again = empty_index.add(parse_document("people.json", PEOPLE.read_bytes()))
+    assert again.status == "skipped" and "identical" in again.message
+    changed = empty_index.add(parse_document("people.json", people_variant("Enumerate all staff members")))
+    assert changed.status == "replaced"
+    texts = [c.text for c in empty_index.snapshot().chunks.values()]
+    assert any("Enumerate all staff members" in t for t in texts)
+    assert not any("Summary: List Employees" in t for t in texts)
+    assert len(empty_index.documents()) == 1
+
+
+def test_reject_and_skip_policies(empty_index: Index) -> None:
+    empty_index.add(parse_document("people.json", PEOPLE.read_bytes()))
+    with pytest.raises(DuplicateDocumentError, match="already indexed"):
+        empty_index.add(parse_document("people.json", people_variant("x")), on_duplicate="reject")
+    skipped = empty_index.add(parse_document("people.json", people_variant("x")), on_duplicate="skip")
+    assert skipped.status == "skipped"
+    with pytest.raises(ValueError, match="allowed"):
+        empty_index.add(parse_document("people.json", PEOPLE.read_bytes()), on_duplicate="merge")  # type: ignore[arg-type]
+
+
+def test_two_files_with_the_same_api_name_are_refused(empty_index: Index, tmp_path: Path) -> None:
+    empty_index.add(parse_document("people.json", PEOPLE.read_bytes()))
+    with pytest.raises(DuplicateDocumentError, match="rename"):
+        empty_index.add(parse_document("people.yaml", people_variant("other")))
+
+
+def test_a_crash_before_the_switch_leaves_the_old_version_live(tmp_path: Path) -> None:
+    embedder = HashingEmbedder()
+    index = Index(tmp_path / "idx", embedder)
+    index.add(parse_document("people.json", PEOPLE.read_bytes()))
+    before = {c.chunk_id for c in index.snapshot().chunks.values()}
+    new = parse_document("people.json", people_variant("Half written"))
+    # Simulate a process dying after writing the new chunks but before the registry switch.
+    index._write_chunks([c.with_version(new.version) for c in new.chunks], None)
+    assert {c.chunk_id for c in index.snapshot().chunks.values()} == before
+    results = index.bm25_search("smart", "Half written", 5)
+    assert results == [] or all(chunk_id in before for chunk_id, _ in results)
+    reopened = Index(tmp_path / "idx", embedder)
+    assert reopened.collect_orphans() == 0  # the reopen already removed them
+    stored = sum(len(c.get(include=[])["ids"]) for c in reopened._collections.values())
+    assert stored == len(before)
+    assert reopened.add(new).status == "replaced"
+
+
+def test_delete_removes_every_chunk(fixture_index: Index) -> None:
+    source = fixture_index.documents()[0].source
+    assert fixture_index.delete(source)
+    assert all(c.source != source for c in fixture_index.snapshot().chunks.values())
+    assert not fixture_index.delete(source)
+
+
+def test_vector_and_bm25_search_filter_by_api(fixture_index: Index) -> None:
+    apis = [r.api for r in fixture_index.documents()]
+    vector = fixture_index.embedder.embed(["list employees"])[0]
+    for api in apis:
+        hits = fixture_index.vector_search("smart", vector, 10, apis=[api])
+        assert hits and all(fixture_index.get_chunk(i).api == api for i, _ in hits)  # type: ignore[union-attr]
+        lexical = fixture_index.bm25_search("smart", "employees orders", 10, apis=[api])
+        assert all(fixture_index.get_chunk(i).api == api for i, _ in lexical)  # type: ignore[union-attr]
+
+
+def test_a_different_embedding_model_is_refused_with_instructions(tmp_path: Path) -> None:
+    Index(tmp_path / "idx", HashingEmbedder())
+    with pytest.raises(IndexUnavailableError, match="RAG_EMBEDDING_MODEL"):
+        Index(tmp_path / "idx", HashingEmbedder(name="other-model"))
+
+
+def test_bad_files_are_reported_and_nothing_is_added(empty_index: Index, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"openapi": "3.1.0", "paths": {')
+    reports = ingest_paths(empty_index, [broken, FIXTURES / "specs" / "swagger-2.0.json"])
+    assert [r.status for r in reports] == ["error", "error"]
+    assert "broken.json" in reports[0].message and "line" in reports[0].message
+    assert empty_index.is_empty()
