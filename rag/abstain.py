@@ -8,11 +8,13 @@ Thresholds are calibrated on the dev set (see `make calibrate` / the closing not
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rag.index.bm25 import tokenize
 from rag.results import Confidence
-from rag.retrieve.profile import CorpusProfile
+from rag.retrieve.profile import CorpusProfile, word_forms
 
 GENERIC_TERMS = frozenset(
     """able about add added all allow allowed also another any anything ask available back based best call calls
@@ -46,10 +48,11 @@ OUT_OF_SCOPE_PROTOTYPES: tuple[str, ...] = (
 class GateThresholds:
     """Cut-offs of the gate (cosine similarities), calibrated on the dev set."""
 
-    abstain_below: float = 0.30
+    abstain_below: float = 0.25
     partial_below: float = 0.40
-    out_of_scope_margin: float = 0.0
+    out_of_scope_margin: float = 0.05
     out_of_scope_floor: float = 0.40
+    rare_term_similarity: float = 0.45
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,52 @@ def identifiers_in(question: str) -> list[str]:
     return list(dict.fromkeys(f.strip() for f in found if f.strip()))
 
 
+_NAMED_API = re.compile(
+    r"\b(?:the|stackone(?:'s)?|a|an)\s+([A-Za-z][A-Za-z-]*)\s+(?:api|apis|sdk|sdks)\b", re.IGNORECASE
+)
+_NOT_A_NAME = frozenset(
+    "the a an this that which what your our my their rest http https web public same right one other any each "
+    "every unified stackone open graph its own".split()
+)
+
+
+def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
+    """Names in "<name> API"/"<name> SDK" that are not an indexed API (e.g. "the ticketing API")."""
+    names = []
+    for name in _NAMED_API.findall(question):
+        lowered = name.lower()
+        if lowered in _NOT_A_NAME or lowered in profile.apis or lowered in GENERIC_TERMS:
+            continue
+        names.append(lowered)
+    return names
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Whole words of the packaged embedder's WordPiece vocabulary (~20k common English words)."""
+    try:
+        from rag.index.embedder import packaged_minilm_path
+
+        vocab = (packaged_minilm_path() / "vocab.txt").read_text(encoding="utf-8").split()
+    except Exception:  # the vocabulary is only a refinement; without it every word counts as common
+        return frozenset()
+    return frozenset(word for word in vocab if word.isalpha())
+
+
+def rare_terms(terms: Sequence[str]) -> list[str]:
+    """Terms that are neither common English words nor short acronyms (`graphql`, `kubernetes`, `hmac`)."""
+    vocabulary = common_words()
+    if not vocabulary:
+        return []
+    return [
+        t
+        for t in terms
+        if t.isalpha()
+        and len(t) >= 4
+        and not any(form in vocabulary for form in word_forms(t) | {t[:-2], t[:-3]} if len(form) >= 4)
+    ]
+
+
 def decide(
     question: str,
     top_similarity: float,
@@ -99,6 +148,7 @@ def decide(
     terms = salient_terms(question)
     unknown = tuple(t for t in terms if not profile.knows(t))
     unknown_identifiers = [i for i in identifiers_in(question) if not profile.knows(i.lower())]
+    rare = rare_terms(unknown)
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
     reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
@@ -113,6 +163,12 @@ def decide(
     elif unknown_identifiers:
         tier = "abstain"
         reasons.append("names not in the docs: " + ", ".join(unknown_identifiers))
+    elif unindexed_api_names(question, profile):
+        tier = "abstain"
+        reasons.append("asks about an API that is not indexed: " + ", ".join(unindexed_api_names(question, profile)))
+    elif len(rare) >= 2 or (rare and top_similarity < thresholds.rare_term_similarity):
+        tier = "abstain"
+        reasons.append("technical terms the docs never mention: " + ", ".join(rare))
     elif (
         out_of_scope_similarity >= thresholds.out_of_scope_floor
         and out_of_scope_similarity > top_similarity + thresholds.out_of_scope_margin

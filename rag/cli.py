@@ -220,11 +220,18 @@ def render_result(result: Any, show: int = 5) -> str:
     for chunk in result.chunks[:show]:
         scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
         origin = " (expansion)" if chunk.from_expansion else ""
-        lines.append(
-            f"  {chunk.rank:>2}. {chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id}{origin} {scores}"
-        )
+        label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
+        lines.append(f"  {chunk.rank:>2}. {label}{origin} {scores}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
+
+
+@command("mcp")
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the index to MCP clients (stdio, or streamable HTTP with --http)."""
+    from rag.mcp_server import main as mcp_main
+
+    return mcp_main(args)
 
 
 # ---------------------------------------------------------------------- parser
@@ -267,6 +274,13 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     ask.add_argument("--k-show", type=int, default=5, help="chunks to show per config")
     ask.add_argument("--json", action="store_true")
+
+    mcp = add("mcp", "serve the index as MCP tools (Claude Desktop, Cursor, VS Code); stdio unless --http")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp)")
+    mcp.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    mcp.add_argument("--timeout", type=float, default=60.0, help="seconds one tool call may take (default: 60)")
+    mcp.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
+    mcp.add_argument("--config-file", help="TOML or YAML file with more configs")
     return parser
 
 

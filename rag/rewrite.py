@@ -10,8 +10,8 @@ from typing import Any
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
 _FOLLOW_UP = re.compile(
-    r"^\s*(and|also|what about|how about|same|ok|okay|then|so)\b"
-    r"|\b(it|its|it's|they|them|their|this one|that one|those|these|the same|that endpoint|this endpoint)\b",
+    r"^\s*(and|also|what about|how about|same|ok|okay|then|so|only|but|just|plus)\b"
+    r"|\b(it|its|it's|they|them|their|this|that|those|these|one|ones|the same|there|same)\b",
     re.IGNORECASE,
 )
 
@@ -40,7 +40,7 @@ def is_follow_up(question: str, history: Sequence[dict[str, str]] | None) -> boo
     """Whether the question leans on earlier turns (pronouns, "what about …", very short)."""
     if not history:
         return False
-    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 4
+    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 6
 
 
 def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:

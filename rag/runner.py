@@ -28,7 +28,7 @@ from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
 from rag.results import AnswerResult, Citation, RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.expansion import expand_references, interleave_by_api
+from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.profile import profile_for
 from rag.retrieve.retrievers import make_retriever
@@ -177,6 +177,7 @@ class Engine:
             except RagError as error:
                 result.notes.append(f"reranker failed: {error}; first-stage order kept")
             timings["rerank"] = _ms(started)
+        pool = demote_repeated_covers(pool)
         for rank, candidate in enumerate(pool, start=1):
             candidate.rank = rank
         result.pool = list(pool)

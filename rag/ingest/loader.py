@@ -13,6 +13,7 @@ import yaml
 from rag.errors import IngestError
 
 MAX_EXPANDED_NODES = 2_000_000
+MAX_DEPTH = 500  # well inside Python's recursion limit, which the chunker's recursive rendering needs
 SPEC_EXTENSIONS = (".json", ".yaml", ".yml")
 
 try:
@@ -101,33 +102,41 @@ def _key_text(key: Any) -> str:
 
 
 def check_expansion(source: str, data: Any, limit: int = MAX_EXPANDED_NODES) -> None:
-    """Reject YAML whose aliases expand into a huge or recursive tree ("billion laughs")."""
-    sizes: dict[int, int] = {}
+    """Reject YAML whose aliases expand into a huge or recursive tree ("billion laughs"), and any
+    document nested more than MAX_DEPTH levels deep (counted through aliases, as the chunker sees it)."""
+    sizes: dict[int, tuple[int, int]] = {}  # id -> (expanded nodes, levels below)
     in_progress: set[int] = set()
 
-    def size(node: Any, depth: int) -> int:
+    def too_deep() -> IngestError:
+        return IngestError(source, f"nested too deeply (more than {MAX_DEPTH} levels)")
+
+    def size(node: Any, depth: int) -> tuple[int, int]:
         if not isinstance(node, (dict, list)):
-            return 1
+            return 1, 0
         key = id(node)
         if key in sizes:
+            if depth + sizes[key][1] > MAX_DEPTH:  # a shared node seen higher up can sit deeper here
+                raise too_deep()
             return sizes[key]
         if key in in_progress:
             raise IngestError(source, "YAML aliases form a recursive structure; not allowed")
-        if depth > 500:
-            raise IngestError(source, "nested too deeply (more than 500 levels)")
+        if depth > MAX_DEPTH:
+            raise too_deep()
         in_progress.add(key)
         children = node.values() if isinstance(node, dict) else node
-        total = 1
+        total, height = 1, 0
         for child in children:
-            total += size(child, depth + 1)
+            child_total, child_height = size(child, depth + 1)
+            total += child_total
+            height = max(height, child_height + 1)
             if total > limit:
                 raise IngestError(
                     source,
                     f"YAML aliases expand to more than {limit:,} nodes (an alias bomb?); not allowed",
                 )
         in_progress.discard(key)
-        sizes[key] = total
-        return total
+        sizes[key] = (total, height)
+        return total, height
 
     size(data, 0)
 

@@ -454,7 +454,8 @@ class OpenAPIChunker:
                 if isinstance(tag, dict) and tag.get("name"):
                     tag_description = clean(tag.get("description"))[:160]
                     tag_texts.append(str(tag["name"]) + (f" ({tag_description})" if tag_description else ""))
-            lines.append("Tags: " + "; ".join(tag_texts))
+            if tag_texts:
+                lines.append("Tags: " + "; ".join(tag_texts))
         lines.append(f"Operations: {len(operations)}; component schemas: {len(component_schemas(self.document))}.")
         text = "\n".join(lines)
         scheme_words = ", ".join(f"{n} {describe_scheme(s)}" for n, s in self.schemes.items())

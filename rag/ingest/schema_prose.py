@@ -130,11 +130,11 @@ class SchemaProse:
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt and f"({fmt})" not in (self.type_label(schema) if label is None else label):
             result.append(f"Format: {fmt}.")
-        for keyword, label in _VALUE_FACTS:
+        for keyword, title in _VALUE_FACTS:
             if keyword in schema and (
                 keyword in ("default", "const") or not isinstance(schema[keyword], (dict, list))
             ):
-                result.append(f"{label}: {show_value(schema[keyword])}.")
+                result.append(f"{title}: {show_value(schema[keyword])}.")
         if isinstance(schema.get("enum"), list):
             values = ", ".join(show_value(v) if v is not None else "null" for v in schema["enum"])
             result.append(f"Enum: {values}.")
@@ -143,13 +143,13 @@ class SchemaProse:
             values = ", ".join(show_value(v) if v is not None else "null" for v in items["enum"])
             result.append(f"Item enum: {values}.")
         if isinstance(items, dict):
-            for keyword, label in (("default", "Item default"), ("format", "Item format")):
+            for keyword, title in (("default", "Item default"), ("format", "Item format")):
                 if keyword in items and "$ref" not in items:
-                    result.append(f"{label}: {show_value(items[keyword])}.")
+                    result.append(f"{title}: {show_value(items[keyword])}.")
         if "example" in schema:
             result.append(f"Example: {show_value(schema['example'])}.")
         if isinstance(schema.get("examples"), list) and schema["examples"]:
-            result.append("Examples: " + "; ".join(show_value(v) for v in schema["examples"][:5]) + ".")
+            result.append("Examples: " + "; ".join(show_value(v) for v in schema["examples"]) + ".")
         return result
 
     def merged_keywords(self, schema: Any, stack: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -125,7 +125,8 @@ class LlamaCppChatModel:
         """Yield text pieces as llama.cpp decodes them; `last_usage` is set when the iterator ends.
 
         The model lock is held until the iterator finishes or is closed: consume or close it promptly.
-        `tokens_out` counts the streamed pieces (one per decoded token); `tokens_in` is an estimate.
+        `tokens_out` counts the streamed pieces (one per decoded token); `tokens_in` is the context length
+        minus those (an estimate when unavailable).
         """
         llm, lock, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads)
         self.last_usage = (0, 0)
@@ -144,4 +145,7 @@ class LlamaCppChatModel:
             except Exception as exc:
                 raise LLMError(self.name, f"{type(exc).__name__}: {exc}") from exc
             finally:
-                self.last_usage = (estimate_prompt_tokens(messages), pieces)
+                # The context holds the prompt plus the evaluated answer tokens: the best prompt count at hand.
+                context = getattr(llm, "n_tokens", 0)
+                prompt = context - pieces if isinstance(context, int) and context > pieces else 0
+                self.last_usage = (prompt or estimate_prompt_tokens(messages), pieces)

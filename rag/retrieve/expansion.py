@@ -77,3 +77,19 @@ def _first_score(items: list[RetrievedChunk]) -> float:
         return -1.0
     scores = items[0].scores
     return scores.get("fused", scores.get("vector", scores.get("bm25", 0.0)))
+
+
+def demote_repeated_covers(ranked: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+    """Keep the best chunk of each structural id in place and move further parts of it to the end.
+
+    Parts of one large schema cover the same id; several of them in the top-k crowd out other
+    evidence without adding a new source.
+    """
+    first: list[RetrievedChunk] = []
+    repeats: list[RetrievedChunk] = []
+    seen: set[tuple[str, ...]] = set()
+    for item in ranked:
+        key = item.chunk.covers or (item.chunk.chunk_id,)
+        (repeats if key in seen else first).append(item)
+        seen.add(key)
+    return first + repeats

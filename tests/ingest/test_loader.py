@@ -244,6 +244,16 @@ def test_deeply_nested_yaml_is_rejected_cleanly(flow: bool) -> None:
     assert "nested too deeply" in str(error)
 
 
+def test_depth_limit_counts_through_shared_aliases() -> None:
+    # Each anchor is only 200 levels deep, but the chain of aliases nests 1,600 levels: the chunker would
+    # overflow Python's stack on it, so the loader must see the depth through memoized (shared) nodes.
+    lines = ["openapi: 3.1.0", "paths: {}", "x-anchors:", "  - &a0 {type: string}"]
+    lines += [f"  - &a{i} " + "{items: " * 200 + f"*a{i - 1}" + "}" * 200 for i in range(1, 9)]
+    lines += ["components:", "  schemas:", "    Deep: *a8"]
+    error = ingest_error("chain.yaml", "\n".join(lines) + "\n")
+    assert "nested too deeply (more than 500 levels)" in str(error)
+
+
 def test_moderately_nested_document_loads() -> None:
     schema = '{"items": ' * 300 + '{"type": "string"}' + "}" * 300
     text = '{"openapi": "3.1.0", "paths": {}, "components": {"schemas": {"Deep": ' + schema + "}}}"

@@ -102,6 +102,8 @@ def expected_facts(schema: dict[str, Any], required: bool = False) -> list[str]:
             facts.append(show_value(value))
     if isinstance(schema.get("enum"), list):
         facts += [show_value(v) if v is not None else "null" for v in schema["enum"]]
+    if isinstance(schema.get("examples"), list):
+        facts += [show_value(v) for v in schema["examples"]]
     kind = schema.get("type")
     if schema.get("nullable") is True or (isinstance(kind, list) and "null" in kind):
         facts.append("nullable")
@@ -818,6 +820,17 @@ def test_inline_schemas_below_depth_2_are_not_lost() -> None:
     assert lost_operation_facts(document, result) == []
 
 
+def test_every_example_of_a_31_examples_list_is_shown() -> None:
+    examples = [f"sample-{i}" for i in range(8)]
+    document = {
+        "openapi": "3.1.0",
+        "paths": {},
+        "components": {"schemas": {"Code": {"properties": {"code": {"type": "string", "examples": examples}}}}},
+    }
+    text = one(chunk_openapi(document, "api", "api.json"), "api.components.Code").text
+    assert line_of(text, "- code ") == "- code (string, optional): Examples: " + "; ".join(examples) + "."
+
+
 def test_multiline_examples_stay_on_their_field_line() -> None:
     document = {
         "openapi": "3.0.0",
@@ -1209,6 +1222,7 @@ def test_minimal_documents() -> None:
     ):
         result = chunk_openapi(document, "m", "m.json")
         assert [c.kind for c in result.smart] == ["overview"]
+        assert "Tags:" not in result.smart[0].text
         assert result.naive == []
         assert result.unresolved_refs == []
 

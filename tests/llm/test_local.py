@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
-import time
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -46,9 +45,7 @@ def test_local_model_answers_a_tiny_prompt() -> None:
     assert model.load_seconds > 0
 
     again = make_chat_model("local")  # the weights are shared, not loaded twice
-    started = time.perf_counter()
     pieces = list(again.stream(messages, max_tokens=8))
-    assert time.perf_counter() - started < 30
     assert "OK" in "".join(pieces).upper()
     assert again.last_usage[1] == len(pieces)
     assert again.last_usage[0] > 5

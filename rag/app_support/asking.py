@@ -1,0 +1,153 @@
+"""Asking several configurations at once for the app: results arrive as each configuration finishes
+(streamed answers token by token where the generator streams), the conversation history, and the
+request a page leaves for the home page ("re-run this question")."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rag.config import Config
+from rag.generate.base import StreamEvent
+from rag.results import AnswerResult
+from rag.retrieve.context import QueryContext
+from rag.runner import Engine
+
+RERUN_KEY = "rerun_request"
+MAX_WORKERS = 6
+
+
+@dataclass
+class LiveEvent:
+    """A piece of progress from one configuration: streamed answer text, or its finished result."""
+
+    config: str
+    kind: Literal["token", "result"]
+    text: str = ""
+    result: AnswerResult | None = None
+
+
+@dataclass
+class Turn:
+    """One question of the conversation and every configuration's result."""
+
+    question: str
+    configs: list[str]
+    retrieval_only: bool
+    generator: str
+    k: int
+    results: list[AnswerResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def result_for(self, config: str) -> AnswerResult | None:
+        """The result of one configuration."""
+        return next((r for r in self.results if r.config == config), None)
+
+    @property
+    def rewritten(self) -> list[str]:
+        """Distinct standalone queries that differ from the question (shown as "rewritten as …")."""
+        seen = [r.standalone_query for r in self.results if r.standalone_query and r.standalone_query != self.question]
+        return list(dict.fromkeys(seen))
+
+
+def conversation_history(turns: Sequence[Turn]) -> list[dict[str, str]]:
+    """Earlier turns as chat messages for query rewriting: each question and the first usable answer."""
+    messages: list[dict[str, str]] = []
+    for turn in turns:
+        messages.append({"role": "user", "content": turn.question})
+        answers = [r for r in turn.results if r.ok and r.answer and not r.abstained]
+        if answers:
+            messages.append({"role": "assistant", "content": answers[0].answer})
+    return messages
+
+
+def streams(engine: Engine, config: Config, retrieval_only: bool) -> bool:
+    """Whether this config's answer can be streamed (a real LLM generator, answers wanted)."""
+    return not retrieval_only and engine.llm_spec(config) != "extractive"
+
+
+def ask_live(
+    engine: Engine,
+    question: str,
+    configs: Sequence[Config],
+    history: Sequence[Mapping[str, str]] | None = None,
+    retrieval_only: bool = False,
+    stream: bool = True,
+) -> Iterator[LiveEvent]:
+    """Run every config concurrently; yield streamed text and each result as soon as it is ready.
+
+    Configs that do not stream share one embedding and candidate pools (like `Engine.run_many`). A
+    configuration that fails yields a result with `errors`; it never stops the others. Streamlit calls
+    stay in the caller's thread: workers only put events on a queue.
+    """
+    events: queue.Queue[LiveEvent] = queue.Queue()
+    contexts: dict[str, QueryContext] = {}
+    messages = [dict(m) for m in history] if history else None
+
+    def work(config: Config) -> None:
+        try:
+            if stream and streams(engine, config, retrieval_only):
+                final: AnswerResult | None = None
+                for item in engine.stream(question, config, messages):
+                    if isinstance(item, AnswerResult):
+                        final = item
+                    elif isinstance(item, StreamEvent) and item.kind == "token" and item.text:
+                        events.put(LiveEvent(config.name, "token", text=item.text))
+                if final is None:
+                    final = AnswerResult(config.name, question, errors=["the generator stopped without a result"])
+                events.put(LiveEvent(config.name, "result", result=final))
+            else:
+                result = engine.run(question, config, messages, retrieval_only, None, contexts)
+                events.put(LiveEvent(config.name, "result", result=result))
+        except Exception as error:  # never let one configuration break the page
+            failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
+            events.put(LiveEvent(config.name, "result", result=failed))
+
+    if not configs:
+        return
+    executor = ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(configs)), thread_name_prefix="ask")
+    try:
+        for config in configs:
+            executor.submit(work, config)
+        pending = {config.name for config in configs}
+        while pending:
+            event = events.get()
+            if event.kind == "result":
+                pending.discard(event.config)
+            yield event
+    finally:
+        executor.shutdown(wait=False)
+
+
+def ask_all(
+    engine: Engine,
+    question: str,
+    configs: Sequence[Config],
+    history: Sequence[Mapping[str, str]] | None = None,
+    retrieval_only: bool = False,
+) -> list[AnswerResult]:
+    """Every config's result in config order (no streaming): the non-interactive form of `ask_live`."""
+    found = {e.config: e.result for e in ask_live(engine, question, configs, history, retrieval_only, stream=False)}
+    return [found[c.name] for c in configs if found.get(c.name) is not None]  # type: ignore[misc]
+
+
+def make_turn(question: str, configs: Sequence[Config], retrieval_only: bool, generator: str, k: int) -> Turn:
+    """An empty turn, timed from now."""
+    turn = Turn(question, [c.name for c in configs], retrieval_only, generator, k)
+    turn.seconds = time.perf_counter()
+    return turn
+
+
+def rerun_request(question: str, configs: Sequence[str], definitions: Mapping[str, Any] | None = None,
+                  history: Sequence[Mapping[str, str]] | None = None) -> dict[str, Any]:
+    """What the evaluation page leaves in session state for the home page to ask again."""
+    return {
+        "question": question,
+        "configs": list(dict.fromkeys(configs)),
+        "definitions": dict(definitions or {}),
+        "history": [dict(m) for m in history or []],
+    }

@@ -1,0 +1,68 @@
+"""The status badge of an answer: answered / partial / abstained (or error), with its confidence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rag.results import AnswerResult
+
+
+@dataclass(frozen=True)
+class Badge:
+    """What the badge says and how it looks (`color` is one of st.badge's colours)."""
+
+    status: str  # "answered" | "partial" | "abstained" | "retrieval only" | "error"
+    label: str
+    color: str
+    icon: str
+    detail: str
+
+
+_LOOKS: dict[str, tuple[str, str]] = {
+    "answered": ("green", ":material/check_circle:"),
+    "partial": ("orange", ":material/rule:"),
+    "abstained": ("gray", ":material/do_not_disturb_on:"),
+    "retrieval only": ("blue", ":material/search:"),
+    "error": ("red", ":material/error:"),
+}
+
+
+def badge_status(abstained: bool, confidence: str, errors: bool = False, retrieval_only: bool = False) -> str:
+    """The badge status from the result fields: errors win, then abstention, then the gate's tier."""
+    if errors:
+        return "error"
+    if abstained or confidence == "abstain":
+        return "abstained"
+    if retrieval_only:
+        return "retrieval only"
+    if confidence == "partial":
+        return "partial"
+    return "answered"
+
+
+def _detail(confidence: str, score: float | None, gated: bool) -> str:
+    if not gated:
+        return "confidence gate off"
+    shown = f"{score:.2f}" if isinstance(score, (int, float)) else "n/a"
+    return f"confidence: {confidence} ({shown})"
+
+
+def badge_for(result: AnswerResult, gated: bool | None = None) -> Badge:
+    """The badge of a live result; `gated` says whether the config had the confidence gate
+    (default: whether the gate left a note or a score)."""
+    if gated is None:
+        gated = result.confidence_score > 0 or any(note.startswith("confidence gate") for note in result.notes)
+    status = badge_status(result.abstained, result.confidence, bool(result.errors), result.retrieval_only)
+    color, icon = _LOOKS[status]
+    return Badge(status, status, color, icon, _detail(result.confidence, result.confidence_score, gated))
+
+
+def badge_for_record(record: Mapping[str, Any]) -> Badge:
+    """The badge of a saved evaluation record (`abstained`, `confidence`)."""
+    confidence = str(record.get("confidence") or "answer")
+    status = badge_status(bool(record.get("abstained")), confidence, bool(record.get("error")))
+    color, icon = _LOOKS[status]
+    score = record.get("confidence_score")
+    return Badge(status, status, color, icon, f"confidence: {confidence}" + (f" ({score:.2f})" if score else ""))

@@ -1,0 +1,508 @@
+"""Saved evaluation runs: `eval_data/results/<run>/<config>.jsonl` plus `metrics.json`, read without the
+evaluation package (pure functions; tolerant of partly written runs).
+
+A record holds one question's outcome for one configuration (query_id, query, category, retrieved_chunks,
+llm_answer, abstained, confidence, citations, ground_truth, relevant_ids, failure, timings, tokens, model);
+`metrics.json` holds `{"configs": {name: {metric: value, ..., "by_category": {...}}}, "manifest": {...}}`.
+When `metrics.json` is missing (a run still in progress), the headline metrics are computed from the records.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rag.settings import PROJECT_ROOT
+
+RESULTS_DIR = PROJECT_ROOT / "eval_data" / "results"
+EVAL_DATA_DIR = PROJECT_ROOT / "eval_data"
+FAILURE_LABELS: tuple[str, ...] = (
+    "error",
+    "retrieval_miss",
+    "ranked_low",
+    "generation_miss",
+    "wrong_abstention",
+    "false_answer",
+)
+OK_LABEL = "ok"
+CHART_METRICS: tuple[str, ...] = (
+    "hit@5",
+    "mrr",
+    "abstention_accuracy",
+    "false_abstention_rate",
+    "keyword_recall",
+    "judge_mean",
+)
+METRIC_LABELS: dict[str, str] = {
+    "hit@5": "hit@5",
+    "mrr": "MRR",
+    "recall@5": "recall@5",
+    "ndcg@5": "nDCG@5",
+    "abstention_accuracy": "abstention accuracy",
+    "false_abstention_rate": "false-abstention rate",
+    "keyword_recall": "keyword recall",
+    "judge_mean": "judge score",
+    "latency_ms_p50": "latency p50 (ms)",
+    "latency_ms_p95": "latency p95 (ms)",
+    "tokens_in": "tokens in",
+    "tokens_out": "tokens out",
+    "reranker_lift": "reranker lift",
+    "tokens_in_mean": "tokens in per question",
+    "tokens_out_mean": "tokens out per question",
+}
+SUMMARY_METRICS: tuple[str, ...] = (
+    "n",
+    "hit@5",
+    "mrr",
+    "recall@5",
+    "ndcg@5",
+    "abstention_accuracy",
+    "false_abstention_rate",
+    "keyword_recall",
+    "judge_mean",
+    "latency_ms_p50",
+    "latency_ms_p95",
+    "tokens_in",
+    "tokens_out",
+    "reranker_lift",
+)
+_HIT = re.compile(r"^hit@(\d+)$")
+
+
+@dataclass
+class SavedRun:
+    """One saved evaluation run."""
+
+    name: str
+    path: Path
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    computed: bool = False  # metrics were computed here (no metrics.json yet)
+
+    @property
+    def configs(self) -> list[str]:
+        """Configuration names, in the order of metrics.json, then any only found as record files."""
+        return list(dict.fromkeys([*self.metrics, *self.records]))
+
+    @property
+    def n_records(self) -> int:
+        """Records over every configuration."""
+        return sum(len(items) for items in self.records.values())
+
+
+# ---------------------------------------------------------------------- finding and loading
+def _is_run_dir(path: Path) -> bool:
+    return path.is_dir() and ((path / "metrics.json").is_file() or any(_record_files(path)))
+
+
+def _record_files(path: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in path.glob("*.jsonl")
+        if p.is_file() and not p.name.startswith(("tmp", ".")) and not p.name.endswith(".part")
+    )
+
+
+def find_runs(root: Path | str = RESULTS_DIR, extra: Iterable[Path | str] = ()) -> list[Path]:
+    """Run folders under `root` (and `extra` ones), newest first."""
+    root = Path(root)
+    found: list[Path] = []
+    if root.is_dir():
+        found.extend(p for p in root.iterdir() if not p.name.startswith((".", "tmp")) and _is_run_dir(p))
+    for item in extra:
+        path = Path(item)
+        if _is_run_dir(path) and path.resolve() not in {p.resolve() for p in found}:
+            found.append(path)
+
+    def modified(path: Path) -> float:
+        files = [path / "metrics.json", *_record_files(path)]
+        return max((f.stat().st_mtime for f in files if f.exists()), default=path.stat().st_mtime)
+
+    return sorted(found, key=lambda p: (-modified(p), p.name))
+
+
+def read_records(path: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
+    """The records of one `<config>.jsonl`; bad lines are skipped (and reported in `warnings`)."""
+    records: list[dict[str, Any]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        if warnings is not None:
+            warnings.append(f"{path.name}: cannot read ({error})")
+        return records
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            if warnings is not None:
+                warnings.append(f"{path.name} line {number}: not JSON (skipped)")
+            continue
+        if isinstance(item, dict):
+            records.append(item)
+        elif warnings is not None:
+            warnings.append(f"{path.name} line {number}: not a JSON object (skipped)")
+    return records
+
+
+def load_run(path: Path | str) -> SavedRun:
+    """Read one run folder: its records per configuration and its metrics (computed if missing)."""
+    path = Path(path)
+    run = SavedRun(name=path.name, path=path)
+    metrics_path = path / "metrics.json"
+    if metrics_path.is_file():
+        try:
+            data = json.loads(metrics_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            run.warnings.append(f"metrics.json: cannot read ({error}); metrics computed from the records")
+            data = {}
+        if isinstance(data, dict):
+            configs = data.get("configs")
+            if isinstance(configs, dict):
+                run.metrics = {str(k): v for k, v in configs.items() if isinstance(v, dict)}
+            manifest = data.get("manifest")
+            if isinstance(manifest, dict):
+                run.manifest = manifest
+    for file in _record_files(path):
+        run.records[file.stem] = read_records(file, run.warnings)
+    missing = [name for name, items in run.records.items() if name not in run.metrics and items]
+    for name in missing:
+        run.metrics[name] = compute_metrics(run.records[name])
+        run.computed = True
+    return run
+
+
+def load_runs(paths: Iterable[Path | str]) -> list[SavedRun]:
+    """Load several runs (names made unique when two folders share one)."""
+    runs: list[SavedRun] = []
+    seen: dict[str, int] = {}
+    for path in paths:
+        run = load_run(path)
+        if run.name in seen:
+            seen[run.name] += 1
+            run.name = f"{run.name} ({seen[run.name]})"
+        else:
+            seen[run.name] = 1
+        runs.append(run)
+    return runs
+
+
+def question_sets(root: Path | str = EVAL_DATA_DIR) -> list[Path]:
+    """Question set files (`*.jsonl`) directly in eval_data/ and in eval_data/generated/."""
+    root = Path(root)
+    found = sorted(root.glob("*.jsonl")) + sorted((root / "generated").glob("*.jsonl"))
+    return [path for path in found if path.is_file()]
+
+
+# ---------------------------------------------------------------------- metrics from records
+def _covers(chunk: Mapping[str, Any]) -> list[str]:
+    covers = chunk.get("covers") or []
+    return [str(c) for c in covers] if isinstance(covers, list) else []
+
+
+def first_relevant_rank(record: Mapping[str, Any]) -> int | None:
+    """Rank (1-based) of the first retrieved chunk covering a relevant id; None when none does."""
+    relevant = set(record.get("relevant_ids") or [])
+    if not relevant:
+        return None
+    for rank, chunk in enumerate(record.get("retrieved_chunks") or [], start=1):
+        if isinstance(chunk, Mapping) and relevant & set(_covers(chunk)):
+            return rank
+    return None
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low, high = math.floor(position), math.ceil(position)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def compute_metrics(records: Sequence[Mapping[str, Any]], k: int = 5) -> dict[str, Any]:
+    """Headline metrics from records alone (used while a run has no metrics.json).
+
+    Uses `rag.evaluate.metrics.summarize` when the evaluation package is installed; otherwise a
+    small built-in version (keyword recall, judge score and reranker lift left empty).
+    """
+    try:
+        from rag.evaluate.metrics import summarize
+    except ImportError:
+        summarize = None
+    if summarize is not None:
+        try:
+            return summarize([dict(r) for r in records], k)
+        except Exception:  # a partly written or older record format: fall back to the built-in version
+            pass
+    return _builtin_metrics(records, k)
+
+
+def _answerable(record: Mapping[str, Any]) -> bool:
+    if "answerable" in record:
+        return bool(record.get("answerable"))
+    return bool(record.get("relevant_ids"))
+
+
+def _builtin_metrics(records: Sequence[Mapping[str, Any]], k: int = 5) -> dict[str, Any]:
+    """Headline metrics without the evaluation package (a question is unanswerable when it says so,
+    or when it names no relevant ids)."""
+
+    def summary(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        answerable = [r for r in items if _answerable(r) and r.get("relevant_ids") and not r.get("error")]
+        unanswerable = [r for r in items if not _answerable(r) and not r.get("error")]
+        ranks = [first_relevant_rank(r) for r in answerable]
+        recalls = []
+        for record in answerable:
+            relevant = set(record.get("relevant_ids") or [])
+            found: set[str] = set()
+            for chunk in (record.get("retrieved_chunks") or [])[:k]:
+                if isinstance(chunk, Mapping):
+                    found |= relevant & set(_covers(chunk))
+            recalls.append(len(found) / len(relevant))
+        latencies = [float(r["total_time_ms"]) for r in items if isinstance(r.get("total_time_ms"), (int, float))]
+        return {
+            "n": len(items),
+            f"hit@{k}": _mean([1.0 if rank is not None and rank <= k else 0.0 for rank in ranks]),
+            "mrr": _mean([1.0 / rank if rank is not None else 0.0 for rank in ranks]),
+            f"recall@{k}": _mean(recalls),
+            "abstention_accuracy": _mean([1.0 if r.get("abstained") else 0.0 for r in unanswerable]),
+            "false_abstention_rate": _mean(
+                [1.0 if r.get("abstained") else 0.0 for r in items if _answerable(r) and not r.get("error")]
+            ),
+            "unanswerable": len(unanswerable),
+            "keyword_recall": None,
+            "judge_mean": None,
+            "latency_ms_p50": _percentile(latencies, 0.5),
+            "latency_ms_p95": _percentile(latencies, 0.95),
+            "tokens_in": sum(int(r.get("tokens_in") or 0) for r in items),
+            "tokens_out": sum(int(r.get("tokens_out") or 0) for r in items),
+            "tokens_in_mean": _mean([float(r.get("tokens_in") or 0) for r in items]),
+            "tokens_out_mean": _mean([float(r.get("tokens_out") or 0) for r in items]),
+            "reranker_lift": None,
+        }
+
+    result = summary(records)
+    categories: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        categories.setdefault(str(record.get("category") or "unknown"), []).append(record)
+    result["by_category"] = {name: summary(items) for name, items in sorted(categories.items())}
+    return result
+
+
+# ---------------------------------------------------------------------- frames for tables and charts
+def hit_metric(runs: Sequence[SavedRun]) -> str:
+    """The hit@k key the runs use (hit@5 unless they report another k)."""
+    for run in runs:
+        for metrics in run.metrics.values():
+            for key in metrics:
+                if _HIT.match(key):
+                    return key
+    return "hit@5"
+
+
+def metric_label(metric: str) -> str:
+    """How a metric key is shown."""
+    if metric in METRIC_LABELS:
+        return METRIC_LABELS[metric]
+    return metric.replace("_", " ")
+
+
+def config_label(run: SavedRun, config: str, runs: Sequence[SavedRun]) -> str:
+    """`config` when one run is shown, else `run / config`."""
+    return config if len(runs) <= 1 else f"{run.name} / {config}"
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def _metric_value(metric: str, value: Any) -> float | None:
+    """A metric as a number; the reranker lift may be a summary dict (its `mean_gain` is the lift)."""
+    if metric == "reranker_lift" and isinstance(value, Mapping):
+        return _number(value.get("mean_gain", value.get("lift")))
+    return _number(value)
+
+
+def metrics_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+    """Long table: run, config, label, metric, value (numbers only; by_category left out)."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, metrics in run.metrics.items():
+            for metric, value in metrics.items():
+                number = _metric_value(metric, value)
+                if metric == "by_category" or number is None:
+                    continue
+                rows.append(
+                    {
+                        "run": run.name,
+                        "config": config,
+                        "label": config_label(run, config, runs),
+                        "metric": metric,
+                        "value": number,
+                    }
+                )
+    return pd.DataFrame(rows, columns=["run", "config", "label", "metric", "value"])
+
+
+def summary_frame(runs: Sequence[SavedRun], metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
+    """Wide table: one row per run/config, one column per headline metric (present ones only)."""
+    long = metrics_frame(runs)
+    hit = hit_metric(runs)
+    wanted = [hit if m == "hit@5" else m for m in metrics]
+    if long.empty:
+        return pd.DataFrame(columns=["label", *wanted])
+    wide = long.pivot_table(index="label", columns="metric", values="value", aggfunc="first", sort=False)
+    present = [m for m in wanted if m in wide.columns]
+    frame = wide[present].reset_index()
+    order = list(dict.fromkeys(long["label"]))
+    frame["_order"] = frame["label"].map({label: i for i, label in enumerate(order)})
+    frame = frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+    frame.columns.name = None
+    return frame.rename(columns={m: metric_label(m) for m in present})
+
+
+def category_frame(runs: Sequence[SavedRun], metric: str) -> pd.DataFrame:
+    """Long table: label, category, value of one metric per category and configuration."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, metrics in run.metrics.items():
+            by_category = metrics.get("by_category")
+            if not isinstance(by_category, dict):
+                continue
+            for category, values in by_category.items():
+                number = _number(values.get(metric)) if isinstance(values, dict) else None
+                if number is not None:
+                    rows.append({"label": config_label(run, config, runs), "category": str(category), "value": number})
+    return pd.DataFrame(rows, columns=["label", "category", "value"])
+
+
+def category_metrics(runs: Sequence[SavedRun]) -> list[str]:
+    """Metrics that appear in some configuration's by_category block (headline order first)."""
+    found: list[str] = []
+    for run in runs:
+        for metrics in run.metrics.values():
+            for values in (metrics.get("by_category") or {}).values():
+                if isinstance(values, dict):
+                    found.extend(k for k, v in values.items() if _number(v) is not None and k != "n")
+    ordered = [m for m in SUMMARY_METRICS if m in found] + [m for m in found if m not in SUMMARY_METRICS]
+    hit = hit_metric(runs)
+    ordered = [hit if m == "hit@5" and hit in found else m for m in ordered]
+    return list(dict.fromkeys(ordered))
+
+
+def _answer(record: Mapping[str, Any]) -> str:
+    return str(record.get("llm_answer") or record.get("answer") or "")
+
+
+def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+    """One row per record: which run/config, the question, its category, failure label and outcome."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, records in run.records.items():
+            for position, record in enumerate(records):
+                failure = record.get("failure") if "failure" in record else ("error" if record.get("error") else None)
+                retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, Mapping)]
+                top = [(_covers(c) or [str(c.get("chunk_id", ""))])[0] for c in retrieved[:3]]
+                rows.append(
+                    {
+                        "run": run.name,
+                        "config": config,
+                        "label": config_label(run, config, runs),
+                        "query_id": str(record.get("query_id", "")),
+                        "category": str(record.get("category") or "unknown"),
+                        "query": str(record.get("query", "")),
+                        "failure": str(failure) if failure else OK_LABEL,
+                        "abstained": bool(record.get("abstained")),
+                        "confidence": str(record.get("confidence") or ""),
+                        "relevant rank": first_relevant_rank(record),
+                        "top retrieved": ", ".join(top),
+                        "answer": _answer(record)[:200],
+                        "total ms": _number(record.get("total_time_ms")),
+                        "_position": position,
+                    }
+                )
+    columns = [
+        "run",
+        "config",
+        "label",
+        "query_id",
+        "category",
+        "query",
+        "failure",
+        "abstained",
+        "confidence",
+        "relevant rank",
+        "top retrieved",
+        "answer",
+        "total ms",
+        "_position",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["relevant rank"] = pd.to_numeric(frame["relevant rank"], errors="coerce").astype("Int64")
+    return frame
+
+
+def filter_questions(
+    frame: pd.DataFrame,
+    configs: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    failures: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Rows whose label (config), category and failure label are among those chosen (None or empty: all)."""
+    mask = pd.Series(True, index=frame.index)
+    if configs:
+        mask &= frame["label"].isin(list(configs)) | frame["config"].isin(list(configs))
+    if categories:
+        mask &= frame["category"].isin(list(categories))
+    if failures:
+        mask &= frame["failure"].isin(list(failures))
+    return frame[mask].reset_index(drop=True)
+
+
+def failure_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """How many records per configuration carry each failure label (ok included)."""
+    if frame.empty:
+        return pd.DataFrame(columns=["label", "failure", "count"])
+    counts = frame.groupby(["label", "failure"], sort=False).size().reset_index(name="count")
+    return counts
+
+
+def record_at(runs: Sequence[SavedRun], run_name: str, config: str, position: int) -> dict[str, Any] | None:
+    """The record behind a questions_frame row."""
+    for run in runs:
+        if run.name == run_name:
+            items = run.records.get(config) or []
+            return items[position] if 0 <= position < len(items) else None
+    return None
+
+
+def config_definitions(runs: Sequence[SavedRun]) -> dict[str, Any]:
+    """Config definitions saved in the runs' manifests (`manifest.configs`: {name: settings}), if any."""
+    found: dict[str, Any] = {}
+    for run in runs:
+        configs = run.manifest.get("configs")
+        if isinstance(configs, dict):
+            found.update({str(k): v for k, v in configs.items() if isinstance(v, dict)})
+        elif isinstance(configs, list):
+            for item in configs:
+                if isinstance(item, dict) and item.get("name"):
+                    found[str(item["name"])] = item
+    return found

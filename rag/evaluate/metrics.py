@@ -1,0 +1,325 @@
+"""Evaluation metrics: pure functions over per-question records (the dicts the runner writes).
+
+A record has at least `retrieved_chunks` (rank order; each with `covers` and `rank_before_rerank`),
+`pool` (the ranked candidate pool before the top-k cut, each with `covers`), `relevant_ids`,
+`required_keywords`, `answerable`, `abstained`, `llm_answer`, `answered` (an answer was generated),
+`category`, `total_time_ms`, `timings_ms`, `tokens_in`, `tokens_out` and `error`.
+
+A retrieved chunk is relevant when its `covers` intersect the question's `relevant_ids`. Retrieval
+metrics (hit@k, MRR@k, recall@k, nDCG@k) are averaged over answerable questions that name relevant ids
+and ran without error. Metrics with no question to average over are None.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from statistics import mean, pstdev
+from typing import Any
+
+Record = Mapping[str, Any]
+FAILURE_LABELS: tuple[str, ...] = (
+    "error",
+    "wrong_abstention",
+    "false_answer",
+    "retrieval_miss",
+    "ranked_low",
+    "generation_miss",
+)
+
+
+# ---------------------------------------------------------------------- one ranked list
+def is_relevant(covers: Iterable[str], relevant_ids: Iterable[str]) -> bool:
+    """Whether a chunk covering `covers` is relevant to a question with `relevant_ids`."""
+    return not set(covers).isdisjoint(relevant_ids)
+
+
+def _covers(chunks: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    return [list(chunk.get("covers") or ()) for chunk in chunks]
+
+
+def first_relevant_rank(ranked_covers: Sequence[Iterable[str]], relevant_ids: Iterable[str]) -> int | None:
+    """1-based position of the first relevant item in a ranked list of `covers`, or None."""
+    relevant = set(relevant_ids)
+    for position, covers in enumerate(ranked_covers, start=1):
+        if is_relevant(covers, relevant):
+            return position
+    return None
+
+
+def hit_at(ranked_covers: Sequence[Iterable[str]], relevant_ids: Iterable[str], k: int) -> float:
+    """1.0 when a relevant item is among the first k, else 0.0."""
+    rank = first_relevant_rank(ranked_covers[:k], relevant_ids)
+    return 1.0 if rank is not None else 0.0
+
+
+def reciprocal_rank(ranked_covers: Sequence[Iterable[str]], relevant_ids: Iterable[str], k: int) -> float:
+    """1 / rank of the first relevant item among the first k, else 0.0."""
+    rank = first_relevant_rank(ranked_covers[:k], relevant_ids)
+    return 1.0 / rank if rank is not None else 0.0
+
+
+def recall_at(ranked_covers: Sequence[Iterable[str]], relevant_ids: Iterable[str], k: int) -> float:
+    """Share of the relevant ids covered by the first k items."""
+    relevant = set(relevant_ids)
+    if not relevant:
+        return 0.0
+    found = {covered for covers in ranked_covers[:k] for covered in covers} & relevant
+    return len(found) / len(relevant)
+
+
+def ndcg_at(ranked_covers: Sequence[Iterable[str]], relevant_ids: Iterable[str], k: int) -> float:
+    """nDCG@k with binary gains: an item gains the number of relevant ids it covers that no earlier
+    item covered (so parts of one schema are not counted twice); the ideal ranking puts one new
+    relevant id at each of the first min(|relevant|, k) positions. Capped at 1.0."""
+    relevant = set(relevant_ids)
+    if not relevant:
+        return 0.0
+    credited: set[str] = set()
+    dcg = 0.0
+    for position, covers in enumerate(ranked_covers[:k], start=1):
+        new = (set(covers) & relevant) - credited
+        if new:
+            credited |= new
+            dcg += len(new) / math.log2(position + 1)
+    ideal = sum(1.0 / math.log2(position + 1) for position in range(1, min(len(relevant), k) + 1))
+    return min(1.0, dcg / ideal) if ideal else 0.0
+
+
+def keyword_recall(answer: str, keywords: Iterable[str]) -> float | None:
+    """Case-insensitive share of `keywords` found in `answer` (None when there are no keywords)."""
+    wanted = [keyword for keyword in keywords if keyword.strip()]
+    if not wanted:
+        return None
+    lowered = (answer or "").lower()
+    return sum(1 for keyword in wanted if keyword.lower() in lowered) / len(wanted)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0–100) with linear interpolation, or None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return float(ordered[0])
+    position = (len(ordered) - 1) * q / 100.0
+    low = math.floor(position)
+    high = math.ceil(position)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
+
+
+# ---------------------------------------------------------------------- one record
+def _retrieved(record: Record) -> list[list[str]]:
+    return _covers(record.get("retrieved_chunks") or [])
+
+
+def scorable(record: Record) -> bool:
+    """Whether the record counts for retrieval metrics (answerable, names relevant ids, no error)."""
+    return bool(record.get("answerable", True)) and bool(record.get("relevant_ids")) and not record.get("error")
+
+
+def failure_label(record: Record) -> str | None:
+    """Why a record failed, or None when it did not.
+
+    `error` (the pipeline failed), `wrong_abstention` (answerable but abstained), `false_answer`
+    (unanswerable but answered), `retrieval_miss` (no relevant chunk in the candidate pool nor in the
+    chunks passed on), `ranked_low` (relevant in the pool but not among the chunks passed on),
+    `generation_miss` (relevant chunk passed on, an answer generated, required keywords missing).
+    """
+    if record.get("error"):
+        return "error"
+    answerable = bool(record.get("answerable", True))
+    abstained = bool(record.get("abstained"))
+    if not answerable:
+        return None if abstained else "false_answer"
+    if abstained:
+        return "wrong_abstention"
+    relevant = record.get("relevant_ids") or []
+    if relevant:
+        retrieved = _retrieved(record)
+        if first_relevant_rank(retrieved, relevant) is None:
+            pool = _covers(record.get("pool") or [])
+            return "ranked_low" if first_relevant_rank(pool, relevant) is not None else "retrieval_miss"
+    if record.get("answered"):
+        recall = keyword_recall(str(record.get("llm_answer") or ""), record.get("required_keywords") or [])
+        if recall is not None and recall < 1.0:
+            return "generation_miss"
+    return None
+
+
+def rerank_ranks(record: Record) -> tuple[int, int] | None:
+    """(rank before, rank after) reranking of the best relevant chunk in the pool; None when not reranked."""
+    relevant = set(record.get("relevant_ids") or [])
+    pool = record.get("pool") or []
+    if not relevant or not pool or all(item.get("rank_before_rerank") is None for item in pool):
+        return None
+    befores = [
+        int(item["rank_before_rerank"])
+        for item in pool
+        if item.get("rank_before_rerank") is not None and is_relevant(item.get("covers") or (), relevant)
+    ]
+    after = first_relevant_rank(_covers(pool), relevant)
+    if not befores or after is None:
+        return None
+    return min(befores), after
+
+
+# ---------------------------------------------------------------------- a set of records
+def _mean(values: Sequence[float]) -> float | None:
+    return round(mean(values), 4) if values else None
+
+
+def hit_rate(records: Sequence[Record], k: int) -> float | None:
+    """Mean hit@k over scorable records."""
+    return _mean([hit_at(_retrieved(r), r["relevant_ids"], k) for r in records if scorable(r)])
+
+
+def mrr(records: Sequence[Record], k: int) -> float | None:
+    """Mean reciprocal rank (within the first k) over scorable records."""
+    return _mean([reciprocal_rank(_retrieved(r), r["relevant_ids"], k) for r in records if scorable(r)])
+
+
+def mean_recall(records: Sequence[Record], k: int) -> float | None:
+    """Mean recall@k over scorable records."""
+    return _mean([recall_at(_retrieved(r), r["relevant_ids"], k) for r in records if scorable(r)])
+
+
+def mean_ndcg(records: Sequence[Record], k: int) -> float | None:
+    """Mean nDCG@k over scorable records."""
+    return _mean([ndcg_at(_retrieved(r), r["relevant_ids"], k) for r in records if scorable(r)])
+
+
+def abstention_accuracy(records: Sequence[Record]) -> float | None:
+    """Share of unanswerable questions (run without error) that were abstained on."""
+    chosen = [r for r in records if not r.get("answerable", True) and not r.get("error")]
+    return _mean([1.0 if r.get("abstained") else 0.0 for r in chosen])
+
+
+def false_abstention_rate(records: Sequence[Record]) -> float | None:
+    """Share of answerable questions (run without error) that were abstained on."""
+    chosen = [r for r in records if r.get("answerable", True) and not r.get("error")]
+    return _mean([1.0 if r.get("abstained") else 0.0 for r in chosen])
+
+
+def mean_keyword_recall(records: Sequence[Record]) -> float | None:
+    """Mean keyword recall over answerable records with keywords where an answer was generated."""
+    values = [
+        keyword_recall(str(r.get("llm_answer") or ""), r.get("required_keywords") or [])
+        for r in records
+        if r.get("answered") and r.get("answerable", True) and not r.get("error")
+    ]
+    return _mean([v for v in values if v is not None])
+
+
+def latency(records: Sequence[Record]) -> dict[str, Any]:
+    """p50/p95 of the total time and of each stage (ms)."""
+    totals = [float(r.get("total_time_ms") or 0.0) for r in records if not r.get("error")]
+    stages: dict[str, list[float]] = {}
+    for record in records:
+        if record.get("error"):
+            continue
+        for stage, value in (record.get("timings_ms") or {}).items():
+            stages.setdefault(stage, []).append(float(value))
+    by_stage = {
+        stage: {"p50": _round(percentile(values, 50)), "p95": _round(percentile(values, 95))}
+        for stage, values in sorted(stages.items())
+    }
+    return {"p50": _round(percentile(totals, 50)), "p95": _round(percentile(totals, 95)), "by_stage": by_stage}
+
+
+def _round(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def tokens(records: Sequence[Record]) -> dict[str, Any]:
+    """Total and mean tokens in and out."""
+    ins = [int(r.get("tokens_in") or 0) for r in records]
+    outs = [int(r.get("tokens_out") or 0) for r in records]
+    return {
+        "tokens_in": sum(ins),
+        "tokens_out": sum(outs),
+        "tokens_in_mean": _round(mean(ins), 1) if ins else None,
+        "tokens_out_mean": _round(mean(outs), 1) if outs else None,
+    }
+
+
+def reranker_lift(records: Sequence[Record]) -> dict[str, Any] | None:
+    """How reranking moved the first relevant chunk in the pool (None when no record was reranked).
+
+    `mean_gain` is the mean of (rank before − rank after): positive means reranking helped.
+    """
+    pairs = [pair for r in records if scorable(r) and (pair := rerank_ranks(r)) is not None]
+    if not pairs:
+        return None
+    return {
+        "n": len(pairs),
+        "mean_rank_before": round(mean(b for b, _ in pairs), 3),
+        "mean_rank_after": round(mean(a for _, a in pairs), 3),
+        "mean_gain": round(mean(b - a for b, a in pairs), 3),
+        "improved": sum(1 for b, a in pairs if a < b),
+        "worsened": sum(1 for b, a in pairs if a > b),
+        "unchanged": sum(1 for b, a in pairs if a == b),
+    }
+
+
+def failure_counts(records: Sequence[Record]) -> dict[str, int]:
+    """How many records got each failure label (labels stored in `failure`, else computed)."""
+    counts: dict[str, int] = {}
+    for record in records:
+        label = record["failure"] if "failure" in record else failure_label(record)
+        if label:
+            counts[label] = counts.get(label, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def judge_summary(records: Sequence[Record]) -> tuple[float | None, float | None]:
+    """(mean judge score, mean per-question spread) over records the judge scored."""
+    scores = [float(r["judge_score"]) for r in records if r.get("judge_score") is not None]
+    spreads = [float(r.get("judge_spread") or 0.0) for r in records if r.get("judge_score") is not None]
+    return _mean(scores), _mean(spreads)
+
+
+def core_metrics(records: Sequence[Record], k: int) -> dict[str, Any]:
+    """The headline numbers of a set of records (also used per category)."""
+    return {
+        "n": len(records),
+        f"hit@{k}": hit_rate(records, k),
+        "mrr": mrr(records, k),
+        f"recall@{k}": mean_recall(records, k),
+        f"ndcg@{k}": mean_ndcg(records, k),
+        "abstention_accuracy": abstention_accuracy(records),
+        "false_abstention_rate": false_abstention_rate(records),
+        "keyword_recall": mean_keyword_recall(records),
+        "errors": sum(1 for r in records if r.get("error")),
+        "failures": failure_counts(records),
+    }
+
+
+def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
+    """Every metric of one configuration's records, with a per-category breakdown."""
+    summary = core_metrics(records, k)
+    judge_mean, judge_spread = judge_summary(records)
+    times = latency(records)
+    counted = tokens(records)
+    summary.update(
+        judge_mean=judge_mean,
+        judge_spread=judge_spread,
+        latency_ms_p50=times["p50"],
+        latency_ms_p95=times["p95"],
+        latency_by_stage=times["by_stage"],
+        tokens_in=counted["tokens_in"],
+        tokens_out=counted["tokens_out"],
+        tokens_in_mean=counted["tokens_in_mean"],
+        tokens_out_mean=counted["tokens_out_mean"],
+        reranker_lift=reranker_lift(records),
+    )
+    categories: dict[str, list[Record]] = {}
+    for record in records:
+        categories.setdefault(str(record.get("category") or "general"), []).append(record)
+    summary["by_category"] = {name: core_metrics(items, k) for name, items in sorted(categories.items())}
+    return summary
+
+
+def spread(values: Sequence[float]) -> float:
+    """Population standard deviation (0 for fewer than two values)."""
+    return round(pstdev(values), 4) if len(values) > 1 else 0.0
