@@ -53,6 +53,25 @@ class GateThresholds:
     out_of_scope_margin: float = 0.05
     out_of_scope_floor: float = 0.40
     rare_term_similarity: float = 0.45
+    unknown_majority_below: float = 0.0
+
+
+# Similarities depend on the embedding model, so each model has its own calibration.
+CALIBRATIONS: dict[str, GateThresholds] = {
+    "all-MiniLM-L6-v2": GateThresholds(),
+    "hashing-384": GateThresholds(
+        abstain_below=0.08,
+        partial_below=0.15,
+        out_of_scope_floor=1.01,
+        rare_term_similarity=0.2,
+        unknown_majority_below=1.0,
+    ),
+}
+
+
+def thresholds_for(embedding_model: str) -> GateThresholds:
+    """The calibrated thresholds of an embedding model (the MiniLM ones when it has none)."""
+    return CALIBRATIONS.get(embedding_model, GateThresholds())
 
 
 @dataclass(frozen=True)
@@ -166,6 +185,9 @@ def decide(
     elif unindexed_api_names(question, profile):
         tier = "abstain"
         reasons.append("asks about an API that is not indexed: " + ", ".join(unindexed_api_names(question, profile)))
+    elif len(unknown) >= 2 and known_share < 0.5 and top_similarity < thresholds.unknown_majority_below:
+        tier = "abstain"
+        reasons.append("most of its words never occur in the docs")
     elif len(rare) >= 2 or (rare and top_similarity < thresholds.rare_term_similarity):
         tier = "abstain"
         reasons.append("technical terms the docs never mention: " + ", ".join(rare))

@@ -234,6 +234,87 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return mcp_main(args)
 
 
+# ---------------------------------------------------------------------- evaluation commands
+@command("eval")
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate configurations on a question set; writes OUT/<config>.jsonl and OUT/metrics.json."""
+    import time
+
+    from tqdm import tqdm
+
+    from rag.config import DEFAULT_CONFIGS, resolve_configs
+    from rag.errors import ConfigError
+    from rag.evaluate.judge import Judge
+    from rag.evaluate.questions import load_questions
+    from rag.evaluate.runner import ablation_configs, format_metrics_table, open_index_without_model, run_evaluation
+    from rag.runner import Engine, engine_from_settings
+    from rag.settings import PROJECT_ROOT
+
+    if args.judge_runs != 1 and not args.judge:
+        return fail("--judge-runs needs --judge openai:MODEL (or groq:MODEL, local)")
+    known = known_configs(args)
+    configs = resolve_configs(args.configs, known) if args.configs else []
+    if args.ablate:
+        if args.ablate not in known:
+            return fail(f"--ablate {args.ablate!r} is not a config; allowed: {', '.join(known)}")
+        configs += ablation_configs(known[args.ablate])
+    configs = list({config.name: config for config in configs or resolve_configs(list(DEFAULT_CONFIGS), known)}
+                   .values())
+    settings = settings_from(args)
+    if args.dry_run:
+        engine = Engine(open_index_without_model(settings), default_llm="extractive")
+    else:
+        engine = engine_from_settings(settings, llm=args.llm)
+    if engine.index.is_empty():
+        return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
+    questions = load_questions(args.questions, engine.index)
+    judge = Judge(args.judge, runs=args.judge_runs) if args.judge else None
+    if judge is not None and args.retrieval_only:
+        raise ConfigError("--judge grades answers; it cannot be used with --retrieval-only")
+    out = Path(args.out) if args.out else PROJECT_ROOT / "eval_data" / "results" / time.strftime("%Y%m%d-%H%M%S")
+    print(f"evaluating {len(questions)} questions x {len(configs)} configs ({', '.join(c.name for c in configs)})"
+          f" -> {out}", file=sys.stderr)
+    bar = tqdm(total=len(questions), desc="eval", unit="question", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.n = done
+        bar.refresh()
+
+    try:
+        result = run_evaluation(
+            engine, questions, configs, out, k=args.k, retrieval_only=args.retrieval_only, resume=args.resume,
+            overwrite=args.overwrite, dry_run=args.dry_run, judge=judge, progress=progress,
+            max_text_chars=args.max_text_chars, questions_source=str(args.questions),
+        )
+    finally:
+        bar.close()
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        print_json(result.metrics)
+    else:
+        print(format_metrics_table(result.metrics, args.k))
+        print(f"\n{result.written} records written, {result.resumed} kept from before; results in {out}")
+    return EXIT_OK
+
+
+@command("make-questions")
+def cmd_make_questions(args: argparse.Namespace) -> int:
+    """Generate a template test set (no LLM) about one indexed API."""
+    from collections import Counter
+
+    from rag.evaluate.generate import make_questions
+    from rag.evaluate.questions import write_questions
+    from rag.evaluate.runner import open_index_without_model
+
+    index = open_index_without_model(settings_from(args))
+    questions = make_questions(index, args.api, limit=args.limit, seed=args.seed)
+    path = write_questions(questions, args.out)
+    counts = ", ".join(f"{kind}={n}" for kind, n in sorted(Counter(q.category for q in questions).items()))
+    print(f"wrote {len(questions)} questions about {args.api} to {path} ({counts})")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command."""
@@ -281,6 +362,32 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--timeout", type=float, default=60.0, help="seconds one tool call may take (default: 60)")
     mcp.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     mcp.add_argument("--config-file", help="TOML or YAML file with more configs")
+
+    evaluate = add("eval", "evaluate configurations on a question set (metrics per config, resumable)")
+    evaluate.add_argument("--questions", required=True, help="question file: native JSONL, {questions: [...]}, "
+                          "experiment queries.jsonl or the StackOne benchmark JSON")
+    evaluate.add_argument("--configs", help="comma-separated names (default: C0,C5,full)")
+    evaluate.add_argument("--config-file", help="TOML or YAML file with more configs")
+    evaluate.add_argument("--ablate", help="also run this config with each of its features switched off")
+    evaluate.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answers")
+    evaluate.add_argument("--k", type=int, default=5, help="chunks retrieved and the metrics cut-off (default: 5)")
+    evaluate.add_argument("--out", help="results folder (default: eval_data/results/<timestamp>)")
+    again = evaluate.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true", help="continue a run in --out, skipping finished records")
+    again.add_argument("--overwrite", action="store_true", help="delete the results in --out and start over")
+    evaluate.add_argument("--dry-run", action="store_true",
+                          help="fake embeddings and placeholder answers: no model or network call")
+    evaluate.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
+    evaluate.add_argument("--judge", help="LLM judge grading answers 1-5 against the ground truth, e.g. openai:gpt-4o")
+    evaluate.add_argument("--judge-runs", type=int, default=1, help="judge each answer N times (mean and spread)")
+    evaluate.add_argument("--max-text-chars", type=int, help="truncate stored chunk texts to N characters")
+    evaluate.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
+
+    make_questions = add("make-questions", "generate a template test set (no LLM) about one indexed API")
+    make_questions.add_argument("--api", required=True, help="the indexed API, as `stats` lists it (e.g. hris)")
+    make_questions.add_argument("--out", required=True, help="JSONL file to write")
+    make_questions.add_argument("--limit", type=int, default=50, help="number of questions (default: 50)")
+    make_questions.add_argument("--seed", type=int, default=0, help="random seed (same seed, same questions)")
     return parser
 
 

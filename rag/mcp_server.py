@@ -486,6 +486,10 @@ def main(args: Any) -> int:
     if args.http:
         print(f"listening on http://127.0.0.1:{args.port}/mcp (streamable HTTP)", file=sys.stderr, flush=True)
         server.run("streamable-http", host="127.0.0.1", port=args.port)
-    else:
-        server.run("stdio")
-    return 0
+        return 0
+    server.run("stdio")
+    # The client closed stdin: leave now. Tearing down torch and transformers takes seconds on a small CPU,
+    # longer than MCP clients wait before killing the server; nothing is left to flush (reads only).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.abstain import OUT_OF_SCOPE_PROTOTYPES, GateThresholds, decide
+from rag.abstain import OUT_OF_SCOPE_PROTOTYPES, GateThresholds, decide, thresholds_for
 from rag.config import Config
 from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
@@ -73,7 +73,7 @@ class Engine:
     default_llm: str = "extractive"
     chat_model_factory: Callable[[str], Any] | None = None
     generator_factory: Callable[[str], Generator] | None = None
-    thresholds: GateThresholds = field(default_factory=GateThresholds)
+    thresholds: GateThresholds | None = None
     max_workers: int = 6
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
@@ -208,7 +208,8 @@ class Engine:
         pools = [ctx.vector_pool(strategy, (), query) for strategy in (config.chunking, "docs")]
         top_similarity = max((pool[0][1] for pool in pools if pool), default=0.0)
         out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
-        decision = decide(query, top_similarity, profile_for(ctx.snapshot), self.thresholds, out_of_scope)
+        thresholds = self.thresholds or thresholds_for(self.index.embedder.name)
+        decision = decide(query, top_similarity, profile_for(ctx.snapshot), thresholds, out_of_scope)
         result.confidence = decision.tier
         result.confidence_score = decision.score
         result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")

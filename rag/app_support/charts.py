@@ -211,7 +211,7 @@ def failure_bars(questions: pd.DataFrame) -> go.Figure:
     if questions.empty:
         return empty_figure("No per-question records in the chosen runs")
     counts = questions.groupby(["label", "failure"], sort=False).size().reset_index(name="count")
-    order = [OK_LABEL, *FAILURE_LABELS] + sorted(set(counts["failure"]) - {OK_LABEL, *FAILURE_LABELS})
+    order = [OK_LABEL, *FAILURE_LABELS, *sorted(set(counts["failure"]) - {OK_LABEL, *FAILURE_LABELS})]
     figure = px.bar(
         counts,
         x="label",

@@ -138,7 +138,10 @@ def resolve_config_name(name: str, known: Mapping[str, Config], definitions: Map
 
 
 def apply_choices(configs: Sequence[Config], k: int | None = None, generator: str | None = None) -> list[Config]:
-    """The configs with the user's k and generator applied (the candidate pool grows to at least k)."""
+    """The configs with the user's k and generator applied (the candidate pool grows to at least k).
+
+    The generator replaces `auto` only: a configuration that names its own generator keeps it.
+    """
     chosen: list[Config] = []
     for config in configs:
         changes: dict[str, Any] = {}
@@ -147,7 +150,7 @@ def apply_choices(configs: Sequence[Config], k: int | None = None, generator: st
                 raise ConfigError(f"k={k!r} is not allowed; allowed: a whole number from 1 to {MAX_K}")
             changes["k"] = int(k)
             changes["candidate_pool"] = max(config.candidate_pool, int(k))
-        if generator and generator != config.generator:
+        if generator and config.generator == "auto":
             changes["generator"] = generator
         chosen.append(replace(config, **changes) if changes else config)
     return chosen

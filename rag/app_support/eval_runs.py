@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from rag.settings import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "eval_data" / "results"
 EVAL_DATA_DIR = PROJECT_ROOT / "eval_data"
+RESULTS_DIR_ENV = "RAG_EVAL_RESULTS_DIR"
+EVAL_DATA_DIR_ENV = "RAG_EVAL_DATA_DIR"
 FAILURE_LABELS: tuple[str, ...] = (
     "error",
     "retrieval_miss",
@@ -100,6 +103,18 @@ class SavedRun:
 
 
 # ---------------------------------------------------------------------- finding and loading
+def results_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where saved runs live: RAG_EVAL_RESULTS_DIR, else eval_data/results."""
+    value = ((os.environ if env is None else env).get(RESULTS_DIR_ENV) or "").strip()
+    return Path(value) if value else RESULTS_DIR
+
+
+def eval_data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where question sets live: RAG_EVAL_DATA_DIR, else eval_data/."""
+    value = ((os.environ if env is None else env).get(EVAL_DATA_DIR_ENV) or "").strip()
+    return Path(value) if value else EVAL_DATA_DIR
+
+
 def _is_run_dir(path: Path) -> bool:
     return path.is_dir() and ((path / "metrics.json").is_file() or any(_record_files(path)))
 
@@ -506,3 +521,18 @@ def config_definitions(runs: Sequence[SavedRun]) -> dict[str, Any]:
                 if isinstance(item, dict) and item.get("name"):
                     found[str(item["name"])] = item
     return found
+
+
+def record_summary(record: Mapping[str, Any]) -> str:
+    """`retrieval 12 ms · generation 340 ms · total 352 ms · tokens in 812 · out 96 · model …` for one record."""
+
+    def number(key: str) -> float:
+        value = _number(record.get(key))
+        return value if value is not None else 0.0
+
+    return (
+        f"retrieval {number('retrieval_time_ms'):,.0f} ms · generation {number('llm_time_ms'):,.0f} ms · "
+        f"total {number('total_time_ms'):,.0f} ms · tokens in {number('tokens_in'):,.0f} · "
+        f"out {number('tokens_out'):,.0f} · model {record.get('model') or 'n/a'}"
+        + (" · dry run" if record.get("dry_run") else "")
+    )

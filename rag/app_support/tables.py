@@ -311,3 +311,11 @@ def document_chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:
     ]
     columns = ["strategy", "kind", "structural ids", "title", "json pointer", "section", "tokens", "part", "chunk id"]
     return pd.DataFrame(rows, columns=columns)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
+
+
+def md_escape(text: str) -> str:
+    """Text shown literally inside Markdown (labels, captions): Markdown and LaTeX markers escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))

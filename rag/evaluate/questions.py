@@ -329,10 +329,11 @@ def detect_format(path: Path | str, text: str | None = None) -> str:
     stripped = text.lstrip()
     if not stripped:
         raise QuestionSetError([f"{path.name}:1: the file is empty"])
-    first_line = stripped.splitlines()[0].strip()
-    if path.suffix.lower() == ".jsonl" or (first_line.startswith("{") and first_line.endswith("}")):
+    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
+    one_object_per_line = len(lines) > 1 and all(line.startswith("{") and line.endswith("}") for line in lines)
+    if path.suffix.lower() == ".jsonl" or one_object_per_line:
         try:
-            first = json.loads(first_line)
+            first = json.loads(lines[0])
         except json.JSONDecodeError:
             first = {}
         if isinstance(first, dict) and "questions" not in first and "test_cases" not in first:

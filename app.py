@@ -1,0 +1,172 @@
+"""SpecRAG Workbench — home page: ask a question, compare configurations side by side.
+
+Run with `make run` (or `streamlit run app.py`). All logic lives in `rag/`; this file only renders.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from rag.app_support import tables, ui
+from rag.app_support.asking import RERUN_KEY, Turn, ask_live, conversation_history, make_turn
+from rag.app_support.engine import (
+    MAX_K,
+    apply_choices,
+    default_config_names,
+    generator_label,
+    generator_options,
+    register_configs,
+    resolve_config_name,
+)
+from rag.errors import ConfigError
+from rag.runner import clean_question
+
+ui.page_setup("Ask & compare", ":material/forum:")
+engine = ui.engine_or_stop()
+ui.render_sidebar(engine)
+known = ui.configs_or_stop()
+
+# A question sent here from another page ("re-run on the home page") with its configurations.
+request = st.session_state.pop(RERUN_KEY, None)
+pending_question: str | None = None
+pending_history: list[dict[str, str]] | None = None
+if isinstance(request, dict) and request.get("question"):
+    chosen: list[str] = []
+    for name in request.get("configs") or []:
+        try:
+            config = resolve_config_name(name, known, request.get("definitions"))
+        except ConfigError as error:
+            st.warning(f"Configuration {name!r} is not available here: {error}")
+            continue
+        if name not in known:
+            register_configs({name: config})
+            known[name] = config
+        chosen.append(name)
+    if chosen:
+        st.session_state["ask_configs"] = chosen
+    pending_question = str(request["question"])
+    pending_history = list(request.get("history") or []) or None
+
+st.title("Ask & compare")
+st.caption(
+    "Ask about the indexed APIs. Each configuration answers in its own column with a badge, citations, "
+    "latency and the chunks it retrieved, so you can see *why* an answer is right or wrong."
+)
+
+if engine.index.is_empty():
+    st.info("The index is empty: upload OpenAPI specs or docs on the Documents page first.")
+    st.page_link(ui.DOCUMENTS_PAGE, label="Go to Documents", icon=":material/upload_file:")
+
+options = generator_options(engine.default_llm)
+with st.container(border=True):
+    left, middle, right, last = st.columns([4, 1, 2, 1.4], vertical_alignment="bottom")
+    if "ask_configs" not in st.session_state:
+        st.session_state["ask_configs"] = default_config_names(known)
+    names: list[str] = left.multiselect(
+        "Configurations",
+        options=list(known),
+        key="ask_configs",
+        help="Any number; each gets its own column. Default: C0 (naive baseline), C5 (cumulative study) and full.",
+    )
+    k = int(middle.number_input("k", min_value=1, max_value=MAX_K, value=5, step=1, key="ask_k",
+                                help="How many chunks each configuration passes on"))
+    generator = right.selectbox(
+        "Generator",
+        options,
+        index=0,
+        format_func=generator_label,
+        key="ask_generator",
+        help="Used by every configuration set to `auto` (all presets). Detected automatically from RAG_LLM, "
+        "an API key or the local model; extractive needs no LLM.",
+    )
+    retrieval_only = last.toggle("Retrieval only", key="ask_retrieval_only",
+                                 help="Retrieve and rank only; no answers are generated")
+    if names:
+        st.caption(ui.config_caption(known, names))
+    st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")
+
+turns: list[Turn] = st.session_state.setdefault("turns", [])
+if turns and st.button("New conversation", icon=":material/refresh:", help="Forget the earlier questions"):
+    turns.clear()
+    st.rerun()
+
+
+def render_turn(number: int, turn: Turn, latest: bool) -> None:
+    """One question and one column per configuration."""
+    with st.chat_message("user"):
+        st.markdown(tables.md_escape(turn.question))
+        for rewritten in turn.rewritten:
+            st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
+    columns = st.columns(len(turn.configs), border=True)
+    for column, name in zip(columns, turn.configs, strict=True):
+        with column:
+            st.subheader(name, anchor=False)
+            result = turn.result_for(name)
+            if result is None:
+                st.caption("No result.")
+                continue
+            ui.render_result(result, known.get(name), key=f"t{number}-{name}", engine=engine, compact=not latest)
+    if latest:
+        ui.render_overlap(turn.results, key=f"t{number}")
+
+
+typed = st.chat_input("Ask about the indexed APIs…", key="ask_input")  # pinned to the bottom of the page
+question = typed or pending_question
+
+for number, turn in enumerate(turns):
+    if number == len(turns) - 1 and not question:
+        render_turn(number, turn, True)
+    else:
+        with st.expander(f"Earlier question {number + 1}: {turn.question[:80]}", expanded=False):
+            render_turn(number, turn, False)
+
+if question:
+    try:
+        question = clean_question(question)
+        if not names:
+            raise ConfigError("choose at least one configuration above")
+        configs = apply_choices([known[name] for name in names], k, generator)
+    except ConfigError as error:
+        st.error(str(error))
+        st.stop()
+    history = pending_history if pending_history is not None else conversation_history(turns)
+    turn = make_turn(question, configs, retrieval_only, generator, k)
+    number = len(turns)
+    with st.chat_message("user"):
+        st.markdown(tables.md_escape(question))
+    status = st.status(f"Asking {len(configs)} configuration(s)…", expanded=False)
+    columns = st.columns(len(configs), border=True)
+    bodies = {}
+    for column, config in zip(columns, configs, strict=True):
+        with column:
+            st.subheader(config.name, anchor=False)
+            bodies[config.name] = st.empty()
+            bodies[config.name].caption("Running…")
+    streamed: dict[str, str] = {}
+    started = time.perf_counter()
+    results = {}
+    for event in ask_live(engine, question, configs, history, retrieval_only):
+        body = bodies[event.config]
+        if event.kind == "token":
+            streamed[event.config] = streamed.get(event.config, "") + event.text
+            body.markdown(tables.safe_markdown(streamed[event.config]) + " ▌")
+            continue
+        assert event.result is not None
+        results[event.config] = event.result
+        status.update(label=f"{len(results)}/{len(configs)} configuration(s) finished…")
+        with body.container():
+            ui.render_result(event.result, known.get(event.config), key=f"t{number}-{event.config}", engine=engine)
+    turn.results = [results[c.name] for c in configs if c.name in results]
+    turn.seconds = time.perf_counter() - started
+    failed = [r.config for r in turn.results if not r.ok]
+    status.update(
+        label=f"{len(configs)} configuration(s) answered in {turn.seconds:.1f} s"
+        + (f" · failed: {', '.join(failed)}" if failed else ""),
+        state="error" if failed and len(failed) == len(configs) else "complete",
+    )
+    for rewritten in turn.rewritten:
+        st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
+    turns.append(turn)
+    ui.render_overlap(turn.results, key=f"t{number}")

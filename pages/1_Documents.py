@@ -1,0 +1,160 @@
+"""Documents: upload specs and docs, see what is indexed, browse chunks, delete, make a test set."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rag.app_support import tables, ui
+from rag.app_support.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_line
+from rag.app_support.engine import default_config_names
+from rag.app_support.eval_bridge import question_generation_available, start_test_set
+from rag.index.store import DUPLICATE_POLICIES
+
+ui.page_setup("Documents", ":material/description:")
+engine = ui.engine_or_stop()
+index = engine.index
+ui.render_sidebar(engine)
+known = ui.configs_or_stop()
+
+st.title("Documents")
+st.caption("Index OpenAPI specs and documentation, browse what each was split into, and remove documents.")
+
+# ---------------------------------------------------------------------- upload
+st.subheader("Upload", anchor=False)
+uploader_round = st.session_state.setdefault("upload_round", 0)
+files = st.file_uploader(
+    "OpenAPI specs (.json .yaml .yml) or docs (.md .txt .rst .html .pdf), up to 10 MB each",
+    type=UPLOAD_TYPES,
+    accept_multiple_files=True,
+    key=f"uploads-{uploader_round}",
+)
+policy = st.radio(
+    "When a document with the same file name is already indexed",
+    DUPLICATE_POLICIES,
+    index=0,
+    horizontal=True,
+    key="duplicate_policy",
+    format_func=lambda p: {
+        "reject": "reject (report it)",
+        "skip": "skip (keep the indexed one)",
+        "replace": "replace (index the new content)",
+    }[p],
+)
+count = len(files or [])
+if st.button(f"Index {count} file(s)" if count else "Index files", type="primary", disabled=not count,
+             icon=":material/upload:", key="index_button"):
+    bar = st.progress(0.0, text="Starting…")
+    with st.spinner("Indexing…", show_time=True):
+        reports = ingest_uploads(
+            index,
+            [(upload.name, upload.getvalue()) for upload in files or []],
+            policy,  # type: ignore[arg-type]
+            progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+        )
+    st.session_state["ingest_reports"] = reports
+    st.session_state["upload_round"] = uploader_round + 1  # a fresh, empty uploader
+    st.rerun()
+
+reports = st.session_state.get("ingest_reports") or []
+if reports:
+    with st.container(border=True):
+        st.markdown("**Last upload**")
+        for report in reports:
+            line = tables.md_escape(report_line(report))
+            if report.status in ("added", "replaced"):
+                st.success(line, icon=":material/check_circle:")
+            elif report.status == "skipped":
+                st.info(line, icon=":material/skip_next:")
+            else:
+                st.error(line, icon=":material/error:")
+        st.dataframe(report_frame(reports), hide_index=True, width="stretch")
+        if any(r.status in ("added", "replaced") for r in reports):
+            st.page_link(ui.HOME_PAGE, label="Ask about it on the home page", icon=":material/forum:")
+
+# ---------------------------------------------------------------------- indexed documents
+st.subheader("Indexed documents", anchor=False)
+records = index.documents()
+if not records:
+    st.info("Nothing is indexed yet. Upload specs or docs above.")
+    st.stop()
+frame = tables.documents_frame(records)
+stats = index.stats()
+a, b, c = st.columns(3)
+a.metric("Documents", len(records))
+counts = stats["chunks"]
+b.metric("Chunks (smart / naive / docs)", " / ".join(str(counts.get(k, 0)) for k in ("smart", "naive", "docs")))
+c.metric("Embedding model", stats["embedding_model"])
+st.dataframe(frame, hide_index=True, width="stretch", key="documents_table")
+
+sources = [record.source for record in records]
+with st.container(border=True):
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    to_delete = left.selectbox("Delete a document", sources, index=None, placeholder="Choose a document…",
+                               key="delete_source")
+    confirm = right.button("Delete", icon=":material/delete:", disabled=to_delete is None, key="delete_button")
+    if confirm and to_delete:
+        with st.spinner(f"Deleting {to_delete}…"):
+            removed = index.delete(to_delete)
+        st.session_state["deleted_message"] = (
+            f"Deleted {to_delete}." if removed else f"{to_delete} was not indexed any more."
+        )
+        st.session_state.pop("delete_source", None)
+        st.rerun()
+    if st.session_state.get("deleted_message"):
+        st.success(st.session_state.pop("deleted_message"))
+
+# ---------------------------------------------------------------------- browse chunks
+st.subheader("Browse chunks", anchor=False)
+left, right = st.columns([3, 2], vertical_alignment="bottom")
+source = left.selectbox("Document", sources, key="browse_source")
+record = next(r for r in records if r.source == source)
+strategies = ["all", *sorted(record.chunk_counts)]
+strategy = right.segmented_control("Chunking", strategies, default="all", key="browse_strategy") or "all"
+snapshot = index.snapshot()
+chunks = tables.document_chunks(snapshot.chunks.values(), source, None if strategy == "all" else strategy)
+st.caption(
+    f"{len(chunks)} chunk(s) of {tables.md_escape(source)} (API `{record.api}`, {record.doc_type}). "
+    "Select a row to see both texts and every metadata field."
+)
+event = st.dataframe(
+    tables.document_chunks_frame(chunks),
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key=f"chunks-{source}-{strategy}",
+    column_config={"chunk id": None},
+)
+picked = ui.selected_row(event)
+if chunks:
+    chosen_chunk = chunks[picked if picked is not None and picked < len(chunks) else 0]
+    with st.container(border=True):
+        if picked is None:
+            st.caption("Showing the first chunk; select a row to see another.")
+        ui.render_chunk_details(chosen_chunk)
+
+# ---------------------------------------------------------------------- test set
+st.subheader("Test this document", anchor=False)
+available, why = question_generation_available()
+job_ids: list[str] = st.session_state.setdefault("testset_jobs", [])
+if not available:
+    st.info(why + " Meanwhile, ask your own questions on the home page.")
+else:
+    st.caption(
+        f"Generates questions from {tables.md_escape(source)} and evaluates configurations on them in the "
+        "background (you can keep using the app)."
+    )
+    left, right, last = st.columns([3, 1, 1], vertical_alignment="bottom")
+    chosen = left.multiselect("Configurations", list(known), default=default_config_names(known),
+                              key="testset_configs")
+    retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only")
+    if last.button("Make a test set for this spec and run it", disabled=not chosen, key="testset_start",
+                   icon=":material/science:"):
+        job = start_test_set(engine, source, record.api, [known[n] for n in chosen], retrieval_only)
+        job_ids.append(job.id)
+        st.rerun()
+finished = ui.render_jobs(job_ids, key="testset")
+done = [job for job in finished if job.status == "done" and job.run_dir is not None]
+if done:
+    st.session_state["eval_preselect"] = [job.run_dir.name for job in done if job.run_dir]
+    st.page_link(ui.EVALUATION_PAGE, label="Open the results on the Evaluation page", icon=":material/monitoring:")

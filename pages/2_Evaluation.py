@@ -1,0 +1,205 @@
+"""Evaluation: compare saved runs, chart their metrics, inspect each question, start new runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from rag.app_support import charts, eval_runs, tables, ui
+from rag.app_support.asking import RERUN_KEY, rerun_request
+from rag.app_support.badges import badge_for_record
+from rag.app_support.engine import default_config_names
+from rag.app_support.eval_bridge import default_run_name, evaluation_available, start_evaluation
+from rag.app_support.jobs import jobs
+
+ui.page_setup("Evaluation", ":material/monitoring:")
+ui.render_sidebar()
+known = ui.configs_or_stop()
+
+st.title("Evaluation")
+st.caption(
+    "Compare saved evaluation runs: retrieval quality, abstention, answer quality, latency and cost per "
+    "configuration, per category and per question, with the reason each failure happened."
+)
+root = eval_runs.results_dir()
+eval_job_ids: list[str] = st.session_state.setdefault("eval_jobs", [])
+all_job_ids = eval_job_ids + list(st.session_state.get("testset_jobs", []))
+extra_runs = [job.run_dir for job in jobs(all_job_ids) if job.run_dir is not None]
+paths = eval_runs.find_runs(root, extra_runs)
+
+# ---------------------------------------------------------------------- start a new evaluation
+with st.expander("Start a new evaluation", icon=":material/play_circle:", expanded=not paths):
+    available, why = evaluation_available()
+    if not available:
+        st.info(why + " Saved runs can still be compared below; the command line runs evaluations too.")
+    else:
+        sets = eval_runs.question_sets(eval_runs.eval_data_dir())
+        if not sets:
+            st.info(f"No question sets (*.jsonl) in {eval_runs.eval_data_dir()}.")
+        else:
+            question_file = st.selectbox("Question set", sets, format_func=lambda p: p.name, key="new_eval_set")
+            chosen = st.multiselect("Configurations", list(known), default=default_config_names(known),
+                                    key="new_eval_configs")
+            left, right = st.columns([1, 2], vertical_alignment="bottom")
+            retrieval_only = left.toggle("Retrieval only (fast, no answers)", value=True, key="new_eval_ro")
+            run_name = right.text_input("Run name", placeholder=default_run_name(), key="new_eval_name")
+            if st.button("Start evaluation", type="primary", disabled=not chosen, key="new_eval_start",
+                         icon=":material/play_arrow:"):
+                engine = ui.engine_or_stop()
+                job = start_evaluation(engine, Path(question_file), [known[n] for n in chosen], retrieval_only,
+                                       root, run_name.strip() or None)
+                eval_job_ids.append(job.id)
+                st.rerun()
+            st.caption(f"Runs are saved under {tables.md_escape(str(root))} and run in the background: "
+                       "other sessions are not blocked, and you can keep using this page.")
+ui.render_jobs(eval_job_ids, key="eval")
+
+if not paths:
+    st.info(f"No saved runs yet in {root}. Start one above, or run an evaluation from the command line.")
+    st.stop()
+
+# ---------------------------------------------------------------------- choose runs
+options = [str(path) for path in paths]
+preselect = [str(p) for p in paths if p.name in set(st.session_state.pop("eval_preselect", []) or [])]
+if preselect:
+    st.session_state["eval_runs"] = preselect
+elif "eval_runs" not in st.session_state or not set(st.session_state["eval_runs"]) <= set(options):
+    st.session_state["eval_runs"] = options[:1]
+selected = st.multiselect(
+    "Runs to compare",
+    options,
+    key="eval_runs",
+    format_func=lambda s: Path(s).name,
+    help="Newest first. Pick several to compare runs; configurations are then named run / config.",
+)
+if not selected:
+    st.info("Choose at least one run.")
+    st.stop()
+runs = eval_runs.load_runs(selected)
+for run in runs:
+    for warning in run.warnings[:5]:
+        st.warning(f"{run.name}: {warning}")
+    if run.computed:
+        st.caption(f"{tables.md_escape(run.name)}: no metrics.json yet — metrics computed from the records.")
+with st.expander("Run manifests"):
+    for run in runs:
+        st.markdown(f"**{tables.md_escape(run.name)}** — {tables.md_escape(str(run.path))}")
+        st.json(run.manifest or {"manifest": "none saved"}, expanded=False)
+
+# ---------------------------------------------------------------------- summary and charts
+metrics = eval_runs.metrics_frame(runs)
+st.subheader("Summary", anchor=False)
+st.dataframe(eval_runs.summary_frame(runs), hide_index=True, width="stretch", key="summary_table")
+
+st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
+
+left, right = st.columns(2)
+with left:
+    category_options = eval_runs.category_metrics(runs) or [eval_runs.hit_metric(runs)]
+    heat_metric = st.selectbox("Heatmap metric", category_options, format_func=eval_runs.metric_label,
+                               key="heatmap_metric")
+    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(runs, heat_metric), heat_metric),
+                    key="category_heatmap", width="stretch")
+with right:
+    quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
+    quality = st.selectbox("Quality metric", quality_options, format_func=eval_runs.metric_label,
+                           key="scatter_metric")
+    st.plotly_chart(charts.quality_latency_scatter(metrics, quality), key="quality_latency", width="stretch")
+
+questions = eval_runs.questions_frame(runs)
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(charts.reranker_lift_bars(metrics), key="reranker_lift", width="stretch")
+with right:
+    st.plotly_chart(charts.failure_bars(questions), key="failure_bars", width="stretch")
+
+# ---------------------------------------------------------------------- per question
+st.subheader("Per question", anchor=False)
+a, b, c = st.columns(3)
+label_options = list(dict.fromkeys(questions["label"]))
+category_options = sorted(dict.fromkeys(questions["category"]))
+failure_options = [f for f in [eval_runs.OK_LABEL, *eval_runs.FAILURE_LABELS] if f in set(questions["failure"])]
+chosen_labels = a.multiselect("Configuration", label_options, key="filter_configs", placeholder="all")
+chosen_categories = b.multiselect("Category", category_options, key="filter_categories", placeholder="all")
+chosen_failures = c.multiselect("Failure label", failure_options, key="filter_failures", placeholder="all")
+filtered = eval_runs.filter_questions(questions, chosen_labels, chosen_categories, chosen_failures)
+st.caption(f"{len(filtered)} of {len(questions)} records. Select a row (or pick it below) to inspect it.")
+shown = filtered.drop(columns=["run", "config", "_position"]).rename(columns={"label": "config"})
+event = st.dataframe(
+    shown,
+    hide_index=True,
+    width="stretch",
+    on_select="rerun",
+    selection_mode="single-row",
+    key="questions_table",
+    column_config={
+        "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)"),
+        "total ms": st.column_config.NumberColumn(format="%.0f"),
+        "answer": st.column_config.TextColumn(width="medium"),
+    },
+)
+row = ui.selected_row(event)
+if filtered.empty:
+    st.stop()
+if row is not None and row < len(filtered) and st.session_state.get("_last_table_row") != row:
+    st.session_state["question_pick"] = row
+st.session_state["_last_table_row"] = row
+if st.session_state.get("question_pick") is not None and st.session_state["question_pick"] >= len(filtered):
+    st.session_state["question_pick"] = 0
+pick = st.selectbox(
+    "Question",
+    list(range(len(filtered))),
+    format_func=lambda i: f"{filtered.at[i, 'query_id']} · {filtered.at[i, 'label']} · {filtered.at[i, 'query'][:90]}",
+    key="question_pick",
+)
+item = filtered.iloc[int(pick or 0)]
+record = eval_runs.record_at(runs, str(item["run"]), str(item["config"]), int(item["_position"])) or {}
+configs_for_rerun = list(dict.fromkeys(filtered["config"] if chosen_labels else questions["config"]))
+with st.container(border=True):
+    head, action = st.columns([3, 1], vertical_alignment="center")
+    with head:
+        st.markdown(f"**{tables.md_escape(str(item['query_id']))}** · {tables.md_escape(str(item['label']))} · "
+                    f"category `{item['category']}` · failure `{item['failure']}`")
+        ui.render_badge(badge_for_record(record))
+    with action:
+        if st.button("Re-run on the home page", type="primary", icon=":material/replay:", key="rerun_question",
+                     help="Ask this question again on the home page with: " + ", ".join(configs_for_rerun)):
+            st.session_state[RERUN_KEY] = rerun_request(
+                str(record.get("query") or item["query"]),
+                configs_for_rerun,
+                eval_runs.config_definitions(runs),
+                record.get("history") if isinstance(record.get("history"), list) else None,
+            )
+            st.switch_page(ui.HOME_PAGE)
+        st.caption("Same configurations: " + tables.md_escape(", ".join(configs_for_rerun)))
+    st.markdown("**Question**")
+    st.markdown(tables.md_escape(str(record.get("query") or item["query"])))
+    if record.get("ground_truth"):
+        st.markdown("**Ground truth**")
+        st.markdown(tables.md_escape(str(record["ground_truth"])))
+    if record.get("relevant_ids"):
+        st.caption("Relevant ids: " + ", ".join(f"`{rid}`" for rid in record["relevant_ids"]))
+    answer = str(record.get("llm_answer") or "")
+    st.markdown("**Answer**")
+    if answer:
+        st.markdown(tables.safe_markdown(answer))
+    else:
+        st.caption("No answer (retrieval only, or the configuration failed).")
+    if record.get("error"):
+        st.error(str(record["error"]))
+    citations = record.get("citations") or []
+    if citations:
+        st.caption("Citations: " + "; ".join(
+            tables.md_escape(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)) for c in citations
+        ))
+    st.caption(tables.md_escape(eval_runs.record_summary(record)))
+    retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, dict)]
+    st.markdown("**Retrieved chunks**")
+    chunk_event = st.dataframe(tables.record_chunk_frame(retrieved), hide_index=True, width="stretch",
+                               on_select="rerun", selection_mode="single-row", key="record_chunks",
+                               column_config={"chunk id": None})
+    chunk_row = ui.selected_row(chunk_event)
+    if chunk_row is not None and chunk_row < len(retrieved):
+        st.code(str(retrieved[chunk_row].get("text") or "(no text saved)"), language="text", wrap_lines=True)
+        st.json({k: v for k, v in retrieved[chunk_row].items() if k != "text"}, expanded=False)

@@ -1,0 +1,86 @@
+"""Indexing uploaded files from the app, one report per file (a bad file never stops the others)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from rag.errors import IngestError, RagError
+from rag.index.store import DuplicatePolicy, Index, IngestReport
+from rag.ingest.pipeline import parse_document
+from rag.ingest.validate import ALLOWED_EXTENSIONS
+
+UPLOAD_TYPES: list[str] = [extension.lstrip(".") for extension in ALLOWED_EXTENSIONS]
+Progress = Callable[[float, str], None]
+
+
+def ingest_uploads(
+    index: Index,
+    files: Sequence[tuple[str, bytes]],
+    on_duplicate: DuplicatePolicy = "reject",
+    progress: Progress | None = None,
+) -> list[IngestReport]:
+    """Validate, parse and index each (name, bytes); `progress(fraction, text)` follows files and chunks."""
+    reports: list[IngestReport] = []
+    count = len(files)
+    for number, (name, data) in enumerate(files):
+        started = time.perf_counter()
+
+        def step(done: int, total: int, name: str = name, number: int = number) -> None:
+            if progress is not None and total:
+                progress((number + done / total) / count, f"{name}: embedded {done}/{total} chunks")
+
+        if progress is not None:
+            progress(number / count, f"{name}: parsing")
+        try:
+            parsed = parse_document(name, data)
+            reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=step))
+        except IngestError as error:
+            status = "rejected" if "already" in error.problem or "already used" in error.problem else "error"
+            reports.append(IngestReport(error.source, status, message=str(error),  # type: ignore[arg-type]
+                                        seconds=time.perf_counter() - started))
+        except RagError as error:
+            reports.append(IngestReport(name, "error", message=f"{name}: {error}",
+                                        seconds=time.perf_counter() - started))
+        except Exception as error:  # a parser bug must not hide the other files' results
+            reports.append(IngestReport(name, "error", message=f"{name}: {type(error).__name__}: {error}",
+                                        seconds=time.perf_counter() - started))
+    if progress is not None:
+        progress(1.0, f"done: {count} file(s)")
+    return reports
+
+
+def report_frame(reports: Sequence[IngestReport]) -> pd.DataFrame:
+    """One row per file: status, API, chunks created per strategy, seconds, message (the error, if any)."""
+    rows: list[dict[str, Any]] = []
+    for report in reports:
+        counts = report.chunk_counts or {}
+        rows.append(
+            {
+                "file": report.source,
+                "status": report.status,
+                "api": report.api,
+                "chunks": sum(counts.values()),
+                "per strategy": ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+                "seconds": round(report.seconds, 2),
+                "message": report.message,
+            }
+        )
+    return pd.DataFrame(rows, columns=["file", "status", "api", "chunks", "per strategy", "seconds", "message"])
+
+
+def report_line(report: IngestReport) -> str:
+    """One sentence per file for the result list."""
+    if report.status in ("error", "rejected"):
+        return report.message or f"{report.source}: {report.status}"
+    counts = report.chunk_counts or {}
+    total = sum(counts.values())
+    detail = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    extra = f" ({report.message})" if report.message else ""
+    return (
+        f"{report.source} → {report.api}: {report.status}, {total} chunks ({detail}) "
+        f"in {report.seconds:.1f} s{extra}"
+    )

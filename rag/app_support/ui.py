@@ -1,0 +1,327 @@
+"""Streamlit helpers shared by `app.py` and `pages/`: page setup, the cached engine, the sidebar with
+"About / how it works", and the renderers of answers, chunk tables, overlap and background jobs.
+
+Nothing here renders user or spec content as HTML: text goes through st.markdown (HTML escaped),
+st.code, st.json or st.dataframe, and `unsafe_allow_html` is never used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag.app_support import charts, tables
+from rag.app_support.badges import Badge, badge_for
+from rag.app_support.engine import build_engine, engine_key, known_configs
+from rag.app_support.jobs import Job, get_job
+from rag.chunk import Chunk
+from rag.config import Config
+from rag.errors import RagError
+from rag.results import AnswerResult, RetrievedChunk
+from rag.runner import Engine
+
+HOME_PAGE = "app.py"
+DOCUMENTS_PAGE = "pages/1_Documents.py"
+EVALUATION_PAGE = "pages/2_Evaluation.py"
+
+STAGES: tuple[tuple[str, str], ...] = (
+    ("rewrite", "A follow-up (\"and its fields?\") becomes a standalone query using the conversation so far "
+                "(with the LLM when one is configured, else by attaching the previous question)."),
+    ("embed", "The query is embedded once and shared by every configuration asked together."),
+    ("intent filter", "Detects which API(s) the question is about and searches only their chunks "
+                      "(falls back to all APIs when the filter finds nothing)."),
+    ("retrieve", "Vector search, BM25 keyword search, or hybrid (both fused with reciprocal rank fusion) over "
+                 "smart chunks (references inlined as prose) or naive chunks (raw JSON pieces), plus docs."),
+    ("rerank", "Reorders the candidate pool: structural (API/path/method evidence), a cross-encoder, or an LLM. "
+               "The chunk table shows each chunk's rank before and after."),
+    ("write-operation check", "For \"create/update/delete X\" questions, checks whether such an endpoint exists, "
+                              "so the answer can say it does not."),
+    ("per-API k", "Multi-API questions get the top results of each API instead of one fixed k."),
+    ("reference expansion", "Adds the schemas the top chunks reference ($ref), within the context budget "
+                            "(marked \"from expansion\")."),
+    ("confidence gate", "Decides answer / partial / abstain from retrieval similarity, words the docs never use and "
+                        "closeness to out-of-scope requests."),
+    ("generate", "Writes the answer with numbered citations (structural id + JSON pointer) — an LLM, or the "
+                 "extractive generator that quotes the most relevant lines without any model."),
+)
+BADGES: tuple[tuple[str, str], ...] = (
+    ("answered", "the gate was confident (or the config has no gate) and an answer was written"),
+    ("partial", "the gate found only part of the evidence; the answer says what is missing"),
+    ("abstained", "the configuration declined to answer: the documentation does not cover the question"),
+    ("retrieval only", "no answer generated; the retrieved chunks are shown"),
+    ("error", "this configuration failed; the others are unaffected"),
+)
+FAILURES: tuple[tuple[str, str], ...] = (
+    ("retrieval_miss", "no relevant chunk in the candidate pool"),
+    ("ranked_low", "a relevant chunk was in the pool but not among the chunks passed on"),
+    ("generation_miss", "relevant chunks were passed on but the answer misses required facts"),
+    ("wrong_abstention", "abstained on a question the docs answer"),
+    ("false_answer", "answered a question the docs do not answer"),
+)
+
+
+# ---------------------------------------------------------------------- setup
+def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
+    """Page title, wide layout (one column per configuration needs the width)."""
+    st.set_page_config(page_title=f"{title} · SpecRAG Workbench", page_icon=icon, layout="wide")
+
+
+@st.cache_resource(show_spinner="Loading the index and models (once per server)…", max_entries=4)
+def _engine(key: str) -> Engine:
+    """One engine per key and process, shared by every session (the Engine and Index are thread-safe)."""
+    return build_engine()
+
+
+def get_engine() -> Engine:
+    """The app's engine (cached per process; tests inject theirs through rag.app_support.engine)."""
+    return _engine(engine_key())
+
+
+def engine_or_stop() -> Engine:
+    """The engine, or a clear error on the page (and the page stops) when the index cannot be opened."""
+    try:
+        return get_engine()
+    except RagError as error:
+        st.error(f"The index cannot be opened: {error}")
+        st.stop()
+    except Exception as error:
+        st.error(f"The engine failed to load ({type(error).__name__}: {error}).")
+        st.stop()
+    raise AssertionError("unreachable")  # st.stop() raises
+
+
+def configs_or_stop() -> dict[str, Config]:
+    """Presets plus the user's configs (RAG_CONFIG_FILE); a bad file is reported and only presets are used."""
+    try:
+        return known_configs()
+    except RagError as error:
+        st.warning(f"Your configuration file was not loaded: {error}")
+        from rag.config import PRESETS
+
+        return dict(PRESETS)
+
+
+# ---------------------------------------------------------------------- sidebar
+def render_sidebar(engine: Engine | None = None) -> None:
+    """The shared sidebar: what is indexed (when the engine is loaded) and "About / how it works"."""
+    with st.sidebar:
+        if engine is not None:
+            try:
+                stats = engine.index.stats()
+                chunks = stats["chunks"]
+                st.caption(
+                    f"Index: {stats['documents']} document(s) · {chunks.get('smart', 0)} smart / "
+                    f"{chunks.get('naive', 0)} naive / {chunks.get('docs', 0)} doc chunks · "
+                    f"embeddings: {tables.md_escape(stats['embedding_model'])} · "
+                    f"default generator: {tables.md_escape(engine.default_llm)}"
+                )
+            except Exception as error:  # the sidebar must never break a page
+                st.caption(f"Index unavailable: {tables.md_escape(str(error))}")
+        render_about()
+
+
+def render_about() -> None:
+    """The "About / how it works" expander: configurations, stages, badges and failure labels."""
+    with st.expander("About / how it works", icon=":material/info:"):
+        st.markdown(
+            "**SpecRAG Workbench** answers questions about API documentation (OpenAPI specs and docs) with "
+            "several retrieval-augmented pipelines side by side, and shows the evidence: which chunks each "
+            "retrieved, at which rank, with which scores, and why it answered or abstained."
+        )
+        st.markdown("**Configurations**")
+        rows = []
+        for name, config in configs_or_stop().items():
+            features = [key.replace("_", " ") for key, on in config.features().items() if on]
+            rows.append(
+                {
+                    "config": name,
+                    "chunks": config.chunking,
+                    "retriever": config.retriever,
+                    "reranker": config.reranker,
+                    "features": ", ".join(features) or "-",
+                    "description": config.description,
+                }
+            )
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.markdown("**What each stage does**")
+        st.markdown("\n".join(f"- **{name}** — {text}" for name, text in STAGES))
+        st.markdown("**Answer badges**")
+        st.markdown("\n".join(f"- **{name}** — {text}" for name, text in BADGES))
+        st.markdown("**Failure labels (evaluation)**")
+        st.markdown("\n".join(f"- `{name}` — {text}" for name, text in FAILURES))
+        st.caption("Pages: Ask & compare (home) · Documents (upload, browse, delete) · Evaluation (saved runs).")
+
+
+# ---------------------------------------------------------------------- answers
+def render_badge(badge: Badge) -> None:
+    """The status badge and its confidence."""
+    st.badge(badge.label, icon=badge.icon, color=badge.color)  # type: ignore[arg-type]
+    st.caption(badge.detail)
+
+
+def render_chunk_details(chunk: Chunk, retrieved: RetrievedChunk | None = None) -> None:
+    """Both texts of a chunk and every metadata field."""
+    st.markdown(f"**{tables.md_escape(tables.structural_label(chunk))}**")
+    st.caption("text (what the generator reads)")
+    st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True)
+    st.caption("embedding text (what was embedded)")
+    st.code(chunk.embedding_text or "(none: the text was embedded)", language="text", wrap_lines=True)
+    st.caption("metadata")
+    st.json(tables.chunk_metadata(chunk, retrieved), expanded=False)
+
+
+def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
+    """The retrieved chunks; selecting a row shows its full text and metadata."""
+    if not chunks:
+        st.caption("No chunks retrieved.")
+        return
+    frame = tables.chunk_frame(chunks)
+    event = st.dataframe(
+        frame,
+        key=key,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        width="stretch",
+        column_config={
+            "rank": st.column_config.NumberColumn("rank", help="final rank"),
+            "rank before rerank": st.column_config.NumberColumn("before rerank", help="rank before reranking"),
+            "vector": st.column_config.NumberColumn(format="%.3f"),
+            "bm25": st.column_config.NumberColumn(format="%.2f"),
+            "fused": st.column_config.NumberColumn(format="%.4f"),
+            "rerank": st.column_config.NumberColumn(format="%.3f"),
+            "from expansion": st.column_config.CheckboxColumn("expansion"),
+            "chunk id": None,
+        },
+    )
+    rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    if rows and 0 <= rows[0] < len(chunks):
+        picked = chunks[rows[0]]
+        with st.container(border=True):
+            render_chunk_details(picked.chunk, picked)
+    else:
+        st.caption("Select a row to see the chunk's full text and metadata.")
+
+
+def render_citations(result: AnswerResult, engine: Engine | None) -> None:
+    """Each citation (structural id and JSON pointer); opening one shows the cited chunk."""
+    if not result.citations:
+        return
+    st.markdown("**Citations**")
+    for number, citation in enumerate(result.citations, start=1):
+        with st.expander(tables.md_escape(tables.citation_label(number, citation))):
+            st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)}")
+            found = tables.find_cited_chunk(citation, result)
+            chunk = found.chunk if found else (engine.index.get_chunk(citation.chunk_id) if engine else None)
+            if chunk is None:
+                st.caption("The cited chunk is no longer indexed.")
+            else:
+                st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True)
+
+
+def render_result(
+    result: AnswerResult,
+    config: Config | None,
+    key: str,
+    engine: Engine | None = None,
+    compact: bool = False,
+) -> None:
+    """One configuration's column: badge, answer, citations, latency and tokens, then its retrieved chunks."""
+    gated = config.abstention if config is not None else None
+    render_badge(badge_for(result, gated))
+    for error in result.errors:
+        st.error(error)
+    if result.standalone_query and result.standalone_query != result.question:
+        st.caption(f"Rewritten as: {tables.md_escape(result.standalone_query)}")
+    if result.answer:
+        st.markdown(tables.safe_markdown(result.answer))
+    elif result.retrieval_only and result.ok:
+        st.caption("Retrieval only: no answer generated.")
+    if compact:
+        if result.citations:
+            st.caption("Cited: " + "; ".join(tables.md_escape(c.structural_id) for c in result.citations))
+        st.caption(f"{result.total_ms:,.0f} ms · {tables.token_summary(result)}")
+        return
+    render_citations(result, engine)
+    st.caption(tables.md_escape(tables.timing_summary(result)))
+    st.caption(tables.md_escape(tables.token_summary(result)))
+    if result.notes or result.facts or result.detected_apis:
+        with st.expander("Pipeline notes"):
+            if result.detected_apis:
+                st.markdown("Detected APIs: " + ", ".join(f"`{api}`" for api in result.detected_apis))
+            for fact in result.facts:
+                st.markdown(f"- fact: {tables.md_escape(fact)}")
+            for note in result.notes:
+                st.markdown(f"- {tables.md_escape(note)}")
+    st.markdown("**Retrieved chunks**")
+    render_chunk_table(result.chunks, key=f"{key}-chunks")
+
+
+def render_overlap(results: Sequence[AnswerResult], key: str) -> None:
+    """Which structural ids each configuration retrieved at which rank; rows only some found are highlighted."""
+    usable = [r for r in results if r.ok]
+    if len(usable) < 2:
+        return
+    names = [r.config for r in usable]
+    frame = tables.overlap_frame(usable)
+    summary = tables.overlap_summary(frame, names)
+    st.markdown("#### Overlap across configurations")
+    unique = ", ".join(f"{name}: {count}" for name, count in summary["unique"].items())
+    st.caption(
+        f"{summary['total']} structural ids retrieved · {summary['all']} found by every configuration · "
+        f"{summary['some']} found by only some (◆, highlighted) · only one found them — {unique}"
+    )
+    st.plotly_chart(charts.overlap_figure(frame, names), key=f"{key}-overlap-fig", width="stretch")
+    st.dataframe(tables.overlap_styler(frame), hide_index=True, width="stretch", key=f"{key}-overlap-table")
+
+
+# ---------------------------------------------------------------------- background jobs
+def render_jobs(job_ids: Sequence[str], key: str) -> list[Job]:
+    """Progress of this session's background jobs; refreshes itself every second while one runs."""
+    current = [job for job in (get_job(i) for i in job_ids) if job is not None]
+    if not current:
+        return []
+    active = any(job.active for job in current)
+
+    def panel() -> None:
+        seen: set[str] = st.session_state.setdefault(f"{key}-finished", set())
+        finished_now = False
+        for job in (get_job(i) for i in job_ids):
+            if job is None:
+                continue
+            if job.active:
+                st.progress(job.fraction, text=job.progress_text())
+            elif job.status == "done":
+                where = f" → {job.run_dir.name}" if job.run_dir else ""
+                st.success(f"{job.label}: finished in {job.elapsed:.0f} s{where}")
+            else:
+                st.error(f"{job.label}: failed — {job.error}")
+                if job.details:
+                    with st.expander("Details"):
+                        st.code(job.details, language="text")
+            if not job.active and job.id not in seen:
+                seen.add(job.id)
+                finished_now = active
+        if finished_now:
+            st.rerun(scope="app")
+
+    st.fragment(panel, run_every=1.0 if active else None)()
+    return current
+
+
+def selected_row(event: Any) -> int | None:
+    """The selected row of a dataframe event (None when nothing is selected)."""
+    rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    return int(rows[0]) if rows else None
+
+
+def config_caption(configs: Mapping[str, Config], names: Sequence[str]) -> str:
+    """`C0: naive JSON chunks + vector · …` for the chosen configurations."""
+    return " · ".join(
+        f"**{tables.md_escape(name)}**: {tables.md_escape(configs[name].description or '')}"
+        for name in names
+        if name in configs
+    )

@@ -1,0 +1,503 @@
+"""A template test-set generator: questions about any indexed spec, without an LLM.
+
+Facts come from the smart chunks (their metadata plus the text lines the chunker writes, such as
+`- page_size (query, integer, optional): Results per page Default: 25. Maximum: 100.`):
+
+- `endpoint`: an operation's summary said in other words ("List Employees" → "How can I get all
+  employees?") through a small verb synonym table;
+- `parameter`: defaults, enums, limits, required / deprecated / header parameters of an operation;
+- `schema`: required fields and enum values of component schemas;
+- `auth`: how to authenticate (from the overview's security schemes);
+- `write_check`: a write that does not exist on a resource that does ("How do I delete a course?" when
+  courses can only be listed) — answerable: the answer points at the operations that exist;
+- `out_of_scope`: distractors about features no indexed spec mentions (unanswerable).
+
+The same index, API, limit and seed always give the same questions.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.errors import ConfigError
+from rag.evaluate.questions import Question
+
+KINDS: tuple[str, ...] = ("endpoint", "parameter", "schema", "write_check", "auth", "out_of_scope")
+FLAG_WORDS = frozenset({"required", "optional", "nullable", "deprecated", "read-only", "write-only"})
+LOCATIONS = frozenset({"query", "header", "path", "cookie"})
+# Verb of an operation summary → ways to say it (used as "How can I {phrase} {object}?").
+VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "list": ("get all", "fetch every", "see all the", "retrieve all"),
+    "get": ("look up one", "fetch a single", "retrieve one specific"),
+    "create": ("add a new", "make a new", "set up a new"),
+    "update": ("change an existing", "modify an existing", "edit an existing"),
+    "delete": ("remove", "erase", "get rid of"),
+    "cancel": ("call off", "withdraw"),
+    "upload": ("send in", "attach"),
+    "download": ("save a copy of", "pull down"),
+    "invite": ("send an invitation to",),
+    "search": ("look for", "find"),
+    "send": ("dispatch", "deliver"),
+    "assign": ("allocate",),
+    "replace": ("overwrite",),
+}
+TEMPLATES: tuple[str, ...] = (
+    "How can I {phrase}{where}?",
+    "Which endpoint lets me {phrase}{where}?",
+    "What call do I use to {phrase}{where}?",
+    "I need to {phrase}{where}. Which API operation does that?",
+)
+# Made-up features: (term that must occur in no indexed chunk, question template).
+DISTRACTORS: tuple[tuple[str, str], ...] = (
+    ("fax", "How do I send a fax to {a_thing} through {title}?"),
+    ("blockchain", "Which endpoint writes {things} to a blockchain ledger?"),
+    ("horoscope", "Which field holds the horoscope of {a_thing}?"),
+    ("graphql", "How do I subscribe to {thing} changes with a GraphQL subscription?"),
+    ("carbon footprint", "Where does the API return the carbon footprint of {a_thing}?"),
+    ("hologram", "How do I attach a hologram to {a_thing}?"),
+    ("telepathy", "Which endpoint sends {things} by telepathy?"),
+    ("nft", "How can I mint an NFT for {a_thing}?"),
+    ("karaoke", "Which parameter sets the karaoke playlist of {a_thing}?"),
+    ("weather forecast", "How do I get the weather forecast for {a_thing}'s location?"),
+)
+OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One `- name (location?, type, flags): description facts` line of a smart chunk."""
+
+    name: str
+    location: str
+    type_label: str
+    flags: tuple[str, ...]
+    description: str
+    facts: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def required(self) -> bool:
+        """Whether the field is flagged required."""
+        return "required" in self.flags
+
+    @property
+    def deprecated(self) -> bool:
+        """Whether the field is flagged deprecated."""
+        return "deprecated" in self.flags
+
+    def default(self) -> str | None:
+        """The default from `Default: X.` or from a description's "(default value is X)"."""
+        if "Default" in self.facts:
+            return self.facts["Default"]
+        match = re.search(r"default value is ([^)\s,;]+)", self.description, re.IGNORECASE)
+        return match.group(1).rstrip(".") if match else None
+
+    def enum(self) -> list[str]:
+        """Enum values (null and `unmapped_value` left out)."""
+        raw = self.facts.get("Enum") or self.facts.get("Item enum") or ""
+        values = [v.strip() for v in raw.split(", ") if v.strip()]
+        return [v for v in values if v not in ("null", "unmapped_value")]
+
+
+_FACT = re.compile(
+    r"\b(Default|Enum|Item enum|Minimum|Maximum|Exclusive minimum|Exclusive maximum|Min length|Max length|"
+    r"Min items|Max items|Const|Example|Examples|Pattern|Format|Multiple of|Unique items): "
+)
+
+
+def _split_facts(rest: str) -> tuple[str, dict[str, str]]:
+    """Split `description Default: 25. Maximum: 100.` into the description and {label: value}."""
+    matches = list(_FACT.finditer(rest))
+    if not matches:
+        return rest.strip(), {}
+    description = rest[: matches[0].start()].strip()
+    facts: dict[str, str] = {}
+    for position, match in enumerate(matches):
+        end = matches[position + 1].start() if position + 1 < len(matches) else len(rest)
+        value = rest[match.end() : end].strip()
+        if value.endswith("."):
+            value = value[:-1]
+        facts.setdefault(match.group(1), value.strip())
+    return description, facts
+
+
+def parse_field_line(line: str) -> Field | None:
+    """Parse one `- name (…): …` line (the parentheses may nest, e.g. `string (date-time)`); None otherwise."""
+    stripped = line.strip()
+    if not stripped.startswith("- ") or " (" not in stripped:
+        return None
+    name, _, rest = stripped[2:].partition(" (")
+    depth, close = 1, -1
+    for position, char in enumerate(rest):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                close = position
+                break
+    if close < 0 or not name or " " in name:
+        return None
+    inner, tail = rest[:close], rest[close + 1 :]
+    parts: list[str] = []
+    depth, current = 0, ""
+    for char in inner:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    location = parts[0] if parts and parts[0] in LOCATIONS else ""
+    remaining = parts[1:] if location else parts
+    flags = tuple(p for p in remaining if p in FLAG_WORDS)
+    type_label = next((p for p in remaining if p not in FLAG_WORDS), "")
+    description, facts = _split_facts(tail.removeprefix(":").strip())
+    return Field(name, location, type_label, flags, description, facts)
+
+
+@dataclass(frozen=True)
+class OperationFacts:
+    """What the generator knows about one operation."""
+
+    structural_id: str
+    method: str
+    path: str
+    summary: str
+    parameters: tuple[Field, ...]
+    body_fields: tuple[Field, ...]
+
+    @property
+    def label(self) -> str:
+        """`GET /path`."""
+        return f"{self.method} {self.path}"
+
+
+def operation_facts(chunk: Any) -> OperationFacts:
+    """Parameters and top-level request body fields from a smart operation chunk."""
+    parameters: list[Field] = []
+    body: list[Field] = []
+    section = ""
+    summary = ""
+    for line in chunk.text.splitlines():
+        if line.startswith("Summary: "):
+            summary = line.removeprefix("Summary: ").strip()
+        elif line.startswith("Parameters:"):
+            section = "parameters"
+        elif line.startswith("Request body"):
+            section = "body"
+        elif line.startswith("Responses:"):
+            section = "responses"
+        elif section == "parameters" and line.startswith("- "):
+            parsed = parse_field_line(line)
+            if parsed is not None and parsed.location:
+                parameters.append(parsed)
+        elif section == "body" and line.startswith("  - ") and not line.startswith("   "):
+            parsed = parse_field_line(line)
+            if parsed is not None:
+                body.append(parsed)
+    return OperationFacts(
+        chunk.covers[0], chunk.method.upper(), chunk.path, summary, tuple(parameters), tuple(body)
+    )
+
+
+# ---------------------------------------------------------------------- wording
+def singular(noun_phrase: str) -> str:
+    """Naive singular of the last word: policies → policy, addresses → address, courses → course."""
+    words = noun_phrase.split()
+    if not words:
+        return noun_phrase
+    last = words[-1]
+    if last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("sses", "xes", "ches", "shes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        last = last[:-1]
+    return " ".join([*words[:-1], last])
+
+
+def with_article(noun_phrase: str) -> str:
+    """`a course`, `an employee`, `a user`."""
+    lowered = noun_phrase.lower()
+    vowel = lowered[:1] in ("a", "e", "i", "o", "u") and not lowered.startswith(("us", "uni", "eu", "one"))
+    return ("an " if vowel else "a ") + noun_phrase
+
+
+def split_summary(summary: str) -> tuple[str, str]:
+    """("list", "employee time off requests") from "List Employee Time Off Requests"."""
+    words = summary.strip().rstrip(".").split()
+    if not words:
+        return "", ""
+    rest = [word.lower() for word in words[1:]]
+    while len(rest) > 1 and rest[0] in ("a", "an", "the", "one", "all"):
+        rest = rest[1:]
+    return words[0].lower(), " ".join(rest)
+
+
+def paraphrase(summary: str, rng: random.Random) -> str | None:
+    """The summary's action in other words ("List Employees" → "get all employees"); None for unknown verbs."""
+    verb, thing = split_summary(summary)
+    options = VERB_SYNONYMS.get(verb)
+    if not options or not thing:
+        return None
+    phrase = rng.choice(options)
+    if (verb == "get" or phrase.endswith("every")) and thing.endswith("s") and not thing.endswith("ss"):
+        thing = singular(thing)
+    return f"{phrase} {thing}"
+
+
+def api_title(chunks: Iterable[Any], api: str) -> str:
+    """`the People API` / `the HRIS API` from the overview chunk's first line."""
+    for chunk in chunks:
+        if chunk.kind == "overview":
+            first = chunk.text.splitlines()[0] if chunk.text else ""
+            title = first.removeprefix("API overview: ").split("  [")[0].strip()
+            if title:
+                return f"the {title}" if title.lower().endswith("api") else f"the {title} API"
+    return f"the {api} API"
+
+
+# ---------------------------------------------------------------------- candidates per kind
+def _q(kind: str, question: str, relevant: Sequence[str], keywords: Sequence[str], truth: str,
+       answerable: bool = True) -> Question:
+    return Question(
+        id="",
+        question=question,
+        category=kind,
+        answerable=answerable,
+        relevant_ids=tuple(dict.fromkeys(relevant)),
+        required_keywords=tuple(dict.fromkeys(k for k in keywords if k)),
+        ground_truth=truth,
+    )
+
+
+def _endpoint_questions(operations: Sequence[OperationFacts], where: str, rng: random.Random) -> list[Question]:
+    found = []
+    for operation in operations:
+        phrase = paraphrase(operation.summary, rng)
+        if phrase is None:
+            continue
+        template = rng.choice(TEMPLATES)
+        found.append(
+            _q(
+                "endpoint",
+                template.format(phrase=phrase, where=where),
+                [operation.structural_id],
+                [operation.label],
+                f"Use {operation.label} ({operation.summary}).",
+            )
+        )
+    return found
+
+
+def _parameter_questions(operations: Sequence[OperationFacts], where: str, rng: random.Random) -> list[Question]:
+    found: list[Question] = []
+    for operation in operations:
+        phrase = paraphrase(operation.summary, rng) or f"call {operation.label}"
+        action = f"{phrase}{where}"
+        sid, label = operation.structural_id, operation.label
+        for parameter in operation.parameters:
+            name = parameter.name
+            default = parameter.default()
+            if default:
+                found.append(_q("parameter", f"What is the default value of `{name}` when I {action}?", [sid],
+                                [name, default], f"{name} defaults to {default} on {label}."))
+            values = parameter.enum()
+            if len(values) >= 2:
+                found.append(_q("parameter", f"Which values can the `{name}` parameter take when I {action}?",
+                                [sid], values[:3], f"{name} on {label} accepts: {', '.join(values)}."))
+            for fact, word in (("Maximum", "largest"), ("Minimum", "smallest")):
+                if fact in parameter.facts:
+                    value = parameter.facts[fact]
+                    found.append(_q("parameter", f"What is the {word} `{name}` allowed when I {action}?", [sid],
+                                    [value], f"The {fact.lower()} of {name} on {label} is {value}."))
+        required = [p.name for p in operation.parameters if p.required]
+        if required:
+            found.append(_q("parameter", f"Which parameters must I always send to {action}?", [sid], required[:4],
+                            f"{label} requires: {', '.join(required)}."))
+        deprecated = [p.name for p in operation.parameters if p.deprecated]
+        if deprecated:
+            found.append(_q("parameter", f"Which parameters are deprecated when I {action}?", [sid], deprecated[:4],
+                            f"Deprecated parameters of {label}: {', '.join(deprecated)}."))
+        headers = [p.name for p in operation.parameters if p.location == "header"]
+        if headers:
+            found.append(_q("parameter", f"Which HTTP headers does the request take when I {action}?", [sid],
+                            headers[:4], f"{label} takes the header(s) {', '.join(headers)}."))
+        body_required = [f.name for f in operation.body_fields if f.required]
+        if body_required:
+            found.append(_q("parameter", f"Which request body fields are required to {action}?", [sid],
+                            body_required[:4], f"The body of {label} requires: {', '.join(body_required)}."))
+    return found
+
+
+def _schema_questions(chunks: Sequence[Any], title: str) -> list[Question]:
+    found: list[Question] = []
+    for chunk in chunks:
+        name = chunk.title.removeprefix("Schema ").split(" (part")[0].strip()
+        sid = chunk.covers[0]
+        for line in chunk.text.splitlines():
+            if line.startswith("Required fields: ") and chunk.part == 1:
+                names = [n.strip() for n in line.removeprefix("Required fields: ").split(",") if n.strip()]
+                text = f"Which fields are mandatory in {with_article(name)} object of {title}?"
+                found.append(_q("schema", text, [sid], names[:4], f"{name} requires: {', '.join(names)}."))
+            elif line.startswith("- "):
+                parsed = parse_field_line(line)
+                if parsed is None:
+                    continue
+                values = parsed.enum()
+                if len(values) >= 2:
+                    found.append(_q("schema", f"What values are allowed for `{parsed.name}` in {name}?", [sid],
+                                    values[:3], f"{name}.{parsed.name} is one of: {', '.join(values)}."))
+                default = parsed.facts.get("Default")
+                if default:
+                    found.append(_q("schema", f"What is the default of the `{parsed.name}` field in {name}?",
+                                    [sid], [default], f"{name}.{parsed.name} defaults to {default}."))
+    return found
+
+
+def _resource_groups(operations: Sequence[OperationFacts]) -> dict[str, list[OperationFacts]]:
+    """Operations grouped by collection path (`/x` and `/x/{id}` together)."""
+    groups: dict[str, list[OperationFacts]] = {}
+    collections = {op.path for op in operations if op.method == "GET" and split_summary(op.summary)[0] == "list"}
+    for operation in operations:
+        base = re.sub(r"/\{[^/}]+\}$", "", operation.path)
+        if base in collections:
+            groups.setdefault(base, []).append(operation)
+    return groups
+
+
+def _write_check_questions(operations: Sequence[OperationFacts], where: str) -> list[Question]:
+    found: list[Question] = []
+    for base, group in sorted(_resource_groups(operations).items()):
+        listing = next(op for op in group if op.path == base and op.method == "GET")
+        thing = singular(split_summary(listing.summary)[1])
+        if not thing:
+            continue
+        methods = {(op.path == base, op.method) for op in group}
+        existing = sorted(group, key=lambda op: (op.path, op.method))
+        reads = [op.label for op in existing if op.method == "GET"][:2]
+        relevant = [op.structural_id for op in existing]
+        offered = ", ".join(op.label for op in existing)
+        missing: list[tuple[str, str]] = []
+        if (True, "POST") not in methods and (True, "PUT") not in methods:
+            missing.append(("create", f"How do I create a new {thing}{where}?"))
+        if not any(method == "DELETE" for _, method in methods):
+            missing.append(("delete", f"How do I delete {with_article(thing)}{where}?"))
+        if not any(method in ("PATCH", "PUT") for _, method in methods):
+            missing.append(("update", f"How can I update {with_article(thing)}{where}?"))
+        for verb, text in missing:
+            found.append(_q("write_check", text, relevant, reads,
+                            f"There is no operation to {verb} {with_article(thing)}; only {offered} exist."))
+    return found
+
+
+def _auth_questions(chunks: Sequence[Any], title: str) -> list[Question]:
+    found: list[Question] = []
+    for chunk in chunks:
+        if chunk.kind != "overview":
+            continue
+        schemes: list[tuple[str, str]] = []
+        inside = False
+        for line in chunk.text.splitlines():
+            if line.startswith("Authentication / security schemes:"):
+                inside = True
+            elif inside and line.startswith("- ") and ": " in line:
+                name, _, kind = line[2:].partition(": ")
+                schemes.append((name.strip(), kind.split(".")[0].strip()))
+            elif inside and not line.startswith(" "):
+                inside = False
+        if not schemes:
+            continue
+        api = chunk.api
+        relevant = [f"{api}.components.securitySchemes.{name}" for name, _ in schemes]
+        relevant = [sid for sid in relevant if sid in chunk.covers] or [chunk.covers[0]]
+        keywords = [kind.split()[1] if kind.startswith("HTTP ") and len(kind.split()) > 1 else name
+                    for name, kind in schemes][:2]
+        found.append(_q("auth", f"How do I authenticate my requests to {title}?", relevant, keywords,
+                        "Authentication: " + "; ".join(f"{n} ({k})" for n, k in schemes) + "."))
+    return found
+
+
+def _out_of_scope_questions(operations: Sequence[OperationFacts], corpus_words: str, title: str,
+                            rng: random.Random) -> list[Question]:
+    things = sorted({split_summary(op.summary)[1] for op in operations if split_summary(op.summary)[0] == "list"})
+    things = [t for t in things if t] or ["records"]
+    found: list[Question] = []
+    for term, template in DISTRACTORS:
+        if re.search(rf"\b{re.escape(term)}\b", corpus_words):
+            continue  # some indexed spec mentions it: not a safe distractor
+        many = rng.choice(things)
+        one = singular(many)
+        text = template.format(things=many, thing=one, a_thing=with_article(one), title=title)
+        found.append(_q("out_of_scope", text, [], [], OUT_OF_SCOPE_TRUTH, answerable=False))
+    return found
+
+
+# ---------------------------------------------------------------------- the generator
+def make_questions(index: Any, api: str, limit: int | None = 50, seed: int = 0) -> list[Question]:
+    """Generate up to `limit` questions about one indexed API, balanced over KINDS, deterministic per seed.
+
+    Raises ConfigError when `api` is not indexed (naming the indexed ones).
+    """
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit={limit!r} is not allowed; allowed: a whole number of 1 or more")
+    snapshot = index.snapshot()
+    apis = snapshot.apis()
+    if api not in apis:
+        raise ConfigError(f"api={api!r} is not indexed; indexed: {', '.join(apis) or 'none'}")
+    chunks = sorted(
+        (c for c in snapshot.chunks.values() if c.api == api and c.strategy == "smart"), key=lambda c: c.chunk_id
+    )
+    rng = random.Random(seed)
+    title = api_title(chunks, api)
+    where = f" in {title}"
+    operations = [operation_facts(c) for c in chunks if c.kind == "operation" and c.covers and c.method]
+    operations = [op for op in operations if op.path.startswith("/")]
+    schemas = [c for c in chunks if c.kind == "schema" and c.covers]
+    corpus_words = " ".join(c.text.lower() for c in snapshot.chunks.values() if c.strategy != "naive")
+    buckets: dict[str, list[Question]] = {
+        "endpoint": _endpoint_questions(operations, where, rng),
+        "parameter": _parameter_questions(operations, where, rng),
+        "schema": _schema_questions(schemas, title),
+        "write_check": _write_check_questions(operations, where),
+        "auth": _auth_questions(chunks, title),
+        "out_of_scope": _out_of_scope_questions(operations, corpus_words, title, rng),
+    }
+    for kind in KINDS:
+        unique = list({q.question.lower(): q for q in buckets[kind]}.values())
+        if kind == "schema":  # many schemas share one shape (error responses): keep one question per answer
+            unique = list({(q.question.split(" in ")[0], q.required_keywords): q for q in unique}.values())
+        rng.shuffle(unique)
+        buckets[kind] = unique
+    chosen: list[Question] = []
+    seen: set[str] = set()
+    budget = limit if limit is not None else sum(len(b) for b in buckets.values())
+    while len(chosen) < budget and any(buckets.values()):
+        for kind in KINDS:
+            if buckets[kind] and len(chosen) < budget:
+                candidate = buckets[kind].pop(0)
+                if candidate.question.lower() not in seen:
+                    seen.add(candidate.question.lower())
+                    chosen.append(candidate)
+    safe_api = re.sub(r"[^a-z0-9]+", "-", api.lower()).strip("-") or "api"
+    return [
+        Question(
+            id=f"gen-{safe_api}-{position:03d}",
+            question=q.question,
+            category=q.category,
+            answerable=q.answerable,
+            relevant_ids=q.relevant_ids,
+            required_keywords=q.required_keywords,
+            ground_truth=q.ground_truth,
+        )
+        for position, q in enumerate(chosen, start=1)
+    ]

@@ -1,0 +1,90 @@
+"""Fixtures for the app tests: the fixture index behind an extractive engine, injected into the app, and a copy
+of the tiny saved evaluation run."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL_RUN_FIXTURE = FIXTURES / "eval_run"
+
+# A spec none of the other fixtures has: uploading it must make its API askable.
+INVENTORY_SPEC = b"""openapi: 3.0.3
+info:
+  title: Inventory API
+  version: 1.0.0
+  description: Warehouses and the stock they hold.
+paths:
+  /warehouses/{id}/stock:
+    get:
+      operationId: get_warehouse_stock
+      summary: Get warehouse stock
+      description: Returns the stock levels of every product stored in one warehouse.
+      parameters:
+        - name: id
+          in: path
+          required: true
+          description: The warehouse id
+          schema:
+            type: string
+      responses:
+        '200':
+          description: The stock levels of the warehouse
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/StockLevels'
+components:
+  schemas:
+    StockLevels:
+      type: object
+      description: Stock levels of one warehouse
+      properties:
+        warehouse_id:
+          type: string
+        quantities:
+          type: object
+          additionalProperties:
+            type: integer
+"""
+
+
+@pytest.fixture
+def app_engine(fixture_index):  # type: ignore[no-untyped-def]
+    """An extractive engine over the fixture index, injected into the app (no model is loaded)."""
+    from rag.app_support import engine as app_engine_module
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index, default_llm="extractive")
+    app_engine_module.set_engine_override(engine)
+    yield engine
+    app_engine_module.clear_engine_override()
+
+
+@pytest.fixture(autouse=True)
+def app_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No user config file, no hosted LLM keys, and saved runs / question sets in temporary folders."""
+    for name in ("RAG_CONFIG_FILE", "RAG_APP_TEST_ENGINE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAG_LLM", "extractive")
+    results = tmp_path / "results"
+    results.mkdir()
+    data = tmp_path / "eval_data"
+    data.mkdir()
+    monkeypatch.setenv("RAG_EVAL_RESULTS_DIR", str(results))
+    monkeypatch.setenv("RAG_EVAL_DATA_DIR", str(data))
+    yield
+
+
+@pytest.fixture
+def saved_runs(tmp_path: Path) -> Path:
+    """The tiny saved run copied into the (temporary) results folder the app reads."""
+    results = tmp_path / "results"
+    shutil.copytree(EVAL_RUN_FIXTURE / "tiny-run", results / "tiny-run")
+    return results

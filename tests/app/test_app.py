@@ -1,0 +1,440 @@
+"""The Streamlit pages driven in-process with AppTest, on the fixture index with the extractive generator.
+
+No model is loaded: the engine is injected through `rag.app_support.engine.set_engine_override` (see conftest).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rag.app_support import jobs
+from rag.app_support.asking import RERUN_KEY, rerun_request
+from tests.app.conftest import INVENTORY_SPEC, ROOT
+
+ANSWERABLE = "What is the page_size parameter of list orders?"
+OUT_OF_SCOPE = "What's the weather in Berlin?"
+
+
+# ---------------------------------------------------------------------- helpers
+def open_app(page: str | None = None, session: dict[str, Any] | None = None) -> AppTest:
+    """The app after its first run (optionally switched to a page); `session` is set before the first run."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    for key, value in (session or {}).items():
+        at.session_state[key] = value
+    at.run()
+    assert_ok(at)
+    if page:
+        at.switch_page(page).run()
+        assert_ok(at)
+    return at
+
+
+def assert_ok(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def ask(at: AppTest, question: str, configs: list[str] | None = None) -> AppTest:
+    if configs is not None:
+        at.multiselect(key="ask_configs").set_value(configs)
+    at.chat_input(key="ask_input").set_value(question).run()
+    assert_ok(at)
+    return at
+
+
+def badges(at: AppTest) -> list[str]:
+    """The status badges on the page (st.badge renders as `:color-badge[icon label]` markdown)."""
+    return [m.value for m in at.markdown if "-badge[" in m.value]
+
+
+def result_columns(at: AppTest) -> list[str]:
+    """Configuration names heading the result columns, in order."""
+    return [column.subheader[0].value for column in at.columns if len(column.subheader)]
+
+
+def frames_with_column(at: AppTest, column: str) -> list[Any]:
+    return [frame.value for frame in at.dataframe if column in frame.value.columns]
+
+
+def plotly_charts(at: AppTest) -> list[Any]:
+    return list(at.get("plotly_chart"))
+
+
+# ---------------------------------------------------------------------- home: ask & compare
+def test_home_shows_controls_generator_and_about(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app()
+    assert at.title[0].value == "Ask & compare"
+    assert at.multiselect(key="ask_configs").value == ["C0", "C5", "full"]
+    generator = at.selectbox(key="ask_generator")
+    assert generator.value == "extractive"
+    assert "extractive (no LLM)" in generator.options
+    assert at.toggle(key="ask_retrieval_only").value is False
+    about = [e for e in at.sidebar.expander if "About / how it works" in e.label]
+    assert about, "the About section is in the sidebar"
+    about_text = " ".join(m.value for m in about[0].markdown)
+    assert "confidence gate" in about_text and "reference expansion" in about_text
+    described = about[0].dataframe[0].value
+    assert {"C0", "C5", "full"} <= set(described["config"])
+
+
+@pytest.mark.parametrize("configs", [["C0", "full"], ["C0", "C5", "full"], ["full"]])
+def test_a_question_renders_one_column_per_configuration(app_engine, configs) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), ANSWERABLE, configs)
+    assert result_columns(at) == configs
+    turn = at.session_state["turns"][-1]
+    assert [r.config for r in turn.results] == configs
+    assert all(r.ok and r.answer for r in turn.results)
+    assert len(badges(at)) == len(configs)
+    chunk_tables = frames_with_column(at, "rank before rerank")
+    assert len(chunk_tables) == len(configs)
+    table = chunk_tables[-1]
+    for column in ("rank", "structural ids", "api", "kind", "vector", "bm25", "fused", "rerank", "from expansion"):
+        assert column in table.columns
+    assert "shop-3_0" in set(table["api"])
+    # every answer names its citations by structural id (an expander per citation shows the chunk)
+    cited = [e.label for e in at.expander if e.label.replace("\\", "").startswith("[1]")]
+    assert len(cited) == len(configs)
+    if len(configs) > 1:
+        overlap = frames_with_column(at, "found by")
+        assert overlap and set(configs) <= set(overlap[0].columns)
+        assert any("Overlap across configurations" in m.value for m in at.markdown)
+    else:
+        assert not frames_with_column(at, "found by")
+
+
+def test_out_of_scope_question_shows_abstained_badge(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), OUT_OF_SCOPE, ["full"])
+    result = at.session_state["turns"][-1].results[0]
+    assert result.abstained, result.notes  # the real result field, from the confidence gate on the fixture index
+    assert result.confidence == "abstain"
+    shown = badges(at)
+    assert len(shown) == 1 and "abstained" in shown[0] and "gray-badge" in shown[0]
+    assert any("confidence: abstain" in c.value for c in at.caption)
+
+
+def test_answered_and_abstained_side_by_side(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), OUT_OF_SCOPE, ["C0", "full"])
+    shown = badges(at)
+    assert "answered" in shown[0]  # C0 has no gate: it answers anyway
+    assert "abstained" in shown[1]
+    assert any("confidence gate off" in c.value for c in at.caption)
+
+
+def test_follow_up_keeps_history_and_shows_the_rewritten_query(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), ANSWERABLE, ["C0", "full"])
+    at = ask(at, "and what about its default value?")
+    turns = at.session_state["turns"]
+    assert len(turns) == 2
+    rewritten = turns[-1].rewritten
+    assert rewritten and ANSWERABLE in rewritten[0]
+    assert any("Rewritten as" in c.value and "regarding" in c.value for c in at.caption)
+    earlier = [e for e in at.expander if e.label.startswith("Earlier question 1")]
+    assert earlier, "the first turn stays visible, folded"
+
+
+def test_retrieval_only_shows_chunks_without_answers(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app()
+    at.toggle(key="ask_retrieval_only").set_value(True)
+    at = ask(at, ANSWERABLE, ["C0", "full"])
+    results = at.session_state["turns"][-1].results
+    assert all(r.retrieval_only and not r.answer and r.chunks for r in results)
+    assert all("retrieval only" in b for b in badges(at))
+    assert len(frames_with_column(at, "rank before rerank")) == 2
+
+
+def test_k_changes_how_many_chunks_each_configuration_passes_on(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app()
+    at.number_input(key="ask_k").set_value(2)
+    at = ask(at, ANSWERABLE, ["C0"])
+    assert len(at.session_state["turns"][-1].results[0].chunks) == 2
+
+
+def test_an_error_stays_in_its_own_column(app_engine, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    config_file = tmp_path / "configs.toml"
+    config_file.write_text('[configs.broken]\nbase = "C0"\ngenerator = "groq:llama-3.1-8b-instant"\n')
+    monkeypatch.setenv("RAG_CONFIG_FILE", str(config_file))
+    at = ask(open_app(), ANSWERABLE, ["C0", "broken"])
+    assert result_columns(at) == ["C0", "broken"]
+    good, broken = at.session_state["turns"][-1].results
+    assert good.ok and good.answer
+    assert broken.errors and "GROQ_API_KEY" in broken.errors[0]
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "GROQ_API_KEY" in errors[0]
+    assert "error" in badges(at)[1] and "answered" in badges(at)[0]
+
+
+def test_empty_question_is_refused_with_a_message(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), "   ", ["C0"])
+    assert not at.session_state["turns"]
+
+
+def test_a_rerun_request_from_another_page_is_asked(app_engine) -> None:  # type: ignore[no-untyped-def]
+    request = rerun_request(ANSWERABLE, ["C5", "full-minus-rerank"])
+    at = open_app(session={RERUN_KEY: request})
+    assert result_columns(at) == ["C5", "full-minus-rerank"]
+    turn = at.session_state["turns"][-1]
+    assert turn.question == ANSWERABLE
+    assert at.multiselect(key="ask_configs").value == ["C5", "full-minus-rerank"]
+
+
+# ---------------------------------------------------------------------- documents
+def test_documents_page_lists_and_browses_the_index(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app("pages/1_Documents.py")
+    assert at.title[0].value == "Documents"
+    listed = frames_with_column(at, "ingest (s)")[0]
+    assert list(listed["source"]) == ["people-3.1.json", "shop-3.0.yaml"]
+    assert (listed["smart chunks"] > 0).all() and (listed["naive chunks"] > 0).all()
+    chunks = frames_with_column(at, "json pointer")[0]
+    assert set(chunks["strategy"]) == {"smart", "naive"}
+    # the first chunk is shown in full: both texts and the metadata
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("text (what the generator reads)") for c in captions)
+    assert any(c.startswith("embedding text") for c in captions)
+    assert at.json, "chunk metadata is shown"
+    assert any(e.label.startswith("About / how it works") for e in at.sidebar.expander)
+
+
+def test_uploaded_spec_becomes_askable_on_the_home_page(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app("pages/1_Documents.py")
+    at.file_uploader[0].set_value(
+        [
+            ("inventory.yaml", INVENTORY_SPEC, "application/yaml"),
+            ("not-openapi.yaml", (ROOT / "tests/fixtures/specs/not-openapi.yaml").read_bytes(), "application/yaml"),
+        ]
+    )
+    at.run()
+    at.button(key="index_button").click().run()
+    assert_ok(at)
+    reports = {r.source: r for r in at.session_state["ingest_reports"]}
+    assert reports["inventory.yaml"].status == "added" and sum(reports["inventory.yaml"].chunk_counts.values()) > 0
+    assert reports["not-openapi.yaml"].status == "error"
+    assert any("inventory.yaml" in s.value and "added" in s.value for s in at.success)
+    assert any("not-openapi.yaml" in e.value for e in at.error)
+    assert "inventory.yaml" in set(frames_with_column(at, "ingest (s)")[0]["source"])
+
+    at.switch_page("app.py").run()
+    at = ask(at, "How do I get the stock levels of a warehouse?", ["C0", "full"])
+    for result in at.session_state["turns"][-1].results:
+        assert result.ok
+        assert result.chunks[0].chunk.api == "inventory", (result.config, result.chunks[0].chunk.covers)
+    assert not at.session_state["turns"][-1].results[1].abstained
+
+
+def test_duplicate_policy_and_delete(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app("pages/1_Documents.py")
+    data = (ROOT / "tests/fixtures/specs/people-3.1.json").read_bytes()
+    at.file_uploader[0].set_value(("people-3.1.json", data, "application/json"))
+    at.radio(key="duplicate_policy").set_value("reject")
+    at.run()
+    at.button(key="index_button").click().run()
+    assert at.session_state["ingest_reports"][0].status == "rejected"
+    assert any("already indexed" in e.value for e in at.error)
+
+    at.selectbox(key="delete_source").set_value("people-3.1.json").run()
+    at.button(key="delete_button").click().run()
+    assert_ok(at)
+    assert any("Deleted people-3.1.json" in s.value for s in at.success)
+    assert list(frames_with_column(at, "ingest (s)")[0]["source"]) == ["shop-3.0.yaml"]
+    assert [r.source for r in app_engine.index.documents()] == ["shop-3.0.yaml"]
+
+
+def test_test_set_button_explains_when_the_evaluation_package_is_missing(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", None)
+    at = open_app("pages/1_Documents.py")
+    assert any("needs the evaluation package" in i.value for i in at.info)
+
+
+# ---------------------------------------------------------------------- a fake evaluation package
+def fake_runner_module(calls: list[dict[str, Any]]) -> types.ModuleType:
+    """A stand-in for rag.evaluate.runner: evaluates with the real engine (retrieval only) and saves a run."""
+    from rag.evaluate.metrics import failure_label, summarize
+
+    module = types.ModuleType("rag.evaluate.runner")
+
+    def run_evaluation(engine, questions, configs, out_dir, *, run_name, retrieval_only=False, progress=None):  # type: ignore[no-untyped-def]
+        calls.append({"questions": questions, "configs": configs, "out_dir": out_dir, "run_name": run_name,
+                      "retrieval_only": retrieval_only})
+        folder = Path(out_dir) / run_name
+        folder.mkdir(parents=True)
+        metrics = {}
+        total = len(questions) * len(configs)
+        done = 0
+        for config in configs:
+            records = []
+            for question in questions:
+                result = engine.run(question.question, config, retrieval_only=retrieval_only)
+                record = {
+                    "query_id": question.id,
+                    "experiment": config.name,
+                    "query": question.question,
+                    "category": question.category,
+                    "answerable": question.answerable,
+                    "relevant_ids": list(question.relevant_ids),
+                    "retrieved_chunks": [c.to_dict() for c in result.chunks],
+                    "llm_answer": result.answer,
+                    "abstained": result.abstained,
+                    "confidence": result.confidence,
+                    "total_time_ms": result.total_ms,
+                    "tokens_in": result.tokens_in,
+                    "tokens_out": result.tokens_out,
+                }
+                record["failure"] = failure_label(record)
+                records.append(record)
+                done += 1
+                if progress:
+                    progress(done, total)
+            (folder / f"{config.name}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+            metrics[config.name] = summarize(records)
+        (folder / "metrics.json").write_text(json.dumps({"configs": metrics, "manifest": {"run": run_name}}))
+        return folder
+
+    module.run_evaluation = run_evaluation  # type: ignore[attr-defined]
+    return module
+
+
+def fake_generate_module() -> types.ModuleType:
+    """A stand-in for rag.evaluate.generate: one question per operation of the document."""
+    from rag.evaluate.questions import Question
+
+    module = types.ModuleType("rag.evaluate.generate")
+
+    def make_questions(index, source, api, n=None):  # type: ignore[no-untyped-def]
+        operations = [c for c in index.snapshot().chunks.values()
+                      if c.source == source and c.strategy == "smart" and c.kind == "operation"]
+        return [
+            Question(f"gen-{i}", f"How do I {c.title.lower()}?", "endpoint", True, (c.covers[0],))
+            for i, c in enumerate(sorted(operations, key=lambda c: c.chunk_id)[: n or 5])
+        ]
+
+    module.make_questions = make_questions  # type: ignore[attr-defined]
+    return module
+
+
+def test_make_a_test_set_for_a_spec_and_run_it(app_engine, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", fake_runner_module(calls))
+    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", fake_generate_module())
+    at = open_app("pages/1_Documents.py")
+    at.selectbox(key="browse_source").set_value("shop-3.0.yaml").run()
+    at.multiselect(key="testset_configs").set_value(["C0", "full"]).run()
+    at.button(key="testset_start").click().run()
+    assert_ok(at)
+    job = jobs.get_job(at.session_state["testset_jobs"][-1])
+    assert job is not None
+    jobs.wait(job, 60)
+    assert job.status == "done", job.error
+    assert job.run_dir is not None and (job.run_dir / "metrics.json").is_file()
+    assert [c.name for c in calls[0]["configs"]] == ["C0", "full"]
+    assert (tmp_path / "eval_data" / "generated" / "shop-3_0.jsonl").is_file()
+    at.run()
+    assert any(job.run_dir.name in s.value for s in at.success)
+    links = [link for link in at.get("page_link") if "Evaluation" in link.proto.label]
+    assert links, "a link to the evaluation page"
+    at.switch_page("pages/2_Evaluation.py").run()
+    assert_ok(at)
+    assert at.multiselect(key="eval_runs").value == [str(job.run_dir)]
+
+
+# ---------------------------------------------------------------------- evaluation
+def test_evaluation_page_renders_charts_from_a_saved_run(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
+    at = open_app("pages/2_Evaluation.py")
+    assert at.title[0].value == "Evaluation"
+    assert at.multiselect(key="eval_runs").value == [str(saved_runs / "tiny-run")]
+    summary = frames_with_column(at, "MRR")[0]
+    assert list(summary["label"]) == ["C0", "full"]
+    assert summary["hit@5"].tolist() == [pytest.approx(2 / 3, abs=1e-3), 1.0]
+    charts = plotly_charts(at)
+    assert len(charts) == 5  # metric bars, category heatmap, quality vs latency, reranker lift, failure labels
+    figures = [json.loads(chart.proto.spec) for chart in charts]
+    panel_titles = {a.get("text") for a in figures[0]["layout"].get("annotations", [])}
+    for title in ("hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score"):
+        assert title in panel_titles
+    assert figures[1]["data"][0]["type"] == "heatmap"
+    assert figures[1]["data"][0]["x"] == ["C0", "full"]
+    questions = frames_with_column(at, "failure")[0]
+    assert len(questions) == 8
+    assert set(questions["failure"]) == {"ok", "retrieval_miss", "generation_miss", "false_answer"}
+    assert any("about" in e.label.lower() for e in at.sidebar.expander)
+
+
+def test_evaluation_filters_and_reruns_a_question_on_the_home_page(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
+    at = open_app("pages/2_Evaluation.py")
+    at.multiselect(key="filter_failures").set_value(["retrieval_miss"]).run()
+    table = frames_with_column(at, "failure")[0]
+    assert list(table["query_id"]) == ["q2"] and list(table["config"]) == ["C0"]
+    at.multiselect(key="filter_failures").set_value([]).run()
+    at.multiselect(key="filter_categories").set_value(["out_of_scope"]).run()
+    table = frames_with_column(at, "failure")[0]
+    assert list(table["config"]) == ["C0", "full"]
+    at.selectbox(key="question_pick").set_value(1).run()
+    assert any("abstained" in b for b in badges(at))
+    at.button(key="rerun_question").click().run()
+    assert_ok(at)
+    assert at.title[0].value == "Ask & compare"
+    turn = at.session_state["turns"][-1]
+    assert turn.question == OUT_OF_SCOPE
+    assert turn.configs == ["C0", "full"]
+    assert turn.results[1].abstained
+
+
+def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", None)
+    at = open_app("pages/2_Evaluation.py")
+    assert any("needs the evaluation package" in i.value for i in at.info)
+    assert len(plotly_charts(at)) == 5  # saved runs are still compared
+
+
+def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", fake_runner_module(calls))
+    questions = tmp_path / "eval_data" / "tiny.jsonl"
+    questions.write_text(
+        json.dumps({"id": "t1", "question": ANSWERABLE, "category": "parameter", "answerable": True,
+                    "relevant_ids": ["shop-3_0.paths./orders.get"], "required_keywords": ["page_size"],
+                    "ground_truth": "page_size: results per page"}) + "\n"
+        + json.dumps({"id": "t2", "question": OUT_OF_SCOPE, "category": "out_of_scope", "answerable": False,
+                      "relevant_ids": [], "required_keywords": [], "ground_truth": ""}) + "\n"
+    )
+    at = open_app("pages/2_Evaluation.py")
+    at.selectbox(key="new_eval_set").set_value(questions)
+    at.multiselect(key="new_eval_configs").set_value(["C0", "full"])
+    at.text_input(key="new_eval_name").set_value("from-the-page")
+    at.button(key="new_eval_start").click().run()
+    assert_ok(at)
+    job = jobs.get_job(at.session_state["eval_jobs"][-1])
+    assert job is not None
+    jobs.wait(job, 60)
+    assert job.status == "done", job.error
+    assert calls[0]["retrieval_only"] is True and calls[0]["run_name"] == "from-the-page"
+    assert [q.id for q in calls[0]["questions"]] == ["t1", "t2"]
+    assert job.run_dir == saved_runs / "from-the-page"
+    at.run()
+    assert_ok(at)
+    assert at.multiselect(key="eval_runs").options == ["from-the-page", "tiny-run"]  # newest first
+    at.multiselect(key="eval_runs").set_value([str(saved_runs / "from-the-page"), str(saved_runs / "tiny-run")]).run()
+    assert_ok(at)
+    summary = frames_with_column(at, "MRR")[0]
+    assert list(summary["label"]) == ["from-the-page / C0", "from-the-page / full", "tiny-run / C0", "tiny-run / full"]
+
+
+def test_the_real_evaluation_runner_through_the_app_bridge(app_engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """When rag.evaluate.runner exists, the app's bridge must be able to call it (retrieval only, fixture index)."""
+    from rag.app_support.eval_bridge import evaluation_available, start_evaluation
+    from rag.config import PRESETS
+
+    available, why = evaluation_available()
+    if not available:
+        pytest.skip(f"the evaluation runner is not installed yet ({why})")
+    questions = tmp_path / "eval_data" / "tiny.jsonl"
+    questions.write_text(json.dumps({"id": "t1", "question": ANSWERABLE, "category": "parameter",
+                                     "answerable": True, "relevant_ids": ["shop-3_0.paths./orders.get"],
+                                     "required_keywords": ["page_size"], "ground_truth": "page_size"}) + "\n")
+    job = jobs.wait(start_evaluation(app_engine, questions, [PRESETS["C0"]], True, tmp_path / "results", "real"), 120)
+    assert job.status == "done", job.error + job.details
+    assert job.run_dir is not None and any(job.run_dir.glob("*.jsonl"))

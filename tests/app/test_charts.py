@@ -1,0 +1,531 @@
+"""The app's pure building blocks: figures, tables, badges, saved-run loading, configs and the evaluation bridge."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from rag.app_support import charts, eval_runs, tables
+from rag.app_support.asking import Turn, ask_all, ask_live, conversation_history
+from rag.app_support.badges import badge_for, badge_for_record, badge_status
+from rag.app_support.documents import ingest_uploads, report_frame
+from rag.app_support.engine import (
+    apply_choices,
+    build_engine,
+    clear_engine_override,
+    engine_key,
+    generator_options,
+    known_configs,
+    resolve_config_name,
+    set_engine_override,
+)
+from rag.app_support.eval_bridge import ProgressAdapter, call_with
+from rag.app_support.jobs import Job, start_job, wait
+from rag.config import PRESETS
+from rag.errors import ConfigError, RagError
+from rag.results import AnswerResult, Citation, RetrievedChunk
+from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
+from tests.fakes import make_chunk
+
+RUN = EVAL_RUN_FIXTURE / "tiny-run"
+
+
+@pytest.fixture
+def run() -> eval_runs.SavedRun:
+    return eval_runs.load_run(RUN)
+
+
+def result(config: str, *items: tuple[str, int], **fields: Any) -> AnswerResult:
+    """An AnswerResult whose chunks cover the given (structural id, rank) pairs."""
+    chunks = [
+        RetrievedChunk(make_chunk(sid, f"text of {sid}", chunk_id=f"{config}/{sid}"), {"vector": 0.5}, rank)
+        for sid, rank in items
+    ]
+    return AnswerResult(config=config, question="q", chunks=chunks, **fields)
+
+
+# ---------------------------------------------------------------------- saved runs
+def test_load_run_reads_records_metrics_and_manifest(run) -> None:  # type: ignore[no-untyped-def]
+    assert run.name == "tiny-run"
+    assert run.configs == ["C0", "full"]
+    assert {name: len(items) for name, items in run.records.items()} == {"C0": 4, "full": 4}
+    assert run.metrics["full"]["hit@5"] == 1.0
+    assert run.manifest["configs"]["full"]["reranker"] == "structural"
+    assert not run.warnings and not run.computed
+
+
+def test_load_run_without_metrics_computes_them_and_skips_bad_lines(tmp_path: Path) -> None:
+    folder = tmp_path / "partial"
+    folder.mkdir()
+    lines = (RUN / "C0.jsonl").read_text().splitlines()
+    (folder / "C0.jsonl").write_text("\n".join([lines[0], "{not json", "[1, 2]", *lines[1:]]) + "\n")
+    (folder / "tmp-C0.jsonl").write_text("ignored\n")
+    loaded = eval_runs.load_run(folder)
+    assert loaded.computed and loaded.configs == ["C0"]
+    assert len(loaded.records["C0"]) == 4
+    assert len(loaded.warnings) == 2 and "line 2" in loaded.warnings[0]
+    stored = json.loads((RUN / "metrics.json").read_text())["configs"]["C0"]
+    for metric in ("hit@5", "mrr", "abstention_accuracy", "false_abstention_rate"):
+        assert loaded.metrics["C0"][metric] == pytest.approx(stored[metric], abs=1e-3), metric
+
+
+def test_builtin_metrics_match_the_evaluation_package(run) -> None:  # type: ignore[no-untyped-def]
+    computed = eval_runs._builtin_metrics(run.records["full"])
+    stored = run.metrics["full"]
+    for metric in ("n", "hit@5", "mrr", "recall@5", "abstention_accuracy", "false_abstention_rate",
+                   "latency_ms_p50", "tokens_in"):
+        assert computed[metric] == pytest.approx(stored[metric], abs=1e-3), metric
+    assert set(computed["by_category"]) == {"endpoint", "schema", "parameter", "out_of_scope"}
+
+
+def test_find_runs_newest_first_and_extra_folders(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    shutil.copytree(RUN, root / "older")
+    shutil.copytree(RUN, tmp_path / "elsewhere")
+    (root / "empty").mkdir()
+    (root / "tmp-scratch").mkdir()
+    newer = root / "newer"
+    newer.mkdir()
+    (newer / "C0.jsonl").write_text((RUN / "C0.jsonl").read_text())
+    found = eval_runs.find_runs(root, [tmp_path / "elsewhere", tmp_path / "missing"])
+    assert [p.name for p in found][:1] == ["newer"] or [p.name for p in found][:1] == ["elsewhere"]
+    assert {p.name for p in found} == {"older", "newer", "elsewhere"}
+    assert eval_runs.find_runs(tmp_path / "nowhere") == []
+
+
+def test_load_runs_makes_names_unique(tmp_path: Path) -> None:
+    shutil.copytree(RUN, tmp_path / "a" / "tiny-run")
+    runs = eval_runs.load_runs([RUN, tmp_path / "a" / "tiny-run"])
+    assert [r.name for r in runs] == ["tiny-run", "tiny-run (2)"]
+
+
+def test_metrics_frame_flattens_the_reranker_lift(run) -> None:  # type: ignore[no-untyped-def]
+    frame = eval_runs.metrics_frame([run])
+    lift = frame[frame["metric"] == "reranker_lift"]
+    assert list(lift["label"]) == ["full"] and lift["value"].iloc[0] == pytest.approx(1.0)
+    assert "by_category" not in set(frame["metric"])
+    assert "latency_by_stage" not in set(frame["metric"])
+
+
+def test_summary_frame_has_one_row_per_config_with_headline_metrics(run) -> None:  # type: ignore[no-untyped-def]
+    frame = eval_runs.summary_frame([run])
+    assert list(frame["label"]) == ["C0", "full"]
+    for column in ("hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score",
+                   "latency p50 (ms)"):
+        assert column in frame.columns
+    assert frame.loc[frame["label"] == "full", "judge score"].iloc[0] == 4.5
+
+
+def test_questions_frame_and_filters(run) -> None:  # type: ignore[no-untyped-def]
+    frame = eval_runs.questions_frame([run])
+    assert len(frame) == 8
+    c0 = frame[frame["config"] == "C0"].set_index("query_id")
+    assert c0.loc["q2", "failure"] == "retrieval_miss"
+    assert c0.loc["q1", "failure"] == "ok"
+    assert c0.loc["q3", "relevant rank"] == 3
+    assert pd.isna(c0.loc["q2", "relevant rank"])
+    only = eval_runs.filter_questions(frame, configs=["full"], categories=["schema"])
+    assert list(only["query_id"]) == ["q2"] and list(only["config"]) == ["full"]
+    failing = eval_runs.filter_questions(frame, failures=["false_answer", "generation_miss"])
+    assert sorted(failing["query_id"]) == ["q3", "q4"]
+    assert len(eval_runs.filter_questions(frame)) == 8
+    record = eval_runs.record_at([run], "tiny-run", "C0", int(only["_position"].iloc[0]))
+    assert record is not None and record["query_id"] == "q2"
+
+
+def test_two_runs_are_labelled_run_slash_config(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shutil.copytree(RUN, tmp_path / "other")
+    runs = [run, eval_runs.load_run(tmp_path / "other")]
+    assert list(eval_runs.summary_frame(runs)["label"]) == ["tiny-run / C0", "tiny-run / full", "other / C0",
+                                                            "other / full"]
+    frame = eval_runs.questions_frame(runs)
+    assert len(eval_runs.filter_questions(frame, configs=["other / full"])) == 4
+
+
+def test_category_frame_and_metrics(run) -> None:  # type: ignore[no-untyped-def]
+    assert eval_runs.category_metrics([run])[:2] == ["hit@5", "mrr"]
+    frame = eval_runs.category_frame([run], "hit@5")
+    assert set(frame["category"]) == {"endpoint", "parameter", "schema"}  # out_of_scope has no hit@5
+    assert frame[(frame["label"] == "C0") & (frame["category"] == "schema")]["value"].iloc[0] == 0.0
+
+
+def test_config_definitions_from_the_manifest(run) -> None:  # type: ignore[no-untyped-def]
+    definitions = eval_runs.config_definitions([run])
+    assert definitions["C0"]["chunking"] == "naive"
+
+
+def test_record_summary() -> None:
+    text = eval_runs.record_summary({"retrieval_time_ms": 12.4, "total_time_ms": 500, "tokens_in": 1200,
+                                     "model": "x", "dry_run": True})
+    assert text.startswith("retrieval 12 ms · generation 0 ms · total 500 ms · tokens in 1,200")
+    assert text.endswith("model x · dry run")
+
+
+# ---------------------------------------------------------------------- evaluation charts
+def test_metric_bars_one_panel_per_metric_one_bar_per_config(run) -> None:  # type: ignore[no-untyped-def]
+    figure = charts.metric_bars(eval_runs.metrics_frame([run]))
+    panels = {a.text for a in figure.layout.annotations}
+    assert panels == {"hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score"}
+    assert sorted({trace.name for trace in figure.data}) == ["C0", "full"]
+    full = [trace for trace in figure.data if trace.name == "full"]
+    values = sorted(v for trace in full for v in trace.y)
+    assert values == sorted([1.0, 0.8333, 1.0, 0.0, 1.0, 4.5])
+
+
+def test_metric_bars_without_data_says_so() -> None:
+    figure = charts.metric_bars(eval_runs.metrics_frame([]))
+    assert "No metrics" in figure.layout.annotations[0].text
+
+
+def test_category_heatmap_rows_are_categories_columns_configs(run) -> None:  # type: ignore[no-untyped-def]
+    figure = charts.category_heatmap(eval_runs.category_frame([run], "mrr"), "mrr")
+    heat = figure.data[0]
+    assert heat.type == "heatmap"
+    assert list(heat.x) == ["C0", "full"]
+    assert list(heat.y) == ["endpoint", "parameter", "schema"]
+    assert heat.z[2][0] == 0.0 and heat.z[2][1] == 0.5  # schema: C0 missed, full found it at rank 2
+    assert charts.category_heatmap(eval_runs.category_frame([run], "nothing"), "nothing").layout.annotations
+
+
+def test_quality_latency_scatter_sizes_points_by_tokens(run) -> None:  # type: ignore[no-untyped-def]
+    metrics = eval_runs.metrics_frame([run])
+    data = charts.scatter_frame(metrics, "hit@5").set_index("label")
+    assert data.loc["full", "tokens"] == 960.0  # 900 in + 60 out per question
+    assert data.loc["C0", "tokens"] == 0.0
+    assert data.loc["full", "latency_ms_p50"] == 520.0
+    figure = charts.quality_latency_scatter(metrics)
+    assert {trace.name for trace in figure.data} == {"C0", "full"}
+    sizes = {trace.name: trace.marker.size[0] for trace in figure.data}
+    assert sizes["full"] > sizes["C0"]
+    assert "latency" in figure.layout.xaxis.title.text
+
+
+def test_quality_latency_scatter_needs_latency() -> None:
+    frame = pd.DataFrame([{"run": "r", "config": "a", "label": "a", "metric": "hit@5", "value": 0.5}])
+    assert "latency" in charts.quality_latency_scatter(frame).layout.annotations[0].text
+
+
+def test_reranker_lift_bars(run) -> None:  # type: ignore[no-untyped-def]
+    figure = charts.reranker_lift_bars(eval_runs.metrics_frame([run]))
+    assert list(figure.data[0].x) == ["full"] and list(figure.data[0].y) == [1.0]
+    assert list(figure.data[0].text) == ["+1.000"]
+    negative = pd.DataFrame([{"label": "x", "metric": "reranker_lift", "value": -0.5}])
+    assert charts.reranker_lift_bars(negative).data[0].marker.color[0] == "#C0392B"
+    assert "No configuration" in charts.reranker_lift_bars(pd.DataFrame(columns=["metric"])).layout.annotations[0].text
+
+
+def test_failure_bars_count_labels_per_config(run) -> None:  # type: ignore[no-untyped-def]
+    figure = charts.failure_bars(eval_runs.questions_frame([run]))
+    counts = {trace.name: dict(zip(trace.x, trace.y, strict=True)) for trace in figure.data}
+    assert counts["ok"] == {"C0": 1, "full": 4}
+    assert counts["retrieval_miss"] == {"C0": 1}
+
+
+# ---------------------------------------------------------------------- live tables and figures
+def test_chunk_frame_has_every_score_and_rank() -> None:
+    chunk = make_chunk("api.paths./x.get", "GET /x", kind="operation")
+    items = [
+        RetrievedChunk(chunk, {"vector": 0.5, "bm25": 2.0, "fused": 0.016, "rerank": 1.5}, rank=1, rank_before_rerank=3),
+        RetrievedChunk(make_chunk("api.components.X", "X"), {"vector": 0.2}, rank=2, from_expansion=True),
+    ]
+    frame = tables.chunk_frame(items)
+    assert list(frame.columns) == list(tables.CHUNK_COLUMNS)
+    assert frame.loc[0, "rank before rerank"] == 3 and pd.isna(frame.loc[1, "rank before rerank"])
+    assert frame.loc[0, "rerank"] == 1.5 and pd.isna(frame.loc[1, "bm25"])
+    assert frame.loc[1, "from expansion"]
+    assert frame.loc[0, "structural ids"] == "api.paths./x.get" and frame.loc[0, "kind"] == "operation"
+    assert tables.chunk_frame([]).empty
+
+
+def test_record_chunk_frame_reads_saved_chunks(run) -> None:  # type: ignore[no-untyped-def]
+    frame = tables.record_chunk_frame(run.records["full"][1]["retrieved_chunks"])
+    assert list(frame["structural ids"]) == ["people-3_1.paths./unified/hris/employees.get",
+                                             "people-3_1.components.Employee"]
+    assert list(frame["rank before rerank"]) == [1, 4]
+
+
+def test_overlap_frame_lines_up_structural_ids_across_configs() -> None:
+    a = result("C0", ("api.paths./x.get", 1), ("api.components.A", 2), ("api.components.OnlyC0", 3))
+    b = result("full", ("api.components.A", 1), ("api.paths./x.get", 2), ("api.components.OnlyFull", 3))
+    failed = AnswerResult(config="broken", question="q", errors=["boom"])
+    frame = tables.overlap_frame([a, b, failed])
+    assert list(frame.columns) == ["structural id", "api", "C0", "full", "found by", "only some", "via expansion in"]
+    rows = frame.set_index("structural id")
+    assert rows.loc["api.paths./x.get", "C0"] == 1 and rows.loc["api.paths./x.get", "full"] == 2
+    assert not rows.loc["api.components.A", "only some"]
+    assert rows.loc["api.components.OnlyC0", "only some"] and pd.isna(rows.loc["api.components.OnlyC0", "full"])
+    assert list(frame["found by"]) == [2, 2, 1, 1]  # shared rows first
+    summary = tables.overlap_summary(frame, ["C0", "full"])
+    assert summary == {"total": 4, "all": 2, "some": 2, "unique": {"C0": 1, "full": 1}}
+    style = tables.overlap_styler(frame).to_html().split("</style>")[0]
+    assert "#FFF4D6" in style
+    assert "row2_col0" in style and "row3_col0" in style and "row0_col0" not in style  # only the "only some" rows
+    figure = charts.overlap_figure(frame, ["C0", "full"])
+    assert list(figure.data[0].x) == ["C0", "full"]
+    assert sum(label.startswith("◆ ") for label in figure.data[0].y) == 2
+    assert charts.overlap_figure(tables.overlap_frame([]), []).layout.annotations
+
+
+def test_overlap_counts_a_chunk_covering_two_ids_for_both() -> None:
+    chunk = make_chunk("api.paths./x.get", "naive /x")
+    chunk = type(chunk)(**{**chunk.__dict__, "covers": ("api.paths./x.get", "api.paths./x.post")})
+    a = AnswerResult(config="C0", question="q", chunks=[RetrievedChunk(chunk, {}, 1)])
+    b = result("full", ("api.paths./x.post", 1))
+    rows = tables.overlap_frame([a, b]).set_index("structural id")
+    assert rows.loc["api.paths./x.post", "found by"] == 2
+    assert rows.loc["api.paths./x.get", "only some"]
+
+
+def test_timings_tokens_and_citations() -> None:
+    item = result("full", ("api.paths./x.get", 1), timings_ms={"generate": 80.0, "embed": 1.25, "retrieve": 10.0},
+                  tokens_in=812, tokens_out=96, generator="extractive")
+    frame = tables.timing_frame(item)
+    assert list(frame["stage"]) == ["embed", "retrieve", "generate", "total"]
+    assert frame["ms"].iloc[-1] == pytest.approx(91.2, abs=0.1)
+    assert tables.timing_summary(item).startswith("embed 1.2 ms · retrieve 10.0 ms · generate 80.0 ms = 91 ms")
+    assert tables.token_summary(item) == "tokens in 812 · out 96 · generator extractive"
+    citation = Citation("api.paths./x.get", "/paths/~1x/get", "api", "full/api.paths./x.get", "api.json")
+    assert tables.citation_label(1, citation) == "[1] api.paths./x.get — /paths/~1x/get"
+    assert tables.find_cited_chunk(citation, item) is item.chunks[0]
+    other = Citation("api.paths./x.get", "", "api", "gone", "")
+    assert tables.find_cited_chunk(other, item) is item.chunks[0]
+    assert list(tables.citation_frame([citation])["json pointer"]) == ["/paths/~1x/get"]
+
+
+def test_latency_breakdown_stacks_stages() -> None:
+    items = [result("C0", timings_ms={"embed": 1.0, "generate": 5.0}), result("full", timings_ms={"gate": 2.0})]
+    figure = charts.latency_breakdown(items)
+    assert [trace.name for trace in figure.data] == ["embed", "gate", "generate"]
+    assert charts.latency_breakdown([]).layout.annotations
+
+
+def test_markdown_safety_helpers() -> None:
+    assert tables.safe_markdown("see ![x](http://evil/x.png)") == "see !\\[x](http://evil/x.png)"
+    assert tables.md_escape("a_b *c* [d] <e> $f$ `g`") == "a\\_b \\*c\\* \\[d\\] \\<e\\> \\$f\\$ \\`g\\`"
+
+
+def test_documents_and_chunk_tables(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    frame = tables.documents_frame(fixture_index.documents())
+    assert list(frame["source"]) == ["people-3.1.json", "shop-3.0.yaml"]
+    assert list(frame["api"]) == ["people-3_1", "shop-3_0"]
+    assert (frame["ingest (s)"] >= 0).all() and frame["indexed at"].str.match(r"\d{4}-\d\d-\d\d").all()
+    chunks = tables.document_chunks(fixture_index.snapshot().chunks.values(), "shop-3.0.yaml", "smart")
+    assert chunks and {c.strategy for c in chunks} == {"smart"}
+    assert chunks[0].kind == "overview"
+    table = tables.document_chunks_frame(chunks)
+    assert len(table) == len(chunks) and "json pointer" in table.columns
+    metadata = tables.chunk_metadata(chunks[0])
+    assert "text" not in metadata and "embedding_text" not in metadata and metadata["api"] == "shop-3_0"
+
+
+# ---------------------------------------------------------------------- badges
+@pytest.mark.parametrize(
+    ("abstained", "confidence", "errors", "retrieval_only", "expected"),
+    [
+        (False, "answer", False, False, "answered"),
+        (False, "partial", False, False, "partial"),
+        (True, "abstain", False, False, "abstained"),
+        (False, "abstain", False, True, "abstained"),
+        (False, "answer", False, True, "retrieval only"),
+        (True, "abstain", True, False, "error"),
+    ],
+)
+def test_badge_status(abstained, confidence, errors, retrieval_only, expected) -> None:  # type: ignore[no-untyped-def]
+    assert badge_status(abstained, confidence, errors, retrieval_only) == expected
+
+
+def test_badge_for_results_and_records() -> None:
+    abstained = AnswerResult("full", "q", abstained=True, confidence="abstain", confidence_score=0.16,
+                             notes=["confidence gate: abstain (…)"])
+    badge = badge_for(abstained)
+    assert (badge.status, badge.color, badge.detail) == ("abstained", "gray", "confidence: abstain (0.16)")
+    plain = badge_for(AnswerResult("C0", "q", answer="x"))
+    assert (plain.status, plain.color, plain.detail) == ("answered", "green", "confidence gate off")
+    assert badge_for(AnswerResult("full", "q", confidence="partial", confidence_score=0.5), gated=True).color == "orange"
+    assert badge_for_record({"abstained": False, "confidence": "partial"}).status == "partial"
+    assert badge_for_record({"error": "boom"}).status == "error"
+
+
+# ---------------------------------------------------------------------- engine and configs
+def test_engine_override_and_key(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index)
+    before = engine_key()
+    set_engine_override(engine)
+    try:
+        first = engine_key()
+        assert first != before and build_engine() is engine
+        set_engine_override(lambda: engine)
+        assert engine_key() != first and build_engine() is engine
+    finally:
+        clear_engine_override()
+    assert engine_key() == before
+
+
+def test_engine_from_an_environment_factory(monkeypatch, fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    made = Engine(fixture_index)
+    monkeypatch.setattr("tests.app.test_charts.small_engine", lambda: made, raising=False)
+    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "tests.app.test_charts:small_engine")
+    assert engine_key() == "env:tests.app.test_charts:small_engine"
+    assert build_engine() is made
+    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "no_such_module_here:x")
+    with pytest.raises(ConfigError, match="cannot import"):
+        build_engine()
+    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "nocolon")
+    with pytest.raises(ConfigError, match="module:function"):
+        build_engine()
+
+
+def test_apply_choices_sets_k_and_the_auto_generator() -> None:
+    own = PRESETS["C0"].__class__(name="own", generator="groq:x")
+    chosen = apply_choices([PRESETS["C0"], PRESETS["full"], own], k=12, generator="extractive")
+    assert [c.k for c in chosen] == [12, 12, 12]
+    assert chosen[0].candidate_pool == 20 and chosen[1].candidate_pool == 30
+    assert [c.generator for c in chosen] == ["extractive", "extractive", "groq:x"]
+    assert apply_choices([PRESETS["C0"]])[0] is PRESETS["C0"]
+    with pytest.raises(ConfigError, match="k=99"):
+        apply_choices([PRESETS["C0"]], k=99)
+
+
+def test_known_configs_with_a_user_file_and_resolution(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('[configs.mine]\nbase = "C2"\nk = 7\n')
+    known = known_configs({"RAG_CONFIG_FILE": str(path)})
+    assert known["mine"].k == 7 and known["mine"].retriever == "hybrid"
+    assert resolve_config_name("full-minus-rerank", known).reranker == "none"
+    defined = resolve_config_name("saved", known, {"saved": {"name": "saved", "chunking": "naive", "k": 3}})
+    assert defined.chunking == "naive" and defined.k == 3
+    with pytest.raises(ConfigError, match="unknown config"):
+        resolve_config_name("nope", known)
+
+
+def test_generator_options_always_offer_extractive() -> None:
+    assert generator_options("extractive", {"RAG_LOCAL_MODEL": "/nonexistent/model.gguf"}) == ["extractive"]
+    options = generator_options("openai:gpt-4o-mini", {"OPENAI_API_KEY": "k", "GROQ_API_KEY": "g",
+                                                       "RAG_LOCAL_MODEL": "/nonexistent/model.gguf"})
+    assert options[0] == "openai:gpt-4o-mini" and options[-1] == "extractive" and "groq:llama-3.1-8b-instant" in options
+
+
+# ---------------------------------------------------------------------- asking
+def test_ask_live_yields_every_result_and_isolates_a_failure(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index, default_llm="extractive")
+    broken = PRESETS["C0"].__class__(name="broken", generator="groq:x")
+    configs = apply_choices([PRESETS["C0"], PRESETS["full"], broken], generator="extractive")
+    events = list(ask_live(engine, "What is the page_size parameter of list orders?", configs))
+    finished = {e.config: e.result for e in events if e.kind == "result"}
+    assert set(finished) == {"C0", "full", "broken"}
+    assert finished["C0"].ok and finished["full"].ok  # type: ignore[union-attr]
+    assert finished["broken"].errors  # type: ignore[union-attr]
+    ordered = ask_all(engine, "What is the page_size parameter of list orders?", configs[:2])
+    assert [r.config for r in ordered] == ["C0", "full"]
+
+
+def test_ask_live_streams_tokens_from_a_streaming_generator(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.generate.base import Generation, StreamEvent
+    from rag.runner import Engine
+
+    class Streaming:
+        name = "fake:stream"
+
+        def generate(self, request):  # type: ignore[no-untyped-def]
+            return Generation("Hello world", generator=self.name)
+
+        def stream(self, request):  # type: ignore[no-untyped-def]
+            yield StreamEvent("token", "Hello ")
+            yield StreamEvent("token", "world")
+            yield StreamEvent("done", generation=Generation("Hello world", generator=self.name))
+
+    engine = Engine(fixture_index, default_llm="fake:stream", generator_factory=lambda spec: Streaming())
+    events = list(ask_live(engine, "list orders", [PRESETS["C0"]]))
+    assert [e.text for e in events if e.kind == "token"] == ["Hello ", "world"]
+    assert events[-1].result is not None and events[-1].result.answer == "Hello world"
+
+
+def test_conversation_history_uses_the_first_usable_answer() -> None:
+    turn = Turn("first?", ["C0", "full"], False, "extractive", 5,
+                [AnswerResult("C0", "first?", errors=["x"]), AnswerResult("full", "first?", answer="the answer")])
+    assert conversation_history([turn]) == [{"role": "user", "content": "first?"},
+                                            {"role": "assistant", "content": "the answer"}]
+
+
+# ---------------------------------------------------------------------- uploads and jobs
+def test_ingest_uploads_reports_each_file(empty_index) -> None:  # type: ignore[no-untyped-def]
+    seen: list[float] = []
+    reports = ingest_uploads(
+        empty_index,
+        [("inventory.yaml", INVENTORY_SPEC), ("empty.md", b""), ("virus.exe", b"MZ"), ("inventory.yaml", INVENTORY_SPEC)],
+        "reject",
+        progress=lambda fraction, text: seen.append(fraction),
+    )
+    assert [r.status for r in reports] == ["added", "error", "error", "rejected"]
+    assert "not allowed" in reports[2].message
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    frame = report_frame(reports)
+    assert frame.loc[0, "chunks"] > 0 and frame.loc[3, "status"] == "rejected"
+
+
+def test_jobs_run_in_the_background_and_report_progress() -> None:
+    gate = threading.Event()
+
+    def target(job: Job) -> Path:
+        job.report(done=1, total=4, message="one")
+        gate.wait(5)
+        return Path("/tmp")
+
+    job = start_job("demo", target)
+    for _ in range(100):
+        if job.done == 1:
+            break
+        threading.Event().wait(0.01)
+    assert job.active and job.fraction == 0.25 and "1/4" in job.progress_text()
+    gate.set()
+    wait(job, 5)
+    assert job.status == "done" and job.run_dir == Path("/tmp") and job.fraction == 1.0
+
+    failed = wait(start_job("bad", lambda job: (_ for _ in ()).throw(RagError("no questions"))), 5)
+    assert failed.status == "failed" and "no questions" in failed.error
+
+
+def test_call_with_matches_parameter_aliases_and_reports_what_is_missing() -> None:
+    received: dict[str, Any] = {}
+
+    def runner(engine, question_set, config_names, output_dir, *, name="x", on_progress=None):  # type: ignore[no-untyped-def]
+        received.update(engine=engine, question_set=question_set, config_names=config_names, output_dir=output_dir,
+                        name=name, on_progress=on_progress)
+        return "ok"
+
+    values = {"engine": "E", "questions": "Q", "configs": ["C0"], "out_dir": "/out", "run_name": "r",
+              "progress": print, "retrieval_only": True}
+    assert call_with(runner, values) == "ok"
+    assert received == {"engine": "E", "question_set": "Q", "config_names": ["C0"], "output_dir": "/out", "name": "r",
+                        "on_progress": print}
+
+    def needs_more(engine, secret):  # type: ignore[no-untyped-def]
+        return None
+
+    with pytest.raises(RagError, match="needs secret"):
+        call_with(needs_more, values)
+
+
+def test_progress_adapter_accepts_any_callback_shape() -> None:
+    job = Job("j", "demo")
+    adapter = ProgressAdapter(job, expected=10)
+    adapter(3, 10)
+    assert (job.done, job.total) == (3, 10)
+    adapter(done=5, total=12, message="half")
+    assert (job.done, job.total, job.message) == (5, 12, "half")
+    fresh = Job("k", "demo")
+    counting = ProgressAdapter(fresh, expected=2)
+    counting({"experiment": "C0", "query_id": "q1"})
+    assert (fresh.done, fresh.total, fresh.message) == (1, 2, "C0 q1")

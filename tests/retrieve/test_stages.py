@@ -1,0 +1,125 @@
+"""Retrieval stages on the small fixture index (hashing embedder)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rag.index.store import Index
+from rag.rerank.base import apply_scores
+from rag.rerank.structural import StructuralReranker, question_methods
+from rag.results import RetrievedChunk
+from rag.retrieve.context import QueryContext
+from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
+from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
+from rag.retrieve.profile import profile_for, resource_of
+from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
+from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
+from rag.write_check import check_write_operation
+from tests.fakes import make_chunk as _make_chunk
+
+
+def make_chunk(structural_id: str, *, path: str = "", method: str = "", **kwargs: object):  # type: ignore[no-untyped-def]
+    """A chunk with optional path/method (operations)."""
+    chunk = _make_chunk(structural_id, kwargs.pop("text", f"{method.upper()} {path} {structural_id}"), **kwargs)  # type: ignore[arg-type]
+    return replace(chunk, path=path, method=method)
+
+
+def api_of(index: Index, source: str) -> str:
+    return next(r.api for r in index.documents() if r.source == source)
+
+
+def test_rrf_formula() -> None:
+    fused = dict(reciprocal_rank_fusion(["a", "b"], ["b", "c"], alpha=0.5, k=60))
+    assert abs(fused["b"] - (0.5 / 62 + 0.5 / 61)) < 1e-12
+    assert abs(fused["a"] - 0.5 / 61) < 1e-12 and abs(fused["c"] - 0.5 / 62) < 1e-12
+    assert next(iter(dict(reciprocal_rank_fusion(["a"], ["c"], alpha=1.0)))) == "a"
+
+
+def test_query_context_computes_each_pool_once(fixture_index: Index) -> None:
+    ctx = QueryContext(fixture_index, "list employees")
+    first = HybridRetriever().retrieve(ctx, ("smart", "docs"), 5)
+    second = VectorRetriever().retrieve(ctx, ("smart", "docs"), 5)
+    embeds = [key for key in ctx.computed if key[0] == "embed"]
+    vector_pools = [key for key in ctx.computed if key[0] == "vector"]
+    assert len(embeds) == 1 and len(vector_pools) == 2  # smart + docs, shared by both retrievers
+    assert first and second
+    assert {"fused", "vector"} <= set(first[0].scores) or {"fused", "bm25"} <= set(first[0].scores)
+
+
+def test_intent_detects_explicit_and_distinctive_apis(fixture_index: Index) -> None:
+    profile = profile_for(fixture_index.snapshot())
+    people = api_of(fixture_index, "people-3.1.json")
+    named = OfflineIntentDetector().detect(f"in the {people} api, list employees", profile)
+    assert named.apis == (people,)
+    unsure = OfflineIntentDetector().detect("what is this", profile)
+    assert unsure.apis == ()
+    assert is_multi_api_question("Which APIs let me list users?")
+    assert not is_multi_api_question("How do I list users?")
+
+
+def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
+    profile = profile_for(fixture_index.snapshot())
+    resources = {resource_of(op.path) for op in profile.operations}
+    assert "employee" in resources
+    assert check_write_operation("How do I create an employee?", profile) is None  # POST exists
+    missing = check_write_operation("How do I delete an employee?", profile)
+    assert missing is not None
+    assert "no endpoint to delete employee" in missing.fact()
+    assert "GET /unified/hris/employees" in missing.fact()
+
+
+def test_structural_reranker_prefers_matching_method_and_resource() -> None:
+    get_one = RetrievedChunk(
+        make_chunk("p.paths./orders/{id}.get", kind="operation", path="/orders/{id}", method="get")
+    )
+    post = RetrievedChunk(make_chunk("p.paths./orders.post", kind="operation", path="/orders", method="post"))
+    other = RetrievedChunk(make_chunk("p.paths./refunds.post", kind="operation", path="/refunds", method="post"))
+    assert question_methods("How do I create an order?") == {"post"}
+    candidates = [get_one, other, post]
+    ranked = apply_scores(candidates, StructuralReranker().score("How do I create an order?", candidates))
+    assert ranked[0] is post
+    assert post.rank_before_rerank == 3 and post.rank == 1 and "rerank" in post.scores
+
+
+def test_expansion_adds_referenced_schemas_within_budget(fixture_index: Index) -> None:
+    snapshot = fixture_index.snapshot()
+    people = api_of(fixture_index, "people-3.1.json")
+    operation = fixture_index.chunks_covering(f"{people}.paths./unified/hris/employees.get")[0]
+    assert operation.ref_ids
+    expanded = expand_references([RetrievedChunk(operation, rank=1)], snapshot, budget_tokens=100_000)
+    assert len(expanded) > 1
+    assert all(item.from_expansion for item in expanded[1:])
+    assert {item.chunk.covers[0] for item in expanded[1:]} <= set(operation.ref_ids)
+    assert expand_references([RetrievedChunk(operation, rank=1)], snapshot, budget_tokens=operation.tokens) == [
+        RetrievedChunk(operation, rank=1)
+    ]
+
+
+def test_interleave_and_demote_repeats() -> None:
+    a1, a2 = RetrievedChunk(make_chunk("a.x")), RetrievedChunk(make_chunk("a.y"))
+    b1 = RetrievedChunk(make_chunk("b.x", api="b"))
+    merged = interleave_by_api({"a": [a1, a2], "b": [b1]}, 3)
+    assert {m.chunk.api for m in merged[:2]} == {"a", "b"}
+    part1 = RetrievedChunk(make_chunk("s.components.Big", chunk_id="big#1"))
+    part2 = RetrievedChunk(make_chunk("s.components.Big", chunk_id="big#2"))
+    other = RetrievedChunk(make_chunk("s.components.Small"))
+    assert demote_repeated_covers([part1, part2, other]) == [part1, other, part2]
+
+
+def test_follow_up_rewriting_offline_and_fallback() -> None:
+    history = [{"role": "user", "content": "How do I list employees?"}, {"role": "assistant", "content": "GET …"}]
+    assert is_follow_up("and how do I page through them?", history)
+    assert not is_follow_up("How do I create a candidate in the ATS?", [])
+    rewritten_offline = offline_rewrite("and page through them?", history)
+    assert rewritten_offline == "and page through them? (regarding: How do I list employees?)"
+    long = [{"role": "user", "content": "x" * 1500}] * 12
+    assert sum(len(m["content"]) for m in recent_history(long)) <= 2000
+
+    class Broken:
+        name = "broken"
+
+        def complete(self, *args: object, **kwargs: object) -> None:
+            raise TimeoutError("slow")
+
+    rewritten = rewrite_query("and them?", history, Broken())
+    assert rewritten.query == "and them?" and rewritten.method == "fallback"

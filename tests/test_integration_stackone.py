@@ -1,0 +1,82 @@
+"""End to end on the 7 real StackOne specs with the real packaged embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.config import PRESETS
+from rag.index.store import Index
+from rag.runner import Engine
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def engine(stackone_index: Index) -> Engine:
+    return Engine(stackone_index, default_llm="extractive")
+
+
+def covers_of(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [covered for chunk in result.chunks for covered in chunk.chunk.covers]
+
+
+def test_every_operation_and_schema_is_indexed(stackone_index: Index) -> None:
+    stats = stackone_index.stats()
+    assert stats["documents"] == 7
+    ids = stackone_index.structural_ids()
+    assert "hris.paths./unified/hris/employees.get" in ids
+    assert "stackone.components.ConnectSessionCreate" in ids
+
+
+def test_auth_is_http_basic(engine: Engine) -> None:
+    result = engine.run("How do I authenticate with the StackOne API?", PRESETS["full"])
+    assert not result.abstained
+    overview = [c for c in result.chunks if c.chunk.kind == "overview"]
+    assert overview and "HTTP Basic" in overview[0].chunk.text
+    assert "HTTP Basic" in result.answer or "Basic" in result.answer
+
+
+def test_accounts_filter_by_providers(engine: Engine) -> None:
+    result = engine.run("How can I filter the list of linked accounts by provider?", PRESETS["full"])
+    assert "stackone.paths./accounts.get" in covers_of(result)[:5]
+    assert "providers" in result.answer
+
+
+def test_connect_session_expires_in_default(engine: Engine) -> None:
+    result = engine.run("What is the default expires_in of a connect session?", PRESETS["full"])
+    assert "stackone.components.ConnectSessionCreate" in covers_of(result)
+    assert "1800" in result.answer
+
+
+def test_there_is_no_endpoint_to_create_an_lms_course(engine: Engine) -> None:
+    result = engine.run("How do I create a course in the LMS API?", PRESETS["full"])
+    assert not result.abstained
+    assert "no endpoint to create course" in result.answer
+    assert "GET /unified/lms/courses" in result.answer and "GET /unified/lms/courses/{id}" in result.answer
+    assert "POST /unified/lms/courses" not in result.answer
+
+
+def test_listing_employees_returns_employees_paginated(engine: Engine) -> None:
+    result = engine.run("What does listing employees return?", PRESETS["full"])
+    assert "hris.paths./unified/hris/employees.get" in covers_of(result)[:5]
+    operation = next(c for c in result.chunks if "hris.paths./unified/hris/employees.get" in c.chunk.covers)
+    assert "200 → EmployeesPaginated" in operation.chunk.text
+    assert "- next (" in operation.chunk.text and "- data (" in operation.chunk.text
+
+
+def test_out_of_scope_questions_abstain_and_answerable_ones_do_not(engine: Engine) -> None:
+    for question in (
+        "What's the weather in Berlin?",
+        "How much does StackOne cost per month?",
+        "What does the employee blood_type field contain?",
+    ):
+        assert engine.run(question, PRESETS["full"], retrieval_only=True).abstained, question
+    for question in ("How do I list employees?", "How do I create a connect session?"):
+        assert not engine.run(question, PRESETS["full"], retrieval_only=True).abstained, question
+
+
+def test_six_presets_share_work(engine: Engine) -> None:
+    configs = [PRESETS[name] for name in ("C0", "C1", "C2", "C3", "C5", "full")]
+    results = engine.run_many("How do I list employees?", configs, retrieval_only=True)
+    assert all(r.ok for r in results)
+    assert len({id(r) for r in results}) == 6

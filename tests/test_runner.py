@@ -1,0 +1,116 @@
+"""The engine: stages wired by config, shared work, per-config errors, generation and streaming."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rag.config import PRESETS, Config
+from rag.errors import ConfigError
+from rag.generate.base import StreamEvent
+from rag.index.store import Index
+from rag.llm.base import LLMError
+from rag.results import AnswerResult
+from rag.runner import Engine, clean_question
+from tests.fakes import FakeChatModel
+
+
+@pytest.fixture
+def engine(fixture_index: Index) -> Engine:
+    return Engine(fixture_index, default_llm="extractive")
+
+
+def test_clean_question_rejects_empty_and_overlong_and_strips_control_characters() -> None:
+    assert clean_question("  list\x00 employees\x07 ") == "list  employees"
+    with pytest.raises(ConfigError, match="empty"):
+        clean_question(" \n ")
+    with pytest.raises(ConfigError, match="100,000 characters"):
+        clean_question("x" * 100_000)
+
+
+def test_run_many_returns_one_result_per_config_with_scores_and_timings(engine: Engine) -> None:
+    configs = [PRESETS[name] for name in ("C0", "C1", "C2", "full")]
+    results = engine.run_many("How do I list employees?", configs)
+    assert [r.config for r in results] == ["C0", "C1", "C2", "full"]
+    for result in results:
+        assert result.ok, result.errors
+        assert result.chunks and result.answer
+        assert result.generator == "extractive (no LLM)"
+        assert "retrieve" in result.timings_ms and "generate" in result.timings_ms
+        assert [c.rank for c in result.chunks] == list(range(1, len(result.chunks) + 1))
+    assert results[0].chunks[0].chunk.strategy == "naive"
+    assert all(c.chunk.strategy == "smart" for c in results[1].chunks)
+    hybrid = results[2].chunks[0].scores
+    assert "fused" in hybrid and ("vector" in hybrid or "bm25" in hybrid)
+    assert any(c.rank_before_rerank is not None for c in results[3].pool)
+
+
+def test_citations_point_at_retrieved_chunks(engine: Engine) -> None:
+    result = engine.run("What is the default page_size when listing employees?", PRESETS["full"])
+    retrieved = {c.chunk.chunk_id for c in result.chunks}
+    assert result.citations
+    assert all(c.chunk_id in retrieved for c in result.citations)
+    assert "25" in result.answer
+
+
+def test_retrieval_only_makes_no_generation(engine: Engine) -> None:
+    result = engine.run("list employees", PRESETS["full"], retrieval_only=True)
+    assert result.retrieval_only and result.answer == "" and "generate" not in result.timings_ms
+    assert result.generator.startswith("none")
+
+
+def test_one_failing_config_does_not_break_the_others(fixture_index: Index) -> None:
+    error = LLMError("fake:broken", "server error (500) after 3 attempts", status=500)
+    failing = FakeChatModel([error], repeat_last=True)
+    engine = Engine(fixture_index, default_llm="extractive", chat_model_factory=lambda spec: failing)
+    broken = Config("broken", generator="openai:broken")
+    results = engine.run_many("list employees", [broken, PRESETS["C1"]])
+    assert results[0].errors and "500" in results[0].errors[0]
+    assert results[0].chunks  # retrieval still shown
+    assert results[1].ok and results[1].answer
+
+
+def test_unavailable_rerankers_say_so_and_keep_the_order(engine: Engine) -> None:
+    result = engine.run("list employees", PRESETS["C4"], retrieval_only=True)
+    assert any("LLM reranker unavailable" in note for note in result.notes)
+    assert all("rerank" not in c.scores for c in result.chunks)
+    missing = replace(PRESETS["E3"], reranker_model="/no/such/cross-encoder")
+    result = engine.run("list employees", missing, retrieval_only=True)
+    assert any("cross-encoder" in note and "unavailable" in note for note in result.notes)
+    assert all("rerank" not in c.scores for c in result.chunks)
+
+
+def test_llm_reranker_and_generator_use_the_chat_model(fixture_index: Index) -> None:
+    def reply(messages):  # type: ignore[no-untyped-def]
+        if "ranking" in messages[-1].content:
+            return {"ranking": [2, 1]}
+        return {"abstained": False, "answer": "Use GET /unified/hris/employees [1].", "citations": [1]}
+
+    chat = FakeChatModel(reply, name="fake:model")
+    engine = Engine(fixture_index, default_llm="fake:model", chat_model_factory=lambda spec: chat)
+    result = engine.run("list employees", PRESETS["C4"])
+    assert result.ok, result.errors
+    assert result.chunks[0].rank_before_rerank == 2
+    assert result.citations and result.generator == "fake:model"
+    assert result.tokens_in > 0
+
+
+def test_abstention_is_a_field_from_the_gate(engine: Engine) -> None:
+    result = engine.run("What's the weather in Berlin tomorrow?", PRESETS["full"])
+    assert result.abstained and result.confidence == "abstain"
+    assert any("confidence gate" in note for note in result.notes)
+    answered = engine.run("What's the weather in Berlin tomorrow?", PRESETS["C1"])
+    assert not answered.abstained  # no unknown detection in C1
+
+
+def test_stream_yields_tokens_then_sources_then_done_then_the_result(engine: Engine) -> None:
+    events = list(engine.stream("How do I list employees?", PRESETS["full"]))
+    kinds = [e.kind for e in events if isinstance(e, StreamEvent)]
+    assert kinds[0] == "token" and kinds[-2:] == ["sources", "done"]
+    assert isinstance(events[-1], AnswerResult) and events[-1].answer
+
+
+def test_empty_question_is_a_per_config_error(engine: Engine) -> None:
+    results = engine.run_many("   ", [PRESETS["C1"], PRESETS["full"]])
+    assert all(r.errors and "empty" in r.errors[0] for r in results)
