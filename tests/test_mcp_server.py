@@ -48,10 +48,15 @@ def call(server: Any, tool: str, arguments: dict[str, Any], **options: Any) -> C
     return with_client(server, lambda client: client.call_tool(tool, arguments), **options)
 
 
+def text_of(result: CallToolResult) -> str:
+    """The text blocks of a result, joined."""
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
 def error_text(result: CallToolResult) -> str:
     """The message of an `isError` result."""
     assert result.is_error, result
-    return " ".join(getattr(block, "text", "") for block in result.content)
+    return text_of(result)
 
 
 def api_named(index: Index, source: str) -> str:
@@ -132,7 +137,7 @@ def test_ask_api_answers_with_citations(server: Any, shop: str) -> None:
     assert all(set(c) == {"structural_id", "json_pointer", "api"} for c in data["citations"])
     assert f"{shop}.paths./orders.get" in [c["structural_id"] for c in data["citations"]]
     assert any(note.startswith("confidence gate") for note in data["notes"])
-    assert '"answer"' in result.content[0].text  # the same result as JSON text for clients without structured output
+    assert '"answer"' in text_of(result)  # the same result as JSON text for clients without structured output
 
 
 def test_ask_api_runs_the_named_config(server: Any) -> None:
@@ -235,16 +240,16 @@ def test_list_endpoints_accepts_another_case(server: Any, people: str) -> None:
 def test_get_schema_returns_readable_text(server: Any, shop: str) -> None:
     result = call(server, "get_schema", {"api": shop, "name": "Money"})
     assert not result.is_error, result
-    text = result.content[0].text
+    text = text_of(result)
     assert text.startswith("Schema Money")
     assert "Required fields: amount, currency" in text
     assert "- currency (string, required): Default: EUR." in text
-    order = call(server, "get_schema", {"api": shop, "name": "OrderStatus"}).content[0].text
+    order = text_of(call(server, "get_schema", {"api": shop, "name": "OrderStatus"}))
     assert "Enum: pending, paid, shipped, cancelled" in order
 
 
 def test_get_schema_tolerates_case(server: Any, shop: str) -> None:
-    assert call(server, "get_schema", {"api": shop, "name": "money"}).content[0].text.startswith("Schema Money")
+    assert text_of(call(server, "get_schema", {"api": shop, "name": "money"})).startswith("Schema Money")
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,14 @@ def chunk_record(item: RetrievedChunk, max_text_chars: int | None = None) -> dic
     }
 
 
+def _pool_entry(item: RetrievedChunk) -> dict[str, Any]:
+    """A candidate-pool entry (pool order is rank order): its covers, and its rank before reranking if any."""
+    entry: dict[str, Any] = {"covers": list(item.chunk.covers)}
+    if item.rank_before_rerank is not None:
+        entry["rank_before_rerank"] = item.rank_before_rerank
+    return entry
+
+
 def build_record(
     question: Question,
     config: Config,
@@ -235,17 +243,15 @@ def build_record(
         "answerable": question.answerable,
         "history": [dict(turn) for turn in question.history],
         "retrieved_chunks": [chunk_record(item, max_text_chars) for item in result.chunks],
-        "pool": [
-            {"covers": list(item.chunk.covers), "rank": item.rank, "rank_before_rerank": item.rank_before_rerank}
-            for item in result.pool
-        ],
+        "pool": [_pool_entry(item) for item in result.pool],
         "llm_answer": result.answer,
         "answered": answered,
         "abstained": bool(result.abstained),
         "confidence": result.confidence,
         "confidence_score": round(float(result.confidence_score), 4),
         "reasoning_steps": list(result.reasoning_steps),
-        "citations": [citation.to_dict() for citation in result.citations],
+        # retrieval-only "citations" would repeat retrieved_chunks: kept only for generated answers
+        "citations": [citation.to_dict() for citation in result.citations] if not retrieval_only else [],
         "ground_truth": question.ground_truth,
         "relevant_ids": list(question.relevant_ids),
         "required_keywords": list(question.required_keywords),
@@ -370,17 +376,33 @@ def _run_configs(
     retrieval_only: bool,
     attempts: int,
     retry_delay: float,
+    parallel: bool = False,
 ) -> list[AnswerResult]:
-    """Run `configs` on one question, retrying results with transient errors (exponential backoff)."""
+    """Run `configs` on one question, retrying results with transient errors (exponential backoff).
+
+    By default each config runs alone (its own embedding and candidate pool), so its timings are its own;
+    `parallel` runs them concurrently through `Engine.run_many`, sharing embeddings and pools.
+    """
     history = list(question.history) or None
-    try:
-        results = engine.run_many(question.question, list(configs), history=history, retrieval_only=retrieval_only)
-    except Exception as error:  # run_many records errors itself; this is a last resort
-        log.warning("%s: run_many failed (%s); running configs one by one", question.id, error)
-        results = [
-            AnswerResult(config=config.name, question=question.question, errors=[f"{type(error).__name__}: {error}"])
-            for config in configs
-        ]
+
+    def failed(config: Config, error: Exception) -> AnswerResult:
+        return AnswerResult(config=config.name, question=question.question,
+                            errors=[f"{type(error).__name__}: {error}"])
+
+    if parallel:
+        try:
+            results = engine.run_many(question.question, list(configs), history=history,
+                                      retrieval_only=retrieval_only)
+        except Exception as error:  # run_many records errors itself; this is a last resort
+            log.warning("%s: run_many failed (%s)", question.id, error)
+            results = [failed(config, error) for config in configs]
+    else:
+        results = []
+        for config in configs:
+            try:
+                results.append(engine.run(question.question, config, history=history, retrieval_only=retrieval_only))
+            except Exception as error:  # Engine.run records errors itself; this is a last resort
+                results.append(failed(config, error))
     final: list[AnswerResult] = []
     for config, result in zip(configs, results, strict=True):
         attempt = 1
@@ -395,8 +417,7 @@ def _run_configs(
             try:
                 result = engine.run(question.question, config, history=history, retrieval_only=retrieval_only)
             except Exception as error:
-                result = AnswerResult(config=config.name, question=question.question,
-                                      errors=[f"{type(error).__name__}: {error}"])
+                result = failed(config, error)
         if result.errors:
             log.error("%s/%s: failed after %d attempt(s): %s", question.id, config.name, attempt,
                       "; ".join(result.errors))
@@ -454,14 +475,17 @@ def run_evaluation(
     retry_delay: float = 1.0,
     log_path: Path | None = None,
     questions_source: str = "",
+    parallel: bool = False,
 ) -> EvaluationResult:
     """Evaluate `configs` on `questions`, writing `OUT/<config>.jsonl` and `OUT/metrics.json` (see module doc).
 
     `k` is the number of chunks retrieved and the cut-off of hit@k, MRR, recall@k and nDCG@k.
-    `max_text_chars` truncates stored chunk texts. Logs go to `log_path`, else $RAG_EVAL_LOG, else
-    `logs/eval.log`. A question whose run still fails after `attempts`
-    tries (transient API errors are retried with exponential backoff from `retry_delay` seconds) is
-    recorded with its error and the run goes on.
+    Configs run one after another per question so that each one's latency is its own; `parallel` runs
+    them concurrently, sharing embeddings and candidate pools (faster with hosted LLMs, but then a
+    config's timings omit work another config did for it). `max_text_chars` truncates stored chunk texts.
+    Logs go to `log_path`, else $RAG_EVAL_LOG, else `logs/eval.log`. A question whose run still fails
+    after `attempts` tries (transient API errors are retried with exponential backoff from `retry_delay`
+    seconds) is recorded with its error and the run goes on.
     """
     if resume and overwrite:
         raise EvaluationError("choose one of --resume and --overwrite")
@@ -544,7 +568,7 @@ def run_evaluation(
             pending = [config for config in configs if question.id not in done[config.name]]
             if pending:
                 results = _run_configs(
-                    runner_engine, question, pending, retrieval_only or dry_run, attempts, retry_delay
+                    runner_engine, question, pending, retrieval_only or dry_run, attempts, retry_delay, parallel
                 )
                 for config, result in zip(pending, results, strict=True):
                     if dry_run and not result.errors:
@@ -603,6 +627,7 @@ def run_evaluation(
                 "dry_run": dry_run,
                 "max_text_chars": max_text_chars,
                 "resumed_records": resumed,
+                "parallel": parallel,
                 "warnings": warnings,
             },
         )

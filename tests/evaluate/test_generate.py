@@ -32,7 +32,7 @@ def test_parse_field_lines() -> None:
     assert parsed.default() == "25"
     deprecated = parse_field_line("- updated_after (query, string (date-time), optional, nullable, deprecated): x")
     assert deprecated is not None and deprecated.deprecated and not deprecated.required
-    enum = parse_field_line("  - status (OrderStatus, required): Where it is Default: pending. Enum: pending, paid, null.")
+    enum = parse_field_line("  - status (OrderStatus, required): Where Default: pending. Enum: pending, paid, null.")
     assert enum is not None and enum.location == "" and enum.required
     assert enum.enum() == ["pending", "paid"]
     described = parse_field_line("- page_size (query, string, optional): The number of results (default value is 25)")

@@ -112,7 +112,9 @@ def test_benchmark_needs_an_index_and_known_ids(tmp_path: Path, fixture_index) -
     path.write_text(json.dumps([item], indent=2))
     with pytest.raises(QuestionSetError) as caught:
         load_questions(path, fixture_index)
-    assert caught.value.problems == ["bench.json:2: expected_function 'crm_list_contacts' is no operationId in the index"]
+    assert caught.value.problems == [
+        "bench.json:2: expected_function 'crm_list_contacts' is no operationId in the index"
+    ]
 
 
 def test_every_problem_is_listed_with_its_line(tmp_path: Path, fixture_index) -> None:  # type: ignore[no-untyped-def]

@@ -64,12 +64,12 @@ def test_retrieval_only_run(fixture_index, questions, tmp_path: Path, log_file: 
         records = lines_of(tmp_path / "out" / f"{config.name}.jsonl")
         assert [r["query_id"] for r in records] == [q.id for q in questions]
         for record in records:
-            assert RECORD_FIELDS <= set(record)
+            assert set(record) >= RECORD_FIELDS
             assert record["experiment"] == config.name
             assert record["llm_answer"] == "" and record["answered"] is False and record["error"] is None
             assert record["model"] == "none (retrieval only)"
             for chunk in record["retrieved_chunks"]:
-                assert CHUNK_FIELDS <= set(chunk)
+                assert set(chunk) >= CHUNK_FIELDS
                 assert len(chunk["text"]) <= 51
     metrics = json.loads((tmp_path / "out" / "metrics.json").read_text(encoding="utf-8"))
     assert set(metrics["configs"]) == {"C0", "C2", "full"}
@@ -96,7 +96,7 @@ def test_retrieval_only_run(fixture_index, questions, tmp_path: Path, log_file: 
 
 def test_run_with_the_extractive_generator(fixture_index, questions, tmp_path: Path, log_file: Path) -> None:  # type: ignore[no-untyped-def]
     engine = Engine(fixture_index, default_llm="extractive")
-    result = run_evaluation(engine, questions, resolve_configs("C0,full"), tmp_path / "gen", k=3)
+    result = run_evaluation(engine, questions, resolve_configs("C0,full"), tmp_path / "gen", k=3, parallel=True)
     records = lines_of(tmp_path / "gen" / "full.jsonl")
     assert all(r["answered"] and r["model"].startswith("extractive") for r in records)
     assert all(r["llm_answer"] for r in records)
@@ -115,7 +115,7 @@ def test_existing_results_need_resume_or_overwrite(fixture_index, questions, tmp
     configs = resolve_configs("C1")
     out = tmp_path / "out"
     run_evaluation(engine, questions, configs, out, retrieval_only=True)
-    with pytest.raises(EvaluationError, match="--resume .* --overwrite"):
+    with pytest.raises(EvaluationError, match=r"--resume .* --overwrite"):
         run_evaluation(engine, questions, configs, out, retrieval_only=True)
     with pytest.raises(EvaluationError, match="choose one"):
         run_evaluation(engine, questions, configs, out, retrieval_only=True, resume=True, overwrite=True)

@@ -1,0 +1,216 @@
+"""`python -m bench [SECTION...]`: index, retrieval, eval (default: all); prints a report, writes bench/results.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
+STACKONE = SHARED / "specs" / "stackone"
+RESULTS: dict[str, object] = {}
+
+
+def rss_mb() -> float:
+    """Peak resident memory of this process in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0–100) by linear interpolation."""
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+_INDEX_SCRIPT = """
+import json, resource, sys, time
+from pathlib import Path
+t0 = time.perf_counter()
+from rag.index.build import ingest_paths, open_index
+from rag.settings import Settings
+settings = Settings(index_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2]))
+index = open_index(settings)
+t1 = time.perf_counter()
+reports = ingest_paths(index, sys.argv[3:])
+t2 = time.perf_counter()
+print(json.dumps({"load_s": t1 - t0, "ingest_s": t2 - t1, "total_s": t2 - t0,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "reports": [r.to_dict() for r in reports],
+                  "hits": index.embedder.hits, "misses": index.embedder.misses}))
+"""
+
+
+def run_index(index_dir: Path, cache_dir: Path, paths: list[str]) -> dict:
+    """Index in a fresh process (cold model load included) and return its timings."""
+    output = subprocess.run(
+        [sys.executable, "-c", _INDEX_SCRIPT, str(index_dir), str(cache_dir), *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TQDM_DISABLE": "1"},
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def bench_index() -> None:
+    """Chunk counts per spec; cold (empty cache) and warm (cached embeddings) index of the 7 specs."""
+    from rag.ingest.pipeline import parse_path
+
+    print("\n## Index: the 7 StackOne specs")
+    print(f"{'spec':12} {'operations':>10} {'schemas':>8} {'smart':>6} {'naive':>6}")
+    for path in sorted(STACKONE.glob("*.json")):
+        parsed = parse_path(path)
+        counts = parsed.chunk_counts()
+        operations = sum(1 for c in parsed.chunks if c.strategy == "smart" and c.kind == "operation")
+        schemas = len({c.covers[0] for c in parsed.chunks if c.strategy == "smart" and c.kind == "schema"})
+        print(f"{parsed.api:12} {operations:>10} {schemas:>8} {counts.get('smart', 0):>6} {counts.get('naive', 0):>6}")
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        cold = run_index(base / "cold", base / "cache", [str(STACKONE)])
+        warm = run_index(base / "warm", base / "cache", [str(STACKONE)])
+        again = run_index(base / "warm", base / "cache", [str(STACKONE)])
+    for label, data, target in (
+        ("cold", cold, 60),
+        ("warm (cached embeddings, new index)", warm, 3),
+        ("re-ingest unchanged (skip)", again, 3),
+    ):
+        print(
+            f"{label:38} ingest {data['ingest_s']:6.1f} s  (+ model load {data['load_s']:.1f} s)  "
+            f"RSS {data['rss_mb']:.0f} MiB  cache hits {data['hits']} misses {data['misses']}  target ≤ {target} s"
+        )
+    RESULTS["index"] = {"cold": cold, "warm": warm, "unchanged": again}
+
+
+def bench_retrieval() -> None:
+    """Retrieval latency per preset (no LLM) and six presets together vs the slowest alone."""
+    from rag.config import PRESETS
+    from rag.index.build import ingest_paths, open_index
+    from rag.runner import Engine
+    from rag.settings import Settings
+
+    print("\n## Retrieval latency (no LLM) on the real index")
+    settings = Settings.from_env()
+    index = open_index(settings)
+    if index.is_empty():
+        ingest_paths(index, [STACKONE])
+    engine = Engine(index, default_llm="extractive")
+    questions = [json.loads(line)["question"] for line in (ROOT / "eval_data" / "dev_set.jsonl").open()][:60]
+    for question in questions[:5]:
+        engine.run_many(question, list(PRESETS.values()), retrieval_only=True)  # warm up
+    latencies: dict[str, list[float]] = {}
+    for name in ("C0", "C1", "C2", "C3", "C5", "E2", "full"):
+        config = PRESETS[name]
+        samples = []
+        for question in questions:
+            started = time.perf_counter()
+            engine.run(question + " ", config, retrieval_only=True)
+            samples.append((time.perf_counter() - started) * 1000)
+        latencies[name] = samples
+        print(f"{name:6} p50 {percentile(samples, 50):6.1f} ms  p95 {percentile(samples, 95):6.1f} ms")
+    from dataclasses import replace
+
+    no_rerank = replace(PRESETS["full"], name="full-no-rerank", reranker="none")
+    samples = []
+    for question in questions:
+        started = time.perf_counter()
+        engine.run(question + "  ", no_rerank, retrieval_only=True)
+        samples.append((time.perf_counter() - started) * 1000)
+    print(
+        f"full without reranker p50 {percentile(samples, 50):.1f} ms (target ≤ 30 ms); "
+        f"full with every LLM-free stage p50 {percentile(latencies['full'], 50):.1f} ms (target ≤ 150 ms)"
+    )
+    six = [PRESETS[name] for name in ("C0", "C1", "C2", "C3", "C5", "full")]
+    together, slowest = [], []
+    for question in questions:
+        started = time.perf_counter()
+        engine.run_many(question + "   ", six, retrieval_only=True)
+        together.append((time.perf_counter() - started) * 1000)
+        alone = []
+        for config in six:
+            started = time.perf_counter()
+            engine.run(question + "    " + config.name, config, retrieval_only=True)
+            alone.append((time.perf_counter() - started) * 1000)
+        slowest.append(max(alone))
+    ratio = statistics.median(together) / statistics.median(slowest)
+    print(
+        f"six presets together p50 {statistics.median(together):.1f} ms vs slowest alone p50 "
+        f"{statistics.median(slowest):.1f} ms: {ratio:.2f}× (target ≤ 1.5×)"
+    )
+    RESULTS["retrieval"] = {
+        name: {"p50": percentile(v, 50), "p95": percentile(v, 95)} for name, v in latencies.items()
+    } | {"full_no_rerank_p50": percentile(samples, 50), "six_together_ratio": ratio}
+
+
+def bench_eval() -> None:
+    """Dry-run evaluation: 150 questions × 3 configs (target under a minute)."""
+    print("\n## Evaluation dry run (150 questions × 3 configs)")
+    questions = [json.loads(line) for line in (ROOT / "eval_data" / "dev_set.jsonl").open()]
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "q.jsonl"
+        with path.open("w") as handle:
+            for number in range(150):
+                item = dict(questions[number % len(questions)], id=f"q{number}")
+                handle.write(json.dumps(item) + "\n")
+        started = time.perf_counter()
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "rag",
+                "eval",
+                "--questions",
+                str(path),
+                "--configs",
+                "C0,C5,full",
+                "--dry-run",
+                "--out",
+                str(Path(scratch) / "out"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TQDM_DISABLE": "1"},
+        )
+        seconds = time.perf_counter() - started
+    status = "ok" if completed.returncode == 0 else f"failed: {completed.stderr.strip()[-300:]}"
+    print(f"dry run: {seconds:.1f} s ({status}; target < 60 s)")
+    RESULTS["eval_dry_run_s"] = seconds
+
+
+SECTIONS = {"index": bench_index, "retrieval": bench_retrieval, "eval": bench_eval}
+
+
+def main(argv: list[str]) -> int:
+    """Run the chosen sections (all by default)."""
+    chosen = argv or list(SECTIONS)
+    unknown = [name for name in chosen if name not in SECTIONS]
+    if unknown:
+        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(SECTIONS)}", file=sys.stderr)
+        return 2
+    if not STACKONE.is_dir():
+        print(f"the StackOne specs are needed at {STACKONE} (set RAG_SHARED_DIR)", file=sys.stderr)
+        return 2
+    for name in chosen:
+        SECTIONS[name]()
+    print(f"\npeak RSS of the benchmark process: {rss_mb():.0f} MiB")
+    RESULTS["bench_rss_mb"] = rss_mb()
+    (ROOT / "bench" / "results.json").write_text(json.dumps(RESULTS, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,173 @@
+"""End to end in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+
+The server runs on a free loopback port over a small index of the fixture specs (hashing embedder, extractive
+generator; nothing is downloaded). The test asks a question with two configurations, uploads a spec and asks
+about it, opens the evaluation page on a saved run, and saves a screenshot of each page in tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
+from tests.conftest import FIXTURES
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update"]
+TIMEOUT_MS = 90_000
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 90.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"streamlit exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise AssertionError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """`streamlit run app.py` over a fresh index of the fixture specs, with a copy of the saved run."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY", "RAG_CONFIG_FILE", "RAG_APP_TEST_ENGINE")
+    }
+    results = tmp_path / "results"
+    shutil.copytree(EVAL_RUN_FIXTURE / "tiny-run", results / "tiny-run")
+    (tmp_path / "eval_data").mkdir(exist_ok=True)
+    env.update(
+        RAG_INDEX_DIR=str(tmp_path / "index"),
+        RAG_EMBEDDING_MODEL="hashing",
+        RAG_LLM="extractive",
+        RAG_EVAL_RESULTS_DIR=str(results),
+        RAG_EVAL_DATA_DIR=str(tmp_path / "eval_data"),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        ANONYMIZED_TELEMETRY="False",
+        PYTHONUNBUFFERED="1",
+    )
+    built = subprocess.run(
+        [sys.executable, "-m", "rag", "ingest", str(FIXTURES / "specs" / "people-3.1.json"),
+         str(FIXTURES / "specs" / "shop-3.0.yaml")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    port = free_port()
+    log = tmp_path / "streamlit.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, process, log)
+        yield {"url": url, "log": log, "tmp": tmp_path}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    url = str(server["url"])
+    spec = Path(str(server["tmp"])) / "inventory.yaml"
+    spec.write_bytes(INVENTORY_SPEC)
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1100})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+
+            # ---- home: two configurations answer side by side
+            page.goto(url)
+            page.get_by_role("heading", name="Ask & compare").wait_for()
+            chat = page.get_by_placeholder("Ask about the indexed APIs…")
+            chat.wait_for()
+            page.get_by_role("button", name="Remove C5").click()
+            expect(page.get_by_role("button", name="Remove C5")).to_have_count(0)
+            chat.fill("What is the page_size parameter of list orders?")
+            chat.press("Enter")
+            page.get_by_text("Overlap across configurations").wait_for()
+            columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3"))
+            expect(columns).to_have_count(2)
+            expect(columns.nth(0).locator("h3")).to_have_text("C0")
+            expect(columns.nth(1).locator("h3")).to_have_text("full")
+            for index in range(2):
+                expect(columns.nth(index).get_by_text("Extractive answer (no LLM)")).to_be_visible()
+                expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
+            expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
+            page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+
+            # ---- documents: upload a spec, then it is askable on the home page
+            page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
+            page.get_by_role("heading", name="Documents").wait_for()
+            page.locator('input[type="file"]').set_input_files(str(spec))
+            page.get_by_role("button", name="Index 1 file(s)").click()
+            page.get_by_text("inventory.yaml → inventory: added").wait_for()
+            page.get_by_text("Showing the first chunk").wait_for()
+            page.screenshot(path=str(ARTIFACTS / "documents.png"), full_page=True)
+
+            page.get_by_role("link", name="Ask about it on the home page").click()
+            chat = page.get_by_placeholder("Ask about the indexed APIs…")
+            chat.wait_for()
+            chat.fill("How do I get the stock levels of a warehouse?")
+            chat.press("Enter")
+            page.get_by_text("Overlap across configurations").wait_for()
+            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").first).to_be_visible()
+            page.screenshot(path=str(ARTIFACTS / "home-after-upload.png"), full_page=True)
+
+            # ---- evaluation: charts of the saved run
+            page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
+            page.get_by_role("heading", name="Evaluation").wait_for()
+            page.get_by_role("heading", name="Per question").wait_for()
+            expect(page.locator(".js-plotly-plot")).to_have_count(5)
+            page.wait_for_timeout(1500)  # let plotly finish drawing before the screenshot
+            page.screenshot(path=str(ARTIFACTS / "evaluation.png"), full_page=True)
+        finally:
+            browser.close()
+    assert not errors, errors
+    log = Path(str(server["log"])).read_text()
+    assert "Traceback" not in log, log[-4000:]
