@@ -7,7 +7,7 @@ import streamlit as st
 from rag.app_support import tables, ui
 from rag.app_support.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_line
 from rag.app_support.engine import default_config_names
-from rag.app_support.eval_bridge import question_generation_available, start_test_set
+from rag.app_support.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
 from rag.index.store import DUPLICATE_POLICIES
 
 ui.page_setup("Documents", ":material/description:")
@@ -121,6 +121,7 @@ event = st.dataframe(
     hide_index=True,
     width="stretch",
     on_select="rerun",
+    placeholder=ui.MISSING,
     selection_mode="single-row",
     key=f"chunks-{source}-{strategy}",
     column_config={"chunk id": None},
@@ -139,18 +140,22 @@ available, why = question_generation_available()
 job_ids: list[str] = st.session_state.setdefault("testset_jobs", [])
 if not available:
     st.info(why + " Meanwhile, ask your own questions on the home page.")
+elif record.doc_type != "openapi":
+    st.caption("Test sets are generated from OpenAPI specs; choose a spec above to make one.")
 else:
     st.caption(
-        f"Generates questions from {tables.md_escape(source)} and evaluates configurations on them in the "
-        "background (you can keep using the app)."
+        f"Generates up to {TEST_SET_SIZE} questions about `{record.api}` (endpoints, parameters, schemas, auth, "
+        "write checks, out-of-scope) and evaluates configurations on them in the background — you can keep "
+        "using the app meanwhile."
     )
     left, right, last = st.columns([3, 1, 1], vertical_alignment="bottom")
     chosen = left.multiselect("Configurations", list(known), default=default_config_names(known),
                               key="testset_configs")
-    retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only")
+    retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only",
+                                  help="Fast: measures retrieval and abstention without generating answers")
     if last.button("Make a test set for this spec and run it", disabled=not chosen, key="testset_start",
                    icon=":material/science:"):
-        job = start_test_set(engine, source, record.api, [known[n] for n in chosen], retrieval_only)
+        job = start_test_set(engine, record.api, [known[n] for n in chosen], retrieval_only)
         job_ids.append(job.id)
         st.rerun()
 finished = ui.render_jobs(job_ids, key="testset")

@@ -90,7 +90,8 @@ with st.expander("Run manifests"):
 # ---------------------------------------------------------------------- summary and charts
 metrics = eval_runs.metrics_frame(runs)
 st.subheader("Summary", anchor=False)
-st.dataframe(eval_runs.summary_frame(runs), hide_index=True, width="stretch", key="summary_table")
+st.dataframe(eval_runs.summary_frame(runs), hide_index=True, width="stretch", key="summary_table",
+             placeholder=ui.MISSING)
 
 st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
 
@@ -133,6 +134,7 @@ event = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     key="questions_table",
+    placeholder=ui.MISSING,
     column_config={
         "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)"),
         "total ms": st.column_config.NumberColumn(format="%.0f"),
@@ -196,9 +198,16 @@ with st.container(border=True):
     st.caption(tables.md_escape(eval_runs.record_summary(record)))
     retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, dict)]
     st.markdown("**Retrieved chunks**")
-    chunk_event = st.dataframe(tables.record_chunk_frame(retrieved), hide_index=True, width="stretch",
-                               on_select="rerun", selection_mode="single-row", key="record_chunks",
-                               column_config={"chunk id": None})
+    chunk_event = st.dataframe(
+        tables.record_chunk_frame(retrieved),
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="record_chunks",
+        placeholder=ui.MISSING,
+        column_config={"chunk id": None},
+    )
     chunk_row = ui.selected_row(chunk_event)
     if chunk_row is not None and chunk_row < len(retrieved):
         st.code(str(retrieved[chunk_row].get("text") or "(no text saved)"), language="text", wrap_lines=True)

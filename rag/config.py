@@ -37,6 +37,7 @@ class Config:
     intent_filter: bool = False
     expansion: bool = False
     dynamic_k: bool = False
+    query_expansion: bool = False
     reranker: str = "none"
     reranker_model: str = DEFAULT_CROSS_ENCODER
     abstention: bool = False
@@ -85,6 +86,7 @@ class Config:
             "intent_filter": self.intent_filter,
             "expansion": self.expansion,
             "dynamic_k": self.dynamic_k,
+            "query_expansion": self.query_expansion,
             "rerank": self.reranker != "none",
             "abstention": self.abstention,
             "write_check": self.write_check,
@@ -98,6 +100,7 @@ class Config:
             "intent_filter": {"intent_filter": False},
             "expansion": {"expansion": False},
             "dynamic_k": {"dynamic_k": False},
+            "query_expansion": {"query_expansion": False},
             "rerank": {"reranker": "none"},
             "abstention": {"abstention": False},
             "write_check": {"write_check": False},
@@ -131,11 +134,12 @@ _FULL = Config(
     intent_filter=True,
     expansion=True,
     dynamic_k=True,
+    query_expansion=True,
     reranker="structural",
     abstention=True,
     write_check=True,
-    description="hybrid + intent filter + structural rerank + reference expansion + per-API k + abstention "
-    "+ write-operation check",
+    description="hybrid + glossary query expansion + intent filter + structural rerank + reference expansion "
+    "+ per-API k + abstention + write-operation check",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

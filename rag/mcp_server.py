@@ -447,10 +447,8 @@ def warm_up(engine: Engine) -> list[str]:
     if engine.index.is_empty():
         return [_EMPTY_INDEX]
     engine.index.snapshot()
-    try:
-        engine.run("How do I authenticate?", replace(PRESETS["full"], name="warm-up"), retrieval_only=True)
-    except Exception as error:  # the tools report the same problem per call
-        warnings.append(f"warm-up retrieval failed: {error}")
+    result = engine.run("How do I authenticate?", replace(PRESETS["full"], name="warm-up"), retrieval_only=True)
+    warnings.extend(f"warm-up retrieval failed: {error}" for error in result.errors)
     try:
         engine.generator(engine.default_llm)
     except Exception as error:

@@ -44,11 +44,19 @@ def is_follow_up(question: str, history: Sequence[dict[str, str]] | None) -> boo
 
 
 def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
-    """Attach the last user question as context: "<question> (regarding: <previous question>)"."""
-    previous = [m["content"] for m in recent_history(history) if m.get("role") == "user"]
-    if not previous:
+    """Attach the last exchange as context: "<question> (regarding: <previous question> <start of the answer>)".
+
+    The previous answer usually names the endpoint or schema the follow-up is about.
+    """
+    recent = recent_history(history)
+    users = [i for i, m in enumerate(recent) if m.get("role") == "user"]
+    if not users:
         return question
-    return f"{question.strip()} (regarding: {previous[-1].strip()})"
+    context = recent[users[-1]]["content"].strip()
+    answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
+    if answer:
+        context += " " + " ".join(answer.split()[:30])
+    return f"{question.strip()} (regarding: {context})"
 
 
 def rewrite_query(question: str, history: Sequence[dict[str, str]] | None, chat_model: Any | None = None) -> Rewrite:

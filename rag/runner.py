@@ -32,6 +32,7 @@ from rag.retrieve.expansion import demote_repeated_covers, expand_references, in
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.profile import profile_for
 from rag.retrieve.retrievers import make_retriever
+from rag.retrieve.synonyms import expand_query
 from rag.rewrite import rewrite_query
 from rag.write_check import check_write_operation
 
@@ -137,6 +138,11 @@ class Engine:
         """Every retrieval stage of a config; fills timings, notes and the candidate pool of `result`."""
         timings = result.timings_ms
         strategies = (config.chunking, "docs")
+        if config.query_expansion:
+            expanded = expand_query(query)
+            if expanded != query:
+                result.notes.append(f"query expanded: {expanded}")
+                query = expanded
         retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
         intent = Intent()
         if config.intent_filter or config.dynamic_k:

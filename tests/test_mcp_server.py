@@ -23,8 +23,9 @@ from rag import cli
 from rag.chunk import Chunk
 from rag.errors import ConfigError
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
+from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
-from rag.mcp_server import build_server, join_schema_parts
+from rag.mcp_server import build_server, join_schema_parts, stdout_to_stderr, warm_up
 from rag.runner import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -351,6 +352,25 @@ def test_bad_timeouts_and_ports_are_refused(engine: Engine, capsys: pytest.Captu
     assert "--timeout=0 is not allowed" in capsys.readouterr().err
     assert cli.main(["mcp", "--http", "--port", "70000"]) == cli.EXIT_USAGE
     assert "--port=70000 is not allowed" in capsys.readouterr().err
+
+
+def test_warm_up_loads_everything_or_says_why(engine: Engine, tmp_path: Path) -> None:
+    assert warm_up(engine) == []
+    empty = Index(tmp_path / "empty", HashingEmbedder())
+    assert warm_up(Engine(empty, default_llm="extractive")) == [
+        "the index is empty; index some specs first: `python -m rag ingest PATH...` (or `make index`), "
+        "or point RAG_INDEX_DIR / --index-dir at a built index"
+    ]
+
+
+def test_start_up_output_goes_to_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    with stdout_to_stderr():
+        print("from python")
+        os.write(1, b"from C\n")
+    print("after")
+    out, err = capfd.readouterr()
+    assert out == "after\n"
+    assert "from python" in err and "from C" in err
 
 
 # ---------------------------------------------------------------------- real subprocesses

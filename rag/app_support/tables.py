@@ -243,7 +243,7 @@ def overlap_styler(frame: pd.DataFrame) -> Any:
         colour = "background-color: #FFF4D6" if bool(row.get("only some")) else ""
         return [colour] * len(row)
 
-    return frame.style.apply(highlight, axis=1)
+    return frame.style.apply(highlight, axis=1).format(na_rep="–")
 
 
 # ---------------------------------------------------------------------- documents

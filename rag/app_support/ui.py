@@ -26,6 +26,8 @@ from rag.runner import Engine
 HOME_PAGE = "app.py"
 DOCUMENTS_PAGE = "pages/1_Documents.py"
 EVALUATION_PAGE = "pages/2_Evaluation.py"
+CODE_HEIGHT = 320  # long chunk texts scroll inside their box
+MISSING = "–"  # how tables show a missing value (no score, not retrieved)
 
 STAGES: tuple[tuple[str, str], ...] = (
     ("rewrite", "A follow-up (\"and its fields?\") becomes a standalone query using the conversation so far "
@@ -156,6 +158,11 @@ def render_about() -> None:
 
 
 # ---------------------------------------------------------------------- answers
+def code_height(text: str) -> int | str:
+    """Long texts scroll inside a fixed-height box; short ones take their own height."""
+    return CODE_HEIGHT if text.count("\n") > 14 or len(text) > 1500 else "content"
+
+
 def render_badge(badge: Badge) -> None:
     """The status badge and its confidence."""
     st.badge(badge.label, icon=badge.icon, color=badge.color)  # type: ignore[arg-type]
@@ -166,9 +173,10 @@ def render_chunk_details(chunk: Chunk, retrieved: RetrievedChunk | None = None) 
     """Both texts of a chunk and every metadata field."""
     st.markdown(f"**{tables.md_escape(tables.structural_label(chunk))}**")
     st.caption("text (what the generator reads)")
-    st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True)
+    st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True, height=code_height(chunk.text))
     st.caption("embedding text (what was embedded)")
-    st.code(chunk.embedding_text or "(none: the text was embedded)", language="text", wrap_lines=True)
+    embedded = chunk.embedding_text or "(none: the text was embedded)"
+    st.code(embedded, language="text", wrap_lines=True, height=code_height(embedded))
     st.caption("metadata")
     st.json(tables.chunk_metadata(chunk, retrieved), expanded=False)
 
@@ -186,6 +194,7 @@ def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
         on_select="rerun",
         selection_mode="single-row",
         width="stretch",
+        placeholder=MISSING,
         column_config={
             "rank": st.column_config.NumberColumn("rank", help="final rank"),
             "rank before rerank": st.column_config.NumberColumn("before rerank", help="rank before reranking"),
@@ -219,7 +228,8 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
             if chunk is None:
                 st.caption("The cited chunk is no longer indexed.")
             else:
-                st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True)
+                st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True,
+                        height=code_height(chunk.text))
 
 
 def render_result(
@@ -275,7 +285,8 @@ def render_overlap(results: Sequence[AnswerResult], key: str) -> None:
         f"{summary['some']} found by only some (◆, highlighted) · only one found them — {unique}"
     )
     st.plotly_chart(charts.overlap_figure(frame, names), key=f"{key}-overlap-fig", width="stretch")
-    st.dataframe(tables.overlap_styler(frame), hide_index=True, width="stretch", key=f"{key}-overlap-table")
+    st.dataframe(tables.overlap_styler(frame), hide_index=True, width="stretch", key=f"{key}-overlap-table",
+                 placeholder=MISSING)
 
 
 # ---------------------------------------------------------------------- background jobs

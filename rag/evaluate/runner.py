@@ -363,6 +363,18 @@ def git_commit() -> str | None:
     return commit if done.returncode == 0 and commit else None
 
 
+def git_dirty() -> bool | None:
+    """Whether tracked files differ from the commit (None without git)."""
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=PROJECT_ROOT, capture_output=True,
+            text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(done.stdout.strip()) if done.returncode == 0 else None
+
+
 def is_transient(errors: Sequence[str]) -> bool:
     """Whether recorded errors look like passing API trouble (timeouts, 429, 5xx, connection)."""
     return any(TRANSIENT.search(error) for error in errors)
@@ -620,6 +632,7 @@ def run_evaluation(
                 "judge": judge.spec if judge is not None else None,
                 "judge_runs": judge.runs if judge is not None else None,
                 "git_commit": git_commit(),
+                "git_dirty": git_dirty(),
                 "started_at": started_at.isoformat(timespec="seconds"),
                 "finished_at": finished_at.isoformat(timespec="seconds"),
                 "k": k,

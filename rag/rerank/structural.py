@@ -101,16 +101,12 @@ class StructuralReranker:
                 ends_with_param = chunk.path.rstrip("/").endswith("}")
                 if (wants_single and ends_with_param) or (wants_many and not ends_with_param and not wants_single):
                     score += self.arity_weight
-                if asks_fields:
-                    score -= self.kind_weight
+                score += -self.kind_weight if asks_fields else self.kind_weight
             elif chunk.kind == "schema":
                 name = chunk.covers[0].rsplit(".", 1)[-1].lower() if chunk.covers else ""
                 if any(noun in name for noun in nouns if len(noun) > 3):
                     score += self.resource_weight / 2
-                if asks_fields:
-                    score += self.kind_weight
-                if methods and not asks_fields:
-                    score -= self.kind_weight
+                score += self.kind_weight if asks_fields else -self.kind_weight
             if identifiers:
                 text = chunk.text.lower()
                 score += self.identifier_weight * sum(1 for ident in identifiers if ident in text) / len(identifiers)

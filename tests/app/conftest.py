@@ -79,6 +79,7 @@ def app_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
     data.mkdir()
     monkeypatch.setenv("RAG_EVAL_RESULTS_DIR", str(results))
     monkeypatch.setenv("RAG_EVAL_DATA_DIR", str(data))
+    monkeypatch.setenv("RAG_EVAL_LOG", str(tmp_path / "eval.log"))
     yield
 
 

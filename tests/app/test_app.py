@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -245,81 +243,13 @@ def test_duplicate_policy_and_delete(app_engine) -> None:  # type: ignore[no-unt
 
 
 def test_test_set_button_explains_when_the_evaluation_package_is_missing(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", None)
+    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", None)  # as if the package were not installed
     at = open_app("pages/1_Documents.py")
     assert any("needs the evaluation package" in i.value for i in at.info)
 
 
-# ---------------------------------------------------------------------- a fake evaluation package
-def fake_runner_module(calls: list[dict[str, Any]]) -> types.ModuleType:
-    """A stand-in for rag.evaluate.runner: evaluates with the real engine (retrieval only) and saves a run."""
-    from rag.evaluate.metrics import failure_label, summarize
-
-    module = types.ModuleType("rag.evaluate.runner")
-
-    def run_evaluation(engine, questions, configs, out_dir, *, run_name, retrieval_only=False, progress=None):  # type: ignore[no-untyped-def]
-        calls.append({"questions": questions, "configs": configs, "out_dir": out_dir, "run_name": run_name,
-                      "retrieval_only": retrieval_only})
-        folder = Path(out_dir) / run_name
-        folder.mkdir(parents=True)
-        metrics = {}
-        total = len(questions) * len(configs)
-        done = 0
-        for config in configs:
-            records = []
-            for question in questions:
-                result = engine.run(question.question, config, retrieval_only=retrieval_only)
-                record = {
-                    "query_id": question.id,
-                    "experiment": config.name,
-                    "query": question.question,
-                    "category": question.category,
-                    "answerable": question.answerable,
-                    "relevant_ids": list(question.relevant_ids),
-                    "retrieved_chunks": [c.to_dict() for c in result.chunks],
-                    "llm_answer": result.answer,
-                    "abstained": result.abstained,
-                    "confidence": result.confidence,
-                    "total_time_ms": result.total_ms,
-                    "tokens_in": result.tokens_in,
-                    "tokens_out": result.tokens_out,
-                }
-                record["failure"] = failure_label(record)
-                records.append(record)
-                done += 1
-                if progress:
-                    progress(done, total)
-            (folder / f"{config.name}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
-            metrics[config.name] = summarize(records)
-        (folder / "metrics.json").write_text(json.dumps({"configs": metrics, "manifest": {"run": run_name}}))
-        return folder
-
-    module.run_evaluation = run_evaluation  # type: ignore[attr-defined]
-    return module
-
-
-def fake_generate_module() -> types.ModuleType:
-    """A stand-in for rag.evaluate.generate: one question per operation of the document."""
-    from rag.evaluate.questions import Question
-
-    module = types.ModuleType("rag.evaluate.generate")
-
-    def make_questions(index, source, api, n=None):  # type: ignore[no-untyped-def]
-        operations = [c for c in index.snapshot().chunks.values()
-                      if c.source == source and c.strategy == "smart" and c.kind == "operation"]
-        return [
-            Question(f"gen-{i}", f"How do I {c.title.lower()}?", "endpoint", True, (c.covers[0],))
-            for i, c in enumerate(sorted(operations, key=lambda c: c.chunk_id)[: n or 5])
-        ]
-
-    module.make_questions = make_questions  # type: ignore[attr-defined]
-    return module
-
-
-def test_make_a_test_set_for_a_spec_and_run_it(app_engine, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", fake_runner_module(calls))
-    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", fake_generate_module())
+def test_make_a_test_set_for_a_spec_and_run_it(app_engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The real question generator and runner, in the background, on the fixture index (retrieval only)."""
     at = open_app("pages/1_Documents.py")
     at.selectbox(key="browse_source").set_value("shop-3.0.yaml").run()
     at.multiselect(key="testset_configs").set_value(["C0", "full"]).run()
@@ -327,11 +257,14 @@ def test_make_a_test_set_for_a_spec_and_run_it(app_engine, monkeypatch, tmp_path
     assert_ok(at)
     job = jobs.get_job(at.session_state["testset_jobs"][-1])
     assert job is not None
-    jobs.wait(job, 60)
-    assert job.status == "done", job.error
-    assert job.run_dir is not None and (job.run_dir / "metrics.json").is_file()
-    assert [c.name for c in calls[0]["configs"]] == ["C0", "full"]
-    assert (tmp_path / "eval_data" / "generated" / "shop-3_0.jsonl").is_file()
+    jobs.wait(job, 120)
+    assert job.status == "done", job.error + job.details
+    assert job.run_dir is not None and job.run_dir.parent == tmp_path / "results"
+    assert job.run_dir.name.startswith("spec-shop-3_0-")
+    assert {p.name for p in job.run_dir.glob("*.jsonl")} == {"C0.jsonl", "full.jsonl"}
+    assert (job.run_dir / "metrics.json").is_file()
+    generated = tmp_path / "eval_data" / "generated" / "shop-3_0.jsonl"
+    assert generated.is_file() and generated.read_text().count("\n") >= 5
     at.run()
     assert any(job.run_dir.name in s.value for s in at.success)
     links = [link for link in at.get("page_link") if "Evaluation" in link.proto.label]
@@ -339,6 +272,7 @@ def test_make_a_test_set_for_a_spec_and_run_it(app_engine, monkeypatch, tmp_path
     at.switch_page("pages/2_Evaluation.py").run()
     assert_ok(at)
     assert at.multiselect(key="eval_runs").value == [str(job.run_dir)]
+    assert len(plotly_charts(at)) == 5
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -390,9 +324,7 @@ def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs
     assert len(plotly_charts(at)) == 5  # saved runs are still compared
 
 
-def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", fake_runner_module(calls))
+def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, tmp_path) -> None:  # type: ignore[no-untyped-def]
     questions = tmp_path / "eval_data" / "tiny.jsonl"
     questions.write_text(
         json.dumps({"id": "t1", "question": ANSWERABLE, "category": "parameter", "answerable": True,
@@ -404,18 +336,21 @@ def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, monkey
     at = open_app("pages/2_Evaluation.py")
     at.selectbox(key="new_eval_set").set_value(questions)
     at.multiselect(key="new_eval_configs").set_value(["C0", "full"])
-    at.text_input(key="new_eval_name").set_value("from-the-page")
+    at.text_input(key="new_eval_name").set_value("from the page")
     at.button(key="new_eval_start").click().run()
     assert_ok(at)
     job = jobs.get_job(at.session_state["eval_jobs"][-1])
     assert job is not None
-    jobs.wait(job, 60)
-    assert job.status == "done", job.error
-    assert calls[0]["retrieval_only"] is True and calls[0]["run_name"] == "from-the-page"
-    assert [q.id for q in calls[0]["questions"]] == ["t1", "t2"]
+    jobs.wait(job, 120)
+    assert job.status == "done", job.error + job.details
     assert job.run_dir == saved_runs / "from-the-page"
+    assert (job.total, job.done) == (2, 2)
+    metrics = json.loads((job.run_dir / "metrics.json").read_text())
+    assert metrics["manifest"]["retrieval_only"] is True
+    assert metrics["configs"]["full"]["abstention_accuracy"] == 1.0  # full abstains on the weather question
     at.run()
     assert_ok(at)
+    assert any("finished" in s.value for s in at.success)
     assert at.multiselect(key="eval_runs").options == ["from-the-page", "tiny-run"]  # newest first
     at.multiselect(key="eval_runs").set_value([str(saved_runs / "from-the-page"), str(saved_runs / "tiny-run")]).run()
     assert_ok(at)
@@ -423,18 +358,16 @@ def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, monkey
     assert list(summary["label"]) == ["from-the-page / C0", "from-the-page / full", "tiny-run / C0", "tiny-run / full"]
 
 
-def test_the_real_evaluation_runner_through_the_app_bridge(app_engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """When rag.evaluate.runner exists, the app's bridge must be able to call it (retrieval only, fixture index)."""
-    from rag.app_support.eval_bridge import evaluation_available, start_evaluation
-    from rag.config import PRESETS
-
-    available, why = evaluation_available()
-    if not available:
-        pytest.skip(f"the evaluation runner is not installed yet ({why})")
-    questions = tmp_path / "eval_data" / "tiny.jsonl"
-    questions.write_text(json.dumps({"id": "t1", "question": ANSWERABLE, "category": "parameter",
-                                     "answerable": True, "relevant_ids": ["shop-3_0.paths./orders.get"],
-                                     "required_keywords": ["page_size"], "ground_truth": "page_size"}) + "\n")
-    job = jobs.wait(start_evaluation(app_engine, questions, [PRESETS["C0"]], True, tmp_path / "results", "real"), 120)
-    assert job.status == "done", job.error + job.details
-    assert job.run_dir is not None and any(job.run_dir.glob("*.jsonl"))
+def test_a_failed_evaluation_is_reported_on_the_page(app_engine, saved_runs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    questions = tmp_path / "eval_data" / "unknown-ids.jsonl"
+    questions.write_text(json.dumps({"id": "x", "question": "q?", "category": "endpoint", "answerable": True,
+                                     "relevant_ids": ["nope.paths./x.get"], "required_keywords": [],
+                                     "ground_truth": ""}) + "\n")
+    at = open_app("pages/2_Evaluation.py")
+    at.selectbox(key="new_eval_set").set_value(questions)
+    at.button(key="new_eval_start").click().run()
+    job = jobs.wait(jobs.get_job(at.session_state["eval_jobs"][-1]), 60)  # type: ignore[arg-type]
+    assert job.status == "failed" and "nope.paths./x.get" in job.error
+    at.run()
+    assert any("failed" in e.value and "nope.paths./x.get" in e.value for e in at.error)
+    assert len(plotly_charts(at)) == 5  # the saved run is still shown

@@ -35,6 +35,22 @@ pytestmark = [
 ]
 
 
+def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
+    """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it first."""
+    path = ARTIFACTS / name
+    size = page.viewport_size or {"width": 1600, "height": 1100}
+    height = page.evaluate(
+        "() => Math.max(...Array.from(document.querySelectorAll("
+        "'[data-testid=stMain], [data-testid=stAppViewContainer], [data-testid=stMainBlockContainer]'))"
+        ".map(e => e.scrollHeight), document.body.scrollHeight)"
+    )
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height) + 80, 16000))})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    return path
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -139,16 +155,16 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
                 expect(columns.nth(index).get_by_text("Extractive answer (no LLM)")).to_be_visible()
                 expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
             expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
-            page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+            screenshot(page, "home.png")
 
             # ---- documents: upload a spec, then it is askable on the home page
             page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
-            page.get_by_role("heading", name="Documents").wait_for()
+            page.get_by_role("heading", name="Documents", exact=True).wait_for()
             page.locator('input[type="file"]').set_input_files(str(spec))
             page.get_by_role("button", name="Index 1 file(s)").click()
             page.get_by_text("inventory.yaml → inventory: added").wait_for()
             page.get_by_text("Showing the first chunk").wait_for()
-            page.screenshot(path=str(ARTIFACTS / "documents.png"), full_page=True)
+            screenshot(page, "documents.png")
 
             page.get_by_role("link", name="Ask about it on the home page").click()
             chat = page.get_by_placeholder("Ask about the indexed APIs…")
@@ -157,15 +173,14 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             chat.press("Enter")
             page.get_by_text("Overlap across configurations").wait_for()
             expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").first).to_be_visible()
-            page.screenshot(path=str(ARTIFACTS / "home-after-upload.png"), full_page=True)
+            screenshot(page, "home-after-upload.png")
 
             # ---- evaluation: charts of the saved run
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
-            page.get_by_role("heading", name="Evaluation").wait_for()
+            page.get_by_role("heading", name="Evaluation", exact=True).wait_for()
             page.get_by_role("heading", name="Per question").wait_for()
             expect(page.locator(".js-plotly-plot")).to_have_count(5)
-            page.wait_for_timeout(1500)  # let plotly finish drawing before the screenshot
-            page.screenshot(path=str(ARTIFACTS / "evaluation.png"), full_page=True)
+            screenshot(page, "evaluation.png")
         finally:
             browser.close()
     assert not errors, errors

@@ -25,7 +25,14 @@ from rag.app_support.engine import (
     resolve_config_name,
     set_engine_override,
 )
-from rag.app_support.eval_bridge import ProgressAdapter, call_with
+from rag.app_support.eval_bridge import (
+    default_run_name,
+    evaluation_available,
+    make_test_set_now,
+    question_generation_available,
+    run_evaluation_now,
+    safe_name,
+)
 from rag.app_support.jobs import Job, start_job, wait
 from rag.config import PRESETS
 from rag.errors import ConfigError, RagError
@@ -231,7 +238,8 @@ def test_failure_bars_count_labels_per_config(run) -> None:  # type: ignore[no-u
 def test_chunk_frame_has_every_score_and_rank() -> None:
     chunk = make_chunk("api.paths./x.get", "GET /x", kind="operation")
     items = [
-        RetrievedChunk(chunk, {"vector": 0.5, "bm25": 2.0, "fused": 0.016, "rerank": 1.5}, rank=1, rank_before_rerank=3),
+        RetrievedChunk(chunk, {"vector": 0.5, "bm25": 2.0, "fused": 0.016, "rerank": 1.5}, rank=1,
+                       rank_before_rerank=3),
         RetrievedChunk(make_chunk("api.components.X", "X"), {"vector": 0.2}, rank=2, from_expansion=True),
     ]
     frame = tables.chunk_frame(items)
@@ -347,7 +355,8 @@ def test_badge_for_results_and_records() -> None:
     assert (badge.status, badge.color, badge.detail) == ("abstained", "gray", "confidence: abstain (0.16)")
     plain = badge_for(AnswerResult("C0", "q", answer="x"))
     assert (plain.status, plain.color, plain.detail) == ("answered", "green", "confidence gate off")
-    assert badge_for(AnswerResult("full", "q", confidence="partial", confidence_score=0.5), gated=True).color == "orange"
+    partial = AnswerResult("full", "q", confidence="partial", confidence_score=0.5)
+    assert badge_for(partial, gated=True).color == "orange"
     assert badge_for_record({"abstained": False, "confidence": "partial"}).status == "partial"
     assert badge_for_record({"error": "boom"}).status == "error"
 
@@ -464,7 +473,8 @@ def test_ingest_uploads_reports_each_file(empty_index) -> None:  # type: ignore[
     seen: list[float] = []
     reports = ingest_uploads(
         empty_index,
-        [("inventory.yaml", INVENTORY_SPEC), ("empty.md", b""), ("virus.exe", b"MZ"), ("inventory.yaml", INVENTORY_SPEC)],
+        [("inventory.yaml", INVENTORY_SPEC), ("empty.md", b""), ("virus.exe", b"MZ"),
+         ("inventory.yaml", INVENTORY_SPEC)],
         "reject",
         progress=lambda fraction, text: seen.append(fraction),
     )
@@ -497,35 +507,36 @@ def test_jobs_run_in_the_background_and_report_progress() -> None:
     assert failed.status == "failed" and "no questions" in failed.error
 
 
-def test_call_with_matches_parameter_aliases_and_reports_what_is_missing() -> None:
-    received: dict[str, Any] = {}
+def test_bridge_names_and_availability(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
 
-    def runner(engine, question_set, config_names, output_dir, *, name="x", on_progress=None):  # type: ignore[no-untyped-def]
-        received.update(engine=engine, question_set=question_set, config_names=config_names, output_dir=output_dir,
-                        name=name, on_progress=on_progress)
-        return "ok"
-
-    values = {"engine": "E", "questions": "Q", "configs": ["C0"], "out_dir": "/out", "run_name": "r",
-              "progress": print, "retrieval_only": True}
-    assert call_with(runner, values) == "ok"
-    assert received == {"engine": "E", "question_set": "Q", "config_names": ["C0"], "output_dir": "/out", "name": "r",
-                        "on_progress": print}
-
-    def needs_more(engine, secret):  # type: ignore[no-untyped-def]
-        return None
-
-    with pytest.raises(RagError, match="needs secret"):
-        call_with(needs_more, values)
+    assert safe_name("from the page/../x") == "from-the-page-..-x"
+    assert default_run_name("spec-shop 3").startswith("spec-shop-3-")
+    assert evaluation_available() == (True, "")
+    assert question_generation_available() == (True, "")
+    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", None)
+    ok, why = question_generation_available()
+    assert not ok and "rag.evaluate.generate" in why and why.startswith("Making a test set needs")
+    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", None)
+    ok, why = evaluation_available()
+    assert not ok and "rag.evaluate.runner" in why
 
 
-def test_progress_adapter_accepts_any_callback_shape() -> None:
+def test_run_evaluation_now_saves_a_run_the_app_can_load(fixture_index, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index, default_llm="extractive")
     job = Job("j", "demo")
-    adapter = ProgressAdapter(job, expected=10)
-    adapter(3, 10)
-    assert (job.done, job.total) == (3, 10)
-    adapter(done=5, total=12, message="half")
-    assert (job.done, job.total, job.message) == (5, 12, "half")
-    fresh = Job("k", "demo")
-    counting = ProgressAdapter(fresh, expected=2)
-    counting({"experiment": "C0", "query_id": "q1"})
-    assert (fresh.done, fresh.total, fresh.message) == (1, 2, "C0 q1")
+    path = make_test_set_now(job, engine, "people-3_1", limit=6, out_dir=tmp_path / "generated")
+    assert path == tmp_path / "generated" / "people-3_1.jsonl"
+    run_dir = run_evaluation_now(job, engine, path, [PRESETS["C0"], PRESETS["full"]], True, tmp_path / "runs", "t1")
+    assert run_dir == tmp_path / "runs" / "t1"
+    assert job.done == job.total == 6
+    loaded = eval_runs.load_run(run_dir)
+    assert loaded.configs == ["C0", "full"] and not loaded.computed and not loaded.warnings
+    assert len(eval_runs.questions_frame([loaded])) == 12
+    assert charts.metric_bars(eval_runs.metrics_frame([loaded])).data
+    with pytest.raises(RagError, match="already holds results"):
+        run_evaluation_now(job, engine, path, [PRESETS["C0"]], True, tmp_path / "runs", "t1")
+    with pytest.raises(ConfigError, match="not indexed"):
+        make_test_set_now(job, engine, "nope", out_dir=tmp_path / "generated")

@@ -111,7 +111,7 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
     assert is_follow_up("and how do I page through them?", history)
     assert not is_follow_up("How do I create a candidate in the ATS?", [])
     rewritten_offline = offline_rewrite("and page through them?", history)
-    assert rewritten_offline == "and page through them? (regarding: How do I list employees?)"
+    assert rewritten_offline == "and page through them? (regarding: How do I list employees? GET …)"
     long = [{"role": "user", "content": "x" * 1500}] * 12
     assert sum(len(m["content"]) for m in recent_history(long)) <= 2000
 
