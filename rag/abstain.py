@@ -115,10 +115,15 @@ _NOT_A_NAME = frozenset(
 
 def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
     """Names in "<name> API"/"<name> SDK" that are not an indexed API (e.g. "the ticketing API")."""
+    known: set[str] = set()
+    for api in profile.apis:
+        known.add(api)
+        known.update(re.split(r"[-_. ]+", api))
+        known.update(re.findall(r"[a-z0-9]+", profile.api_titles.get(api, "").lower()))
     names = []
     for name in _NAMED_API.findall(question):
         lowered = name.lower()
-        if lowered in _NOT_A_NAME or lowered in profile.apis or lowered in GENERIC_TERMS:
+        if lowered in _NOT_A_NAME or lowered in known or lowered in GENERIC_TERMS:
             continue
         names.append(lowered)
     return names

@@ -60,7 +60,11 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
             vectors = self.model.encode(
-                list(texts), batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True
+                list(texts),
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
             )
         return np.asarray(vectors, dtype=np.float32)
 
