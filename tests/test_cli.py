@@ -1,0 +1,93 @@
+"""The command line as a user runs it (subprocesses, hashing embedder, a temporary index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT
+
+
+def rag(*args: str, index: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive", "TQDM_DISABLE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "rag", *args, "--index-dir", str(index)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("cli") / "index"
+    done = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), str(FIXTURES / "docs"), "--json", index=directory)
+    assert done.returncode == 0, done.stderr
+    reports = json.loads(done.stdout)
+    assert {r["status"] for r in reports} == {"added"}
+    return directory
+
+
+def test_stats_json_lists_documents_and_chunks(index_dir: Path) -> None:
+    stats = json.loads(rag("stats", "--json", index=index_dir).stdout)
+    assert stats["documents"] == 5
+    assert stats["chunks"]["smart"] > 0 and stats["chunks"]["docs"] > 0
+
+
+def test_reingest_is_skipped_and_reject_policy_fails_with_code_2(index_dir: Path) -> None:
+    again = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), index=index_dir)
+    assert again.returncode == 0 and "skipped" in again.stdout
+    rejected = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), "--on-duplicate", "reject", index=index_dir)
+    assert rejected.returncode == 2
+    assert "people-3.1.json: already indexed" in rejected.stderr
+
+
+def test_bad_file_exits_2_with_one_clear_line(index_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "hris.yaml"
+    bad.write_text("title: not a spec\n")
+    result = rag("ingest", str(bad), index=index_dir)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: hris.yaml: not an OpenAPI document: missing 'openapi' and 'paths'"
+
+
+def test_ask_side_by_side_and_json(index_dir: Path) -> None:
+    text = rag("ask", "How do I list employees?", "--configs", "C1,full", index=index_dir)
+    assert text.returncode == 0, text.stderr
+    assert "=== C1" in text.stdout and "=== full" in text.stdout
+    data = json.loads(rag("ask", "How do I list employees?", "--configs", "C0,C5", "--json", index=index_dir).stdout)
+    assert [r["config"] for r in data] == ["C0", "C5"]
+    assert all(r["chunks"] and r["generator"] == "extractive (no LLM)" for r in data)
+
+
+def test_ask_unknown_config_names_the_allowed_ones(index_dir: Path) -> None:
+    result = rag("ask", "x", "--configs", "C9", index=index_dir)
+    assert result.returncode == 2 and "allowed: C0, C1" in result.stderr
+
+
+def test_configs_lists_every_preset() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "rag", "configs", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert set(json.loads(result.stdout)) >= {"C0", "C5", "E4", "full"}
+
+
+def test_fetch_specs_offline_fails_with_code_2(tmp_path: Path) -> None:
+    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"}
+    result = subprocess.run(
+        [sys.executable, "-m", "rag", "fetch-specs", "--dest", str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "cannot download https://api.eu1.stackone.com/oas/stackone.json" in result.stderr
+    assert not list(tmp_path.glob("*.json"))
