@@ -60,22 +60,31 @@ if engine.index.is_empty():
     st.page_link(ui.DOCUMENTS_PAGE, label="Go to Documents", icon=":material/upload_file:")
 
 options = generator_options(engine.default_llm)
+# The choices survive visits to other pages (Streamlit forgets the state of widgets a page does not draw).
+ui.restore_choices(
+    {
+        "ask_configs": default_config_names(known),
+        "ask_k": 5,
+        "ask_generator": options[0],
+        "ask_retrieval_only": False,
+    }
+)
+if st.session_state["ask_generator"] not in options:
+    st.session_state["ask_generator"] = options[0]
+st.session_state["ask_configs"] = [name for name in st.session_state["ask_configs"] if name in known]
 with st.container(border=True):
     left, middle, right, last = st.columns([4, 1, 2, 1.4], vertical_alignment="bottom")
-    if "ask_configs" not in st.session_state:
-        st.session_state["ask_configs"] = default_config_names(known)
     names: list[str] = left.multiselect(
         "Configurations",
         options=list(known),
         key="ask_configs",
         help="Any number; each gets its own column. Default: C0 (naive baseline), C5 (cumulative study) and full.",
     )
-    k = int(middle.number_input("k", min_value=1, max_value=MAX_K, value=5, step=1, key="ask_k",
+    k = int(middle.number_input("k", min_value=1, max_value=MAX_K, step=1, key="ask_k",
                                 help="How many chunks each configuration passes on"))
     generator = right.selectbox(
         "Generator",
         options,
-        index=0,
         format_func=generator_label,
         key="ask_generator",
         help="Used by every configuration set to `auto` (all presets). Detected automatically from RAG_LLM, "
@@ -83,6 +92,7 @@ with st.container(border=True):
     )
     retrieval_only = last.toggle("Retrieval only", key="ask_retrieval_only",
                                  help="Retrieve and rank only; no answers are generated")
+    ui.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
     if names:
         st.caption(ui.config_caption(known, names))
     st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")

@@ -148,12 +148,12 @@ else:
         "write checks, out-of-scope) and evaluates configurations on them in the background — you can keep "
         "using the app meanwhile."
     )
-    left, right, last = st.columns([3, 1, 1], vertical_alignment="bottom")
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
     chosen = left.multiselect("Configurations", list(known), default=default_config_names(known),
                               key="testset_configs")
     retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only",
                                   help="Fast: measures retrieval and abstention without generating answers")
-    if last.button("Make a test set for this spec and run it", disabled=not chosen, key="testset_start",
+    if st.button("Make a test set for this spec and run it", disabled=not chosen, key="testset_start",
                    icon=":material/science:"):
         job = start_test_set(engine, record.api, [known[n] for n in chosen], retrieval_only)
         job_ids.append(job.id)

@@ -132,14 +132,19 @@ def cmd_fetch_specs(args: argparse.Namespace) -> int:
 @command("ensure-index")
 def cmd_ensure_index(args: argparse.Namespace) -> int:
     """Build the index of the default corpus if it is empty (used by `make run`)."""
-    from rag.index.build import NO_SPECS_HELP, find_default_specs, ingest_paths, open_index
+    from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, ingest_paths, open_index
 
     settings = settings_from(args)
     index = open_index(settings)
+    specs = find_default_specs(settings)
     if not index.is_empty():
+        indexed = {record.source for record in index.documents()}
+        refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
+        updated = [r for r in ingest_paths(index, refresh) if r.status == "replaced"]
+        for report in updated:
+            print(f"  re-indexed {report.source} (new chunker version or changed content)")
         print(f"index ready: {len(index.documents())} documents in {settings.index_dir}")
         return EXIT_OK
-    specs = find_default_specs(settings)
     if specs is None:
         print(NO_SPECS_HELP, file=sys.stderr)
         return EXIT_USAGE

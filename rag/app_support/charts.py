@@ -70,7 +70,7 @@ def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS) ->
         facet_col_spacing=0.06,
     )
     figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    figure.update_yaxes(matches=None, showticklabels=True, title_text="")
+    figure.update_yaxes(matches=None, showticklabels=True, title_text="", rangemode="tozero")
     figure.update_xaxes(title_text="", showticklabels=False)
     rows = (len(order) + columns - 1) // columns
     figure.update_layout(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag.chunk import Chunk
+from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
 
@@ -290,7 +290,10 @@ def documents_frame(records: Iterable[DocumentRecord]) -> pd.DataFrame:
 def document_chunks(chunks: Iterable[Chunk], source: str, strategy: str | None = None) -> list[Chunk]:
     """A document's chunks (optionally one strategy), in a stable reading order."""
     found = [c for c in chunks if c.source == source and (strategy is None or c.strategy == strategy)]
-    return sorted(found, key=lambda c: (c.strategy, c.kind != "overview", c.json_pointer, c.part, c.chunk_id))
+    order = {name: position for position, name in enumerate(STRATEGIES)}
+    return sorted(
+        found, key=lambda c: (order.get(c.strategy, 9), c.kind != "overview", c.json_pointer, c.part, c.chunk_id)
+    )
 
 
 def document_chunks_frame(chunks: Sequence[Chunk]) -> pd.DataFrame:

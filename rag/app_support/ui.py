@@ -178,7 +178,7 @@ def render_chunk_details(chunk: Chunk, retrieved: RetrievedChunk | None = None) 
     embedded = chunk.embedding_text or "(none: the text was embedded)"
     st.code(embedded, language="text", wrap_lines=True, height=code_height(embedded))
     st.caption("metadata")
-    st.json(tables.chunk_metadata(chunk, retrieved), expanded=False)
+    st.json(tables.chunk_metadata(chunk, retrieved), expanded=1)
 
 
 def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
@@ -321,6 +321,23 @@ def render_jobs(job_ids: Sequence[str], key: str) -> list[Job]:
 
     st.fragment(panel, run_every=1.0 if active else None)()
     return current
+
+
+def restore_choices(defaults: Mapping[str, Any]) -> None:
+    """Before drawing widgets: give each keyed widget its kept value (or its default) through session state.
+
+    Streamlit drops a widget's state when a page that does not draw it runs; `keep_choices` saves a copy.
+    """
+    for key, default in defaults.items():
+        if key not in st.session_state:
+            st.session_state[key] = st.session_state.get(f"_kept_{key}", default)
+
+
+def keep_choices(keys: Sequence[str]) -> None:
+    """After drawing widgets: save their values so `restore_choices` can bring them back on a later visit."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[f"_kept_{key}"] = st.session_state[key]
 
 
 def selected_row(event: Any) -> int | None:

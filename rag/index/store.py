@@ -174,7 +174,7 @@ class Index:
         self._collections = {
             strategy: self.client.get_or_create_collection(
                 name=f"{COLLECTION_PREFIX}{strategy}",
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": {"space": "cosine", "ef_construction": 200, "ef_search": 200}},
                 embedding_function=self._adapter,  # type: ignore[arg-type]
             )
             for strategy in STRATEGIES
@@ -366,8 +366,8 @@ class Index:
                         document.source,
                         "already indexed; choose on_duplicate='replace' or 'skip', or delete it first",
                     )
-                if on_duplicate == "skip" or existing.content_hash == document.content_hash:
-                    why = "identical content" if existing.content_hash == document.content_hash else "already indexed"
+                if on_duplicate == "skip" or existing.version == document.version:
+                    why = "identical content" if existing.version == document.version else "already indexed"
                     return IngestReport(
                         document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
                     )

@@ -13,6 +13,9 @@ from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, parse_structured, va
 from rag.ingest.openapi import api_name_from_source, chunk_openapi
 from rag.ingest.validate import validate_upload
 
+# Bump when chunking changes what chunks contain: re-ingesting an unchanged file then replaces its chunks.
+CHUNKER_VERSION = "2026.11.21"
+
 
 @dataclass(frozen=True)
 class ParsedDocument:
@@ -29,8 +32,9 @@ class ParsedDocument:
 
     @property
     def version(self) -> str:
-        """Short hash of source name and content identifying this version of the document."""
-        return hashlib.sha256(f"{self.source}\x00{self.content_hash}".encode()).hexdigest()[:12]
+        """Short hash of source name, content and chunker version identifying this version of the chunks."""
+        key = f"{self.source}\x00{self.content_hash}\x00{CHUNKER_VERSION}"
+        return hashlib.sha256(key.encode()).hexdigest()[:12]
 
     def chunk_counts(self) -> dict[str, int]:
         """Number of chunks per strategy."""

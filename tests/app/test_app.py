@@ -153,6 +153,20 @@ def test_k_changes_how_many_chunks_each_configuration_passes_on(app_engine) -> N
     assert len(at.session_state["turns"][-1].results[0].chunks) == 2
 
 
+def test_choices_survive_a_visit_to_another_page(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = open_app()
+    at.multiselect(key="ask_configs").set_value(["C0", "full"])
+    at.number_input(key="ask_k").set_value(3)
+    at.toggle(key="ask_retrieval_only").set_value(True).run()
+    at.switch_page("pages/1_Documents.py").run()
+    at.switch_page("app.py").run()
+    assert_ok(at)
+    assert at.multiselect(key="ask_configs").value == ["C0", "full"]
+    assert at.number_input(key="ask_k").value == 3
+    assert at.toggle(key="ask_retrieval_only").value is True
+    assert not at.warning, [w.value for w in at.warning]
+
+
 def test_an_error_stays_in_its_own_column(app_engine, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     config_file = tmp_path / "configs.toml"
     config_file.write_text('[configs.broken]\nbase = "C0"\ngenerator = "groq:llama-3.1-8b-instant"\n')

@@ -172,6 +172,9 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             chat.fill("How do I get the stock levels of a warehouse?")
             chat.press("Enter")
             page.get_by_text("Overlap across configurations").wait_for()
+            # the configurations chosen before visiting the documents page are still the ones asked
+            columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
+            expect(columns).to_have_count(2)
             expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").first).to_be_visible()
             screenshot(page, "home-after-upload.png")
 

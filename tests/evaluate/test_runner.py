@@ -285,3 +285,17 @@ def test_ablation_configs() -> None:
     assert [c.name for c in configs[1:]] == [f"full-minus-{feature}" for feature in on]
     assert all(not c.features()[feature] for c, feature in zip(configs[1:], on, strict=True))
     assert ablation_configs(PRESETS["C1"]) == [PRESETS["C1"]]
+
+
+@pytest.mark.slow
+def test_benchmark_test_split_on_the_real_index(stackone_index, tmp_path: Path, log_file: Path) -> None:  # type: ignore[no-untyped-def]
+    """The StackOne benchmark's test split, retrieval only: `full` finds the expected operation in its top 5."""
+    from tests.conftest import SHARED
+
+    questions = load_questions(SHARED / "eval" / "stackone-benchmark" / "benchmark-dataset-test.json", stackone_index)
+    engine = Engine(stackone_index, default_llm="extractive")
+    result = run_evaluation(engine, questions, resolve_configs("C1,full"), tmp_path / "bench", retrieval_only=True)
+    metrics = result.metrics["configs"]
+    assert metrics["full"]["n"] == 30
+    assert metrics["full"]["hit@5"] >= 0.9
+    assert metrics["full"]["hit@5"] >= metrics["C1"]["hit@5"]
