@@ -153,7 +153,10 @@ if question:
         with column:
             st.subheader(config.name, anchor=False)
             bodies[config.name] = st.empty()
-            bodies[config.name].caption("Running…")
+            spec = engine.llm_spec(config)
+            bodies[config.name].caption(
+                "Retrieving…" if retrieval_only else f"Retrieving, then generating with {generator_label(spec)}…"
+            )
     streamed: dict[str, str] = {}
     started = time.perf_counter()
     results = {}

@@ -38,7 +38,10 @@ class Settings:
                 "model folder, 'hashing', or an OpenAI embedding model name"
             )
         if self.index_dir.exists() and not self.index_dir.is_dir():
-            raise ConfigError(f"RAG_INDEX_DIR={str(self.index_dir)!r} is a file; it must be a folder")
+            raise ConfigError(
+                f"RAG_INDEX_DIR={str(self.index_dir)!r} is a file; it must be a folder: point RAG_INDEX_DIR (or "
+                "--index-dir) at a folder and build the index there with `python -m rag ingest <specs>`"
+            )
         if self.chroma_url and not self.chroma_url.startswith(("http://", "https://")):
             raise ConfigError(f"RAG_CHROMA_URL={self.chroma_url!r} must start with http:// or https://")
 

@@ -251,6 +251,8 @@ class ExtractiveGenerator:
             citations.append(block.citation)
             block_lines = block.text.splitlines()
             header = _clean_line(block_lines[0]) if block_lines else block.label
+            if len(re.findall(r"[A-Za-z0-9]", header)) < 3:  # raw JSON chunks open with "{"
+                header = block.chunk.title or block.label
             lines.extend(["", f"{header} [{number}]"])
             for line in sorted(group, key=lambda item: item.position):
                 if line.position == 0:

@@ -30,6 +30,7 @@ DuplicatePolicy = Literal["reject", "skip", "replace"]
 DUPLICATE_POLICIES: tuple[str, ...] = ("reject", "skip", "replace")
 COLLECTION_PREFIX = "specrag_"
 BATCH_SIZE = 256
+SNAPSHOT_ATTEMPTS = 3  # optimistic reads of a changing index before one read under the write lock
 
 
 class ChromaEmbeddingAdapter:
@@ -183,6 +184,7 @@ class Index:
         self._snapshot_lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self.collect_orphans()
+        self._check_complete()
 
     # ------------------------------------------------------------------ setup
     def _check_embedder(self) -> None:
@@ -196,6 +198,30 @@ class Index:
                 f"{self.embedder.name!r}; set RAG_EMBEDDING_MODEL={stored!r}, or choose another RAG_INDEX_DIR "
                 "and re-ingest the specs there"
             )
+
+    def _check_complete(self) -> None:
+        """Refuse an index whose registry lists more chunks than the vector store holds (a deleted or
+        replaced `chroma/` folder, or a Chroma server that lost its data): it would answer from nothing."""
+        for _ in range(3):
+            generation = self.registry.generation()
+            documents = self.registry.documents()
+            expected: dict[str, int] = {}
+            for record in documents:
+                for strategy, count in record.chunk_counts.items():
+                    expected[strategy] = expected.get(strategy, 0) + count
+            stored = {s: self._collections[s].count() for s in expected if s in self._collections}
+            if self.registry.generation() != generation:
+                continue  # another process switched a document meanwhile; look again
+            missing = {s: (n, stored.get(s, 0)) for s, n in expected.items() if stored.get(s, 0) < n}
+            if missing:
+                strategy, (want, have) = next(iter(sorted(missing.items())))
+                raise IndexUnavailableError(
+                    f"the index in {self.directory} is incomplete: its registry lists {len(documents)} document(s) "
+                    f"with {want} {strategy} chunks, but the vector store (its chroma/ folder or the Chroma "
+                    f"server) holds {have}; rebuild it: remove that folder and run `python -m rag ingest <specs>` "
+                    "(or `make index`)"
+                )
+            return
 
     @contextmanager
     def _exclusive(self, blocking: bool = True) -> Iterator[bool]:
@@ -232,26 +258,41 @@ class Index:
 
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> Snapshot:
-        """The current immutable view; rebuilt when this or another process changed the index."""
+        """The current immutable view; rebuilt when this or another process changed the index.
+
+        A writer switches the registry and only then deletes the old chunks, so a view read while a
+        document is replaced could hold half of it; the generation is read again after the chunks and a
+        changed one means reading again (the last try holds the write lock, so writers wait).
+        """
         generation = self.registry.generation()
         current = self._snapshot
         if current is not None and current.generation == generation:
             return current
         with self._snapshot_lock:
-            if self._snapshot is not None and self._snapshot.generation == generation:
+            for _ in range(SNAPSHOT_ATTEMPTS):
+                generation = self.registry.generation()
+                if self._snapshot is not None and self._snapshot.generation == generation:
+                    return self._snapshot
+                snapshot = self._read_snapshot(generation)
+                if self.registry.generation() == generation:
+                    self._snapshot = snapshot
+                    return snapshot
+            with self._exclusive():  # writers kept switching documents: read while they wait
+                self._snapshot = self._read_snapshot(self.registry.generation())
                 return self._snapshot
-            documents = self.registry.documents()
-            live = {record.version for record in documents}
-            chunks: list[Chunk] = []
-            for collection in self._collections.values():
-                stored = collection.get(include=["documents", "metadatas"])
-                for chunk_id, text, metadata in zip(
-                    stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
-                ):
-                    if metadata and metadata.get("doc_version") in live:
-                        chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
-            self._snapshot = Snapshot.build(generation, chunks, documents)
-            return self._snapshot
+
+    def _read_snapshot(self, generation: int) -> Snapshot:
+        documents = self.registry.documents()
+        live = {record.version for record in documents}
+        chunks: list[Chunk] = []
+        for collection in self._collections.values():
+            stored = collection.get(include=["documents", "metadatas"])
+            for chunk_id, text, metadata in zip(
+                stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
+            ):
+                if metadata and metadata.get("doc_version") in live:
+                    chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
+        return Snapshot.build(generation, chunks, documents)
 
     def is_empty(self) -> bool:
         """Whether no document is indexed."""
@@ -403,6 +444,7 @@ class Index:
             document.api,
             document.chunk_counts(),
             time.perf_counter() - started,
+            _unresolved_note(document.unresolved_refs),
         )
 
     def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
@@ -439,3 +481,11 @@ class Index:
             self.registry.remove(source)
             self._delete_version(existing.version)
             return True
+
+
+def _unresolved_note(refs: Sequence[str], shown: int = 5) -> str:
+    """The report's note on `$ref`s that were not followed (external ones are never fetched or read)."""
+    if not refs:
+        return ""
+    listed = ", ".join(refs[:shown]) + (", …" if len(refs) > shown else "")
+    return f"{len(refs)} $ref(s) left unresolved (external refs are never fetched or read): {listed}"

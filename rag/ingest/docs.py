@@ -14,6 +14,7 @@ where `{doc}` is the file name without extension (`getting-started.md` → `gett
 from __future__ import annotations
 
 import io
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -29,6 +30,10 @@ from rag.chunk import Chunk
 from rag.errors import ConfigError, IngestError
 from rag.ingest.loader import decode_text
 from rag.tokens import estimate_tokens, truncate_to_tokens
+
+# pypdf logs warnings about damaged files ("EOF marker not found") straight to stderr, which would add a
+# second, confusing line to the one IngestError the user gets; the error already says what is wrong.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown")
 TEXT_EXTENSIONS = (".txt", ".rst")

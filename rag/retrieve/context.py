@@ -25,7 +25,9 @@ class QueryContext:
     def __init__(self, index: Index, query: str, embedder: Embedder | None = None) -> None:
         self.index = index
         self.query = query
-        self.embedder = embedder or index.embedder
+        # Queries skip the persistent embedding cache: caching every question would only grow it.
+        chosen = embedder or index.embedder
+        self.embedder = getattr(chosen, "inner", chosen)
         self.snapshot: Snapshot = index.snapshot()
         self._memo: dict[tuple[object, ...], object] = {}
         self._locks: dict[tuple[object, ...], threading.Lock] = {}

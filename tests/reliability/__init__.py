@@ -1,0 +1,1 @@
+"""Reliability, security and scale: bad input, faults, concurrency, a Chroma server."""
