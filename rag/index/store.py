@@ -162,24 +162,11 @@ class Index:
         self.embedder = embedder
         self.registry = Registry(self.directory / "registry.sqlite3")
         self._check_embedder()
-        if chroma_client is None:
-            import chromadb
-            from chromadb.config import Settings as ChromaSettings
-
-            chroma_client = chromadb.PersistentClient(
-                path=str(self.directory / "chroma"),
-                settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False),
-            )
-        self.client = chroma_client
+        self._embedded_store = chroma_client is None
+        self.client = chroma_client if chroma_client is not None else self._persistent_client()
         self._adapter = ChromaEmbeddingAdapter(embedder)
-        self._collections = {
-            strategy: self.client.get_or_create_collection(
-                name=f"{COLLECTION_PREFIX}{strategy}",
-                configuration={"hnsw": {"space": "cosine", "ef_construction": 200, "ef_search": 200}},
-                embedding_function=self._adapter,  # type: ignore[arg-type]
-            )
-            for strategy in STRATEGIES
-        }
+        self._collections = self._open_collections()
+        self._own_generation = -1
         self._write_lock = threading.Lock()
         self._snapshot_lock = threading.Lock()
         self._snapshot: Snapshot | None = None
@@ -187,6 +174,36 @@ class Index:
         self._check_complete()
 
     # ------------------------------------------------------------------ setup
+    def _persistent_client(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        return chromadb.PersistentClient(
+            path=str(self.directory / "chroma"),
+            settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False),
+        )
+
+    def _open_collections(self) -> dict[str, Any]:
+        return {
+            strategy: self.client.get_or_create_collection(
+                name=f"{COLLECTION_PREFIX}{strategy}",
+                configuration={"hnsw": {"space": "cosine", "ef_construction": 200, "ef_search": 200}},
+                embedding_function=self._adapter,  # type: ignore[arg-type]
+            )
+            for strategy in STRATEGIES
+        }
+
+    def _reopen_embedded_store(self) -> None:
+        """Load what another process wrote: the embedded store caches its vector index per process."""
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        identifier = getattr(self.client, "_identifier", None)
+        if identifier is not None:
+            # Readers still holding the old system keep working; new ones get a fresh view from disk.
+            SharedSystemClient._identifier_to_system.pop(identifier, None)
+        self.client = self._persistent_client()
+        self._collections = self._open_collections()
+
     def _check_embedder(self) -> None:
         stored = self.registry.get_meta("embedding_model")
         if stored is None:
@@ -269,6 +286,9 @@ class Index:
         if current is not None and current.generation == generation:
             return current
         with self._snapshot_lock:
+            foreign_write = generation != self._own_generation and not self._write_lock.locked()
+            if self._snapshot is not None and self._embedded_store and foreign_write:
+                self._reopen_embedded_store()
             for _ in range(SNAPSHOT_ATTEMPTS):
                 generation = self.registry.generation()
                 if self._snapshot is not None and self._snapshot.generation == generation:
@@ -436,6 +456,7 @@ class Index:
                 title=document.title,
             )
             self.registry.put(record)
+            self._own_generation = self.registry.generation()
             if existing is not None and existing.version != document.version:
                 self._delete_version(existing.version)
         return IngestReport(
@@ -479,6 +500,7 @@ class Index:
             if existing is None:
                 return False
             self.registry.remove(source)
+            self._own_generation = self.registry.generation()
             self._delete_version(existing.version)
             return True
 
