@@ -190,7 +190,38 @@ def bench_eval() -> None:
     RESULTS["eval_dry_run_s"] = seconds
 
 
-SECTIONS = {"index": bench_index, "retrieval": bench_retrieval, "eval": bench_eval}
+def bench_scale() -> None:
+    """Concurrent retrieval throughput at 1, 4 and 8 threads (see bench/scale.py)."""
+    from bench.scale import bench_throughput
+
+    RESULTS["throughput"] = bench_throughput()
+
+
+def bench_all_specs() -> None:
+    """Index size and time of every spec in ../shared/specs together (slow: ~5 minutes)."""
+    from bench.scale import bench_all_specs as run_all_specs
+
+    RESULTS["all_specs"] = run_all_specs()
+
+
+def bench_app() -> None:
+    """Submit → all columns filled for three configs with the extractive generator, and the app's RSS."""
+    try:
+        from bench.app import bench_app as run_app
+    except ImportError:
+        print("\n## App: bench/app.py not present")
+        return
+    RESULTS["app"] = run_app()
+
+
+SECTIONS = {
+    "index": bench_index,
+    "retrieval": bench_retrieval,
+    "eval": bench_eval,
+    "throughput": bench_scale,
+    "all-specs": bench_all_specs,
+    "app": bench_app,
+}
 
 
 def main(argv: list[str]) -> int:

@@ -20,6 +20,7 @@ from rag.errors import ConfigError, allowed
 CHUNKINGS = ("smart", "naive")
 RETRIEVERS = ("vector", "bm25", "hybrid")
 RERANKERS = ("none", "structural", "cross-encoder", "llm")
+INTENT_EVIDENCE = ("terms", "explicit")
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 
@@ -35,6 +36,7 @@ class Config:
     k: int = 5
     candidate_pool: int = 20
     intent_filter: bool = False
+    intent_evidence: str = "terms"
     expansion: bool = False
     dynamic_k: bool = False
     query_expansion: bool = False
@@ -55,6 +57,8 @@ class Config:
             raise allowed(f"{self.name}.chunking", self.chunking, CHUNKINGS)
         if self.retriever not in RETRIEVERS:
             raise allowed(f"{self.name}.retriever", self.retriever, RETRIEVERS)
+        if self.intent_evidence not in INTENT_EVIDENCE:
+            raise allowed(f"{self.name}.intent_evidence", self.intent_evidence, INTENT_EVIDENCE)
         if self.reranker not in RERANKERS:
             raise allowed(f"{self.name}.reranker", self.reranker, RERANKERS)
         if not 0.0 <= self.alpha <= 1.0:
@@ -132,14 +136,15 @@ _FULL = Config(
     k=5,
     candidate_pool=30,
     intent_filter=True,
+    intent_evidence="explicit",
     expansion=True,
     dynamic_k=True,
     query_expansion=True,
     reranker="structural",
     abstention=True,
     write_check=True,
-    description="hybrid + glossary query expansion + intent filter + structural rerank + reference expansion "
-    "+ per-API k + abstention + write-operation check",
+    description="hybrid + glossary query expansion + intent filter (APIs named in the question) + structural "
+    "rerank + reference expansion + per-API k + abstention + write-operation check",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

@@ -154,6 +154,10 @@ class Engine:
             result.notes.append(f"intent: {intent.note or 'none'}")
         started = time.perf_counter()
         apis = tuple(intent.apis) if config.intent_filter else ()
+        if apis and config.intent_evidence == "explicit" and not intent.explicit:
+            result.notes.append("intent filter: not applied (the question names no API)")
+            result.detected_apis = []
+            apis = ()
         pool = retriever.retrieve(ctx, strategies, config.candidate_pool, apis, query)
         if apis and not pool:
             result.notes.append("intent filter matched nothing; searched all APIs")

@@ -35,6 +35,7 @@ class Intent:
     scores: dict[str, float] = field(default_factory=dict)
     method: str = "offline"
     note: str = ""
+    explicit: bool = False  # the question names the APIs itself ("in the LMS API")
 
 
 class IntentDetector(Protocol):
@@ -70,7 +71,9 @@ class OfflineIntentDetector:
         for api in explicit:
             scores[api] = scores.get(api, 0.0) + 3.0
         if explicit:
-            return Intent(tuple(explicit), multi, scores, "offline", f"named explicitly: {', '.join(explicit)}")
+            return Intent(
+                tuple(explicit), multi, scores, "offline", f"named explicitly: {', '.join(explicit)}", explicit=True
+            )
         if multi or not scores:
             return Intent((), multi, scores, "offline", "no clear API: searching all")
         ranked = sorted(scores.items(), key=lambda item: -item[1])
@@ -107,7 +110,8 @@ class LLMIntentDetector:
             data = json.loads(match.group(0) if match else response.text)
             apis = tuple(a for a in data.get("apis", []) if a in profile.apis)
             multi = bool(data.get("multi")) or len(apis) > 1 or is_multi_api_question(question)
-            return Intent(apis, multi, {}, "llm", "LLM classifier")
+            words = set(re.findall(r"[a-z0-9]+", question.lower()))
+            return Intent(apis, multi, {}, "llm", "LLM classifier", explicit=bool(apis) and set(apis) <= words)
         except Exception as error:  # any model or parse failure → offline
             fallback = self.fallback.detect(question, profile)
             return Intent(

@@ -1,0 +1,51 @@
+"""App benchmark: time from submitting a question to all three columns filled, and the app's memory.
+
+Drives the real home page in-process with Streamlit's AppTest, on the real index, with the
+extractive generator (the engine is loaded once, as `st.cache_resource` does in the app).
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = (
+    "How do I authenticate?",
+    "What is the default expires_in of a connect session?",
+    "How do I list employees?",
+    "How can I filter linked accounts by provider?",
+    "What does the employee blood_type field contain?",
+)
+
+
+def bench_app() -> dict[str, float]:
+    """Median submit → three columns filled (C0, C5, full; extractive) and the peak RSS."""
+    from rag.app_support.engine import set_engine_override
+    from rag.runner import engine_from_settings
+
+    print("\n## App: submit → all columns filled (C0, C5, full; extractive generator; real index)")
+    set_engine_override(engine_from_settings(llm="extractive"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.multiselect(key="ask_configs").set_value(["C0", "C5", "full"])
+    at.selectbox(key="ask_generator").set_value("extractive")
+    at.run()
+    samples = []
+    for round_number in range(2):
+        for question in QUESTIONS:
+            started = time.perf_counter()
+            at.chat_input(key="ask_input").set_value(question).run()
+            elapsed = time.perf_counter() - started
+            if at.exception:
+                raise RuntimeError(f"the app failed: {[e.value for e in at.exception]}")
+            if round_number:  # the first round warms up models and caches
+                samples.append(elapsed)
+    median = statistics.median(samples)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"median {median * 1000:.0f} ms over {len(samples)} questions (target ≤ 1 s); peak RSS {rss:.0f} MiB")
+    return {"submit_to_filled_ms_p50": median * 1000, "rss_mb": rss}
