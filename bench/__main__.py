@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
 STACKONE = SHARED / "specs" / "stackone"
@@ -21,17 +23,6 @@ RESULTS: dict[str, object] = {}
 def rss_mb() -> float:
     """Peak resident memory of this process in MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0–100) by linear interpolation."""
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    position = (len(ordered) - 1) * q / 100
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 _INDEX_SCRIPT = """

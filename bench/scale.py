@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from bench import percentile
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
 SPECS = SHARED / "specs"
@@ -52,16 +54,6 @@ def _timed_run(engine: Any, config: Any, text: str) -> tuple[float, int]:
     started = time.perf_counter()
     result = engine.run(text, config, retrieval_only=True)
     return (time.perf_counter() - started) * 1000, len(result.errors)
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    position = (len(ordered) - 1) * q / 100
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def bench_throughput(
@@ -96,7 +88,7 @@ def bench_throughput(
         latencies = [ms for ms, _ in timed]
         errors = sum(failed for _, failed in timed)
         row = {"questions_per_s": len(batch) / wall, "wall_s": wall, "p50_ms": statistics.median(latencies),
-               "p95_ms": _percentile(latencies, 95), "errors": errors}
+               "p95_ms": percentile(latencies, 95), "errors": errors}
         report["threads"][str(count)] = row
         print(f"{count} thread(s): {row['questions_per_s']:6.1f} questions/s  p50 {row['p50_ms']:6.1f} ms  "
               f"p95 {row['p95_ms']:6.1f} ms  ({len(batch)} questions in {wall:.1f} s, {errors} errors)")
