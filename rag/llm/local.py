@@ -7,6 +7,8 @@ thread-safe, so calls on one loaded model are serialised with a lock.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import threading
 import time
@@ -47,8 +49,21 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock, 
         except Exception as exc:
             raise ConfigError(f"cannot load the local model {path}: {exc}; {INSTALL_HINT}") from exc
         cached = (llm, threading.Lock(), time.perf_counter() - started)
+        if not _CACHE:
+            atexit.register(_close_all)
         _CACHE[key] = cached
         return cached
+
+
+def _close_all() -> None:
+    """Free the models before interpreter teardown (llama.cpp's own finaliser fails once modules are gone)."""
+    with _CACHE_LOCK:
+        for llm, _, _ in _CACHE.values():
+            close = getattr(llm, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):  # shutting down: nothing left to report to
+                    close()
+        _CACHE.clear()
 
 
 def clear_cache() -> None:
