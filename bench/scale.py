@@ -1,6 +1,6 @@
 """Scale benchmarks: concurrent retrieval throughput, and one index of every spec in the shared folder.
 
-    .venv/bin/python -m bench.scale [throughput] [all-specs]
+    .venv/bin/python -m bench throughput all-specs
 
 `bench_throughput()` answers retrieval-only questions from `eval_data/dev_set.jsonl` on 1, 4 and 8
 threads against the real index (`open_index(Settings.from_env())`) and reports questions per second.
@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -169,24 +168,3 @@ def bench_all_specs(specs: Path = SPECS, embedding_model: str | None = None) -> 
           f"(+ model load {load_s:.1f} s); index {report['index_mb']:.0f} MiB on disk "
           f"(+ embedding cache {report['embedding_cache_mb']:.0f} MiB); reopening it takes {report['reopen_s']:.1f} s")
     return report
-
-
-SECTIONS = {"throughput": bench_throughput, "all-specs": bench_all_specs}
-
-
-def main(argv: list[str]) -> int:
-    """Run the chosen sections (both by default) and print their JSON."""
-    chosen = argv or list(SECTIONS)
-    unknown = [name for name in chosen if name not in SECTIONS]
-    if unknown:
-        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(SECTIONS)}", file=sys.stderr)
-        return 2
-    results = {name: SECTIONS[name]() for name in chosen}
-    print(json.dumps(results, indent=2, default=str))
-    return 0
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TQDM_DISABLE", "1")
-    sys.exit(main(sys.argv[1:]))

@@ -78,11 +78,6 @@ class Config:
         if not self.generator.strip():
             raise ConfigError(f"{self.name}.generator is empty; allowed: auto, extractive, openai:M, groq:M, local")
 
-    @property
-    def uses_llm_stage(self) -> bool:
-        """Whether a stage other than the generator needs an LLM."""
-        return self.reranker == "llm"
-
     def features(self) -> dict[str, bool]:
         """The on/off features of this config (what an ablation removes one at a time)."""
         return {

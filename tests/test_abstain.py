@@ -13,7 +13,6 @@ def profile() -> CorpusProfile:
     return CorpusProfile(
         generation=1,
         apis=["hris", "stackone"],
-        api_terms={},
         term_apis={"hris": Counter()},
         vocabulary=vocabulary,
         api_titles={"hris": "HRIS", "stackone": "StackOne"},

@@ -53,7 +53,6 @@ class CorpusProfile:
 
     generation: int
     apis: list[str]
-    api_terms: dict[str, Counter[str]] = field(default_factory=dict)
     term_apis: dict[str, Counter[str]] = field(default_factory=dict)
     vocabulary: set[str] = field(default_factory=set)
     operations: list[Chunk] = field(default_factory=list)
@@ -98,7 +97,6 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
             keys = {normalize_term(t) for t in tokenize(described)}
             for term in keys:
                 profile.term_apis.setdefault(term, Counter())[chunk.api] += 1
-                profile.api_terms.setdefault(chunk.api, Counter())[term] += 1
     for api in apis:
         profile.term_apis.setdefault(api, Counter())[api] += 1000
     return profile
