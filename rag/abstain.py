@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from rag.index.bm25 import tokenize
 from rag.results import Confidence
-from rag.retrieve.profile import CorpusProfile, word_forms
+from rag.retrieve.profile import RATE_UNIT, CorpusProfile, word_forms
+from rag.rewrite import current_question
 
 GENERIC_TERMS = frozenset(
     """able about add added all allow allowed also another any anything ask available back based best call calls
@@ -54,6 +55,8 @@ class GateThresholds:
     out_of_scope_floor: float = 0.40
     rare_term_similarity: float = 0.45
     unknown_majority_below: float = 0.0
+    foreign_terms_abstain: int = 3
+    foreign_pair_below: float = 0.45
 
 
 # Similarities depend on the embedding model, so each model has its own calibration.
@@ -151,8 +154,57 @@ def rare_terms(terms: Sequence[str]) -> list[str]:
         for t in terms
         if t.isalpha()
         and len(t) >= 4
-        and not any(form in vocabulary for form in word_forms(t) | {t[:-2], t[:-3]} if len(form) >= 4)
+        and not any(form in vocabulary for form in word_forms(t) if len(form) >= 4)
+        and not _compound_of_common_words(t, vocabulary)
     ]
+
+
+def _compound_of_common_words(term: str, vocabulary: frozenset[str]) -> bool:
+    """`timeout` (time + out) and `workflow` (work + flow) are ordinary words written together."""
+    return any(term[:cut] in vocabulary and term[cut:] in vocabulary for cut in range(3, len(term) - 2))
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list, installed with sentence-transformers) plus contractions."""
+    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please"}
+    words.add("regarding")  # the marker of an offline follow-up rewrite
+    try:
+        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+    except ImportError:  # without the list only the generic terms count as stop words
+        return frozenset(words)
+    return frozenset(words | set(ENGLISH_STOP_WORDS))
+
+
+def glossary_words() -> frozenset[str]:
+    """Words the query-expansion glossary maps (either side): the engine understands them."""
+    from rag.retrieve.synonyms import GLOSSARY
+
+    return frozenset(
+        word for phrase in (*GLOSSARY, *GLOSSARY.values()) for word in re.findall(r"[a-z0-9]+", phrase.lower())
+    )
+
+
+def foreign_terms(unknown: Sequence[str]) -> list[str]:
+    """Unknown words that carry content: not stop words, not glossary words (`soap`, `refund`, `heap`).
+
+    Parts of an unknown compound (`sign` of `sign-on`, `graph` of `graphql`) are not counted again.
+    """
+    ignored = stop_words() | glossary_words()
+    kept = [t for t in unknown if t not in ignored and not any(form in ignored for form in word_forms(t))]
+    return [t for t in kept if not any(t != other and _part_of(t, other) for other in kept)]
+
+
+def _part_of(term: str, other: str) -> bool:
+    return other.startswith(term) or term in re.split(r"[-_]", other)
+
+
+_YES_NO = re.compile(r"^\s*(do|does|did|is|are|was|were|can|could|will|would|should|has|have|may)\b", re.I)
+
+
+def is_yes_no_question(question: str) -> bool:
+    """Whether the question starts like a yes/no question ("Do the ATS endpoints need …")."""
+    return bool(_YES_NO.match(question))
 
 
 def decide(
@@ -169,10 +221,21 @@ def decide(
     (pricing, weather, …) than to any chunk. Partial when the match is weak.
     """
     thresholds = thresholds or GateThresholds()
+    # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
+    question = current_question(question)
     terms = salient_terms(question)
-    unknown = tuple(t for t in terms if not profile.knows(t))
-    unknown_identifiers = [i for i in identifiers_in(question) if not profile.knows(i.lower())]
-    rare = rare_terms(unknown)
+    unknown_all = [t for t in terms if not profile.knows(t) and t not in glossary_words() and t not in profile.apis]
+    # `stack` of a known `StackOne` is no evidence of anything unknown.
+    known = [t for t in terms if t not in unknown_all]
+    unknown = tuple(t for t in unknown_all if not any(t != whole and t in whole for whole in known))
+    foreign = foreign_terms(unknown)
+    identifiers = identifiers_in(question)
+    unknown_identifiers = [i for i in identifiers if not profile.knows(i.lower())]
+    # Naming an identifier of the docs (`crm_list_lists`) puts a question in scope whatever else it says.
+    names_known_identifier = len(unknown_identifiers) < len(identifiers)
+    rare = [t for t in rare_terms(unknown) if not t.endswith("ly")]
+    if names_known_identifier:
+        foreign, rare = [], []
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
     reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
@@ -193,16 +256,31 @@ def decide(
     elif len(unknown) >= 2 and known_share < 0.5 and top_similarity < thresholds.unknown_majority_below:
         tier = "abstain"
         reasons.append("most of its words never occur in the docs")
+    elif len(foreign) >= thresholds.foreign_terms_abstain or (
+        len(foreign) >= 2 and (rare or top_similarity < thresholds.foreign_pair_below)
+    ):
+        tier = "abstain"
+        reasons.append("several content words the docs never use: " + ", ".join(foreign))
     elif len(rare) >= 2 or (rare and top_similarity < thresholds.rare_term_similarity):
         tier = "abstain"
         reasons.append("technical terms the docs never mention: " + ", ".join(rare))
+    elif rare and not is_yes_no_question(question):
+        # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
+        # endpoints need OAuth?" can be answered from what the docs do say, so it stays partial.
+        tier = "abstain"
+        reasons.append("asks for something the docs never mention: " + ", ".join(rare))
+    elif (asked_units := {unit.lower() for unit in RATE_UNIT.findall(question)}) and not (
+        asked_units & profile.rate_units
+    ):
+        tier = "abstain"
+        reasons.append("asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none")
     elif (
         out_of_scope_similarity >= thresholds.out_of_scope_floor
         and out_of_scope_similarity > top_similarity + thresholds.out_of_scope_margin
     ):
         tier = "abstain"
         reasons.append(f"closer to an out-of-scope request ({out_of_scope_similarity:.2f})")
-    elif top_similarity < thresholds.partial_below:
+    elif top_similarity < thresholds.partial_below or rare:
         tier = "partial"
     if tier == "abstain":
         score = min(score, 0.3)

@@ -43,8 +43,12 @@ def is_follow_up(question: str, history: Sequence[dict[str, str]] | None) -> boo
     return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 6
 
 
+REGARDING = " (regarding: "
+ANSWER_EXCERPT = " | earlier answer: "
+
+
 def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
-    """Attach the last exchange as context: "<question> (regarding: <previous question> <start of the answer>)".
+    """Attach the last exchange: "<question> (regarding: <previous question> | earlier answer: <its start>)".
 
     The previous answer usually names the endpoint or schema the follow-up is about.
     """
@@ -55,8 +59,13 @@ def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
     context = recent[users[-1]]["content"].strip()
     answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
     if answer:
-        context += " " + " ".join(answer.split()[:30])
-    return f"{question.strip()} (regarding: {context})"
+        context += ANSWER_EXCERPT + " ".join(answer.split()[:30])
+    return f"{question.strip()}{REGARDING}{context})"
+
+
+def current_question(query: str) -> str:
+    """The follow-up itself, without the earlier turn an offline rewrite attached to it."""
+    return query.split(REGARDING, 1)[0] if ANSWER_EXCERPT in query or query.endswith(")") else query
 
 
 def rewrite_query(question: str, history: Sequence[dict[str, str]] | None, chat_model: Any | None = None) -> Rewrite:

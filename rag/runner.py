@@ -194,7 +194,7 @@ class Engine:
         top = [replace(c) for c in pool[:k]]
         if config.write_check:
             started = time.perf_counter()
-            check = check_write_operation(query, profile_for(ctx.snapshot), tuple(intent.apis) if intent.apis else ())
+            check = check_write_operation(query, profile_for(ctx.snapshot), apis)
             if check is not None:
                 result.notes.append("write check: " + check.fact())
                 existing = [RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing]

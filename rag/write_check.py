@@ -61,6 +61,26 @@ def _summary(chunk: Chunk) -> str:
     return ""
 
 
+_METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
+
+
+def _closeness(operation: Chunk, methods: tuple[str, ...]) -> tuple[int, int, int, str, str]:
+    """Sort key: what a reader asking for `methods` most likely wants instead, first.
+
+    Updating or deleting acts on one item, so the item paths (`…/{id}`) come first; creating acts
+    on the collection. Shorter (less nested) paths before longer ones.
+    """
+    item_level = any(method in ("patch", "delete") for method in methods)
+    is_item = operation.path.rstrip("/").endswith("}")
+    return (
+        0 if is_item == item_level else 1,
+        operation.path.count("/"),
+        _METHOD_ORDER.get(operation.method, 5),
+        operation.api,
+        operation.path,
+    )
+
+
 def requested_write(question: str) -> tuple[str, tuple[str, ...]] | None:
     """The write verb of a question and the HTTP methods that would serve it."""
     for word in re.findall(r"[a-z]+", question.lower()):
@@ -86,5 +106,5 @@ def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str
             continue
         if any(op.method in methods for op in matching):
             return None
-        return WriteCheck(verb, noun, methods, tuple(sorted(matching, key=lambda c: (c.api, c.path, c.method))))
+        return WriteCheck(verb, noun, methods, tuple(sorted(matching, key=lambda op: _closeness(op, methods))))
     return None

@@ -2,9 +2,11 @@
 
 It adds to the first-stage score evidence a developer would use: does the operation's HTTP
 method match the verb in the question (create → POST, update → PATCH/PUT, delete → DELETE,
-list/get → GET), does the resource in the path match the noun asked about, is it the
-collection or a single item (`{id}`), do exact identifiers of the question (`expires_in`,
-`x-account-id`) occur in the chunk.
+list/get → GET), does the resource in the path match the noun asked about (the user's own
+words count more than glossary additions), does the question name the parents of a nested path,
+is it the collection or a single item (`{id}`: "an account" vs "accounts"), does the question ask
+for endpoints or for fields, do exact identifiers of the question (`expires_in`, `x-account-id`)
+occur in the chunk. In a rewritten follow-up the new question's verb and number decide.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.index.bm25 import tokenize
 from rag.results import RetrievedChunk
 from rag.retrieve.profile import normalize_term, resource_of, word_forms
+from rag.retrieve.synonyms import original_query
+from rag.rewrite import current_question
 
 VERB_METHODS: dict[str, tuple[str, ...]] = {
     "create": ("post",),
@@ -53,16 +58,58 @@ VERB_METHODS: dict[str, tuple[str, ...]] = {
     "download": ("get",),
     "see": ("get",),
     "check": ("get",),
+    "record": ("post",),
+    "book": ("post",),
+    "assign": ("post",),
+    "schedule": ("post",),
 }
 _SINGLE = re.compile(r"\b(a single|one|specific|particular|by id|by its id|details? (of|for|about)|an? \w+'s)\b", re.I)
-_MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection)\b", re.I)
+_MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|catalog(ue)?)\b", re.I)
+_LIST_NOUNS = frozenset({"list", "lists", "listing", "listings", "collection", "page", "pages"})
+_PARAM = re.compile(r"^\{.*\}$")
 _IDENTIFIER = re.compile(r"[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+")
 
 
+# "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
+_STATE_PARTICIPLE = re.compile(
+    r"\b(?:(?:was|were|been|is|are|recently)\s+)?(?:updated|created|modified|changed|deleted)"
+    r"(?=\s+(?:after|since|before|between|on or|in the last|recently)\b)"
+    r"|\b(?:was|were|been|is|are|recently|newly|only)\s+\w+ed\b"
+)
+
+
 def question_methods(question: str) -> set[str]:
-    """HTTP methods the verbs of a question point to."""
-    words = re.findall(r"[a-z]+", question.lower())
+    """HTTP methods the verbs of a question point to ("what do I get back" asks about a response, not a GET)."""
+    text = re.sub(r"\bget(s|ting)? back\b", "receive", question.lower())
+    text = _STATE_PARTICIPLE.sub("filtered", text)
+    words = re.findall(r"[a-z]+", text)
     return {method for word in words for form in word_forms(word) for method in VERB_METHODS.get(form, ())}
+
+
+@lru_cache(maxsize=65536)
+def parent_words(path: str) -> tuple[str, ...]:
+    """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
+    → job); parameters and the `unified` prefix are left out."""
+    segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s) and s != "unified"]
+    words = [normalize_term(part) for segment in segments[:-1] for part in re.split(r"[_\-.]+", segment) if part]
+    return tuple(dict.fromkeys(words))
+
+
+def grammatical_number(query_words: Sequence[str], resource: str) -> str | None:
+    """`plural` or `singular` when the question names the resource (its head word) in that form.
+
+    "an account" asks for one item, "accounts" and "the employee list" for the collection.
+    """
+    head = resource.rsplit("_", 1)[-1]
+    if len(head) < 3:
+        return None
+    numbers = set()
+    for position, word in enumerate(query_words):
+        if normalize_term(word) != head:
+            continue
+        following = query_words[position + 1] if position + 1 < len(query_words) else ""
+        numbers.add("plural" if word != head or following in _LIST_NOUNS else "singular")
+    return numbers.pop() if len(numbers) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -72,20 +119,34 @@ class StructuralReranker:
     name: str = "structural"
     method_weight: float = 0.6
     resource_weight: float = 0.8
+    path_word_weight: float = 0.25
     arity_weight: float = 0.3
     identifier_weight: float = 0.5
     kind_weight: float = 0.15
+    glossary_factor: float = 0.75
 
     def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence."""
-        methods = question_methods(query)
-        nouns = {normalize_term(t) for t in tokenize(query)}
+        # In a rewritten follow-up the verb and number of the new question decide ("and how do I
+        # remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns.
+        focus = current_question(original_query(query))
+        methods = question_methods(focus) or question_methods(query)
+        query_words = re.findall(r"[a-z]+", original_query(query).lower())
+        focus_words = re.findall(r"[a-z]+", focus.lower())
+        nouns = {normalize_term(t) for t in tokenize(original_query(query))}
+        forms = {form for word in set(query_words) | nouns if len(word) > 2 for form in word_forms(word)}
+        # Glossary words ("customer" → account, contact) are weaker evidence than the user's own words.
+        added_nouns = {normalize_term(t) for t in tokenize(query)} - nouns
+        added_forms = {form for word in added_nouns if len(word) > 2 for form in word_forms(word)} - forms
         identifiers = {match.lower() for match in _IDENTIFIER.findall(query)}
-        wants_single = bool(_SINGLE.search(query))
-        wants_many = bool(_MANY.search(query))
+        wants_single = bool(_SINGLE.search(focus))
+        wants_many = bool(_MANY.search(focus)) or (not wants_single and bool(_MANY.search(query)))
         asks_fields = bool(
-            re.search(r"\b(field|fields|property|properties|schema|model|object|enum|type)\b", query, re.I)
+            re.search(r"\b(fields?|propert(y|ies)|schema|model|object|enums?|types?|values|statuses)\b", query, re.I)
         )
+        asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", query, re.I))
+        # "custom field definition endpoints" asks for operations, whatever nouns come before.
+        asks_fields = asks_fields and not asks_operation
         scores: list[float] = []
         for position, candidate in enumerate(candidates, start=1):
             chunk = candidate.chunk
@@ -94,19 +155,50 @@ class StructuralReranker:
                 if methods:
                     score += self.method_weight if chunk.method in methods else -self.method_weight / 2
                 resource = resource_of(chunk.path)
-                if resource and resource in nouns:
+                resource_named = False
+                if resource and (resource in nouns or word_forms(resource) & forms):
                     score += self.resource_weight
-                elif resource and any(resource in noun or noun in resource for noun in nouns if len(noun) > 3):
+                    resource_named = True
+                elif resource and (resource in added_nouns or word_forms(resource) & added_forms):
+                    score += self.resource_weight * self.glossary_factor
+                    resource_named = True
+                elif resource and any(
+                    word_forms(word) & (forms | added_forms) for word in resource.split("_") if len(word) > 3
+                ):
                     score += self.resource_weight / 2
+                    resource_named = True
+                parents = [w for w in parent_words(chunk.path) if w != chunk.api and len(w) > 2]
+                named = sum(1 for w in parents if word_forms(w) & (forms | added_forms))
+                if resource_named and parents:
+                    # A nested path is more specific when the question names its parents too, and
+                    # an unlikely answer when it names none (/connect_sessions/authenticate for
+                    # "how do I authenticate against the HRIS API").
+                    score += self.path_word_weight * named if named else -self.resource_weight / 2
+                elif named >= 2:
+                    # A multi-word parent named in full ("custom field definition endpoints").
+                    score += self.path_word_weight * named
                 ends_with_param = chunk.path.rstrip("/").endswith("}")
-                if (wants_single and ends_with_param) or (wants_many and not ends_with_param and not wants_single):
+                # "an account" asks for one item, "accounts" for the list; creating takes the collection path.
+                number = None
+                if resource and chunk.method == "get":
+                    number = grammatical_number(focus_words, resource)
+                    if number is None and not (wants_single or wants_many):
+                        number = grammatical_number(query_words, resource)
+                if number is not None:
+                    matches = (number == "singular") == ends_with_param
+                    score += self.arity_weight if matches else -self.arity_weight / 2
+                elif (wants_single and ends_with_param) or (wants_many and not ends_with_param and not wants_single):
                     score += self.arity_weight
                 score += -self.kind_weight if asks_fields else self.kind_weight
+                if asks_operation:
+                    score += self.kind_weight
             elif chunk.kind == "schema":
                 name = chunk.covers[0].rsplit(".", 1)[-1].lower() if chunk.covers else ""
-                if any(noun in name for noun in nouns if len(noun) > 3):
+                if any(noun in name for noun in nouns | added_nouns if len(noun) > 3):
                     score += self.resource_weight / 2
                 score += self.kind_weight if asks_fields else -self.kind_weight
+                if asks_operation:
+                    score -= self.kind_weight
             if identifiers:
                 text = chunk.text.lower()
                 score += self.identifier_weight * sum(1 for ident in identifiers if ident in text) / len(identifiers)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from rag.index.bm25 import tokenize
 from rag.retrieve.profile import CorpusProfile, normalize_term
+from rag.retrieve.synonyms import original_query
 
 _MULTI_API = re.compile(
     r"\b(which|what|all|every|each|across|both|multiple|several|different|any)\b[\w\s,'-]{0,40}?"
@@ -57,8 +58,11 @@ class OfflineIntentDetector:
     def detect(self, question: str, profile: CorpusProfile) -> Intent:
         """Score APIs; filter only on a clear winner (or the APIs named explicitly)."""
         terms = {normalize_term(t) for t in tokenize(question)}
-        words = set(re.findall(r"[a-z0-9]+", question.lower()))
-        explicit = [api for api in profile.apis if api in words or normalize_term(api) in terms]
+        # Only the user's own words name an API; glossary additions ("HR" → hris) are hints, not names.
+        own = original_query(question)
+        words = set(re.findall(r"[a-z0-9]+", own.lower()))
+        own_terms = {normalize_term(t) for t in tokenize(own)}
+        explicit = [api for api in profile.apis if api in words or normalize_term(api) in own_terms]
         multi = is_multi_api_question(question) or len(explicit) >= 2
         scores: dict[str, float] = {}
         for term in terms:

@@ -10,12 +10,15 @@ import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rag.chunk import Chunk
 from rag.index.bm25 import tokenize
 from rag.index.store import Snapshot
 
 _PARAM = re.compile(r"^\{.*\}$")
+# "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
+RATE_UNIT = re.compile(r"\b(?:per|a|an|each|every)\s+(second|minute|hour|day|week|month)s?\b", re.IGNORECASE)
 
 
 def normalize_term(term: str) -> str:
@@ -28,19 +31,24 @@ def normalize_term(term: str) -> str:
     return term
 
 
-def word_forms(term: str) -> set[str]:
-    """The term with common English endings removed: `listing` → `list`, `created` → `create`/`creat`."""
+@lru_cache(maxsize=65536)
+def word_forms(term: str) -> frozenset[str]:
+    """The term with common English endings removed: `listing` → `list`, `created` → `create`/`creat`,
+    `authentication` → `authenticate`, `deletion` → `delete`."""
     term = term.lower()
     forms = {term, normalize_term(term)}
+    if len(term) > 6 and term.endswith("tion"):
+        forms.update({term[:-3], term[:-3] + "e"})
     for ending in ("ing", "ed", "es", "s", "er", "ers"):
         if len(term) > len(ending) + 3 and term.endswith(ending):
             stem = term[: -len(ending)]
             forms.update({stem, stem + "e"})
             if len(stem) > 3 and stem[-1] == stem[-2]:
                 forms.add(stem[:-1])
-    return forms
+    return frozenset(forms)
 
 
+@lru_cache(maxsize=65536)
 def resource_of(path: str) -> str:
     """The resource an operation acts on: the last path segment that is not a parameter."""
     segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s)]
@@ -57,6 +65,7 @@ class CorpusProfile:
     vocabulary: set[str] = field(default_factory=set)
     operations: list[Chunk] = field(default_factory=list)
     api_titles: dict[str, str] = field(default_factory=dict)
+    rate_units: set[str] = field(default_factory=set)
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -81,6 +90,7 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         if chunk.strategy == "naive":
             continue
         terms = tokenize(chunk.title + "\n" + chunk.text)
+        profile.rate_units.update(unit.lower() for unit in RATE_UNIT.findall(chunk.text))
         profile.vocabulary.update(terms)
         profile.vocabulary.update(normalize_term(t) for t in terms)
         if chunk.kind == "operation":

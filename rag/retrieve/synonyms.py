@@ -13,7 +13,18 @@ GLOSSARY: dict[str, str] = {
     "pto": "time off",
     "vacation": "time off",
     "holiday": "time off",
-    "leave": "time off",
+    "on leave": "time off",
+    "sick leave": "time off",
+    "annual leave": "time off",
+    "parental leave": "time off",
+    "leave request": "time off",
+    "leave requests": "time off",
+    "leave balance": "time off balances",
+    "leave balances": "time off balances",
+    "leave rules": "time off policies",
+    "leave policy": "time off policies",
+    "leave policies": "time off policies",
+    "leave types": "time off types",
     "absence": "time off",
     "sick": "time off",
     "staff": "employees",
@@ -28,13 +39,14 @@ GLOSSARY: dict[str, str] = {
     "applicant": "candidate application",
     "applicants": "candidates applications",
     "recruiting": "ats",
-    "recruiter": "users",
-    "recruiters": "users",
-    "hiring manager": "users",
-    "hiring managers": "users",
+    "recruiter": "ats users",
+    "recruiters": "ats users",
+    "hiring manager": "ats users",
+    "hiring managers": "ats users",
     "turn down": "reject",
     "decline": "reject",
     "feedback": "scorecards",
+    "applied": "applications",
     "opening": "job",
     "openings": "jobs",
     "vacancy": "job posting",
@@ -68,7 +80,11 @@ GLOSSARY: dict[str, str] = {
     "credentials": "authentication basic",
     "token": "authentication",
     "rules": "policies",
+    "function": "operation",
+    "functions": "operations",
+    "criteria": "filter",
 }
+EXPANSION_OPEN = " (glossary: "
 _PATTERNS = [(re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE), words) for term, words in GLOSSARY.items()]
 
 
@@ -78,4 +94,9 @@ def expand_query(query: str) -> str:
     for pattern, words in _PATTERNS:
         if pattern.search(query) and words not in additions:
             additions.append(words)
-    return f"{query} ({'; '.join(additions)})" if additions else query
+    return f"{query}{EXPANSION_OPEN}{'; '.join(additions)})" if additions else query
+
+
+def original_query(query: str) -> str:
+    """The question without the glossary words `expand_query` appended."""
+    return query.split(EXPANSION_OPEN, 1)[0]

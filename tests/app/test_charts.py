@@ -398,7 +398,7 @@ def test_apply_choices_sets_k_and_the_auto_generator() -> None:
     own = PRESETS["C0"].__class__(name="own", generator="groq:x")
     chosen = apply_choices([PRESETS["C0"], PRESETS["full"], own], k=12, generator="extractive")
     assert [c.k for c in chosen] == [12, 12, 12]
-    assert chosen[0].candidate_pool == 20 and chosen[1].candidate_pool == 30
+    assert chosen[0].candidate_pool == 20 and chosen[1].candidate_pool == PRESETS["full"].candidate_pool
     assert [c.generator for c in chosen] == ["extractive", "extractive", "groq:x"]
     assert apply_choices([PRESETS["C0"]])[0] is PRESETS["C0"]
     with pytest.raises(ConfigError, match="k=99"):

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ["RAG_SHARED_DIR"]) if os.environ.get("RAG_SHARED_DIR") else ROOT.parent / "shared"
 SPECS_DIR = SHARED / "specs" / "stackone"
 DEV_SET = ROOT / "eval_data" / "dev_set.jsonl"
+HELD_OUT_SET = ROOT / "eval_data" / "heldout_set.jsonl"
 
 APIS = ("stackone", "hris", "ats", "lms", "iam", "crm", "marketing")
 CATEGORIES = (
@@ -60,25 +61,27 @@ WRITE_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def load_dev_set() -> list[dict[str, Any]]:
-    """The dev set, one dict per non-empty line (a malformed line fails with its line number)."""
+def load_dev_set(path: Path = DEV_SET) -> list[dict[str, Any]]:
+    """A question set, one dict per non-empty line (a malformed line fails with its line number)."""
     items = []
-    for number, line in enumerate(DEV_SET.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():
             try:
                 items.append(json.loads(line))
             except json.JSONDecodeError as exc:  # pragma: no cover - only on a broken file
-                raise AssertionError(f"{DEV_SET.name}:{number}: not JSON: {exc}") from exc
+                raise AssertionError(f"{path.name}:{number}: not JSON: {exc}") from exc
     return items
 
 
 DEV: list[dict[str, Any]] = load_dev_set()
-BY_ID = {str(item.get("id")): item for item in DEV}
+# The held-out set was written after the offline stages were tuned on the dev set; its facts are checked alike.
+HELD_OUT: list[dict[str, Any]] = load_dev_set(HELD_OUT_SET)
+BY_ID = {str(item.get("id")): item for item in DEV + HELD_OUT}
 
 
 def items(category: str | None = None) -> list[Any]:
-    """pytest params of the dev set items (of one category), named by question id."""
-    chosen = [item for item in DEV if category is None or item.get("category") == category]
+    """pytest params of the dev and held-out set items (of one category), named by question id."""
+    chosen = [item for item in DEV + HELD_OUT if category is None or item.get("category") == category]
     return [pytest.param(item, id=str(item.get("id"))) for item in chosen]
 
 
@@ -212,7 +215,7 @@ def test_fields_present_and_typed(item: dict[str, Any]) -> None:
     assert set(item) <= set(REQUIRED_FIELDS) | set(OPTIONAL_FIELDS), (
         f"unknown fields {set(item) - set(REQUIRED_FIELDS)}"
     )
-    assert re.fullmatch(r"dev-\d{3}", item["id"])
+    assert re.fullmatch(r"(dev|held)-\d{3}", item["id"])
     assert item["question"].strip() and item["ground_truth"].strip()
     assert item["category"] in CATEGORIES
     assert item["answerable"] is (item["category"] != "out_of_scope")

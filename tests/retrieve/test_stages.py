@@ -13,7 +13,7 @@ from rag.retrieve.expansion import demote_repeated_covers, expand_references, in
 from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
 from rag.retrieve.profile import profile_for, resource_of
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
-from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
+from rag.rewrite import current_question, is_follow_up, offline_rewrite, recent_history, rewrite_query
 from rag.write_check import check_write_operation
 from tests.fakes import make_chunk as _make_chunk
 
@@ -55,6 +55,9 @@ def test_intent_detects_explicit_and_distinctive_apis(fixture_index: Index) -> N
     assert unsure.apis == ()
     assert is_multi_api_question("Which APIs let me list users?")
     assert not is_multi_api_question("How do I list users?")
+    # Words the glossary appended are hints, not names: only the user's own words name an API.
+    hinted = OfflineIntentDetector().detect(f"how do I list the staff? (glossary: {people})", profile)
+    assert not hinted.explicit
 
 
 def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
@@ -66,6 +69,8 @@ def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
     assert missing is not None
     assert "no endpoint to delete employee" in missing.fact()
     assert "GET /unified/hris/employees" in missing.fact()
+    # Deleting acts on one item, so the item operations are listed first.
+    assert missing.existing[0].path.endswith("}")
 
 
 def test_structural_reranker_prefers_matching_method_and_resource() -> None:
@@ -111,7 +116,9 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
     assert is_follow_up("and how do I page through them?", history)
     assert not is_follow_up("How do I create a candidate in the ATS?", [])
     rewritten_offline = offline_rewrite("and page through them?", history)
-    assert rewritten_offline == "and page through them? (regarding: How do I list employees? GET …)"
+    assert rewritten_offline == "and page through them? (regarding: How do I list employees? | earlier answer: GET …)"
+    assert current_question(rewritten_offline) == "and page through them?"
+    assert current_question("no rewrite here (really)") == "no rewrite here (really)"
     long = [{"role": "user", "content": "x" * 1500}] * 12
     assert sum(len(m["content"]) for m in recent_history(long)) <= 2000
 
