@@ -27,6 +27,11 @@ def overview_id(api: str) -> str:
     return f"{api}.overview"
 
 
+def conventions_id(api: str) -> str:
+    """Structural id of what a spec's operations share (common headers, paging, error responses, retries)."""
+    return f"{api}.conventions"
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One indexed piece of a document.

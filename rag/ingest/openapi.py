@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, overview_id, schema_id
+from rag.chunk import Chunk, conventions_id, overview_id, schema_id
 from rag.ingest.refs import RefResolver, json_pointer, ref_name
 from rag.ingest.schema_prose import SchemaProse, clean, show_value
 from rag.tokens import estimate_tokens, truncate_to_tokens
@@ -24,6 +25,8 @@ OPERATION_MAX_TOKENS = 3500
 NAIVE_EMBEDDING_CHARS = 800  # ≈ the 256 word pieces the packaged embedder reads of JSON
 NAIVE_EMBEDDING_TOKENS = 256  # dense JSON (punctuation, ids) can estimate above 256 in 800 chars
 _API_NAME = re.compile(r"[^a-z0-9_-]+")
+CONVENTION_SHARE = 0.5  # what at least half of the operations (or list operations) have is a convention
+CONVENTION_LINE_CHARS = 240
 
 
 def api_name_from_source(source: str) -> str:
@@ -463,19 +466,124 @@ class OpenAPIChunker:
             f"{title} API overview ({self.api}): authentication, security schemes {scheme_words}, "
             f"base URL servers, version. {clean(info.get('description'))[:300]}"
         )
+        return self.spec_level_chunk(tuple(covers), text, embedding, f"{title} overview")
+
+    def spec_level_chunk(self, covers: tuple[str, ...], text: str, embedding: str, title: str) -> Chunk:
+        """A smart chunk about the whole spec (overview, conventions): no path, no JSON pointer."""
         return Chunk(
-            chunk_id=f"smart/{overview_id(self.api)}",
+            chunk_id=f"smart/{covers[0]}",
             strategy="smart",
             api=self.api,
             kind="overview",
             text=text,
             embedding_text=truncate_to_tokens(embedding, EMBEDDING_TOKENS),
-            covers=tuple(covers),
+            covers=covers,
             source=self.source,
             json_pointer="",
             tokens=estimate_tokens(text),
-            title=f"{title} overview",
+            title=title,
         )
+
+    def _response_label(self, raw: Any, prose: SchemaProse) -> str:
+        """`TooManyRequestsResponse: Too many requests.` for a response object or reference."""
+        response, name = self.resolver.deref(raw)
+        response = response if isinstance(response, dict) else {}
+        content = response.get("content") if isinstance(response.get("content"), dict) else {}
+        schemas = [m["schema"] for m in content.values() if isinstance(m, dict) and isinstance(m.get("schema"), dict)]
+        label = prose.type_label(schemas[0]) if schemas else (name or "no body")
+        description = clean(response.get("description"))
+        return label + (f": {description}" if description else "")
+
+    def conventions_chunk(self, operations: list[Operation]) -> Chunk | None:
+        """What most operations share, stated once: common parameters (e.g. a required account
+        header), the paging parameters of list operations, common error responses and retry
+        policies. Vague questions ("pagination?", "errors?", "what if I send too many requests?")
+        are answered here; None when the spec has fewer than two operations."""
+        if len(operations) < 2:
+            return None
+        prose = SchemaProse(self.resolver, max_depth=1)
+        total = len(operations)
+        lists = [op for op in operations if op.method == "get" and not op.path.rstrip("/").endswith("}")]
+        parameter_counts: Counter[tuple[str, str]] = Counter()
+        list_parameter_counts: Counter[tuple[str, str]] = Counter()
+        examples: dict[tuple[str, str], dict[str, Any]] = {}
+        for operation in operations:
+            for parameter in self.parameters(operation):
+                key = (str(parameter.get("name", "?")), str(parameter.get("in", "?")))
+                examples.setdefault(key, parameter)
+                parameter_counts[key] += 1
+                if operation in lists:
+                    list_parameter_counts[key] += 1
+        response_counts: Counter[str] = Counter()
+        response_labels: dict[str, str] = {}
+        extensions: Counter[str] = Counter()
+        extension_values: dict[str, Any] = {}
+        for operation in operations:
+            responses = operation.node.get("responses")
+            for code, raw in responses.items() if isinstance(responses, dict) else ():
+                response_counts[str(code)] += 1
+                if str(code) not in response_labels:
+                    response_labels[str(code)] = self._response_label(raw, prose)
+            for key, value in operation.node.items():
+                if str(key).startswith("x-") and key in ("x-speakeasy-retries", "x-speakeasy-pagination", "x-retries"):
+                    extensions[key] += 1
+                    extension_values.setdefault(key, value)
+
+        def shared(count: int, out_of: int) -> bool:
+            return out_of > 0 and count >= CONVENTION_SHARE * out_of
+
+        def short(line: str) -> str:
+            return line if len(line) <= CONVENTION_LINE_CHARS else line[: CONVENTION_LINE_CHARS - 1] + "…"
+
+        title = f"Conventions shared by the operations of the {self.api} API  [{self.api} API]"
+        lines = [title, f"Derived from its {total} operations ({len(lists)} of them list collections)."]
+        common = [key for key, count in parameter_counts.items() if shared(count, total) and key[1] != "path"]
+        if common:
+            lines.append("Parameters on most operations:")
+            for key in common:
+                text = short(self.parameter_line(examples[key], prose))
+                lines.append(f"{text} — on {parameter_counts[key]} of {total} operations.")
+        paging = [
+            key
+            for key, count in list_parameter_counts.items()
+            if key not in common and key[1] == "query" and len(lists) >= 2 and shared(count, len(lists))
+        ]
+        if paging:
+            lines.append("Parameters of list operations (paging, filtering):")
+            for key in paging:
+                text = short(self.parameter_line(examples[key], prose))
+                lines.append(f"{text} — on {list_parameter_counts[key]} of {len(lists)} list operations.")
+        if "x-speakeasy-pagination" in extensions:
+            lines.append(
+                f"Pagination (x-speakeasy-pagination on {extensions['x-speakeasy-pagination']} operations): "
+                + short(json.dumps(extension_values["x-speakeasy-pagination"], default=str))
+            )
+        responses = [code for code, count in response_counts.items() if shared(count, total) and code[:1] != "2"]
+        if responses:
+            lines.append("Error and other non-success responses on most operations:")
+            for code in sorted(responses):
+                counted = f" — on {response_counts[code]} of {total}."
+                lines.append(short(f"- {code} → {response_labels[code]}") + counted)
+        for key in ("x-speakeasy-retries", "x-retries"):
+            if key in extensions:
+                value = extension_values[key]
+                described = json.dumps(value, default=str)
+                if isinstance(value, dict) and value.get("statusCodes"):
+                    described = (
+                        f"retry status codes {', '.join(map(str, value['statusCodes']))}"
+                        + (f" with strategy {value['strategy']}" if value.get("strategy") else "")
+                    )
+                lines.append(f"Retries ({key} on {extensions[key]} operations): {described}.")
+        if len(lines) == 2:
+            return None
+        text = "\n".join(lines)
+        topics = ", ".join(f"{name} {where}" for name, where in common[:4])
+        embedding = (
+            f"{self.api} API conventions common to all operations: headers and parameters ({topics}), "
+            "pagination and page size of list endpoints, next cursor, error responses and status codes, "
+            "too many requests, retries and backoff."
+        )
+        return self.spec_level_chunk((conventions_id(self.api),), text, embedding, f"{self.api} API conventions")
 
     # ------------------------------------------------------------ naive chunks
     def naive_chunks(self) -> list[Chunk]:
@@ -524,6 +632,9 @@ class OpenAPIChunker:
         for name, schema in schemas.items():
             result.smart.extend(self.schema_chunks(str(name), schema))
         result.smart.insert(0, self.overview_chunk(operations))
+        conventions = self.conventions_chunk(operations)
+        if conventions is not None:
+            result.smart.insert(1, conventions)
         result.naive = self.naive_chunks()
         self.resolver.check_all()
         result.unresolved_refs = sorted(self.resolver.unresolved)

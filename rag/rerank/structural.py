@@ -167,7 +167,8 @@ class StructuralReranker:
                 ):
                     score += self.resource_weight / 2
                     resource_named = True
-                parents = [w for w in parent_words(chunk.path) if w != chunk.api and len(w) > 2]
+                api_names = {chunk.api, normalize_term(chunk.api)}
+                parents = [w for w in parent_words(chunk.path) if w not in api_names and len(w) > 2]
                 named = sum(1 for w in parents if word_forms(w) & (forms | added_forms))
                 if resource_named and parents:
                     # A nested path is more specific when the question names its parents too, and

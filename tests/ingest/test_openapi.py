@@ -273,7 +273,9 @@ def check_coverage(document: dict[str, Any], result: OpenAPIChunks) -> None:
     assert [cover for cover in schemas if cover not in naive] == []
     assert result.operation_count == len(operations)
     assert result.schema_count == len(schemas)
-    assert len([c for c in result.smart if c.kind == "overview"]) == 1
+    overviews = [c.covers[0] for c in result.smart if c.kind == "overview"]
+    assert overviews[0] == f"{result.api}.overview"
+    assert overviews[1:] in ([], [f"{result.api}.conventions"])
 
 
 # ---------------------------------------------------------------- fixtures
@@ -1401,3 +1403,54 @@ def test_property_random_specs_chunk_without_crashing_and_cover_every_operation(
     # the same document read back from JSON text (through the loader's checks) chunks identically
     reloaded = load_openapi("gen.json", data=json.dumps(document).encode())
     assert [c.text for c in chunk_openapi(reloaded, "gen", "gen.json").smart] == [c.text for c in result.smart]
+
+
+# ---------------------------------------------------------------- conventions
+
+
+def test_conventions_chunk_states_what_most_operations_share() -> None:
+    too_many = {"schema": {"$ref": "#/components/schemas/TooMany"}}
+    error = {"description": "Too many requests.", "content": {"application/json": too_many}}
+    header = {
+        "name": "x-account-id",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "The account identifier",
+    }
+    page_size = {
+        "name": "page_size",
+        "in": "query",
+        "schema": {"type": "integer", "default": 25},
+        "description": "Results per page",
+    }
+    retries = {"statusCodes": [429, 408], "strategy": "backoff"}
+    item_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+    def operation(parameters: list[dict[str, Any]]) -> dict[str, Any]:
+        responses = {"200": {"description": "ok"}, "429": error}
+        return {"parameters": parameters, "responses": responses, "x-speakeasy-retries": retries}
+
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Shared", "version": "1"},
+        "paths": {
+            "/people": {"get": operation([header, page_size]), "post": operation([header])},
+            "/people/{id}": {"get": operation([header, item_id]), "patch": operation([header, item_id])},
+            "/teams": {"get": operation([header, page_size])},
+            "/teams/{id}": {"get": operation([header, item_id])},
+        },
+        "components": {"schemas": {"TooMany": {"type": "object", "properties": {"message": {"type": "string"}}}}},
+    }
+    result = chunk_openapi(document, "shared", "shared.json")
+    conventions = next(c for c in result.smart if c.covers == ("shared.conventions",))
+    assert conventions.chunk_id == "smart/shared.conventions" and conventions.kind == "overview"
+    text = conventions.text
+    assert "Derived from its 6 operations (2 of them list collections)." in text
+    assert "- x-account-id (header, string, required): The account identifier — on 6 of 6 operations." in text
+    assert "- page_size (query, integer, optional): Results per page Default: 25. — on 2 of 2 list operations." in text
+    assert "- 429 → TooMany: Too many requests. — on 6 of 6." in text
+    assert "Retries (x-speakeasy-retries on 6 operations): retry status codes 429, 408 with strategy backoff." in text
+    assert "id (path" not in text and "- 200" not in text  # path ids and successes are not conventions
+    single = {"openapi": "3.1.0", "info": {"title": "One", "version": "1"}, "paths": {"/a": {"get": operation([])}}}
+    assert not any(c.covers == ("one.conventions",) for c in chunk_openapi(single, "one", "one.json").smart)
