@@ -169,13 +169,14 @@ def stop_words() -> frozenset[str]:
     """English stop words (scikit-learn's list, installed with sentence-transformers) plus contractions."""
     words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please"}
     words.add("regarding")  # the marker of an offline follow-up rewrite
-    try:
+    try:  # the private module is the cheap import; the public path is the fallback
         from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
-    except ImportError:  # without the list only the generic terms count as stop words
-        return frozenset(words)
+    except ImportError:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
     return frozenset(words | set(ENGLISH_STOP_WORDS))
 
 
+@lru_cache(maxsize=1)
 def glossary_words() -> frozenset[str]:
     """Words the query-expansion glossary maps (either side): the engine understands them."""
     from rag.retrieve.synonyms import GLOSSARY
