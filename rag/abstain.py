@@ -155,6 +155,7 @@ def rare_terms(terms: Sequence[str]) -> list[str]:
         if t.isalpha()
         and len(t) >= 4
         and not any(form in vocabulary for form in word_forms(t) if len(form) >= 4)
+        and not t.endswith("ly")  # manner adverbs ("programmatically") are never the topic
         and not _compound_of_common_words(t, vocabulary)
     ]
 
@@ -234,7 +235,7 @@ def decide(
     unknown_identifiers = [i for i in identifiers if not profile.knows(i.lower())]
     # Naming an identifier of the docs (`crm_list_lists`) puts a question in scope whatever else it says.
     names_known_identifier = len(unknown_identifiers) < len(identifiers)
-    rare = [t for t in rare_terms(unknown) if not t.endswith("ly")]
+    rare = rare_terms(unknown)
     if names_known_identifier:
         foreign, rare = [], []
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0

@@ -65,7 +65,8 @@ def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
 
 def current_question(query: str) -> str:
     """The follow-up itself, without the earlier turn an offline rewrite attached to it."""
-    return query.split(REGARDING, 1)[0] if ANSWER_EXCERPT in query or query.endswith(")") else query
+    head, marker, _ = query.partition(REGARDING)
+    return head if marker and query.endswith(")") else query
 
 
 def rewrite_query(question: str, history: Sequence[dict[str, str]] | None, chat_model: Any | None = None) -> Rewrite:

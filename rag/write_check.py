@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rag.chunk import Chunk
 from rag.index.bm25 import tokenize
-from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, word_forms
+from rag.retrieve.profile import CorpusProfile, is_item_path, normalize_term, resource_of, word_forms
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("post", "put"),
@@ -71,7 +71,7 @@ def _closeness(operation: Chunk, methods: tuple[str, ...]) -> tuple[int, int, in
     on the collection. Shorter (less nested) paths before longer ones.
     """
     item_level = any(method in ("patch", "delete") for method in methods)
-    is_item = operation.path.rstrip("/").endswith("}")
+    is_item = is_item_path(operation.path)
     return (
         0 if is_item == item_level else 1,
         operation.path.count("/"),

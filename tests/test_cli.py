@@ -11,18 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT
+from tests.processes import rag_cli
 
 
 def rag(*args: str, index: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive", "TQDM_DISABLE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "rag", *args, "--index-dir", str(index)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return rag_cli(*args, index=index, timeout=300)
 
 
 @pytest.fixture(scope="module")

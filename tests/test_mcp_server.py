@@ -27,6 +27,7 @@ from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
 from rag.mcp_server import build_server, join_schema_parts, stdout_to_stderr, warm_up
 from rag.runner import Engine
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"ask_api", "search_api", "list_endpoints", "get_schema"}
@@ -374,12 +375,6 @@ def test_start_up_output_goes_to_stderr(capfd: pytest.CaptureFixture[str]) -> No
 
 
 # ---------------------------------------------------------------------- real subprocesses
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def server_env(**extra: str) -> dict[str, str]:
     """A clean environment for a server subprocess: offline, extractive, no API keys."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "RAG_SHARED_DIR")

@@ -504,6 +504,7 @@ class OpenAPIChunker:
         prose = SchemaProse(self.resolver, max_depth=1)
         total = len(operations)
         lists = [op for op in operations if op.method == "get" and not op.path.rstrip("/").endswith("}")]
+        list_pointers = {op.pointer for op in lists}
         parameter_counts: Counter[tuple[str, str]] = Counter()
         list_parameter_counts: Counter[tuple[str, str]] = Counter()
         examples: dict[tuple[str, str], dict[str, Any]] = {}
@@ -512,7 +513,7 @@ class OpenAPIChunker:
                 key = (str(parameter.get("name", "?")), str(parameter.get("in", "?")))
                 examples.setdefault(key, parameter)
                 parameter_counts[key] += 1
-                if operation in lists:
+                if operation.pointer in list_pointers:
                     list_parameter_counts[key] += 1
         response_counts: Counter[str] = Counter()
         response_labels: dict[str, str] = {}
@@ -525,7 +526,7 @@ class OpenAPIChunker:
                 if str(code) not in response_labels:
                     response_labels[str(code)] = self._response_label(raw, prose)
             for key, value in operation.node.items():
-                if str(key).startswith("x-") and key in ("x-speakeasy-retries", "x-speakeasy-pagination", "x-retries"):
+                if key in ("x-speakeasy-retries", "x-speakeasy-pagination", "x-retries"):
                     extensions[key] += 1
                     extension_values.setdefault(key, value)
 

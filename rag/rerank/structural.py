@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from rag.index.bm25 import tokenize
 from rag.results import RetrievedChunk
-from rag.retrieve.profile import normalize_term, resource_of, word_forms
+from rag.retrieve.profile import is_item_path, normalize_term, resource_of, word_forms
 from rag.retrieve.synonyms import original_query
 from rag.rewrite import current_question
 
@@ -178,7 +178,7 @@ class StructuralReranker:
                 elif named >= 2:
                     # A multi-word parent named in full ("custom field definition endpoints").
                     score += self.path_word_weight * named
-                ends_with_param = chunk.path.rstrip("/").endswith("}")
+                ends_with_param = is_item_path(chunk.path)
                 # "an account" asks for one item, "accounts" for the list; creating takes the collection path.
                 number = None
                 if resource and chunk.method == "get":

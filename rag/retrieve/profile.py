@@ -48,6 +48,11 @@ def word_forms(term: str) -> frozenset[str]:
     return frozenset(forms)
 
 
+def is_item_path(path: str) -> bool:
+    """Whether a path addresses one item (`/accounts/{id}`) rather than a collection (`/accounts`)."""
+    return path.rstrip("/").endswith("}")
+
+
 @lru_cache(maxsize=65536)
 def resource_of(path: str) -> str:
     """The resource an operation acts on: the last path segment that is not a parameter."""

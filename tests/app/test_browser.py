@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import pytest
 
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
 from tests.conftest import FIXTURES
+from tests.processes import free_port, stop_process
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -49,12 +49,6 @@ def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
     return path
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 90.0) -> None:
@@ -114,12 +108,7 @@ def server(tmp_path: Path) -> Iterator[dict[str, object]]:
         wait_healthy(url, process, log)
         yield {"url": url, "log": log, "tmp": tmp_path}
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        stop_process(process)
 
 
 def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,6 @@ embedded index of the same files. The server is always stopped.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
@@ -26,18 +25,13 @@ from rag.index.store import Index
 from rag.runner import Engine
 from rag.settings import Settings
 from tests.conftest import FIXTURES
+from tests.processes import free_port, stop_process
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 FILES = [FIXTURES / "specs" / "people-3.1.json", FIXTURES / "specs" / "shop-3.0.yaml", FIXTURES / "docs"]
 QUERIES = ["list employees", "create an order", "delete a product by id", "getting started authentication",
            "employment status values"]
 CHROMA = Path(sys.executable).parent / "chroma"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +63,7 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.3)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+        stop_process(process)
         log.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -39,8 +40,6 @@ def top(question: str, candidates: list[RetrievedChunk]) -> str:
     ],
 )
 def test_grammatical_number_of_the_resource(question: str, expected: str | None) -> None:
-    import re
-
     assert grammatical_number(re.findall(r"[a-z]+", question.lower()), "account") == expected
 
 

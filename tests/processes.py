@@ -1,0 +1,43 @@
+"""Helpers for tests that start real processes: free ports, stopping servers, the `python -m rag` CLI."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 15) -> None:  # type: ignore[type-arg]
+    """Terminate a server process, killing it when it does not exit within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
+def rag_cli(*args: str, index: Path, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run `python -m rag ARGS --index-dir INDEX` with the hashing embedder and no progress bars."""
+    environment = {**os.environ, "RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive", "TQDM_DISABLE": "1",
+                   **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "rag", *args, "--index-dir", str(index)],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
