@@ -39,6 +39,8 @@ class Chunk:
     `embedding_text` is compact (the packaged embedder reads at most 256 word pieces);
     `text` is the full context given to the generator and shown to people.
     `covers` lists the structural ids this chunk is about; quality is measured on them.
+    `payload_of` (schema chunks) lists the operations whose whole request body or success response
+    is this schema.
     """
 
     chunk_id: str
@@ -55,6 +57,7 @@ class Chunk:
     operation_id: str = ""
     tags: tuple[str, ...] = ()
     ref_ids: tuple[str, ...] = ()
+    payload_of: tuple[str, ...] = ()
     tokens: int = 0
     title: str = ""
     section_path: str = ""
@@ -83,6 +86,7 @@ class Chunk:
             "operation_id": self.operation_id,
             "tags": json.dumps(list(self.tags)),
             "ref_ids": json.dumps(list(self.ref_ids)),
+            "payload_of": json.dumps(list(self.payload_of)),
             "tokens": self.tokens,
             "title": self.title,
             "section_path": self.section_path,
@@ -112,6 +116,7 @@ class Chunk:
             operation_id=str(metadata.get("operation_id", "")),
             tags=tuple(json.loads(metadata.get("tags", "[]"))),
             ref_ids=tuple(json.loads(metadata.get("ref_ids", "[]"))),
+            payload_of=tuple(json.loads(metadata.get("payload_of", "[]"))),
             tokens=int(metadata.get("tokens", 0)),
             title=str(metadata.get("title", "")),
             section_path=str(metadata.get("section_path", "")),
@@ -131,5 +136,6 @@ class Chunk:
             covers=list(self.covers),
             tags=list(self.tags),
             ref_ids=list(self.ref_ids),
+            payload_of=list(self.payload_of),
         )
         return data

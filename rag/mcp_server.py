@@ -39,6 +39,7 @@ from rag.rerank.base import apply_scores
 from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
+from rag.retrieve.profile import profile_for
 from rag.retrieve.retrievers import make_retriever
 from rag.runner import Engine, clean_question
 
@@ -185,7 +186,7 @@ def search(engine: Engine, query: str, k: int = 5, api: str | None = None) -> Se
     retriever = make_retriever(base.retriever, base.alpha, base.rrf_k)
     pool = retriever.retrieve(ctx, (base.chunking, "docs"), max(base.candidate_pool, k), apis, cleaned)
     if pool:
-        pool = apply_scores(pool, StructuralReranker().score(cleaned, pool))
+        pool = apply_scores(pool, StructuralReranker.for_corpus(profile_for(ctx.snapshot)).score(cleaned, pool))
     return SearchResult(query=cleaned, api=apis[0] if apis else None, results=[_hit(c) for c in pool[:k]])
 
 

@@ -117,9 +117,9 @@ class Engine:
             return self._generators[spec]
 
     # ------------------------------------------------------------------ stages
-    def _reranker(self, config: Config) -> Reranker | None:
+    def _reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
         if config.reranker == "structural":
-            return StructuralReranker()
+            return StructuralReranker.for_corpus(profile_for(ctx.snapshot))
         if config.reranker == "cross-encoder":
             return CrossEncoderReranker(config.reranker_model)
         if config.reranker == "llm":
@@ -174,7 +174,7 @@ class Engine:
             pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
         timings["retrieve"] = _ms(started)
-        reranker = self._reranker(config)
+        reranker = self._reranker(config, ctx)
         if reranker is not None and pool:
             started = time.perf_counter()
             try:

@@ -6,6 +6,7 @@ import pytest
 
 from rag.config import PRESETS
 from rag.index.store import Index
+from rag.retrieve.profile import profile_for
 from rag.runner import Engine
 
 pytestmark = pytest.mark.slow
@@ -62,6 +63,29 @@ def test_listing_employees_returns_employees_paginated(engine: Engine) -> None:
     operation = next(c for c in result.chunks if "hris.paths./unified/hris/employees.get" in c.chunk.covers)
     assert "200 → EmployeesPaginated" in operation.chunk.text
     assert "- next (" in operation.chunk.text and "- data (" in operation.chunk.text
+
+
+def test_each_api_has_its_main_resource(stackone_index: Index) -> None:
+    main = dict(profile_for(stackone_index.snapshot()).main_resources)
+    assert main == {
+        "stackone": "accounts",
+        "hris": "employees",
+        "ats": "applications",
+        "lms": "users",
+        "iam": "users",
+        "crm": "contacts",
+        "marketing": "templates",
+    }
+
+
+def test_calling_the_providers_own_api_finds_the_proxy(engine: Engine) -> None:
+    """No "proxy" in the questions: they ask for an operation to call, not for the unified model."""
+    for question in (
+        "Can I hit the provider's own API through StackOne?",
+        "Can I send a request straight to the underlying provider through StackOne?",
+    ):
+        result = engine.run(question, PRESETS["full"], retrieval_only=True)
+        assert "stackone.paths./unified/proxy.post" in covers_of(result)[:5], question
 
 
 def test_out_of_scope_questions_abstain_and_answerable_ones_do_not(engine: Engine) -> None:

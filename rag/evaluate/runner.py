@@ -35,6 +35,7 @@ from rag.evaluate.questions import Question, question_set_hash
 from rag.index.store import Index
 from rag.rerank.base import Reranker, RerankerUnavailable
 from rag.results import AnswerResult, RetrievedChunk
+from rag.retrieve.context import QueryContext
 from rag.runner import Engine
 from rag.settings import PROJECT_ROOT, Settings
 
@@ -152,10 +153,10 @@ class DryRunEngine(Engine):
         """Always `extractive` (no chat model)."""
         return "extractive"
 
-    def _reranker(self, config: Config) -> Reranker | None:
+    def _reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
         if config.reranker in ("cross-encoder", "llm"):
             return _SkippedReranker(config.reranker)
-        return super()._reranker(config)
+        return super()._reranker(config, ctx)
 
 
 def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chunk import Chunk, conventions_id, overview_id, schema_id
-from rag.ingest.refs import RefResolver, json_pointer, ref_name
+from rag.ingest.refs import RefResolver, component_schema_name, json_pointer, ref_name
 from rag.ingest.schema_prose import SchemaProse, clean, show_value
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
@@ -152,6 +152,7 @@ class OpenAPIChunker:
         self.resolver = RefResolver(document)
         self.schemes = security_schemes(document)
         self.used_by: dict[str, list[str]] = {}
+        self.payload_of: dict[str, list[str]] = {}
 
     # ------------------------------------------------------------ helpers
     def security_text(self, requirement: Any) -> str:
@@ -269,6 +270,23 @@ class OpenAPIChunker:
                 lines.extend(prose.field_lines(schema, 1, 1, ()))
         return lines
 
+    def payload_schemas(self, operation: Operation) -> list[str]:
+        """Component schemas that are an operation's whole request body or success (2xx) response."""
+        bodies: list[Any] = [operation.node.get("requestBody")]
+        responses = operation.node.get("responses")
+        if isinstance(responses, dict):
+            bodies += [raw for code, raw in responses.items() if str(code).startswith("2")]
+        names: list[str] = []
+        for raw in bodies:
+            body, _ = self.resolver.deref(raw)
+            content = body.get("content") if isinstance(body, dict) else None
+            for media in content.values() if isinstance(content, dict) else ():
+                schema = media.get("schema") if isinstance(media, dict) else None
+                name = component_schema_name(schema.get("$ref", "")) if isinstance(schema, dict) else None
+                if name and name not in names:
+                    names.append(name)
+        return names
+
     # ------------------------------------------------------------ smart chunks
     def operation_chunk(self, operation: Operation) -> Chunk:
         """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge."""
@@ -332,6 +350,10 @@ class OpenAPIChunker:
             label = f"{method} {operation.path}"
             if label not in self.used_by[name]:
                 self.used_by[name].append(label)
+        for name in self.payload_schemas(operation):
+            users = self.payload_of.setdefault(name, [])
+            if structural not in users:
+                users.append(structural)
         return Chunk(
             chunk_id=f"smart/{structural}",
             strategy="smart",
@@ -407,6 +429,7 @@ class OpenAPIChunker:
                     source=self.source,
                     json_pointer=json_pointer("components", "schemas", name),
                     ref_ids=refs,
+                    payload_of=tuple(self.payload_of.get(name, ())),
                     tokens=estimate_tokens(text),
                     title=f"Schema {name}" + (f" (part {index}/{len(parts)})" if len(parts) > 1 else ""),
                     part=index,

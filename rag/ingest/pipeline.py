@@ -14,7 +14,7 @@ from rag.ingest.openapi import api_name_from_source, chunk_openapi
 from rag.ingest.validate import validate_upload
 
 # Bump when chunking changes what chunks contain: re-ingesting an unchanged file then replaces its chunks.
-CHUNKER_VERSION = "2026.11.21b"
+CHUNKER_VERSION = "2026.11.22"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from rag.index.bm25 import tokenize
 from rag.results import RetrievedChunk
-from rag.retrieve.profile import is_item_path, normalize_term, resource_of, word_forms
+from rag.retrieve.profile import CorpusProfile, is_item_path, normalize_term, resource_of, top_segment, word_forms
 from rag.retrieve.synonyms import original_query
 from rag.rewrite import current_question
 
@@ -65,9 +65,15 @@ VERB_METHODS: dict[str, tuple[str, ...]] = {
 }
 _SINGLE = re.compile(r"\b(a single|one|specific|particular|by id|by its id|details? (of|for|about)|an? \w+'s)\b", re.I)
 _MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|catalog(ue)?)\b", re.I)
+# "hit the provider's own API", "call an endpoint": the question is about an operation to call.
+_CALL_AN_API = re.compile(r"\b(?:hit|call|invoke|reach)\b(?:\s+[\w'’-]+){0,3}?\s+(?:apis?|endpoints?|urls?)\b", re.I)
 _LIST_NOUNS = frozenset({"list", "lists", "listing", "listings", "collection", "page", "pages"})
 _PARAM = re.compile(r"^\{.*\}$")
-_IDENTIFIER = re.compile(r"[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+")
+# snake_case, kebab-case and camelCase words; a capitalised name such as "StackOne" is not an identifier.
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+)\b")
+# Suffixes the spec generator adds to schema names (`ProxyResponseApiModel`, `CreateEmployeeDto`);
+# they say nothing about the content, and "model" in a question must not match every one of them.
+_GENERATED_SUFFIX = re.compile(r"(?:Api)?(?:Model|Dto)$")
 
 
 # "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
@@ -112,6 +118,28 @@ def grammatical_number(query_words: Sequence[str], resource: str) -> str | None:
     return numbers.pop() if len(numbers) == 1 else None
 
 
+def resource_match(
+    resource: str,
+    nouns: set[str],
+    forms: set[str],
+    added_nouns: set[str],
+    added_forms: set[str],
+    glossary_factor: float,
+) -> float:
+    """How strongly the question names an operation's resource: 1 in the user's own words,
+    `glossary_factor` through a glossary word only, 0.5 for one long word of a compound
+    (`time_off` ← "time"), else 0."""
+    if not resource:
+        return 0.0
+    if resource in nouns or word_forms(resource) & forms:
+        return 1.0
+    if resource in added_nouns or word_forms(resource) & added_forms:
+        return glossary_factor
+    if any(word_forms(word) & (forms | added_forms) for word in resource.split("_") if len(word) > 3):
+        return 0.5
+    return 0.0
+
+
 @dataclass(frozen=True)
 class StructuralReranker:
     """Feature-weighted reranking over the first-stage order (no model)."""
@@ -124,6 +152,16 @@ class StructuralReranker:
     identifier_weight: float = 0.5
     kind_weight: float = 0.15
     glossary_factor: float = 0.75
+    payload_lift_depth: int = 3
+    main_resource_weight: float = 0.2
+    # A tie-breaker among the first-stage top candidates, not a way to pull operations up from deep in the pool.
+    main_resource_window: int = 10
+    main_resources: frozenset[tuple[str, str]] = frozenset()
+
+    @classmethod
+    def for_corpus(cls, profile: CorpusProfile) -> StructuralReranker:
+        """A reranker that knows the corpus's main resources (see `CorpusProfile.main_resources`)."""
+        return cls(main_resources=profile.main_resources)
 
     def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence."""
@@ -144,10 +182,19 @@ class StructuralReranker:
         asks_fields = bool(
             re.search(r"\b(fields?|propert(y|ies)|schema|model|object|enums?|types?|values|statuses)\b", query, re.I)
         )
-        asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", query, re.I))
+        asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", query, re.I)) or bool(
+            _CALL_AN_API.search(query)
+        )
         # "custom field definition endpoints" asks for operations, whatever nouns come before.
         asks_fields = asks_fields and not asks_operation
         scores: list[float] = []
+        # A question that names no resource of any candidate ("which header selects the account on the
+        # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
+        names_a_resource = any(
+            resource_match(resource_of(c.chunk.path), nouns, forms, added_nouns, added_forms, self.glossary_factor) > 0
+            for c in candidates
+            if c.chunk.kind == "operation" and c.chunk.path
+        )
         for position, candidate in enumerate(candidates, start=1):
             chunk = candidate.chunk
             score = 1.0 / (1.0 + 0.25 * (position - 1))
@@ -155,18 +202,9 @@ class StructuralReranker:
                 if methods:
                     score += self.method_weight if chunk.method in methods else -self.method_weight / 2
                 resource = resource_of(chunk.path)
-                resource_named = False
-                if resource and (resource in nouns or word_forms(resource) & forms):
-                    score += self.resource_weight
-                    resource_named = True
-                elif resource and (resource in added_nouns or word_forms(resource) & added_forms):
-                    score += self.resource_weight * self.glossary_factor
-                    resource_named = True
-                elif resource and any(
-                    word_forms(word) & (forms | added_forms) for word in resource.split("_") if len(word) > 3
-                ):
-                    score += self.resource_weight / 2
-                    resource_named = True
+                match = resource_match(resource, nouns, forms, added_nouns, added_forms, self.glossary_factor)
+                resource_named = match > 0
+                score += self.resource_weight * match
                 api_names = {chunk.api, normalize_term(chunk.api)}
                 parents = [w for w in parent_words(chunk.path) if w not in api_names and len(w) > 2]
                 named = sum(1 for w in parents if word_forms(w) & (forms | added_forms))
@@ -179,6 +217,12 @@ class StructuralReranker:
                     # A multi-word parent named in full ("custom field definition endpoints").
                     score += self.path_word_weight * named
                 ends_with_param = is_item_path(chunk.path)
+                if (
+                    not names_a_resource
+                    and position <= self.main_resource_window
+                    and (chunk.api, top_segment(chunk.api, chunk.path)) in self.main_resources
+                ):
+                    score += self.main_resource_weight
                 # "an account" asks for one item, "accounts" for the list; creating takes the collection path.
                 number = None
                 if resource and chunk.method == "get":
@@ -194,7 +238,8 @@ class StructuralReranker:
                 if asks_operation:
                     score += self.kind_weight
             elif chunk.kind == "schema":
-                name = chunk.covers[0].rsplit(".", 1)[-1].lower() if chunk.covers else ""
+                name = chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else ""
+                name = _GENERATED_SUFFIX.sub("", name).lower()
                 if any(noun in name for noun in nouns | added_nouns if len(noun) > 3):
                     score += self.resource_weight / 2
                 score += self.kind_weight if asks_fields else -self.kind_weight
@@ -204,4 +249,23 @@ class StructuralReranker:
                 text = chunk.text.lower()
                 score += self.identifier_weight * sum(1 for ident in identifiers if ident in text) / len(identifiers)
             scores.append(score)
+        if not asks_fields:
+            lift_payload_operations(candidates, scores, self.payload_lift_depth)
         return scores
+
+
+def lift_payload_operations(candidates: Sequence[RetrievedChunk], scores: list[float], depth: int) -> None:
+    """Put an operation just above a top-ranked schema that is its whole body or response, when it
+    is the only operation with that payload (`ProxyResponseApiModel` → `POST /unified/proxy`).
+
+    The operation chunk holds the schema's fields as well as the endpoint, so unless the question
+    asks for fields it is the better answer. Scores are changed in place.
+    """
+    position = {
+        c.chunk.covers[0]: i for i, c in enumerate(candidates) if c.chunk.kind == "operation" and c.chunk.covers
+    }
+    for i in sorted(range(len(candidates)), key=lambda i: -scores[i])[:depth]:
+        chunk = candidates[i].chunk
+        if chunk.kind == "schema" and len(chunk.payload_of) == 1 and chunk.payload_of[0] in position:
+            j = position[chunk.payload_of[0]]
+            scores[j] = max(scores[j], scores[i] + 0.01)

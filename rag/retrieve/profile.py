@@ -60,6 +60,12 @@ def resource_of(path: str) -> str:
     return normalize_term(segments[-1]) if segments else ""
 
 
+def top_segment(api: str, path: str) -> str:
+    """The first resource segment below the API prefix: `/unified/hris/employees/{id}/documents` → employees."""
+    segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s) and s not in ("unified", api)]
+    return segments[0] if segments else ""
+
+
 @dataclass
 class CorpusProfile:
     """Vocabulary statistics of the live smart chunks."""
@@ -71,6 +77,9 @@ class CorpusProfile:
     operations: list[Chunk] = field(default_factory=list)
     api_titles: dict[str, str] = field(default_factory=dict)
     rate_units: set[str] = field(default_factory=set)
+    # Each API's main resource: the top-level path segment with the most operations
+    # (hris → employees, ats → applications, stackone → accounts).
+    main_resources: frozenset[tuple[str, str]] = frozenset()
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -114,6 +123,12 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
                 profile.term_apis.setdefault(term, Counter())[chunk.api] += 1
     for api in apis:
         profile.term_apis.setdefault(api, Counter())[api] += 1000
+    segment_counts: dict[str, Counter[str]] = {}
+    for chunk in profile.operations:
+        segment = top_segment(chunk.api, chunk.path)
+        if segment:
+            segment_counts.setdefault(chunk.api, Counter())[segment] += 1
+    profile.main_resources = frozenset((api, counts.most_common(1)[0][0]) for api, counts in segment_counts.items())
     return profile
 
 

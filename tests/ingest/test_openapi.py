@@ -968,6 +968,20 @@ def test_used_by_and_ref_ids(shop: tuple[dict[str, Any], OpenAPIChunks]) -> None
     assert "Used by" not in one(result, "shop.components.Base").text
 
 
+def test_payload_of_lists_operations_whose_whole_body_or_success_response_is_the_schema(
+    shop: tuple[dict[str, Any], OpenAPIChunks],
+) -> None:
+    """Through `requestBodies` and `responses` refs too; error responses and nested fields do not count."""
+    _, result = shop
+    assert one(result, "shop.components.OrdersPaginated").payload_of == ("shop.paths./orders.get",)
+    assert one(result, "shop.components.OrderCreateRequest").payload_of == ("shop.paths./orders.post",)
+    assert one(result, "shop.components.Order").payload_of == ("shop.paths./orders.post", "shop.paths./orders/{id}.get")
+    assert one(result, "shop.components.Error").payload_of == ()  # 422 and default responses
+    assert one(result, "shop.components.Money").payload_of == ()  # a field of Order, not a payload
+    restored = Chunk.from_metadata("id", "text", one(result, "shop.components.Order").to_metadata())
+    assert restored.payload_of == ("shop.paths./orders.post", "shop.paths./orders/{id}.get")
+
+
 # ---------------------------------------------------------------- schema chunks and parts
 
 

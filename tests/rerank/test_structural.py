@@ -8,7 +8,13 @@ from dataclasses import replace
 import pytest
 
 from rag.rerank.base import apply_scores
-from rag.rerank.structural import StructuralReranker, grammatical_number, parent_words, question_methods
+from rag.rerank.structural import (
+    StructuralReranker,
+    grammatical_number,
+    lift_payload_operations,
+    parent_words,
+    question_methods,
+)
 from rag.results import RetrievedChunk
 from rag.retrieve.synonyms import expand_query, original_query
 from tests.fakes import make_chunk
@@ -20,8 +26,9 @@ def operation(method: str, path: str, api: str = "crm") -> RetrievedChunk:
     return RetrievedChunk(replace(chunk, path=path, method=method))
 
 
-def schema(name: str, api: str = "crm") -> RetrievedChunk:
-    return RetrievedChunk(make_chunk(f"{api}.components.{name}", f"{name} schema"))
+def schema(name: str, api: str = "crm", payload_of: tuple[str, ...] = ()) -> RetrievedChunk:
+    chunk = make_chunk(f"{api}.components.{name}", f"{name} schema")
+    return RetrievedChunk(replace(chunk, payload_of=payload_of))
 
 
 def top(question: str, candidates: list[RetrievedChunk]) -> str:
@@ -104,3 +111,80 @@ def test_a_follow_up_takes_its_verb_from_the_new_question() -> None:
     )
     candidates = [operation("get", "/unified/iam/users", "iam"), operation("delete", "/unified/iam/users/{id}", "iam")]
     assert top(query, candidates).endswith("users/{id}.delete")
+
+
+def test_a_schema_that_is_one_operations_payload_lifts_that_operation() -> None:
+    """ProxyResponseApiModel is only POST /unified/proxy's response: asked "can I call the provider's
+    own API?", the operation (which holds the schema's fields too) goes above the schema."""
+    question = "Can I hit the provider's own API through StackOne?"
+    proxy = "stackone.paths./unified/proxy.post"
+
+    def order(payload_of: tuple[str, ...]) -> list[str]:
+        candidates = [
+            schema("ProxyResponseApiModel", "stackone", payload_of=payload_of),
+            *(schema(f"Other{n}", "stackone") for n in range(5)),
+            operation("get", "/accounts", "stackone"),
+            operation("post", "/unified/proxy", "stackone"),
+        ]
+        return [c.chunk.covers[0] for c in apply_scores(candidates, StructuralReranker().score(question, candidates))]
+
+    response = "stackone.components.ProxyResponseApiModel"
+    lifted, unlifted = order((proxy,)), order(())
+    assert lifted.index(proxy) < lifted.index(response)
+    assert unlifted.index(proxy) > unlifted.index(response)
+
+
+def test_no_lift_for_shared_payloads_low_schemas_or_field_questions() -> None:
+    first, second = "crm.paths./unified/crm/contacts.get", "crm.paths./unified/crm/contacts/{id}.get"
+    shared = [schema("Contact", payload_of=(first, second)), operation("get", "/unified/crm/contacts")]
+    scores = [2.0, 1.0]
+    lift_payload_operations(shared, scores, depth=3)
+    assert scores == [2.0, 1.0]
+    page = schema("ContactsPaginated", payload_of=(first,))
+    deep = [schema("A"), schema("B"), page, operation("get", "/unified/crm/contacts")]
+    scores = [4.0, 3.0, 2.0, 1.0]
+    lift_payload_operations(deep, scores, depth=2)
+    assert scores == [4.0, 3.0, 2.0, 1.0]
+    lift_payload_operations(deep, scores, depth=3)
+    assert scores[3] == pytest.approx(2.01)
+    page = schema("ContactsPaginated", payload_of=(first,))
+    candidates = [page, operation("get", "/unified/crm/contacts")]
+    assert top("Which fields does ContactsPaginated have?", candidates) == "crm.components.ContactsPaginated"
+
+
+def test_product_names_are_not_identifiers_and_generated_suffixes_are_not_words() -> None:
+    """ "StackOne" must not count as an identifier found in every chunk, and "model" in a question
+    must not match the `ApiModel` suffix of generated schema names."""
+    reranker = StructuralReranker()
+    prior_gap = 1.0 - 1 / 1.25  # first vs second place, nothing else differs
+    suffixed = [schema("ProxyResponseApiModel", "stackone"), schema("UnifiedLogs", "stackone")]
+    first, second = reranker.score("The unified model lacks a field; what can I do?", suffixed)
+    assert first - second == pytest.approx(prior_gap - 0.4)  # "unified" names UnifiedLogs; "model" names nothing
+    mentions = RetrievedChunk(make_chunk("stackone.components.A", "Accounts linked in StackOne"))
+    first, second = reranker.score("How does StackOne link accounts?", [mentions, schema("B", "stackone")])
+    assert first - second == pytest.approx(prior_gap)
+    header = RetrievedChunk(make_chunk("stackone.components.A", "the x-account-id header"))
+    first, second = reranker.score("where does x-account-id go?", [header, schema("B", "stackone")])
+    assert first - second == pytest.approx(prior_gap + 0.5)
+
+
+def test_the_main_resource_is_the_example_when_no_resource_is_named() -> None:
+    """ "Which header … the HRIS endpoints" names no resource: every operation has the header, and the
+    API's main resource (the one with the most operations) is the example; a named resource wins."""
+    knows_main = StructuralReranker(main_resources=frozenset({("hris", "employees")}))
+
+    def bonus(question: str) -> list[float]:
+        candidates = [
+            operation("get", "/unified/hris/benefits", "hris"),
+            operation("get", "/unified/hris/employees", "hris"),
+        ]
+        with_main, without = knows_main.score(question, candidates), StructuralReranker().score(question, candidates)
+        return [round(a - b, 6) for a, b in zip(with_main, without, strict=True)]
+
+    assert bonus("Which header tells the HRIS endpoints which account to use?") == [0.0, 0.2]
+    assert bonus("How do I list benefits?") == [0.0, 0.0]
+    assert bonus("How do I list employees?") == [0.0, 0.0]
+    # Only a tie-breaker near the top: an operation deep in the first-stage pool is left where it is.
+    deep = [*(schema(f"S{n}", "hris") for n in range(10)), operation("get", "/unified/hris/employees", "hris")]
+    question = "Which header tells the HRIS endpoints which account to use?"
+    assert knows_main.score(question, deep)[-1] == StructuralReranker().score(question, deep)[-1]
