@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -15,6 +16,19 @@ KINDS: tuple[str, ...] = ("operation", "schema", "overview", "doc")
 def operation_id(api: str, path: str, method: str) -> str:
     """Structural id of an operation: `{api}.paths.{path}.{method}` (method lower-case)."""
     return f"{api}.paths.{path}.{method.lower()}"
+
+
+_PATH_PARAMETER = re.compile(r"^\{.*\}$")
+
+
+def resource_segments(path: str) -> list[str]:
+    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta)."""
+    return [s for s in path.strip("/").split("/") if s and not _PATH_PARAMETER.match(s)]
+
+
+def is_item_path(path: str) -> bool:
+    """Whether a path addresses one item (`/accounts/{id}`) rather than a collection (`/accounts`)."""
+    return path.rstrip("/").endswith("}")
 
 
 def schema_id(api: str, name: str) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, is_item_path
 from rag.index.bm25 import tokenize
-from rag.retrieve.profile import CorpusProfile, is_item_path, normalize_term, resource_of, word_forms
+from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, word_forms
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("post", "put"),

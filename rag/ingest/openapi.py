@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, conventions_id, overview_id, schema_id
+from rag.chunk import Chunk, conventions_id, is_item_path, overview_id, schema_id
 from rag.ingest.refs import RefResolver, component_schema_name, json_pointer, ref_name
 from rag.ingest.schema_prose import SchemaProse, clean, show_value
 from rag.tokens import estimate_tokens, truncate_to_tokens
@@ -142,6 +142,15 @@ def describe_scheme(scheme: Any) -> str:
     return kind
 
 
+def content_schemas(node: Any) -> list[dict[str, Any]]:
+    """The schemas of a request body's or response's `content`, one per media type that has one."""
+    content = node.get("content") if isinstance(node, dict) else None
+    if not isinstance(content, dict):
+        return []
+    media_types = [media for media in content.values() if isinstance(media, dict)]
+    return [media["schema"] for media in media_types if isinstance(media.get("schema"), dict)]
+
+
 class OpenAPIChunker:
     """Builds smart and naive chunks for one validated OpenAPI document."""
 
@@ -243,12 +252,8 @@ class OpenAPIChunker:
             response, response_name = self.resolver.deref(raw_response)
             if not isinstance(response, dict):
                 continue
-            content = response.get("content") if isinstance(response.get("content"), dict) else {}
-            schema = None
-            for media in content.values():
-                if isinstance(media, dict) and isinstance(media.get("schema"), dict):
-                    schema = media["schema"]
-                    break
+            schemas = content_schemas(response)
+            schema = schemas[0] if schemas else None
             label = prose.type_label(schema) if schema is not None else (response_name or "no body")
             if "x-unresolved-ref" in response:
                 label = f"unresolved reference {response['x-unresolved-ref']}"
@@ -279,10 +284,8 @@ class OpenAPIChunker:
         names: list[str] = []
         for raw in bodies:
             body, _ = self.resolver.deref(raw)
-            content = body.get("content") if isinstance(body, dict) else None
-            for media in content.values() if isinstance(content, dict) else ():
-                schema = media.get("schema") if isinstance(media, dict) else None
-                name = component_schema_name(schema.get("$ref", "")) if isinstance(schema, dict) else None
+            for schema in content_schemas(body):
+                name = component_schema_name(schema.get("$ref", ""))
                 if name and name not in names:
                     names.append(name)
         return names
@@ -510,11 +513,9 @@ class OpenAPIChunker:
     def _response_label(self, raw: Any, prose: SchemaProse) -> str:
         """`TooManyRequestsResponse: Too many requests.` for a response object or reference."""
         response, name = self.resolver.deref(raw)
-        response = response if isinstance(response, dict) else {}
-        content = response.get("content") if isinstance(response.get("content"), dict) else {}
-        schemas = [m["schema"] for m in content.values() if isinstance(m, dict) and isinstance(m.get("schema"), dict)]
+        schemas = content_schemas(response)
         label = prose.type_label(schemas[0]) if schemas else (name or "no body")
-        description = clean(response.get("description"))
+        description = clean(response.get("description")) if isinstance(response, dict) else ""
         return label + (f": {description}" if description else "")
 
     def conventions_chunk(self, operations: list[Operation]) -> Chunk | None:
@@ -526,7 +527,7 @@ class OpenAPIChunker:
             return None
         prose = SchemaProse(self.resolver, max_depth=1)
         total = len(operations)
-        lists = [op for op in operations if op.method == "get" and not op.path.rstrip("/").endswith("}")]
+        lists = [op for op in operations if op.method == "get" and not is_item_path(op.path)]
         list_pointers = {op.pointer for op in lists}
         parameter_counts: Counter[tuple[str, str]] = Counter()
         list_parameter_counts: Counter[tuple[str, str]] = Counter()

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rag.chunk import is_item_path, resource_segments
 from rag.index.bm25 import tokenize
 from rag.results import RetrievedChunk
-from rag.retrieve.profile import CorpusProfile, is_item_path, normalize_term, resource_of, top_segment, word_forms
+from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, top_segment, word_forms
 from rag.retrieve.synonyms import original_query
 from rag.rewrite import current_question
 
@@ -68,7 +69,6 @@ _MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|
 # "hit the provider's own API", "call an endpoint": the question is about an operation to call.
 _CALL_AN_API = re.compile(r"\b(?:hit|call|invoke|reach)\b(?:\s+[\w'’-]+){0,3}?\s+(?:apis?|endpoints?|urls?)\b", re.I)
 _LIST_NOUNS = frozenset({"list", "lists", "listing", "listings", "collection", "page", "pages"})
-_PARAM = re.compile(r"^\{.*\}$")
 # snake_case, kebab-case and camelCase words; a capitalised name such as "StackOne" is not an identifier.
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+)\b")
 # Suffixes the spec generator adds to schema names (`ProxyResponseApiModel`, `CreateEmployeeDto`);
@@ -96,7 +96,7 @@ def question_methods(question: str) -> set[str]:
 def parent_words(path: str) -> tuple[str, ...]:
     """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
     → job); parameters and the `unified` prefix are left out."""
-    segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s) and s != "unified"]
+    segments = [s for s in resource_segments(path) if s != "unified"]
     words = [normalize_term(part) for segment in segments[:-1] for part in re.split(r"[_\-.]+", segment) if part]
     return tuple(dict.fromkeys(words))
 
@@ -167,11 +167,12 @@ class StructuralReranker:
         """First-stage rank prior plus structural evidence."""
         # In a rewritten follow-up the verb and number of the new question decide ("and how do I
         # remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns.
-        focus = current_question(original_query(query))
+        own = original_query(query)
+        focus = current_question(own)
         methods = question_methods(focus) or question_methods(query)
-        query_words = re.findall(r"[a-z]+", original_query(query).lower())
+        query_words = re.findall(r"[a-z]+", own.lower())
         focus_words = re.findall(r"[a-z]+", focus.lower())
-        nouns = {normalize_term(t) for t in tokenize(original_query(query))}
+        nouns = {normalize_term(t) for t in tokenize(own)}
         forms = {form for word in set(query_words) | nouns if len(word) > 2 for form in word_forms(word)}
         # Glossary words ("customer" → account, contact) are weaker evidence than the user's own words.
         added_nouns = {normalize_term(t) for t in tokenize(query)} - nouns
@@ -190,19 +191,20 @@ class StructuralReranker:
         scores: list[float] = []
         # A question that names no resource of any candidate ("which header selects the account on the
         # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
-        names_a_resource = any(
-            resource_match(resource_of(c.chunk.path), nouns, forms, added_nouns, added_forms, self.glossary_factor) > 0
-            for c in candidates
+        matches = [
+            resource_match(resource_of(c.chunk.path), nouns, forms, added_nouns, added_forms, self.glossary_factor)
             if c.chunk.kind == "operation" and c.chunk.path
-        )
-        for position, candidate in enumerate(candidates, start=1):
+            else 0.0
+            for c in candidates
+        ]
+        names_a_resource = any(match > 0 for match in matches)
+        for position, (candidate, match) in enumerate(zip(candidates, matches, strict=True), start=1):
             chunk = candidate.chunk
             score = 1.0 / (1.0 + 0.25 * (position - 1))
             if chunk.kind == "operation" and chunk.path:
                 if methods:
                     score += self.method_weight if chunk.method in methods else -self.method_weight / 2
                 resource = resource_of(chunk.path)
-                match = resource_match(resource, nouns, forms, added_nouns, added_forms, self.glossary_factor)
                 resource_named = match > 0
                 score += self.resource_weight * match
                 api_names = {chunk.api, normalize_term(chunk.api)}

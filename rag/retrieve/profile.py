@@ -12,11 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, resource_segments
 from rag.index.bm25 import tokenize
 from rag.index.store import Snapshot
 
-_PARAM = re.compile(r"^\{.*\}$")
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 RATE_UNIT = re.compile(r"\b(?:per|a|an|each|every)\s+(second|minute|hour|day|week|month)s?\b", re.IGNORECASE)
 
@@ -48,21 +47,16 @@ def word_forms(term: str) -> frozenset[str]:
     return frozenset(forms)
 
 
-def is_item_path(path: str) -> bool:
-    """Whether a path addresses one item (`/accounts/{id}`) rather than a collection (`/accounts`)."""
-    return path.rstrip("/").endswith("}")
-
-
 @lru_cache(maxsize=65536)
 def resource_of(path: str) -> str:
     """The resource an operation acts on: the last path segment that is not a parameter."""
-    segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s)]
+    segments = resource_segments(path)
     return normalize_term(segments[-1]) if segments else ""
 
 
 def top_segment(api: str, path: str) -> str:
     """The first resource segment below the API prefix: `/unified/hris/employees/{id}/documents` → employees."""
-    segments = [s for s in path.strip("/").split("/") if s and not _PARAM.match(s) and s not in ("unified", api)]
+    segments = [s for s in resource_segments(path) if s not in ("unified", api)]
     return segments[0] if segments else ""
 
 
