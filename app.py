@@ -71,7 +71,8 @@ ui.restore_choices(
 )
 if st.session_state["ask_generator"] not in options:
     st.session_state["ask_generator"] = options[0]
-st.session_state["ask_configs"] = [name for name in st.session_state["ask_configs"] if name in known]
+ui.valid_choices("ask_configs", list(known))
+ui.valid_number("ask_k", 1, MAX_K, 5)
 with st.container(border=True):
     left, middle, right, last = st.columns([4, 1, 2, 1.4], vertical_alignment="bottom")
     names: list[str] = left.multiselect(

@@ -28,6 +28,7 @@ files = st.file_uploader(
     accept_multiple_files=True,
     key=f"uploads-{uploader_round}",
 )
+ui.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])
 policy = st.radio(
     "When a document with the same file name is already indexed",
     DUPLICATE_POLICIES,
@@ -89,6 +90,7 @@ st.dataframe(frame, hide_index=True, width="stretch", key="documents_table")
 sources = [record.source for record in records]
 with st.container(border=True):
     left, right = st.columns([3, 1], vertical_alignment="bottom")
+    ui.valid_choice("delete_source", sources, None)
     to_delete = left.selectbox("Delete a document", sources, index=None, placeholder="Choose a document…",
                                key="delete_source")
     confirm = right.button("Delete", icon=":material/delete:", disabled=to_delete is None, key="delete_button")
@@ -106,9 +108,11 @@ with st.container(border=True):
 # ---------------------------------------------------------------------- browse chunks
 st.subheader("Browse chunks", anchor=False)
 left, right = st.columns([3, 2], vertical_alignment="bottom")
+ui.valid_choice("browse_source", sources, sources[0])
 source = left.selectbox("Document", sources, key="browse_source")
 record = next(r for r in records if r.source == source)
 strategies = ["all", *sorted(record.chunk_counts)]
+ui.valid_choice("browse_strategy", strategies, "all")
 strategy = right.segmented_control("Chunking", strategies, default="all", key="browse_strategy") or "all"
 snapshot = index.snapshot()
 chunks = tables.document_chunks(snapshot.chunks.values(), source, None if strategy == "all" else strategy)
@@ -149,6 +153,7 @@ else:
         "using the app meanwhile."
     )
     left, right = st.columns([4, 1], vertical_alignment="bottom")
+    ui.valid_choices("testset_configs", list(known))
     chosen = left.multiselect("Configurations", list(known), default=default_config_names(known),
                               key="testset_configs")
     retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only",

@@ -38,6 +38,8 @@ with st.expander("Start a new evaluation", icon=":material/play_circle:", expand
         if not sets:
             st.info(f"No question sets (*.jsonl) in {eval_runs.eval_data_dir()}.")
         else:
+            ui.valid_choice("new_eval_set", sets, sets[0])
+            ui.valid_choices("new_eval_configs", list(known))
             question_file = st.selectbox("Question set", sets, format_func=lambda p: p.name, key="new_eval_set")
             chosen = st.multiselect("Configurations", list(known), default=default_config_names(known),
                                     key="new_eval_configs")
@@ -64,8 +66,10 @@ options = [str(path) for path in paths]
 preselect = [str(p) for p in paths if p.name in set(st.session_state.pop("eval_preselect", []) or [])]
 if preselect:
     st.session_state["eval_runs"] = preselect
-elif "eval_runs" not in st.session_state or not set(st.session_state["eval_runs"]) <= set(options):
+elif "eval_runs" not in st.session_state:
     st.session_state["eval_runs"] = options[:1]
+else:
+    ui.valid_choices("eval_runs", options)  # a run deleted or renamed on disk since the last visit
 selected = st.multiselect(
     "Runs to compare",
     options,
@@ -98,12 +102,14 @@ st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
 left, right = st.columns(2)
 with left:
     category_options = eval_runs.category_metrics(runs) or [eval_runs.hit_metric(runs)]
+    ui.valid_choice("heatmap_metric", category_options, category_options[0])
     heat_metric = st.selectbox("Heatmap metric", category_options, format_func=eval_runs.metric_label,
                                key="heatmap_metric")
     st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(runs, heat_metric), heat_metric),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
+    ui.valid_choice("scatter_metric", quality_options, quality_options[0])
     quality = st.selectbox("Quality metric", quality_options, format_func=eval_runs.metric_label,
                            key="scatter_metric")
     st.plotly_chart(charts.quality_latency_scatter(metrics, quality), key="quality_latency", width="stretch")
@@ -121,6 +127,9 @@ a, b, c = st.columns(3)
 label_options = list(dict.fromkeys(questions["label"]))
 category_options = sorted(dict.fromkeys(questions["category"]))
 failure_options = [f for f in [eval_runs.OK_LABEL, *eval_runs.FAILURE_LABELS] if f in set(questions["failure"])]
+for key, present in (("filter_configs", label_options), ("filter_categories", category_options),
+                     ("filter_failures", failure_options)):
+    ui.valid_choices(key, present)
 chosen_labels = a.multiselect("Configuration", label_options, key="filter_configs", placeholder="all")
 chosen_categories = b.multiselect("Category", category_options, key="filter_categories", placeholder="all")
 chosen_failures = c.multiselect("Failure label", failure_options, key="filter_failures", placeholder="all")
@@ -143,19 +152,24 @@ event = st.dataframe(
 )
 row = ui.selected_row(event)
 if filtered.empty:
+    st.info("No records match these filters. Clear a filter to see records again.")
     st.stop()
-if row is not None and row < len(filtered) and st.session_state.get("_last_table_row") != row:
-    st.session_state["question_pick"] = row
+# Picks are keyed by record (run / config / position), not by table row: a pick survives filters that keep
+# its record, and one whose record left the table falls back to the first row.
+pick_keys = [f"{r} / {c} / {p}" for r, c, p in zip(filtered["run"], filtered["config"], filtered["_position"],
+                                                    strict=True)]
+pick_rows = {key: number for number, key in enumerate(pick_keys)}
+if row is not None and 0 <= row < len(filtered) and st.session_state.get("_last_table_row") != row:
+    st.session_state["question_pick"] = pick_keys[row]
 st.session_state["_last_table_row"] = row
-if st.session_state.get("question_pick") is not None and st.session_state["question_pick"] >= len(filtered):
-    st.session_state["question_pick"] = 0
+ui.valid_choice("question_pick", pick_keys, pick_keys[0])
 pick = st.selectbox(
     "Question",
-    list(range(len(filtered))),
-    format_func=lambda i: f"{filtered.at[i, 'query_id']} · {filtered.at[i, 'label']} · {filtered.at[i, 'query'][:90]}",
+    pick_keys,
+    format_func=lambda key: eval_runs.pick_label(filtered, pick_rows.get(key)),
     key="question_pick",
 )
-item = filtered.iloc[int(pick or 0)]
+item = filtered.iloc[pick_rows.get(str(pick), 0)]
 record = eval_runs.record_at(runs, str(item["run"]), str(item["config"]), int(item["_position"])) or {}
 configs_for_rerun = list(dict.fromkeys(filtered["config"] if chosen_labels else questions["config"]))
 with st.container(border=True):

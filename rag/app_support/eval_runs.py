@@ -536,3 +536,11 @@ def record_summary(record: Mapping[str, Any]) -> str:
         f"out {number('tokens_out'):,.0f} · model {record.get('model') or 'n/a'}"
         + (" · dry run" if record.get("dry_run") else "")
     )
+
+
+def pick_label(frame: pd.DataFrame, row: int | None, width: int = 90) -> str:
+    """`held-001 · C0 · How do I list …` for a row of a questions frame (a dash when the row is gone)."""
+    if row is None or not 0 <= row < len(frame):
+        return "–"
+    item = frame.iloc[row]
+    return f"{item['query_id']} · {item['label']} · {str(item['query'])[:width]}"

@@ -320,7 +320,7 @@ def test_evaluation_filters_and_reruns_a_question_on_the_home_page(app_engine, s
     at.multiselect(key="filter_categories").set_value(["out_of_scope"]).run()
     table = frames_with_column(at, "failure")[0]
     assert list(table["config"]) == ["C0", "full"]
-    at.selectbox(key="question_pick").set_value(1).run()
+    at.selectbox(key="question_pick").set_value("tiny-run / full / 3").run()
     assert any("abstained" in b for b in badges(at))
     at.button(key="rerun_question").click().run()
     assert_ok(at)

@@ -66,16 +66,13 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout:
     raise AssertionError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[dict[str, object]]:
-    """`streamlit run app.py` over a fresh index of the fixture specs, with a copy of the saved run."""
+def start_server(tmp_path: Path, results: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """`streamlit run app.py` over a fresh index of the fixture specs, reading saved runs from `results`."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY", "RAG_CONFIG_FILE", "RAG_APP_TEST_ENGINE")
     }
-    results = tmp_path / "results"
-    shutil.copytree(EVAL_RUN_FIXTURE / "tiny-run", results / "tiny-run")
     (tmp_path / "eval_data").mkdir(exist_ok=True)
     env.update(
         RAG_INDEX_DIR=str(tmp_path / "index"),
@@ -99,16 +96,114 @@ def server(tmp_path: Path) -> Iterator[dict[str, object]]:
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, process, log)
+    except BaseException:
+        stop_process(process)
+        raise
+    return process, url, log
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """The app over the fixture index, with a copy of the tiny saved run."""
+    results = tmp_path / "results"
+    shutil.copytree(EVAL_RUN_FIXTURE / "tiny-run", results / "tiny-run")
+    process, url, log = start_server(tmp_path, results)
+    try:
         yield {"url": url, "log": log, "tmp": tmp_path}
     finally:
         stop_process(process)
+
+
+@pytest.fixture
+def saved_runs_server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """The app with copies of the project's saved runs `heldout-retrieval` (newest, so shown by default) and
+    `dev-extractive`; the tiny fixture run stands in under those names when the project's runs are absent."""
+    results = tmp_path / "results"
+    for offset, name in enumerate(("dev-extractive", "heldout-retrieval")):
+        source = ROOT / "eval_data" / "results" / name
+        target = results / name
+        shutil.copytree(source if (source / "metrics.json").is_file() else EVAL_RUN_FIXTURE / "tiny-run", target)
+        stamp = time.time() - 100 + offset * 50
+        for file in target.iterdir():
+            os.utime(file, (stamp, stamp))
+    process, url, log = start_server(tmp_path, results)
+    try:
+        yield {"url": url, "log": log, "tmp": tmp_path}
+    finally:
+        stop_process(process)
+
+
+def open_browser(playwright):  # type: ignore[no-untyped-def]
+    """Debian's chromium, headless."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+def assert_no_exception(page) -> None:  # type: ignore[no-untyped-def]
+    """No Streamlit exception box on the page."""
+    from playwright.sync_api import expect
+
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def choose(page, label: str, option: str) -> None:  # type: ignore[no-untyped-def]
+    """Add `option` to the multiselect labelled `label`."""
+    box = page.get_by_test_id("stMultiSelect").filter(has_text=label).first
+    box.locator("input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
+    """Until Streamlit has finished the rerun the last interaction started."""
+    page.wait_for_timeout(400)
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
+
+
+def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -> None:  # type: ignore[no-untyped-def]
+    """Issue 13: with the default run shown, add `dev-extractive`, then remove `heldout-retrieval` — this raised
+    `TypeError: '>=' not supported between 'str' and 'int'` because the question picker kept a stale label."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url = str(saved_runs_server["url"])
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = open_browser(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{url}/Evaluation")
+            page.get_by_role("heading", name="Per question").wait_for()
+            runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
+            expect(runs.get_by_role("button", name="Remove heldout-retrieval")).to_have_count(1)
+            assert_no_exception(page)
+
+            choose(page, "Runs to compare", "dev-extractive")
+            expect(runs.get_by_role("button", name="Remove dev-extractive")).to_have_count(1)
+            wait_idle(page)
+            page.get_by_role("heading", name="Per question").wait_for()
+            assert_no_exception(page)
+
+            runs.get_by_role("button", name="Remove heldout-retrieval").click()
+            expect(runs.get_by_role("button", name="Remove heldout-retrieval")).to_have_count(0)
+            wait_idle(page)
+            page.get_by_role("heading", name="Per question").wait_for()
+            assert_no_exception(page)
+            expect(page.get_by_text("TypeError")).to_have_count(0)
+            # the question picker shows a record of the run that is left, not the removed one
+            picker = page.get_by_test_id("stSelectbox").filter(has_text="Question").last
+            expect(picker).not_to_contain_text("held-")
+        finally:
+            browser.close()
+    assert not errors, errors
+    log = Path(str(saved_runs_server["log"])).read_text()
+    assert "Traceback" not in log, log[-4000:]
 
 
 def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]
@@ -120,7 +215,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
     spec.write_bytes(INVENTORY_SPEC)
     errors: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = open_browser(playwright)
         try:
             page = browser.new_page(viewport={"width": 1600, "height": 1100})
             page.set_default_timeout(TIMEOUT_MS)
