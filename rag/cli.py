@@ -9,11 +9,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag.errors import RagError
-from rag.settings import Settings
+from rag.settings import PROJECT_ROOT, Settings
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 Command = Callable[[argparse.Namespace], int]
@@ -131,16 +132,75 @@ def cmd_fetch_specs(args: argparse.Namespace) -> int:
 
 @command("ensure-index")
 def cmd_ensure_index(args: argparse.Namespace) -> int:
-    """Build the index of the default corpus if it is empty (used by `make run`)."""
+    """Build the index of the default corpus if it is empty (used by `make run`), reporting each file's chunk
+    counts and an estimate of the time left, measured on the files already indexed."""
+    import time
+
     from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, ingest_paths, open_index
 
     settings = settings_from(args)
-    index = open_index(settings)
     specs = find_default_specs(settings)
+    print(f"opening the index in {settings.index_dir} (loading the embedding model {settings.embedding_model})…",
+          flush=True)
+    index = open_index(settings)
+    started = time.perf_counter()
+    state: dict[str, float] = {"bytes_done": 0.0, "file_started": started, "last_line": 0.0}
+
+    def size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
+
+    def duration(seconds: float) -> str:
+        if seconds < 1:
+            return "under 1 s"
+        return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+    def megabytes(count: float) -> str:
+        return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} KB"
+
+    def run(files: list[Path]) -> list[Any]:
+        total_bytes = float(sum(size(path) for path in files)) or 1.0
+        current: dict[str, Any] = {}
+
+        def left(fraction_of_file: float) -> str:
+            """Time left overall, from the seconds per byte measured so far (None before any is measured)."""
+            elapsed = time.perf_counter() - started
+            done = state["bytes_done"] + fraction_of_file * current.get("bytes", 0)
+            if done <= 0:
+                return "estimating…"
+            remaining = elapsed / done * (total_bytes - done)
+            return "under 1 s left" if remaining < 1 else f"about {duration(remaining)} left"
+
+        def on_file(position: int, count: int, path: Path, report: Any) -> None:
+            current.update(name=path.name, position=position, count=count, bytes=size(path))
+            if report is None:
+                state["file_started"] = time.perf_counter()
+                print(f"  [{position}/{count}] {path.name} ({megabytes(size(path))}): parsing and chunking…",
+                      flush=True)
+                return
+            state["bytes_done"] += size(path)
+            counts = ", ".join(f"{n} {kind}" for kind, n in sorted((report.chunk_counts or {}).items()))
+            took = time.perf_counter() - state["file_started"]
+            what = counts or report.message or ""
+            print(f"  [{position}/{count}] {path.name}: {report.status} — {what} in {duration(took)} · "
+                  f"{left(0.0) if position < count else 'done'}", flush=True)
+
+        def progress(source: str, done: int, total: int) -> None:
+            now = time.perf_counter()
+            if done < total and now - state["last_line"] < 5:
+                return
+            state["last_line"] = now
+            print(f"  [{current.get('position')}/{current.get('count')}] {current.get('name', source)}: "
+                  f"embedded {done}/{total} chunks · {left(done / total if total else 0.0)}", flush=True)
+
+        return ingest_paths(index, files, progress=progress, on_file=on_file)
+
     if not index.is_empty():
         indexed = {record.source for record in index.documents()}
         refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
-        updated = [r for r in ingest_paths(index, refresh) if r.status == "replaced"]
+        updated = [r for r in run(refresh) if r.status == "replaced"] if refresh else []
         for report in updated:
             print(f"  re-indexed {report.source} (new chunker version or changed content)")
         print(f"index ready: {len(index.documents())} documents in {settings.index_dir}")
@@ -148,11 +208,17 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     if specs is None:
         print(NO_SPECS_HELP, file=sys.stderr)
         return EXIT_USAGE
-    print(f"building the index from {specs} (first time: about a minute)…")
-    reports = ingest_paths(index, [specs])
+    files = expand_paths([specs])
+    print(f"building the index from {specs}: {len(files)} file(s), "
+          f"{megabytes(sum(size(path) for path in files))}; the time left is estimated from the first chunks",
+          flush=True)
+    reports = run(files)
     bad = [report for report in reports if report.status in ("error", "rejected")]
-    for report in reports:
-        print(f"  {report.status:8} {report.source}: {report.message or report.chunk_counts}")
+    chunks = sum(sum((report.chunk_counts or {}).values()) for report in reports)
+    print(f"index ready: {len(reports) - len(bad)} of {len(reports)} file(s), {chunks} chunks in "
+          f"{duration(time.perf_counter() - started)}")
+    for report in bad:
+        print(f"  {report.status:8} {report.source}: {report.message}", file=sys.stderr)
     return EXIT_USAGE if bad else EXIT_OK
 
 
@@ -253,7 +319,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.evaluate.questions import load_questions
     from rag.evaluate.runner import ablation_configs, format_metrics_table, open_index_without_model, run_evaluation
     from rag.runner import Engine, engine_from_settings
-    from rag.settings import PROJECT_ROOT
 
     if args.judge_runs != 1 and not args.judge:
         return fail("--judge-runs needs --judge openai:MODEL (or groq:MODEL, local)")
@@ -272,7 +337,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         engine = engine_from_settings(settings, llm=args.llm)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
-    questions = load_questions(args.questions, engine.index)
+    found: list[str] = []
+    questions = load_questions(args.questions, engine.index, unknown_ids=args.unknown_ids, warnings=found)
+    for warning in found:
+        print(f"warning: {warning}", file=sys.stderr)
     judge = Judge(args.judge, runs=args.judge_runs) if args.judge else None
     if judge is not None and args.retrieval_only:
         raise ConfigError("--judge grades answers; it cannot be used with --retrieval-only")
@@ -300,6 +368,45 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         print(format_metrics_table(result.metrics, args.k))
         print(f"\n{result.written} records written, {result.resumed} kept from before; results in {out}")
+    return EXIT_OK
+
+
+@command("suite")
+def cmd_suite(args: argparse.Namespace) -> int:
+    """Run every question set of an evaluation suite; prints and saves one table (latest.json, latest.md)."""
+    from rag.config import resolve_configs
+    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, format_suite_table, load_suite, run_suite
+    from rag.index.build import open_index
+    from rag.runner import Engine
+
+    suite = load_suite(args.suite)
+    if args.sets:
+        suite = suite.select([name.strip() for name in args.sets.split(",") if name.strip()])
+    configs = resolve_configs(args.configs or list(suite.configs), known_configs(args))
+    base = settings_from(args)
+    root = Path(base.index_dir) / "suite"
+    cache = base.cache_dir or Path(base.index_dir) / "cache"
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def engine_for(corpus: Corpus) -> Engine:
+        folder = root / corpus_key(corpus, base.embedding_model)
+        settings = replace(base, index_dir=folder, cache_dir=cache, chroma_url="")
+        index = corpus_index(corpus, folder, lambda _: open_index(settings), log)
+        return Engine(index, default_llm="extractive")
+
+    out = Path(args.out) if args.out else PROJECT_ROOT / "eval_data" / "results" / "suite"
+    log(f"suite {suite.path.name}: {len(suite.sets)} set(s) x {len(configs)} config(s) "
+        f"({', '.join(c.name for c in configs)}), retrieval only")
+    report = run_suite(suite, configs, engine_for, out, log)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(format_suite_table(report))
+        print(f"\nsaved {out / 'latest.json'} and {out / 'latest.md'} ({report.seconds:.0f} s)")
     return EXIT_OK
 
 
@@ -389,6 +496,18 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--parallel", action="store_true", help="run a question's configs concurrently, sharing "
                           "embeddings and candidate pools (faster; per-config latencies then not comparable)")
     evaluate.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
+    evaluate.add_argument("--unknown-ids", choices=["error", "warn"], default="error",
+                          help="relevant ids the index does not know: fail (default) or name each and score it "
+                          "as unmatched")
+
+    suite = add("suite", "run an evaluation suite: many question sets, each with its own specs and a role")
+    suite.add_argument("--suite", default=str(PROJECT_ROOT / "eval_data" / "suite.toml"),
+                       help="suite file (default: eval_data/suite.toml)")
+    suite.add_argument("--configs", help="comma-separated names (default: the suite's, e.g. C2,full)")
+    suite.add_argument("--config-file", help="TOML or YAML file with more configs")
+    suite.add_argument("--sets", help="comma-separated set names to run (default: all)")
+    suite.add_argument("--out", help="folder for latest.json, latest.md and records (default: eval_data/results/suite)")
+    suite.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
 
     make_questions = add("make-questions", "generate a template test set (no LLM) about one indexed API")
     make_questions.add_argument("--api", required=True, help="the indexed API, as `stats` lists it (e.g. hris)")

@@ -84,3 +84,22 @@ def test_fetch_specs_offline_fails_with_code_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "cannot download https://api.eu1.stackone.com/oas/stackone.json" in result.stderr
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_ensure_index_reports_each_file_with_chunk_counts_and_time_left(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in ("people-3.1.json", "shop-3.0.yaml"):
+        (specs / name).write_bytes((FIXTURES / "specs" / name).read_bytes())
+    index = tmp_path / "index"
+    built = rag_cli("ensure-index", index=index, env={"RAG_SPECS_DIR": str(specs)}, timeout=300)
+    assert built.returncode == 0, built.stderr
+    lines = built.stdout.splitlines()
+    assert "2 file(s)" in lines[1] and "about a minute" not in built.stdout
+    assert any(line.startswith("  [1/2] people-3.1.json") and "parsing" in line for line in lines)
+    finished = [line for line in lines if "[1/2] people-3.1.json: added" in line]
+    assert finished and "smart" in finished[0] and "naive" in finished[0] and " left" in finished[0]
+    assert any(line.startswith("  [2/2] shop-3.0.yaml: added") and line.endswith("done") for line in lines)
+    assert lines[-1].startswith("index ready: 2 of 2 file(s)")
+    again = rag_cli("ensure-index", index=index, env={"RAG_SPECS_DIR": str(specs)}, timeout=300)
+    assert again.returncode == 0 and "index ready: 2 documents" in again.stdout

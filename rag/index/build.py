@@ -87,10 +87,18 @@ def ingest_paths(
     paths: Sequence[Path | str],
     on_duplicate: DuplicatePolicy = "replace",
     progress: Callable[[str, int, int], None] | None = None,
+    on_file: Callable[[int, int, Path, IngestReport | None], None] | None = None,
 ) -> list[IngestReport]:
-    """Parse and index each file; a bad file gets an `error`/`rejected` report and is not added."""
+    """Parse and index each file; a bad file gets an `error`/`rejected` report and is not added.
+
+    `progress(source, chunks_done, chunks_total)` follows the embedding of each file's chunks;
+    `on_file(position, count, path, report)` is called before each file (report None) and after it.
+    """
     reports: list[IngestReport] = []
-    for path in expand_paths(paths):
+    files = expand_paths(paths)
+    for position, path in enumerate(files, start=1):
+        if on_file is not None:
+            on_file(position, len(files), path, None)
         try:
             parsed = parse_path(path)
             callback = (lambda done, total, name=parsed.source: progress(name, done, total)) if progress else None
@@ -100,6 +108,8 @@ def ingest_paths(
             reports.append(IngestReport(error.source, status, message=str(error)))  # type: ignore[arg-type]
         except OSError as error:
             reports.append(IngestReport(str(path), "error", message=f"{path}: cannot read the file ({error})"))
+        if on_file is not None:
+            on_file(position, len(files), path, reports[-1])
     return reports
 
 
