@@ -169,3 +169,27 @@ def generator_options(default_llm: str, env: Mapping[str, str] | None = None) ->
 def generator_label(spec: str) -> str:
     """How a generator spec is shown: `extractive` gets a reminder that it is not an LLM."""
     return "extractive (no LLM)" if spec == "extractive" else spec
+
+
+WARM_UP_QUESTIONS: tuple[str, ...] = (
+    "How do I list employees?",
+    "How do I create a course in the LMS API?",
+)
+
+
+def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
+    """Ask throwaway questions with the default configurations (extractive, no LLM) so the embedder, the BM25
+    and vector indexes, the intent profile, the write check and the confidence gate are loaded before the first
+    real question. Returns the seconds it took; a failure is ignored (the first question then loads them)."""
+    import time
+
+    from rag.app_support.asking import ask_all
+
+    started = time.perf_counter()
+    configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, "extractive")
+    try:
+        for question in WARM_UP_QUESTIONS:
+            ask_all(engine, question, configs)
+    except Exception:  # warming is an optimisation; never let it break the app
+        pass
+    return time.perf_counter() - started

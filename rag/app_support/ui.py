@@ -15,7 +15,7 @@ import streamlit as st
 
 from rag.app_support import charts, tables
 from rag.app_support.badges import Badge, badge_for
-from rag.app_support.engine import build_engine, engine_key, known_configs
+from rag.app_support.engine import build_engine, engine_key, known_configs, warm_up
 from rag.app_support.jobs import Job, get_job
 from rag.chunk import Chunk
 from rag.config import Config
@@ -71,10 +71,14 @@ def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
     st.set_page_config(page_title=f"{title} · SpecRAG Workbench", page_icon=icon, layout="wide")
 
 
-@st.cache_resource(show_spinner="Loading the index and models (once per server)…", max_entries=4)
+@st.cache_resource(show_spinner="Loading the index and models, then warming up the pipelines (once per server, "
+                   "so the first question is as fast as the next)…", max_entries=4)
 def _engine(key: str) -> Engine:
-    """One engine per key and process, shared by every session (the Engine and Index are thread-safe)."""
-    return build_engine()
+    """One engine per key and process, shared by every session (the Engine and Index are thread-safe), warmed up
+    with throwaway questions so the first real one does not pay for loading models and indexes."""
+    engine = build_engine()
+    warm_up(engine)
+    return engine
 
 
 def get_engine() -> Engine:
