@@ -1,6 +1,6 @@
-"""SpecRAG Workbench — home page: ask a question, compare configurations side by side.
+"""SpecRAG Workbench — home page "Ask & compare": ask a question, compare configurations side by side.
 
-Run with `make run` (or `streamlit run app.py`). All logic lives in `rag/`; this file only renders.
+`app.py` names the pages; all logic lives in `rag/`; this file only renders.
 """
 
 from __future__ import annotations
@@ -10,7 +10,17 @@ import time
 import streamlit as st
 
 from rag.app_support import tables, ui
-from rag.app_support.asking import RERUN_KEY, Turn, ask_live, conversation_history, make_turn
+from rag.app_support.asking import (
+    ASK_TEXT_KEY,
+    PENDING_KEY,
+    REFUSED_KEY,
+    RERUN_KEY,
+    Turn,
+    ask_live,
+    conversation_history,
+    examples_for,
+    make_turn,
+)
 from rag.app_support.engine import (
     MAX_K,
     apply_choices,
@@ -49,9 +59,10 @@ if isinstance(request, dict) and request.get("question"):
     pending_question = str(request["question"])
     pending_history = list(request.get("history") or []) or None
 
+st.caption(f"**{ui.PRODUCT}**")
 st.title("Ask & compare")
 st.caption(
-    "Ask about the indexed APIs. Each configuration answers in its own column with a badge, citations, "
+    "Ask about the indexed APIs. Each configuration answers side by side with a badge, citations, "
     "latency and the chunks it retrieved, so you can see *why* an answer is right or wrong."
 )
 
@@ -99,6 +110,30 @@ with st.container(border=True):
     st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")
 
 turns: list[Turn] = st.session_state.setdefault("turns", [])
+
+# ---------------------------------------------------------------------- the question box and examples
+# A form keeps the typed text when a question is refused (a chat input would clear it); an accepted question
+# is moved out of the box by the submit callback, before the page is drawn again.
+with st.form("ask_form", border=False, clear_on_submit=False):
+    st.text_area(
+        "Question",
+        key=ASK_TEXT_KEY,
+        placeholder="Ask about the indexed APIs… (Ctrl+Enter sends)",
+        height=90,
+        label_visibility="collapsed",
+    )
+    st.form_submit_button("Ask", type="primary", icon=":material/send:", on_click=ui.submit_typed, key="ask_submit")
+refused = st.session_state.pop(REFUSED_KEY, None)
+if refused:
+    st.error(refused, icon=":material/block:")
+
+examples = examples_for({record.api for record in engine.index.documents()})
+if examples:
+    st.caption("Try an example — each shows something the side-by-side comparison reveals:")
+    example_columns = st.columns(len(examples))
+    for number, (column, example) in enumerate(zip(example_columns, examples, strict=True)):
+        column.button(example.label, key=f"example-{number}", help=f"“{example.question}” — {example.reveals}",
+                      on_click=ui.submit_example, args=(example.question,), icon=example.icon, width="stretch")
 if turns and st.button("New conversation", icon=":material/refresh:", help="Forget the earlier questions"):
     turns.clear()
     st.rerun()
@@ -110,9 +145,10 @@ def render_turn(number: int, turn: Turn, latest: bool) -> None:
         st.markdown(tables.md_escape(turn.question))
         for rewritten in turn.rewritten:
             st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
-    columns = st.columns(len(turn.configs), border=True)
-    for column, name in zip(columns, turn.configs, strict=True):
-        with column:
+    ui.render_results_summary(turn.results)
+    containers = ui.result_containers(turn.configs)
+    for container, name in zip(containers, turn.configs, strict=True):
+        with container:
             st.subheader(name, anchor=False)
             result = turn.result_for(name)
             if result is None:
@@ -123,8 +159,7 @@ def render_turn(number: int, turn: Turn, latest: bool) -> None:
         ui.render_overlap(turn.results, key=f"t{number}")
 
 
-typed = st.chat_input("Ask about the indexed APIs…", key="ask_input")  # pinned to the bottom of the page
-question = typed or pending_question
+question = st.session_state.pop(PENDING_KEY, None) or pending_question
 
 for number, turn in enumerate(turns):
     if number == len(turns) - 1 and not question:
@@ -148,10 +183,11 @@ if question:
     with st.chat_message("user"):
         st.markdown(tables.md_escape(question))
     status = st.status(f"Asking {len(configs)} configuration(s)…", expanded=False)
-    columns = st.columns(len(configs), border=True)
+    summary = st.empty()
+    containers = ui.result_containers([config.name for config in configs])
     bodies = {}
-    for column, config in zip(columns, configs, strict=True):
-        with column:
+    for container, config in zip(containers, configs, strict=True):
+        with container:
             st.subheader(config.name, anchor=False)
             bodies[config.name] = st.empty()
             spec = engine.llm_spec(config)
@@ -183,4 +219,6 @@ if question:
     for rewritten in turn.rewritten:
         st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
     turns.append(turn)
+    with summary.container():
+        ui.render_results_summary(turn.results)
     ui.render_overlap(turn.results, key=f"t{number}")

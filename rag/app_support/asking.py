@@ -18,6 +18,9 @@ from rag.retrieve.context import QueryContext
 from rag.runner import Engine
 
 RERUN_KEY = "rerun_request"
+ASK_TEXT_KEY = "ask_text"  # the question box
+PENDING_KEY = "ask_pending"  # a question accepted by the box or an example, asked on this run
+REFUSED_KEY = "ask_refused"  # why the typed question was refused (the text stays in the box)
 MAX_WORKERS = 6
 
 
@@ -151,3 +154,39 @@ def rerun_request(question: str, configs: Sequence[str], definitions: Mapping[st
         "definitions": dict(definitions or {}),
         "history": [dict(m) for m in history or []],
     }
+
+
+# ---------------------------------------------------------------------- example questions
+@dataclass(frozen=True)
+class Example:
+    """A clickable example question and what comparing the configurations on it shows."""
+
+    label: str
+    question: str
+    reveals: str
+    icon: str
+    apis: tuple[str, ...] = ()  # shown only when these APIs are indexed (none: always)
+
+
+EXAMPLES: tuple[Example, ...] = (
+    Example("Out of scope", "What's the weather in Berlin?",
+            "the specs say nothing about weather: C5 and full abstain, the baseline C0 answers from unrelated chunks",
+            ":material/do_not_disturb_on:"),
+    Example("Missing endpoint", "How do I create a course in the LMS API?",
+            "the LMS API has no create-course operation: full's write check says so instead of citing a list or "
+            "update endpoint", ":material/edit_off:", ("lms",)),
+    Example("Cross-API", "Which endpoints list employees in the HRIS API and candidates in the ATS API?",
+            "one question, two APIs: per-API k gives each API its own top results where a fixed k favours one",
+            ":material/call_split:", ("hris", "ats")),
+    Example("Authentication", "How do I authenticate requests to the HRIS API?",
+            "the security scheme (HTTP Basic) sits in the overview chunk: naive JSON chunks (C0) rarely find it",
+            ":material/key:", ("hris",)),
+    Example("Shared header", "Which header selects the account on the HRIS endpoints?",
+            "a question that names no endpoint: the conventions chunk (x-account-id) answers it for full",
+            ":material/badge:", ("hris",)),
+)
+
+
+def examples_for(apis: set[str], examples: Sequence[Example] = EXAMPLES) -> list[Example]:
+    """The examples whose APIs are all indexed (those that name no API always)."""
+    return [example for example in examples if set(example.apis) <= apis]

@@ -69,6 +69,68 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
     return frame
 
 
+SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
+COMPACT_COLUMNS: tuple[str, ...] = ("rank", "before", "structural ids", "score", "by")
+
+
+def deciding_score(scores: dict[str, float]) -> tuple[float | None, str]:
+    """The score that decided a chunk's place (rerank, else fused, else vector, else BM25) and its name."""
+    for name in SCORE_PRIORITY:
+        value = scores.get(name)
+        if isinstance(value, (int, float)):
+            return float(value), name
+    return None, ""
+
+
+def compact_chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
+    """The compact view of retrieved chunks: rank, rank before rerank, structural ids, and the one score that
+    decided the order (with its name), readable in a narrow column."""
+    rows: list[dict[str, Any]] = []
+    for item in chunks:
+        score, name = deciding_score(item.scores)
+        label = structural_label(item.chunk)
+        rows.append(
+            {
+                "rank": item.rank,
+                "before": item.rank_before_rerank,
+                "structural ids": label + (" (expansion)" if item.from_expansion else ""),
+                "score": score,
+                "by": name,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(COMPACT_COLUMNS))
+    frame["before"] = pd.to_numeric(frame["before"], errors="coerce").astype("Int64")
+    frame["score"] = pd.to_numeric(frame["score"], errors="coerce").astype("Float64")
+    return frame
+
+
+def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
+    """One row per configuration of a question: status, confidence, top structural id, chunks and time — the
+    at-a-glance comparison shown above the per-configuration tabs when many configurations answer."""
+    rows = []
+    for result in results:
+        if result.errors:
+            status = "error"
+        elif result.abstained:
+            status = "abstained"
+        elif result.retrieval_only:
+            status = "retrieval only"
+        else:
+            status = "partial" if result.confidence == "partial" else "answered"
+        top = structural_label(result.chunks[0].chunk) if result.chunks else ""
+        rows.append(
+            {
+                "config": result.config,
+                "status": status,
+                "confidence": round(result.confidence_score, 2) if result.confidence_score else None,
+                "top structural id": top,
+                "chunks": len(result.chunks),
+                "ms": round(result.total_ms),
+            }
+        )
+    return pd.DataFrame(rows, columns=["config", "status", "confidence", "top structural id", "chunks", "ms"])
+
+
 def record_chunk_frame(chunks: Sequence[dict[str, Any]]) -> pd.DataFrame:
     """The same table from a saved evaluation record's `retrieved_chunks`."""
     rows: list[dict[str, Any]] = []

@@ -23,9 +23,11 @@ from rag.errors import RagError
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
 
-HOME_PAGE = "app.py"
+PRODUCT = "SpecRAG Workbench"
+HOME_PAGE = "pages/0_Ask.py"
 DOCUMENTS_PAGE = "pages/1_Documents.py"
 EVALUATION_PAGE = "pages/2_Evaluation.py"
+MAX_SIDE_BY_SIDE = 4  # more configurations than this get a tab each (columns would be too narrow)
 CODE_HEIGHT = 320  # long chunk texts scroll inside their box
 MISSING = "–"  # how tables show a missing value (no score, not retrieved)
 
@@ -68,7 +70,7 @@ FAILURES: tuple[tuple[str, str], ...] = (
 # ---------------------------------------------------------------------- setup
 def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
     """Page title, wide layout (one column per configuration needs the width)."""
-    st.set_page_config(page_title=f"{title} · SpecRAG Workbench", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=icon, layout="wide")
 
 
 @st.cache_resource(show_spinner="Loading the index and models, then warming up the pipelines (once per server, "
@@ -186,9 +188,34 @@ def render_chunk_details(chunk: Chunk, retrieved: RetrievedChunk | None = None) 
 
 
 def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
-    """The retrieved chunks; selecting a row shows its full text and metadata."""
+    """The retrieved chunks: a compact view (rank, rank before rerank, structural ids, the deciding score) that
+    stays readable in narrow columns, every score on demand; selecting a row shows its full text and metadata."""
     if not chunks:
         st.caption("No chunks retrieved.")
+        return
+    full = st.toggle("All scores and columns", key=f"{key}-full",
+                     help="Vector, BM25, fused and rerank scores, API, kind, title and expansion for every chunk")
+    if not full:
+        event = st.dataframe(
+            tables.compact_chunk_frame(chunks),
+            key=f"{key}-compact",
+            hide_index=True,
+            on_select="rerun",
+            selection_mode="single-row",
+            width="stretch",
+            placeholder=MISSING,
+            column_config={
+                "rank": st.column_config.NumberColumn("rank", help="final rank", width=44),
+                "before": st.column_config.NumberColumn("before", help="rank before reranking (– : not reranked)",
+                                                        width=54),
+                "structural ids": st.column_config.TextColumn("structural ids", width="large",
+                                                              help="what the chunk covers (hover for the whole id)"),
+                "score": st.column_config.NumberColumn("score", format="%.3f", width=64,
+                                                       help="the score that decided the order (see 'by')"),
+                "by": st.column_config.TextColumn("by", width=56, help="rerank, fused (RRF), vector or bm25"),
+            },
+        )
+        _render_picked_chunk(chunks, event)
         return
     frame = tables.chunk_frame(chunks)
     event = st.dataframe(
@@ -210,6 +237,11 @@ def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
             "chunk id": None,
         },
     )
+    _render_picked_chunk(chunks, event)
+
+
+def _render_picked_chunk(chunks: Sequence[RetrievedChunk], event: Any) -> None:
+    """The selected row's chunk in full (or a hint to select one)."""
     rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
     if rows and 0 <= rows[0] < len(chunks):
         picked = chunks[rows[0]]
@@ -272,6 +304,24 @@ def render_result(
                 st.markdown(f"- {tables.md_escape(note)}")
     st.markdown("**Retrieved chunks**")
     render_chunk_table(result.chunks, key=f"{key}-chunks")
+
+
+def result_containers(names: Sequence[str]) -> list[Any]:
+    """One container per configuration: side-by-side bordered columns for up to MAX_SIDE_BY_SIDE, else a tab
+    each (every configuration keeps a readable width)."""
+    if len(names) <= MAX_SIDE_BY_SIDE:
+        return list(st.columns(len(names), border=True))
+    return list(st.tabs([str(name) for name in names]))
+
+
+def render_results_summary(results: Sequence[AnswerResult]) -> None:
+    """The at-a-glance table above the tabs when more configurations answered than fit side by side."""
+    if len(results) <= MAX_SIDE_BY_SIDE:
+        return
+    st.caption(f"{len(results)} configurations: the summary below, each configuration's answer and chunks in its tab.")
+    st.dataframe(tables.results_summary_frame(results), hide_index=True, width="stretch", placeholder=MISSING,
+                 column_config={"top structural id": st.column_config.TextColumn(width="large"),
+                                "ms": st.column_config.NumberColumn("ms", format="%d")})
 
 
 def render_overlap(results: Sequence[AnswerResult], key: str) -> None:
@@ -390,6 +440,31 @@ def _member(value: Any, options: Sequence[Any]) -> bool:
         return any(type(value) is type(option) and value == option for option in options)
     except Exception:
         return False
+
+
+def submit_typed() -> None:
+    """The question box's submit callback: an acceptable question is moved out of the box to be asked; a refused
+    one stays in the box, with the reason shown below it."""
+    from rag.app_support.asking import ASK_TEXT_KEY, PENDING_KEY, REFUSED_KEY
+    from rag.runner import clean_question
+
+    text = str(st.session_state.get(ASK_TEXT_KEY) or "")
+    try:
+        question = clean_question(text)
+        if not st.session_state.get("ask_configs"):
+            raise RagError("choose at least one configuration above")
+    except RagError as error:
+        st.session_state[REFUSED_KEY] = f"Not asked: {error}. Your text is still in the box."
+        return
+    st.session_state[PENDING_KEY] = question
+    st.session_state[ASK_TEXT_KEY] = ""
+
+
+def submit_example(question: str) -> None:
+    """An example button's callback: ask `question` (whatever is typed in the box stays there)."""
+    from rag.app_support.asking import PENDING_KEY
+
+    st.session_state[PENDING_KEY] = question
 
 
 def selected_row(event: Any) -> int | None:

@@ -41,7 +41,8 @@ def assert_ok(at: AppTest) -> None:
 def ask(at: AppTest, question: str, configs: list[str] | None = None) -> AppTest:
     if configs is not None:
         at.multiselect(key="ask_configs").set_value(configs)
-    at.chat_input(key="ask_input").set_value(question).run()
+    at.text_area(key="ask_text").input(question)
+    at.button(key="ask_submit").click().run()
     assert_ok(at)
     return at
 
@@ -89,8 +90,15 @@ def test_a_question_renders_one_column_per_configuration(app_engine, configs) ->
     assert [r.config for r in turn.results] == configs
     assert all(r.ok and r.answer for r in turn.results)
     assert len(badges(at)) == len(configs)
+    compact = frames_with_column(at, "by")
+    assert len(compact) == len(configs)  # the compact view by default: rank, before, structural ids, score, by
+    assert list(compact[-1].columns) == ["rank", "before", "structural ids", "score", "by"]
+    ranked = compact[-1][~compact[-1]["structural ids"].str.endswith("(expansion)")]
+    assert len(ranked) and ranked["score"].notna().all() and set(ranked["by"]) <= {"rerank", "fused", "vector", "bm25"}
+    at.toggle(key=f"t0-{configs[-1]}-chunks-full").set_value(True).run()
+    assert_ok(at)
     chunk_tables = frames_with_column(at, "rank before rerank")
-    assert len(chunk_tables) == len(configs)
+    assert len(chunk_tables) == 1  # the full table of the configuration that asked for it
     table = chunk_tables[-1]
     for column in ("rank", "structural ids", "api", "kind", "vector", "bm25", "fused", "rerank", "from expansion"):
         assert column in table.columns
@@ -143,7 +151,7 @@ def test_retrieval_only_shows_chunks_without_answers(app_engine) -> None:  # typ
     results = at.session_state["turns"][-1].results
     assert all(r.retrieval_only and not r.answer and r.chunks for r in results)
     assert all("retrieval only" in b for b in badges(at))
-    assert len(frames_with_column(at, "rank before rerank")) == 2
+    assert len(frames_with_column(at, "by")) == 2  # the compact chunk table of each configuration
 
 
 def test_k_changes_how_many_chunks_each_configuration_passes_on(app_engine) -> None:  # type: ignore[no-untyped-def]
@@ -159,7 +167,7 @@ def test_choices_survive_a_visit_to_another_page(app_engine) -> None:  # type: i
     at.number_input(key="ask_k").set_value(3)
     at.toggle(key="ask_retrieval_only").set_value(True).run()
     at.switch_page("pages/1_Documents.py").run()
-    at.switch_page("app.py").run()
+    at.switch_page("pages/0_Ask.py").run()
     assert_ok(at)
     assert at.multiselect(key="ask_configs").value == ["C0", "full"]
     assert at.number_input(key="ask_k").value == 3
@@ -184,6 +192,51 @@ def test_an_error_stays_in_its_own_column(app_engine, tmp_path, monkeypatch) -> 
 def test_empty_question_is_refused_with_a_message(app_engine) -> None:  # type: ignore[no-untyped-def]
     at = ask(open_app(), "   ", ["C0"])
     assert not at.session_state["turns"]
+
+
+def test_home_names_the_product_and_offers_examples(app_engine) -> None:  # type: ignore[no-untyped-def]
+    from rag.app_support.asking import EXAMPLES, examples_for
+
+    at = open_app()
+    assert any("SpecRAG Workbench" in c.value for c in at.caption)
+    shown = [b.label for b in at.button if b.key and b.key.startswith("example-")]
+    assert shown == [e.label for e in examples_for({"people-3_1", "shop-3_0"})]
+    assert len(examples_for({"hris", "ats", "lms", "crm", "iam", "marketing", "stackone"})) == len(EXAMPLES)
+    assert 4 <= len(EXAMPLES) <= 6
+    at.button(key="example-0").click().run()
+    assert_ok(at)
+    turn = at.session_state["turns"][-1]
+    assert turn.question == EXAMPLES[0].question and turn.configs == ["C0", "C5", "full"]
+
+
+def test_a_refused_question_stays_in_the_box(app_engine) -> None:  # type: ignore[no-untyped-def]
+    long = ("How do I list employees? " * 200)[:4999] + "?"  # 5,000 characters: over the limit
+    at = ask(open_app(), long, ["C0"])
+    assert not at.session_state["turns"]
+    assert any("5,000 characters" in e.value and "still in the box" in e.value for e in at.error)
+    assert at.text_area(key="ask_text").value == long
+    at.text_area(key="ask_text").input(long[:60])
+    at.button(key="ask_submit").click().run()
+    assert_ok(at)
+    assert at.session_state["turns"][-1].question == long[:60].strip()
+    assert at.text_area(key="ask_text").value == ""  # an accepted question leaves the box
+
+
+def test_no_configuration_chosen_keeps_the_text(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), ANSWERABLE, [])
+    assert not at.session_state["turns"]
+    assert any("choose at least one configuration" in e.value for e in at.error)
+    assert at.text_area(key="ask_text").value == ANSWERABLE
+
+
+def test_more_than_four_configurations_get_a_tab_each_and_a_summary(app_engine) -> None:  # type: ignore[no-untyped-def]
+    configs = ["C0", "C1", "C2", "C3", "C5", "full"]
+    at = ask(open_app(), ANSWERABLE, configs)
+    assert [tab.label for tab in at.tabs] == configs
+    assert [tab.subheader[0].value for tab in at.tabs] == configs
+    summary = frames_with_column(at, "top structural id")
+    assert len(summary) == 1 and list(summary[0]["config"]) == configs
+    assert len(frames_with_column(at, "by")) == len(configs)
 
 
 def test_a_rerun_request_from_another_page_is_asked(app_engine) -> None:  # type: ignore[no-untyped-def]
@@ -230,7 +283,7 @@ def test_uploaded_spec_becomes_askable_on_the_home_page(app_engine) -> None:  # 
     assert any("not-openapi.yaml" in e.value for e in at.error)
     assert "inventory.yaml" in set(frames_with_column(at, "ingest (s)")[0]["source"])
 
-    at.switch_page("app.py").run()
+    at.switch_page("pages/0_Ask.py").run()
     at = ask(at, "How do I get the stock levels of a warehouse?", ["C0", "full"])
     for result in at.session_state["turns"][-1].results:
         assert result.ok

@@ -159,6 +159,12 @@ def choose(page, label: str, option: str) -> None:  # type: ignore[no-untyped-de
     page.keyboard.press("Escape")
 
 
+def ask(page, question: str) -> None:  # type: ignore[no-untyped-def]
+    """Type a question in the box and press Ask."""
+    page.get_by_placeholder(re.compile("Ask about the indexed APIs")).fill(question)
+    page.get_by_role("button", name="Ask", exact=True).click()
+
+
 def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
     """Until Streamlit has finished the rerun the last interaction started."""
     page.wait_for_timeout(400)
@@ -224,12 +230,14 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             # ---- home: two configurations answer side by side
             page.goto(url)
             page.get_by_role("heading", name="Ask & compare").wait_for()
-            chat = page.get_by_placeholder("Ask about the indexed APIs…")
-            chat.wait_for()
+            nav = page.locator('[data-testid="stSidebarNav"]')
+            expect(nav).to_contain_text("SpecRAG Workbench")
+            expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
+            box = page.get_by_placeholder(re.compile("Ask about the indexed APIs"))
+            box.wait_for()
             page.get_by_role("button", name="Remove C5").click()
             expect(page.get_by_role("button", name="Remove C5")).to_have_count(0)
-            chat.fill("What is the page_size parameter of list orders?")
-            chat.press("Enter")
+            ask(page, "What is the page_size parameter of list orders?")
             page.get_by_text("Overlap across configurations").wait_for()
             columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3"))
             expect(columns).to_have_count(2)
@@ -251,10 +259,8 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             screenshot(page, "documents.png")
 
             page.get_by_role("link", name="Ask about it on the home page").click()
-            chat = page.get_by_placeholder("Ask about the indexed APIs…")
-            chat.wait_for()
-            chat.fill("How do I get the stock levels of a warehouse?")
-            chat.press("Enter")
+            page.get_by_placeholder(re.compile("Ask about the indexed APIs")).wait_for()
+            ask(page, "How do I get the stock levels of a warehouse?")
             page.get_by_text("Overlap across configurations").wait_for()
             # the configurations chosen before visiting the documents page are still the ones asked
             columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
