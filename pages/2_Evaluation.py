@@ -11,6 +11,7 @@ from rag.app_support.asking import RERUN_KEY, rerun_request
 from rag.app_support.badges import badge_for_record
 from rag.app_support.engine import default_config_names
 from rag.app_support.eval_bridge import default_run_name, evaluation_available, start_evaluation
+from rag.app_support.eval_runs import SavedRun
 from rag.app_support.jobs import jobs
 
 ui.page_setup("Evaluation", ":material/monitoring:")
@@ -22,6 +23,19 @@ st.caption(
     "Compare saved evaluation runs: retrieval quality, abstention, answer quality, latency and cost per "
     "configuration, per category and per question, with the reason each failure happened."
 )
+
+
+@st.cache_resource(max_entries=64, show_spinner="Reading the saved run…")
+def cached_run(path: str, stamp: float) -> SavedRun:
+    """One saved run, read once per change of its files (`stamp`) and shared by every session."""
+    return eval_runs.load_run(path)
+
+
+def read_runs(paths: list[str]) -> list[SavedRun]:
+    """The runs at `paths` (cached), with unique names."""
+    return eval_runs.with_unique_names([cached_run(path, eval_runs.run_stamp(path)) for path in paths])
+
+
 root = eval_runs.results_dir()
 eval_job_ids: list[str] = st.session_state.setdefault("eval_jobs", [])
 all_job_ids = eval_job_ids + list(st.session_state.get("testset_jobs", []))
@@ -61,8 +75,35 @@ if not paths:
     st.info(f"No saved runs yet in {root}. Start one above, or run an evaluation from the command line.")
     st.stop()
 
+# ---------------------------------------------------------------------- verdict and suite
+everything = read_runs([str(path) for path in paths])
+suite, suite_warning = eval_runs.load_suite_table(eval_runs.suite_path(root))
+summary_text = eval_runs.verdict(everything, suite)
+with st.container(border=True):
+    st.markdown("**Verdict**")
+    st.markdown(summary_text or "No validation run is saved yet: run an evaluation on held-out questions (for example "
+                "`eval_data/heldout_set.jsonl`) to see which configuration generalises best.")
+    st.caption("Runs on the dev set or a train split were used to tune the pipeline (**tuning**); held-out sets and "
+               "benchmark test splits were not (**validation**) — judge configurations on validation runs. "
+               "Configurations marked **(fallback)** ran without one of their stages (no LLM for C4/C5's LLM rerank, "
+               "no cross-encoder for E3/E4), so their scores are those of a simpler configuration.")
+if suite_warning:
+    st.warning(suite_warning)
+if suite:
+    with st.expander(f"Evaluation suite — latest table ({tables.md_escape(str(suite.get('created', '')))})",
+                     expanded=True, icon=":material/table_chart:"):
+        suite_metric = st.selectbox("Suite metric", list(eval_runs.SUITE_METRICS),
+                                    format_func=eval_runs.SUITE_LABELS.get, key="suite_metric")
+        st.dataframe(eval_runs.suite_frame(suite, suite_metric), hide_index=True, width="stretch", key="suite_table",
+                     placeholder=ui.MISSING,
+                     column_config={config: st.column_config.NumberColumn(config, format="%.3f")
+                                    for config in suite.get("configs") or []})
+        st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
+                   "validation sets. From " + tables.md_escape(str(eval_runs.suite_path(root))))
+
 # ---------------------------------------------------------------------- choose runs
 options = [str(path) for path in paths]
+roles = {str(path): f"{run.name} ({eval_runs.run_role(run)})" for path, run in zip(paths, everything, strict=True)}
 preselect = [str(p) for p in paths if p.name in set(st.session_state.pop("eval_preselect", []) or [])]
 if preselect:
     st.session_state["eval_runs"] = preselect
@@ -74,13 +115,16 @@ selected = st.multiselect(
     "Runs to compare",
     options,
     key="eval_runs",
-    format_func=lambda s: Path(s).name,
-    help="Newest first. Pick several to compare runs; configurations are then named run / config.",
+    format_func=lambda s: roles.get(s, Path(s).name),
+    help="Newest first, each with its role: tuning (its questions were used to tune the pipeline) or validation "
+    "(held out). Pick several to compare runs; configurations are then named run / config.",
 )
 if not selected:
     st.info("Choose at least one run.")
     st.stop()
-runs = eval_runs.load_runs(selected)
+runs = read_runs(list(selected))
+st.caption(" · ".join(f"**{tables.md_escape(eval_runs.run_caption(run))}**" for run in runs).replace(
+    "** · **", "**  |  **"))
 for run in runs:
     for warning in run.warnings[:5]:
         st.warning(f"{run.name}: {warning}")
@@ -97,6 +141,11 @@ st.subheader("Summary", anchor=False)
 st.dataframe(eval_runs.summary_frame(runs), hide_index=True, width="stretch", key="summary_table",
              placeholder=ui.MISSING)
 
+fell_back = eval_runs.fallbacks(runs)
+if fell_back:
+    st.caption("Fell back (hatched bars, paler points, “(fallback)” in every label): " + "; ".join(
+        f"{tables.md_escape(eval_runs.config_label(next(r for r in runs if r.name == name), config, runs))} — "
+        f"{tables.md_escape(reason)}" for (name, config), reason in fell_back.items()))
 st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
 
 left, right = st.columns(2)

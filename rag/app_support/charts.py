@@ -10,7 +10,14 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from rag.app_support.eval_runs import CHART_METRICS, FAILURE_LABELS, OK_LABEL, metric_label
+from rag.app_support.eval_runs import (
+    CHART_METRICS,
+    FAILURE_LABELS,
+    FALLBACK_SUFFIX,
+    OK_LABEL,
+    metric_label,
+    metric_unit,
+)
 from rag.app_support.tables import STAGE_ORDER
 from rag.results import AnswerResult
 
@@ -51,8 +58,13 @@ def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS) ->
     if not chosen:
         return empty_figure("No metrics to chart in the chosen runs")
     data = metrics[metrics["metric"].isin(chosen)].copy()
-    data["metric name"] = data["metric"].map(metric_label)
-    order = [metric_label(m) for m in chosen]
+
+    def title(metric: str) -> str:
+        unit = metric_unit(metric)
+        return f"{metric_label(metric)} ({unit})" if unit else metric_label(metric)
+
+    data["metric name"] = data["metric"].map(title)
+    order = [title(m) for m in chosen]
     labels = list(dict.fromkeys(data["label"]))
     columns = min(3, len(order))
     figure = px.bar(
@@ -80,7 +92,15 @@ def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS) ->
         bargap=0.25,
     )
     figure.update_traces(textposition="outside", cliponaxis=False)
+    mark_fallback_traces(figure)
     return figure
+
+
+def mark_fallback_traces(figure: go.Figure) -> None:
+    """Hatch the bars of configurations that fell back (their label ends with `(fallback)`)."""
+    for trace in figure.data:
+        if str(getattr(trace, "name", "") or "").endswith(FALLBACK_SUFFIX):
+            trace.update(marker_pattern_shape="/", marker_pattern_fgcolor="#555", opacity=0.75)
 
 
 def category_heatmap(categories: pd.DataFrame, metric: str) -> go.Figure:
@@ -100,17 +120,18 @@ def category_heatmap(categories: pd.DataFrame, metric: str) -> go.Figure:
             colorscale="RdYlGn_r" if lower_is_better else "RdYlGn",
             texttemplate="%{z:.2f}",
             hovertemplate="category %{y}<br>%{x}<br>" + metric_label(metric) + " %{z:.3f}<extra></extra>",
-            colorbar={"title": {"text": metric_label(metric)}},
+            colorbar={"title": {"text": metric_label(metric) + (f"<br>({metric_unit(metric)})"
+                                                                 if metric_unit(metric) else "")}},
             xgap=2,
             ygap=2,
         )
     )
     figure.update_layout(
         template=TEMPLATE,
-        height=max(260, 34 * len(names) + 120),
+        height=max(260, 34 * len(names) + 120 + 7 * max((len(label) for label in labels), default=0)),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         title={"text": f"{metric_label(metric)} by category", "x": 0.0},
-        xaxis={"side": "top", "title": ""},
+        xaxis={"side": "top", "title": "", "tickangle": -35 if len(labels) > 3 else 0, "automargin": True},
         yaxis={"autorange": "reversed", "title": ""},
     )
     return figure
@@ -148,39 +169,54 @@ def scatter_frame(metrics: pd.DataFrame, quality: str) -> pd.DataFrame:
     return frame.dropna(subset=["quality", "latency_ms_p50"]).reset_index(drop=True)
 
 
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon", "triangle-down", "pentagon")
+
+
 def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go.Figure:
-    """Quality (y) against median latency (x); point size is tokens per question (in + out)."""
+    """Quality (y) against median latency (x), one marked point per configuration named in the legend (text
+    labels next to points overlap when configurations score alike). Points are sized by tokens per question
+    only when some configuration used tokens (retrieval-only runs use none)."""
     if quality == "hit@5" and not metrics.empty:
         quality = next((m for m in dict.fromkeys(metrics["metric"]) if m.startswith("hit@")), quality)
     data = scatter_frame(metrics, quality)
     if data.empty:
         return empty_figure(f"Need {metric_label(quality)} and latency p50 to compare quality with latency")
-    data["point size"] = data["tokens"].clip(lower=0) + 1.0
-    figure = px.scatter(
-        data,
-        x="latency_ms_p50",
-        y="quality",
-        size="point size",
-        size_max=42,
-        color="label",
-        text="label",
-        hover_data={"tokens": ":.0f", "point size": False, "label": False},
-        color_discrete_sequence=PALETTE,
-        template=TEMPLATE,
-        labels={"latency_ms_p50": "latency p50 (ms)", "quality": metric_label(quality)},
-    )
-    figure.update_traces(textposition="top center", marker={"sizemin": 8, "line": {"width": 1, "color": "#333"}})
+    sized = bool((data["tokens"] > 0).any())
+    unit = metric_unit(quality)
+    y_title = metric_label(quality) + (f" ({unit})" if unit else "")
+    figure = go.Figure()
+    biggest = float(data["tokens"].max()) if sized else 0.0
+    for number, row in enumerate(data.itertuples(index=False)):
+        size = 12 + (30 * float(row.tokens) / biggest if sized and biggest > 0 else 0)
+        figure.add_trace(
+            go.Scatter(
+                x=[row.latency_ms_p50],
+                y=[row.quality],
+                mode="markers",
+                name=str(row.label),
+                marker={"size": size, "symbol": SYMBOLS[number % len(SYMBOLS)],
+                        "color": PALETTE[number % len(PALETTE)], "line": {"width": 1, "color": "#333"},
+                        "opacity": 0.6 if str(row.label).endswith(FALLBACK_SUFFIX) else 0.9},
+                hovertemplate=(f"{row.label}<br>latency p50 %{{x:,.0f}} ms<br>{metric_label(quality)} %{{y:.3f}}"
+                               f"<br>tokens per question {row.tokens:,.0f}<extra></extra>"),
+            )
+        )
+    how = "point size: tokens per question" if sized else "no tokens used (retrieval only): equal points"
     figure.update_layout(
-        height=380,
-        showlegend=False,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        title={"text": f"{metric_label(quality)} vs latency (point size: tokens per question)", "x": 0.0},
+        template=TEMPLATE,
+        height=420,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        title={"text": f"{metric_label(quality)} vs median latency ({how})", "x": 0.0},
+        xaxis_title="latency p50 (ms per question)",
+        yaxis_title=y_title,
+        legend={"title": {"text": "configuration"}, "font": {"size": 11}},
     )
     return figure
 
 
 def reranker_lift_bars(metrics: pd.DataFrame) -> go.Figure:
-    """Reranker lift per configuration (how much the reranker raised the quality metric); green when positive."""
+    """Reranker lift per configuration: the mean number of rank positions the reranker moved the first relevant
+    chunk up (negative: down); green when positive."""
     data = metrics[metrics["metric"] == "reranker_lift"] if not metrics.empty else metrics
     if data is None or data.empty:
         return empty_figure("No configuration in these runs reports a reranker lift")
@@ -190,18 +226,20 @@ def reranker_lift_bars(metrics: pd.DataFrame) -> go.Figure:
             x=list(data["label"]),
             y=list(data["value"]),
             marker_color=colours,
-            text=[f"{value:+.3f}" for value in data["value"]],
+            text=[f"{value:+.2f} ranks" for value in data["value"]],
             textposition="outside",
             cliponaxis=False,
+            hovertemplate="%{x}<br>first relevant chunk moved up %{y:.3f} rank positions on average<extra></extra>",
         )
     )
     figure.add_hline(y=0, line_width=1, line_color="#555")
     figure.update_layout(
         template=TEMPLATE,
-        height=320,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        title={"text": "Reranker lift", "x": 0.0},
-        yaxis_title="lift",
+        height=340,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        title={"text": "Reranker lift: mean rank positions the first relevant chunk moved up", "x": 0.0},
+        yaxis_title="rank positions gained",
+        xaxis={"automargin": True},
     )
     return figure
 
@@ -225,9 +263,10 @@ def failure_bars(questions: pd.DataFrame) -> go.Figure:
         height=340,
         barmode="stack",
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        title={"text": "Failure labels per configuration", "x": 0.0},
+        title={"text": "Failure labels per configuration (questions)", "x": 0.0},
         xaxis_title="",
         yaxis_title="questions",
+        xaxis={"automargin": True, "tickangle": -35 if len(set(counts["label"])) > 4 else 0},
     )
     return figure
 

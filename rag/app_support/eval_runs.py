@@ -54,9 +54,9 @@ METRIC_LABELS: dict[str, str] = {
     "judge_mean": "judge score",
     "latency_ms_p50": "latency p50 (ms)",
     "latency_ms_p95": "latency p95 (ms)",
-    "tokens_in": "tokens in",
-    "tokens_out": "tokens out",
-    "reranker_lift": "reranker lift",
+    "tokens_in": "tokens in (total)",
+    "tokens_out": "tokens out (total)",
+    "reranker_lift": "reranker lift (ranks gained)",
     "tokens_in_mean": "tokens in per question",
     "tokens_out_mean": "tokens out per question",
 }
@@ -90,6 +90,7 @@ class SavedRun:
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     computed: bool = False  # metrics were computed here (no metrics.json yet)
+    fell_back: dict[str, str] = field(default_factory=dict)  # config → why it ran without one of its stages
 
     @property
     def configs(self) -> list[str]:
@@ -194,6 +195,7 @@ def load_run(path: Path | str) -> SavedRun:
     for name in missing:
         run.metrics[name] = compute_metrics(run.records[name])
         run.computed = True
+    run.fell_back = {name: reason for name, items in run.records.items() if (reason := fallback_reason(items))}
     return run
 
 
@@ -330,6 +332,22 @@ def hit_metric(runs: Sequence[SavedRun]) -> str:
     return "hit@5"
 
 
+METRIC_UNITS: dict[str, str] = {
+    "mrr": "0–1, 1 = first",
+    "abstention_accuracy": "share of out-of-scope",
+    "false_abstention_rate": "share of answerable, lower is better",
+    "keyword_recall": "share of required keywords",
+    "judge_mean": "LLM judge, 1–5",
+}
+
+
+def metric_unit(metric: str) -> str:
+    """What a chart metric counts, e.g. `share of answerable` for hit@k (shown with the panel's title)."""
+    if _HIT.match(metric) or metric.startswith("recall@"):
+        return "share of answerable"
+    return METRIC_UNITS.get(metric, "")
+
+
 def metric_label(metric: str) -> str:
     """How a metric key is shown."""
     if metric in METRIC_LABELS:
@@ -338,8 +356,10 @@ def metric_label(metric: str) -> str:
 
 
 def config_label(run: SavedRun, config: str, runs: Sequence[SavedRun]) -> str:
-    """`config` when one run is shown, else `run / config`."""
-    return config if len(runs) <= 1 else f"{run.name} / {config}"
+    """`config` when one run is shown, else `run / config`; `(fallback)` added when the configuration ran
+    without one of its stages (its bars are then those of a simpler configuration)."""
+    label = config if len(runs) <= 1 else f"{run.name} / {config}"
+    return label + FALLBACK_SUFFIX if config in run.fell_back else label
 
 
 def _number(value: Any) -> float | None:
@@ -391,6 +411,10 @@ def summary_frame(runs: Sequence[SavedRun], metrics: Sequence[str] = SUMMARY_MET
     frame["_order"] = frame["label"].map({label: i for i, label in enumerate(order)})
     frame = frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
     frame.columns.name = None
+    owners = {config_label(run, config, runs): (run, config) for run in runs for config in run.configs}
+    frame.insert(1, "role", [run_role(owners[label][0]) if label in owners else "" for label in frame["label"]])
+    frame["fallback"] = [owners[label][0].fell_back.get(owners[label][1], "") if label in owners else ""
+                         for label in frame["label"]]
     return frame.rename(columns={m: metric_label(m) for m in present})
 
 
@@ -544,3 +568,220 @@ def pick_label(frame: pd.DataFrame, row: int | None, width: int = 90) -> str:
         return "–"
     item = frame.iloc[row]
     return f"{item['query_id']} · {item['label']} · {str(item['query'])[:width]}"
+
+
+# ---------------------------------------------------------------------- roles, fallbacks, verdict, suite
+TUNING = "tuning"
+VALIDATION = "validation"
+_TUNING_WORDS = ("dev", "train", "tuning")
+_VALIDATION_WORDS = ("heldout", "held-out", "held_out", "test", "validation", "benchmark")
+FALLBACK_SUFFIX = " (fallback)"
+SUITE_METRICS: tuple[str, ...] = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention")
+SUITE_LABELS: dict[str, str] = {
+    "hit_rate": "hit rate@k",
+    "mrr": "MRR",
+    "recall": "recall@k",
+    "false_abstention_rate": "false-abstention rate",
+    "out_of_scope_abstention": "out-of-scope abstention",
+}
+
+
+def run_role(run: SavedRun) -> str:
+    """`tuning` when the run's questions were used to tune the pipeline (dev set, a train split), `validation`
+    when they were held out (held-out set, a benchmark's test split), else `unmarked`. Read from the manifest's
+    question source (the run's name when the manifest has none)."""
+    source = str(run.manifest.get("questions_source") or run.manifest.get("questions_file") or "")
+    name = Path(source).stem.lower() if source else run.name.lower()
+    for words, role in ((("train",), TUNING), (_VALIDATION_WORDS, VALIDATION), (_TUNING_WORDS, TUNING)):
+        if any(word in name for word in words):
+            return role
+    return "unmarked"
+
+
+def fallback_reason(records: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why a configuration ran without one of its stages, from its records' notes (e.g. C4 without an LLM, E3/E4
+    without a cross-encoder); None when every stage ran. Its scores are then those of the configuration
+    without that stage."""
+    for record in records:
+        for note in record.get("notes") or []:
+            text = str(note)
+            if "unavailable" not in text:
+                continue
+            if "LLM reranker" in text:
+                return "LLM rerank skipped: no LLM configured"
+            if "cross-encoder" in text:
+                return "cross-encoder rerank skipped: no cross-encoder model available"
+            return text.split(";")[0][:120]
+    return None
+
+
+def fallbacks(runs: Sequence[SavedRun]) -> dict[tuple[str, str], str]:
+    """(run, config) → why that configuration fell back, for every configuration that did."""
+    return {(run.name, config): reason for run in runs for config, reason in run.fell_back.items()}
+
+
+def run_stamp(path: Path | str) -> float:
+    """When a run folder last changed (its newest metrics or record file)."""
+    path = Path(path)
+    files = [path / "metrics.json", *_record_files(path)]
+    return max((f.stat().st_mtime for f in files if f.exists()), default=path.stat().st_mtime if path.exists() else 0.0)
+
+
+def run_caption(run: SavedRun) -> str:
+    """`heldout-retrieval · validation · 50 questions · retrieval only` for the run picker and captions."""
+    parts = [run.name, run_role(run)]
+    questions = run.manifest.get("questions")
+    if isinstance(questions, int):
+        parts.append(f"{questions} questions")
+    if run.manifest.get("retrieval_only"):
+        parts.append("retrieval only")
+    return " · ".join(parts)
+
+
+def _failure_of(record: Mapping[str, Any]) -> str:
+    failure = record.get("failure") if "failure" in record else ("error" if record.get("error") else None)
+    return str(failure) if failure else OK_LABEL
+
+
+def _ranked_text(means: Mapping[str, float]) -> tuple[str, str]:
+    """The best configuration and `0.95, +0.10 over the runner-up C1 (0.85) and +0.50 over the baseline C0 …`."""
+    ranked = sorted(means.items(), key=lambda item: (-item[1], item[0]))
+    best, score = ranked[0]
+    tied = [name for name, value in ranked[1:] if abs(value - score) < 0.005]
+    text = f"**{score:.2f}**"
+    if tied:
+        text += f", tied with {', '.join(tied)}"
+    elif len(ranked) > 1:
+        second, second_score = ranked[1]
+        text += f", {score - second_score:+.2f} over the runner-up {second} ({second_score:.2f})"
+    if "C0" in means and best != "C0" and "C0" not in tied:
+        text += f" and {score - means['C0']:+.2f} over the naive baseline C0 ({means['C0']:.2f})"
+    return best, text
+
+
+def verdict(runs: Sequence[SavedRun], suite: Mapping[str, Any] | None = None) -> str | None:
+    """One paragraph: the best configuration on the validation runs (mean hit@k over them; configurations that
+    fell back left out), by how much it beats the runner-up and the baseline C0, its median latency and its most
+    frequent failure label; then the best on the suite's validation sets (macro hit rate) when a suite was run.
+    None when there is neither a validation run nor a suite table."""
+    validation = [run for run in runs if run_role(run) == VALIDATION]
+    hit = hit_metric(validation or runs)
+    scores: dict[str, list[float]] = {}
+    latency: dict[str, list[float]] = {}
+    failures: dict[str, dict[str, int]] = {}
+    for run in validation:
+        for config, metrics in run.metrics.items():
+            if config in run.fell_back:
+                continue
+            value = _number(metrics.get(hit))
+            if value is not None:
+                scores.setdefault(config, []).append(value)
+            ms = _number(metrics.get("latency_ms_p50"))
+            if ms is not None:
+                latency.setdefault(config, []).append(ms)
+            for record in run.records.get(config, []):
+                label = _failure_of(record)
+                if label != OK_LABEL:
+                    failures.setdefault(config, {}).setdefault(label, 0)
+                    failures[config][label] += 1
+    parts: list[str] = []
+    means = {config: sum(values) / len(values) for config, values in scores.items() if values}
+    if means:
+        best, ranking = _ranked_text(means)
+        names = ", ".join(run.name for run in validation)
+        parts.append(f"**Best on held-out questions: {best}** — mean {metric_label(hit)} over the "
+                     f"{len(validation)} validation run(s) ({names}): {ranking}.")
+        if latency.get(best):
+            line = f"Its median latency is {sum(latency[best]) / len(latency[best]):,.0f} ms per question"
+            if latency.get("C0") and best != "C0":
+                line += f" (C0: {sum(latency['C0']) / len(latency['C0']):,.0f} ms)"
+            parts.append(line + ".")
+        labels = failures.get(best) or {}
+        total = sum(len(run.records.get(best, [])) for run in validation)
+        if labels:
+            label, count = max(labels.items(), key=lambda item: (item[1], item[0]))
+            parts.append(f"Its main failure is `{label}` ({count} of {total} validation records).")
+        elif total:
+            parts.append("None of its validation records failed.")
+    macro = (suite or {}).get("macro_validation")
+    if isinstance(macro, Mapping):
+        suite_scores = {str(c): _number(m.get("hit_rate")) for c, m in macro.items() if isinstance(m, Mapping)}
+        clean = {c: v for c, v in suite_scores.items() if v is not None}
+        if clean:
+            best, ranking = _ranked_text(clean)
+            sets = [str(item.get("name")) for item in (suite or {}).get("sets") or []
+                    if isinstance(item, Mapping) and item.get("role") == VALIDATION]
+            parts.append(f"On the evaluation suite's {len(sets)} validation set(s) ({', '.join(sets)}) the best macro "
+                         f"hit rate is {best}'s: {ranking}.")
+    return " ".join(parts) or None
+
+
+def suite_path(root: Path | str | None = None) -> Path:
+    """Where the latest evaluation-suite table is saved: <results>/suite/latest.json."""
+    return Path(root if root is not None else results_dir()) / "suite" / "latest.json"
+
+
+def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
+    """The latest suite table (None when there is none) and a warning when the file cannot be read."""
+    path = Path(path)
+    if not path.is_file():
+        return None, None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None, f"{path}: cannot read the suite table ({error})"
+    if not isinstance(data, dict) or not isinstance(data.get("sets"), list):
+        return None, f"{path}: not a suite table (expected an object with a 'sets' list)"
+    return data, None
+
+
+def suite_frame(suite: Mapping[str, Any], metric: str = "hit_rate") -> pd.DataFrame:
+    """One row per question set (role, size, `metric` per configuration, whether full beats C2), then the macro
+    average over the validation sets."""
+    if metric not in SUITE_METRICS:
+        raise ValueError(f"suite metric {metric!r} is not allowed; allowed: {', '.join(SUITE_METRICS)}")
+    configs = [str(c) for c in suite.get("configs") or []]
+    rows: list[dict[str, Any]] = []
+    for item in suite.get("sets") or []:
+        if not isinstance(item, Mapping):
+            continue
+        metrics = item.get("metrics") if isinstance(item.get("metrics"), Mapping) else {}
+        row: dict[str, Any] = {
+            "set": str(item.get("name", "")),
+            "role": str(item.get("role", "")),
+            "questions": item.get("questions"),
+            "answerable": item.get("answerable"),
+            "out of scope": item.get("out_of_scope"),
+        }
+        for config in configs:
+            values = metrics.get(config) if isinstance(metrics.get(config), Mapping) else {}
+            row[config] = _number(values.get(metric))
+        beats = item.get("full_beats_c2")
+        row["full beats C2"] = "yes" if beats is True else "no" if beats is False else ""
+        rows.append(row)
+    macro = suite.get("macro_validation") if isinstance(suite.get("macro_validation"), Mapping) else {}
+    if macro:
+        row = {"set": "macro average", "role": VALIDATION, "questions": None, "answerable": None,
+               "out of scope": None, "full beats C2": ""}
+        for config in configs:
+            values = macro.get(config) if isinstance(macro.get(config), Mapping) else {}
+            row[config] = _number(values.get(metric))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["set", "role", "questions", "answerable", "out of scope", *configs,
+                                        "full beats C2"])
+    for column in ("questions", "answerable", "out of scope"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    return frame
+
+
+def with_unique_names(runs: Sequence[SavedRun]) -> list[SavedRun]:
+    """Shallow copies of `runs` whose names are unique (`name (2)` for a second folder of the same name); the
+    originals, which may be cached, are left untouched."""
+    from dataclasses import replace
+
+    seen: dict[str, int] = {}
+    unique: list[SavedRun] = []
+    for run in runs:
+        seen[run.name] = seen.get(run.name, 0) + 1
+        unique.append(replace(run, name=run.name if seen[run.name] == 1 else f"{run.name} ({seen[run.name]})"))
+    return unique

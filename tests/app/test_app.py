@@ -355,7 +355,7 @@ def test_evaluation_page_renders_charts_from_a_saved_run(app_engine, saved_runs)
     figures = [json.loads(chart.proto.spec) for chart in charts]
     panel_titles = {a.get("text") for a in figures[0]["layout"].get("annotations", [])}
     for title in ("hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score"):
-        assert title in panel_titles
+        assert any(str(panel).startswith(title + " (") for panel in panel_titles)  # each with its unit
     assert figures[1]["data"][0]["type"] == "heatmap"
     assert figures[1]["data"][0]["x"] == ["C0", "full"]
     questions = frames_with_column(at, "failure")[0]
@@ -382,6 +382,32 @@ def test_evaluation_filters_and_reruns_a_question_on_the_home_page(app_engine, s
     assert turn.question == OUT_OF_SCOPE
     assert turn.configs == ["C0", "full"]
     assert turn.results[1].abstained
+
+
+def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
+    from tests.app.test_charts import SUITE
+
+    metrics = json.loads((saved_runs / "tiny-run" / "metrics.json").read_text())
+    metrics["manifest"]["questions_source"] = "eval_data/heldout_set.jsonl"
+    (saved_runs / "tiny-run" / "metrics.json").write_text(json.dumps(metrics))
+    at = open_app("pages/2_Evaluation.py")
+    verdict = [m.value for m in at.markdown if "Best on held-out questions" in m.value]
+    assert verdict and "full" in verdict[0] and "ms per question" in verdict[0]
+    assert not frames_with_column(at, "full beats C2")  # no suite table yet, and nothing breaks
+    summary = frames_with_column(at, "MRR")[0]
+    assert set(summary["role"]) == {"validation"}
+    assert "tiny-run (validation)" in at.multiselect(key="eval_runs").options
+
+    (saved_runs / "suite").mkdir()
+    (saved_runs / "suite" / "latest.json").write_text(json.dumps(SUITE))
+    at = open_app("pages/2_Evaluation.py")
+    suite = frames_with_column(at, "full beats C2")
+    assert suite and list(suite[0]["role"]) == ["tuning", "validation", "validation"]
+    assert at.multiselect(key="eval_runs").options == ["tiny-run (validation)"]  # the suite folder is no run
+    at.selectbox(key="suite_metric").set_value("mrr").run()
+    assert_ok(at)
+    assert frames_with_column(at, "full beats C2")[0]["C2"].tolist() == [0.52, 0.81, 0.81]
+    assert any("evaluation suite" in m.value for m in at.markdown)
 
 
 def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -178,7 +178,11 @@ def test_record_summary() -> None:
 def test_metric_bars_one_panel_per_metric_one_bar_per_config(run) -> None:  # type: ignore[no-untyped-def]
     figure = charts.metric_bars(eval_runs.metrics_frame([run]))
     panels = {a.text for a in figure.layout.annotations}
-    assert panels == {"hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score"}
+    assert panels == {  # units on every panel
+        "hit@5 (share of answerable)", "MRR (0–1, 1 = first)", "abstention accuracy (share of out-of-scope)",
+        "false-abstention rate (share of answerable, lower is better)",
+        "keyword recall (share of required keywords)", "judge score (LLM judge, 1–5)",
+    }
     assert sorted({trace.name for trace in figure.data}) == ["C0", "full"]
     full = [trace for trace in figure.data if trace.name == "full"]
     values = sorted(v for trace in full for v in trace.y)
@@ -208,9 +212,19 @@ def test_quality_latency_scatter_sizes_points_by_tokens(run) -> None:  # type: i
     assert data.loc["full", "latency_ms_p50"] == 520.0
     figure = charts.quality_latency_scatter(metrics)
     assert {trace.name for trace in figure.data} == {"C0", "full"}
-    sizes = {trace.name: trace.marker.size[0] for trace in figure.data}
+    sizes = {trace.name: trace.marker.size for trace in figure.data}
     assert sizes["full"] > sizes["C0"]
-    assert "latency" in figure.layout.xaxis.title.text
+    assert "ms per question" in figure.layout.xaxis.title.text
+    assert figure.layout.showlegend is not False and all(trace.mode == "markers" for trace in figure.data)  # no text
+
+
+def test_quality_latency_scatter_does_not_size_by_tokens_when_none_were_used(run) -> None:  # type: ignore[no-untyped-def]
+    metrics = eval_runs.metrics_frame([run])
+    metrics = metrics[~metrics["metric"].str.startswith("tokens")]
+    figure = charts.quality_latency_scatter(metrics)
+    assert len({trace.marker.size for trace in figure.data}) == 1
+    assert "no tokens used" in figure.layout.title.text
+    assert len({trace.marker.symbol for trace in figure.data}) == len(figure.data)
 
 
 def test_quality_latency_scatter_needs_latency() -> None:
@@ -221,7 +235,8 @@ def test_quality_latency_scatter_needs_latency() -> None:
 def test_reranker_lift_bars(run) -> None:  # type: ignore[no-untyped-def]
     figure = charts.reranker_lift_bars(eval_runs.metrics_frame([run]))
     assert list(figure.data[0].x) == ["full"] and list(figure.data[0].y) == [1.0]
-    assert list(figure.data[0].text) == ["+1.000"]
+    assert list(figure.data[0].text) == ["+1.00 ranks"]
+    assert figure.layout.yaxis.title.text == "rank positions gained"
     negative = pd.DataFrame([{"label": "x", "metric": "reranker_lift", "value": -0.5}])
     assert charts.reranker_lift_bars(negative).data[0].marker.color[0] == "#C0392B"
     assert "No configuration" in charts.reranker_lift_bars(pd.DataFrame(columns=["metric"])).layout.annotations[0].text
@@ -540,3 +555,106 @@ def test_run_evaluation_now_saves_a_run_the_app_can_load(fixture_index, tmp_path
         run_evaluation_now(job, engine, path, [PRESETS["C0"]], True, tmp_path / "runs", "t1")
     with pytest.raises(ConfigError, match="not indexed"):
         make_test_set_now(job, engine, "nope", out_dir=tmp_path / "generated")
+
+
+# ---------------------------------------------------------------------- roles, fallbacks, verdict, suite
+def _named_run(tmp_path: Path, name: str, source: str, notes: dict[str, list[str]] | None = None) -> Path:
+    """A copy of the tiny run named `name` whose manifest says its questions came from `source`; `notes` adds
+    notes to every record of a configuration."""
+    target = tmp_path / name
+    shutil.copytree(RUN, target)
+    metrics = json.loads((target / "metrics.json").read_text())
+    metrics["manifest"]["questions_source"] = source
+    (target / "metrics.json").write_text(json.dumps(metrics))
+    for config, extra in (notes or {}).items():
+        records = [json.loads(line) for line in (target / f"{config}.jsonl").read_text().splitlines() if line]
+        for record in records:
+            record["notes"] = list(record.get("notes") or []) + extra
+        (target / f"{config}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return target
+
+
+@pytest.mark.parametrize(("source", "role"), [
+    ("eval_data/dev_set.jsonl", "tuning"),
+    ("eval_data/heldout_set.jsonl", "validation"),
+    ("../shared/eval/stackone-benchmark/benchmark-dataset-test.json", "validation"),
+    ("../shared/eval/stackone-benchmark/benchmark-dataset-train.json", "tuning"),
+    ("eval_data/generated/hris.jsonl", "unmarked"),
+])
+def test_run_role_from_the_question_source(tmp_path: Path, source: str, role: str) -> None:
+    assert eval_runs.run_role(eval_runs.load_run(_named_run(tmp_path, "r", source))) == role
+
+
+def test_fallback_configs_are_marked_in_every_label(tmp_path: Path) -> None:
+    note = ("LLM reranker unavailable: no LLM is configured (set RAG_LLM, OPENAI_API_KEY or GROQ_API_KEY); results "
+            "are shown in first-stage order")
+    run = eval_runs.load_run(_named_run(tmp_path, "held", "eval_data/heldout_set.jsonl", {"full": [note]}))
+    assert run.fell_back == {"full": "LLM rerank skipped: no LLM configured"}
+    assert list(eval_runs.summary_frame([run])["label"]) == ["C0", "full (fallback)"]
+    assert set(eval_runs.summary_frame([run])["role"]) == {"validation"}
+    assert set(eval_runs.questions_frame([run])["label"]) == {"C0", "full (fallback)"}
+    bars = charts.metric_bars(eval_runs.metrics_frame([run]))
+    hatched = {trace.name for trace in bars.data if trace.marker.pattern.shape == "/"}
+    assert hatched == {"full (fallback)"}
+    cross = "cross-encoder 'x' is unavailable: it is not a local folder and could not be loaded (OSError)"
+    assert eval_runs.fallback_reason([{"notes": [cross]}]).startswith("cross-encoder rerank skipped")
+    assert eval_runs.fallback_reason([{"notes": ["intent: terms point to hris"]}]) is None
+
+
+def test_verdict_names_the_best_validation_config_its_margin_latency_and_failure(tmp_path: Path) -> None:
+    held = eval_runs.load_run(_named_run(tmp_path, "held", "eval_data/heldout_set.jsonl"))
+    dev = eval_runs.load_run(_named_run(tmp_path, "dev", "eval_data/dev_set.jsonl"))
+    text = eval_runs.verdict([dev, held])
+    assert text is not None
+    assert "Best on held-out questions: full" in text and "1 validation run(s) (held)" in text
+    assert "+0.33 over the runner-up C0" in text  # hit@5 1.00 vs 0.67
+    assert "520 ms per question" in text and "(C0: 400 ms)" in text
+    assert "None of its validation records failed." in text
+    note = "LLM reranker unavailable: no LLM is configured; results are shown in first-stage order"
+    fell_back = eval_runs.load_run(_named_run(tmp_path, "held2", "eval_data/heldout_set.jsonl", {"full": [note]}))
+    text = eval_runs.verdict([fell_back]) or ""
+    assert "Best on held-out questions: C0" in text  # a configuration that fell back is no candidate
+    assert "main failure is `retrieval_miss` (1 of 4 validation records)" in text
+    assert eval_runs.verdict([dev]) is None  # tuning runs alone say nothing about generalisation
+
+
+SUITE = {
+    "created": "2026-11-22T19:02:23+00:00", "configs": ["C2", "full"], "k": 5,
+    "sets": [
+        {"name": "dev", "role": "tuning", "questions": 86, "answerable": 71, "out_of_scope": 15,
+         "metrics": {"C2": {"hit_rate": 0.68, "mrr": 0.52, "recall": 0.59, "false_abstention_rate": 0.0,
+                            "out_of_scope_abstention": 0.0},
+                     "full": {"hit_rate": 0.96, "mrr": 0.91, "recall": 0.86, "false_abstention_rate": 0.0,
+                              "out_of_scope_abstention": 1.0}}, "full_beats_c2": True},
+        {"name": "spotify", "role": "validation", "questions": 57, "answerable": 57, "out_of_scope": 0,
+         "metrics": {"C2": {"hit_rate": 0.90, "mrr": 0.81, "recall": 0.62, "false_abstention_rate": 0.0,
+                            "out_of_scope_abstention": None},
+                     "full": {"hit_rate": 0.95, "mrr": 0.78, "recall": 0.61, "false_abstention_rate": 0.26,
+                              "out_of_scope_abstention": None}}, "full_beats_c2": None},
+    ],
+    "macro_validation": {"C2": {"hit_rate": 0.90, "mrr": 0.81, "recall": 0.62, "false_abstention_rate": 0.0,
+                                "out_of_scope_abstention": None},
+                         "full": {"hit_rate": 0.95, "mrr": 0.78, "recall": 0.61, "false_abstention_rate": 0.26,
+                                  "out_of_scope_abstention": None}},
+}
+
+
+def test_suite_table_one_row_per_set_with_its_role_then_the_macro_average(tmp_path: Path) -> None:
+    path = eval_runs.suite_path(tmp_path)
+    assert eval_runs.load_suite_table(path) == (None, None)  # absent: nothing to show, nothing breaks
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(SUITE))
+    suite, warning = eval_runs.load_suite_table(path)
+    assert warning is None and suite is not None
+    frame = eval_runs.suite_frame(suite)
+    assert list(frame.columns) == ["set", "role", "questions", "answerable", "out of scope", "C2", "full",
+                                   "full beats C2"]
+    assert list(frame["set"]) == ["dev", "spotify", "macro average"]
+    assert list(frame["role"]) == ["tuning", "validation", "validation"]
+    assert list(frame["full beats C2"]) == ["yes", "", ""]
+    assert eval_runs.suite_frame(suite, "mrr")["C2"].tolist() == [0.52, 0.81, 0.81]
+    with pytest.raises(ValueError, match="allowed: hit_rate"):
+        eval_runs.suite_frame(suite, "accuracy")
+    assert "spotify" in (eval_runs.verdict([], suite) or "") and "full's" in (eval_runs.verdict([], suite) or "")
+    path.write_text("{not json")
+    assert eval_runs.load_suite_table(path)[1].startswith(str(path))
