@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install run index test lint bench browser local-llm clean
+.PHONY: install run index test lint bench browser local-llm clean eval-suite
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ lint: install
 test: install browser
 	$(VENV)/bin/ruff check rag tests app.py pages bench
 	$(VENV)/bin/pytest -q
+
+# Every question set of eval_data/suite.toml through C2 and full (retrieval only); each corpus gets its own
+# cached index under index_store/suite/. Writes eval_data/results/suite/latest.{json,md}.
+eval-suite: install
+	$(PY) -m rag suite
 
 bench: install
 	$(PY) -m bench

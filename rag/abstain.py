@@ -1,21 +1,36 @@
-"""Unknown detection: a retrieval-confidence gate with answer / partial / abstain tiers.
+"""Unknown detection: an evidence-based confidence gate with answer / partial / abstain tiers.
 
-Signals: the best cosine similarity between the query and any indexed chunk, and which of the
-question's salient terms the indexed documentation never mentions ("weather", "blood_type").
-Thresholds are calibrated on the dev set (see `make calibrate` / the closing notes).
+The gate abstains only on positive evidence that the index cannot answer:
+
+- nothing indexed is similar enough (below the typical similarity of generic off-topic requests to
+  *this* index, calibrated per index by `calibrate`);
+- the question names an identifier, path or API that the index truly does not have (every identifier
+  form is recognised: `METHOD /path`, templated and concrete paths, backticks, snake_case, camelCase,
+  kebab-case, operationIds);
+- it is closer to an out-of-scope prototype (pricing, weather, …) than to any chunk;
+- it asks for something the docs never mention: a rare technical term (not an ordinary English word)
+  that no indexed text uses, in a question that is not a yes/no question;
+- it asks for a rate (per minute, per month) and the docs state none.
+
+Names and values a user mentions (people, titles, songs, companies: capitalised words inside the
+sentence, quoted strings, numbers) and ordinary English words are never evidence: task requests are
+full of them. When the evidence is weak the tier is `partial`, not `abstain`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 
 from rag.index.bm25 import tokenize
 from rag.results import Confidence
 from rag.retrieve.profile import RATE_UNIT, CorpusProfile, word_forms
 from rag.rewrite import current_question
+
+PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"
 
 GENERIC_TERMS = frozenset(
     """able about add added all allow allowed also another any anything ask available back based best call calls
@@ -29,52 +44,59 @@ GENERIC_TERMS = frozenset(
 )
 
 
-# Questions no API specification answers: the gate compares a query with these as well as with
-# the indexed chunks (a small semantic router). Each line is one kind of out-of-scope request.
-OUT_OF_SCOPE_PROTOTYPES: tuple[str, ...] = (
-    "How much does it cost? What are the pricing plans and subscription fees?",
-    "What is the price per API call, billing and invoices?",
-    "What is the weather forecast today?",
-    "Who won the football match last night?",
-    "What is the SLA and uptime guarantee of the company?",
-    "Who is the CEO of the company and where is its office?",
-    "Write me a poem or tell me a joke",
-    "What is the capital of France and other general knowledge",
-    "How do I cook pasta, a recipe",
-    "What stock price and revenue does the company have?",
-)
+@lru_cache(maxsize=1)
+def out_of_scope_prototypes() -> tuple[str, ...]:
+    """The out-of-scope requests of `rag/data/out_of_scope_prototypes.txt` (one per line, # comments)."""
+    lines = PROTOTYPES_FILE.read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
 @dataclass(frozen=True)
 class GateThresholds:
-    """Cut-offs of the gate (cosine similarities), calibrated on the dev set."""
+    """Cut-offs of the gate (cosine similarities).
+
+    The defaults suit all-MiniLM-L6-v2; `calibrate` replaces `abstain_below` and `partial_below` with
+    figures measured on the index itself.
+    """
 
     abstain_below: float = 0.25
     partial_below: float = 0.40
     out_of_scope_margin: float = 0.05
     out_of_scope_floor: float = 0.40
     rare_term_similarity: float = 0.45
-    unknown_majority_below: float = 0.0
-    foreign_terms_abstain: int = 3
-    foreign_pair_below: float = 0.45
 
 
-# Similarities depend on the embedding model, so each model has its own calibration.
+# Similarities depend on the embedding model: the model-free hashing embedder gives far lower ones.
 CALIBRATIONS: dict[str, GateThresholds] = {
     "all-MiniLM-L6-v2": GateThresholds(),
     "hashing-384": GateThresholds(
-        abstain_below=0.08,
-        partial_below=0.15,
-        out_of_scope_floor=1.01,
-        rare_term_similarity=0.2,
-        unknown_majority_below=1.0,
+        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=1.01, rare_term_similarity=0.2
     ),
 }
 
 
 def thresholds_for(embedding_model: str) -> GateThresholds:
-    """The calibrated thresholds of an embedding model (the MiniLM ones when it has none)."""
+    """The default thresholds of an embedding model (the MiniLM ones when it has none)."""
     return CALIBRATIONS.get(embedding_model, GateThresholds())
+
+
+def calibrate(base: GateThresholds, off_topic_similarities: Sequence[float]) -> GateThresholds:
+    """Thresholds for one index from how similar generic off-topic requests are to it.
+
+    Each out-of-scope prototype's best similarity to the index says how high an unrelated question
+    scores against this corpus (a large, wordy corpus scores higher than a small one). Below their
+    median nothing is similar enough (abstain); below their highest the match is weak (partial). The
+    model's defaults bound the result so a corpus can never make the gate stricter than they are.
+    """
+    values = sorted(float(v) for v in off_topic_similarities)
+    if not values:
+        return base
+    median = values[len(values) // 2]
+    return replace(
+        base,
+        abstain_below=round(min(base.abstain_below, median), 4),
+        partial_below=round(min(base.partial_below, max(values[-1], median)), 4),
+    )
 
 
 @dataclass(frozen=True)
@@ -88,50 +110,113 @@ class GateDecision:
     reasons: tuple[str, ...] = field(default_factory=tuple)
 
 
+# ---------------------------------------------------------------------- names and values
+_QUOTED = re.compile(r"\"[^\"]{1,200}\"|“[^”]{1,200}”|'[^']{2,200}'(?!\w)|‘[^’]{1,200}’")
+_NAMED_BY = re.compile(r"\b(?:called|named|titled|entitled)\s+([A-Za-z0-9][\w'’-]*(?:\s+[A-Z0-9][\w'’-]*)*)")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)\s*[\"'“‘(]*([A-Za-z][\w'’-]*)")
+_TITLE_WORD = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
+
+
+def names_and_values(question: str) -> list[str]:
+    """The names and values a question mentions: quoted strings, words after "called"/"named", and
+    capitalised words inside a sentence ("songs of Mariah Carey", "The Dark Side of the Moon").
+
+    They say what to act on, not what the question is about; the gate never counts them as unknown.
+    """
+    found = [m.group(0).strip("\"'“”‘’") for m in _QUOTED.finditer(question)]
+    found += [m.group(1) for m in _NAMED_BY.finditer(question)]
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
+    found += [m.group(0) for m in _TITLE_WORD.finditer(question) if m.start() not in starts]
+    return list(dict.fromkeys(found))
+
+
+def without_names_and_values(question: str) -> str:
+    """The question with its names, values and numbers blanked out."""
+    text = _QUOTED.sub(" ", question)
+    text = _NAMED_BY.sub(" ", text)
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    text = _TITLE_WORD.sub(lambda m: m.group(0) if m.start() in starts else " ", text)
+    return re.sub(r"\b\d[\d.,:]*\b", " ", text)
+
+
 def salient_terms(question: str) -> list[str]:
-    """Content words and identifiers of a question (generic words dropped)."""
+    """Content words and identifiers of a question (generic words, names, values and numbers dropped)."""
     terms = []
-    for token in tokenize(question):
+    for token in tokenize(without_names_and_values(question)):
         if len(token) < 3 or token.isdigit() or token in GENERIC_TERMS:
             continue
         terms.append(token)
     return list(dict.fromkeys(terms))
 
 
+# ---------------------------------------------------------------------- identifiers
+_METHOD_PATH = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s`'\"),;?]*)", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/.:])(/[A-Za-z0-9_{}.\-]+(?:/[A-Za-z0-9_{}.\-]*)*)")
+_IDENTIFIER_WORD = re.compile(
+    r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b|\b[a-z]+(?:-[a-z0-9]+){2,}\b"
+)
+_BACKTICKS = re.compile(r"`([^`]{2,80})`")
+_IDENTIFIER_SHAPE = re.compile(r"^[A-Za-z_][\w.\-]*$")
+
+
+def named_paths(question: str) -> list[str]:
+    """API paths a question names: `GET /users/{id}`, `/unified/hris/employees`, `/mcp`."""
+    found = [m.group(1) for m in _METHOD_PATH.finditer(question)]
+    found += [m.group(1) for m in _PATH.finditer(question)]
+    return list(dict.fromkeys(p.rstrip(".") for p in found if len(p.strip("/")) >= 2))
+
+
 def identifiers_in(question: str) -> list[str]:
-    """Identifier-like words (`blood_type`, `x-account-id`, `createdAt`, text in backticks)."""
-    found = re.findall(r"`([^`]{2,60})`", question)
-    found += re.findall(
-        r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z]+\b|\b[a-z]+(?:-[a-z0-9]+){2,}\b", question
-    )
-    return list(dict.fromkeys(f.strip() for f in found if f.strip()))
+    """Identifier-like words (`blood_type`, `x-account-id`, `createdAt`, identifiers in backticks).
+
+    Paths are returned by `named_paths`; text in backticks that is not shaped like an identifier
+    (`Love Mariah`, `1800`) is a value.
+    """
+    without_paths = _PATH.sub(" ", _METHOD_PATH.sub(" ", question))
+    found = [t.strip() for t in _BACKTICKS.findall(without_paths) if _IDENTIFIER_SHAPE.match(t.strip())]
+    found += _IDENTIFIER_WORD.findall(_BACKTICKS.sub(" ", without_paths))
+    return list(dict.fromkeys(f for f in found if f))
 
 
+def identifier_known(identifier: str, profile: CorpusProfile) -> bool:
+    """Whether the index uses the identifier (as a whole, in lower case or with `-`/`_` swapped)."""
+    lowered = identifier.lower()
+    variants = {lowered, lowered.replace("-", "_"), lowered.replace("_", "-"), lowered.replace(".", "_")}
+    return any(profile.knows(v) or v in profile.structural_terms for v in variants)
+
+
+def unknown_parts(identifier: str, profile: CorpusProfile) -> list[str]:
+    """The words of an identifier that no indexed text uses (`blood` of `blood_type`)."""
+    parts = [p for p in tokenize(identifier) if p != identifier.lower() and len(p) > 2]
+    return [p for p in parts if not profile.knows(p)]
+
+
+# ---------------------------------------------------------------------- named APIs
+# "the ticketing API", "StackOne's Rust SDK", "the StackOne Rust SDK" (a capitalised brand may come first).
 _NAMED_API = re.compile(
-    r"\b(?:the|stackone(?:'s)?|a|an)\s+([A-Za-z][A-Za-z-]*)\s+(?:api|apis|sdk|sdks)\b", re.IGNORECASE
+    r"\b(?i:the|a|an|[a-z]+['’]s)\s+(?:[A-Z][\w'’-]*\s+)?([A-Za-z][A-Za-z0-9-]*)\s+(?i:apis?|sdks?)\b"
 )
 _NOT_A_NAME = frozenset(
     "the a an this that which what your our my their rest http https web public same right one other any each "
-    "every unified stackone open graph its own".split()
+    "every open its own new old main whole entire official".split()
 )
 
 
 def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
-    """Names in "<name> API"/"<name> SDK" that are not an indexed API (e.g. "the ticketing API")."""
-    known: set[str] = set()
-    for api in profile.apis:
-        known.add(api)
-        known.update(re.split(r"[-_. ]+", api))
-        known.update(re.findall(r"[a-z0-9]+", profile.api_titles.get(api, "").lower()))
+    """Names in "the <name> API" that no indexed API, title, path, tag, operationId or schema uses."""
     names = []
     for name in _NAMED_API.findall(question):
         lowered = name.lower()
-        if lowered in _NOT_A_NAME or lowered in known or lowered in GENERIC_TERMS:
+        if lowered in _NOT_A_NAME or lowered in stop_words():
+            continue
+        parts = [p for p in re.split(r"[-_]", lowered) if p]
+        if any(p in profile.apis or any(f in profile.structural_terms for f in word_forms(p)) for p in parts):
             continue
         names.append(lowered)
     return names
 
 
+# ---------------------------------------------------------------------- rare terms
 @lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """Whole words of the packaged embedder's WordPiece vocabulary (~20k common English words)."""
@@ -145,7 +230,7 @@ def common_words() -> frozenset[str]:
 
 
 def rare_terms(terms: Sequence[str]) -> list[str]:
-    """Terms that are neither common English words nor short acronyms (`graphql`, `kubernetes`, `hmac`)."""
+    """Terms that are not common English words (`graphql`, `kubernetes`, `hmac`, `nft`)."""
     vocabulary = common_words()
     if not vocabulary:
         return []
@@ -153,8 +238,8 @@ def rare_terms(terms: Sequence[str]) -> list[str]:
         t
         for t in terms
         if t.isalpha()
-        and len(t) >= 4
-        and not any(form in vocabulary for form in word_forms(t) if len(form) >= 4)
+        and len(t) >= 3
+        and not any(form in vocabulary for form in word_forms(t) if len(form) >= 3)
         and not t.endswith("ly")  # manner adverbs ("programmatically") are never the topic
         and not _compound_of_common_words(t, vocabulary)
     ]
@@ -165,42 +250,6 @@ def _compound_of_common_words(term: str, vocabulary: frozenset[str]) -> bool:
     return any(term[:cut] in vocabulary and term[cut:] in vocabulary for cut in range(3, len(term) - 2))
 
 
-@lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """English stop words (scikit-learn's list, installed with sentence-transformers) plus contractions."""
-    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please"}
-    words.add("regarding")  # the marker of an offline follow-up rewrite
-    try:  # the private module is the cheap import; the public path is the fallback
-        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
-    except ImportError:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    return frozenset(words | set(ENGLISH_STOP_WORDS))
-
-
-@lru_cache(maxsize=1)
-def glossary_words() -> frozenset[str]:
-    """Words the query-expansion glossary maps (either side): the engine understands them."""
-    from rag.retrieve.synonyms import GLOSSARY
-
-    return frozenset(
-        word for phrase in (*GLOSSARY, *GLOSSARY.values()) for word in re.findall(r"[a-z0-9]+", phrase.lower())
-    )
-
-
-def foreign_terms(unknown: Sequence[str]) -> list[str]:
-    """Unknown words that carry content: not stop words, not glossary words (`soap`, `refund`, `heap`).
-
-    Parts of an unknown compound (`sign` of `sign-on`, `graph` of `graphql`) are not counted again.
-    """
-    ignored = stop_words() | glossary_words()
-    kept = [t for t in unknown if t not in ignored and not any(form in ignored for form in word_forms(t))]
-    return [t for t in kept if not any(t != other and _part_of(t, other) for other in kept)]
-
-
-def _part_of(term: str, other: str) -> bool:
-    return other.startswith(term) or term in re.split(r"[-_]", other)
-
-
 _YES_NO = re.compile(r"^\s*(do|does|did|is|are|was|were|can|could|will|would|should|has|have|may)\b", re.I)
 
 
@@ -209,71 +258,116 @@ def is_yes_no_question(question: str) -> bool:
     return bool(_YES_NO.match(question))
 
 
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list) plus contractions and greetings: never evidence."""
+    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
+    words.add("regarding")  # the marker of an offline follow-up rewrite
+    try:  # the private module is the cheap import; the public path is the fallback
+        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+    except ImportError:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return frozenset(words | set(ENGLISH_STOP_WORDS))
+
+
+# ---------------------------------------------------------------------- the decision
+@dataclass(frozen=True)
+class Evidence:
+    """What the question says that the index can check."""
+
+    terms: tuple[str, ...]
+    unknown: tuple[str, ...]
+    rare: tuple[str, ...]
+    unknown_paths: tuple[str, ...]
+    unknown_identifiers: tuple[str, ...]
+    half_known_identifiers: tuple[str, ...]
+    unindexed_apis: tuple[str, ...]
+    names_known_identifier: bool
+
+
+def gather_evidence(question: str, profile: CorpusProfile, known_words: Iterable[str] = ()) -> Evidence:
+    """Check the question's terms, identifiers, paths and named APIs against the index."""
+    extra = frozenset(known_words)
+    # Paths are judged as paths (below), not word by word.
+    terms = salient_terms(_PATH.sub(" ", _METHOD_PATH.sub(" ", question)))
+    ignored = stop_words() | extra
+    unknown_all = [t for t in terms if not profile.knows(t) and t not in ignored and t not in profile.apis]
+    known = [t for t in terms if t not in unknown_all]
+    # `stack` of a known `StackOne` is no evidence of anything unknown.
+    unknown = tuple(t for t in unknown_all if not any(t != whole and t in whole for whole in known))
+    paths = named_paths(question)
+    unknown_paths = tuple(p for p in paths if not profile.knows_path(p))
+    identifiers = identifiers_in(question)
+    unknown_identifiers = [i for i in identifiers if not identifier_known(i, profile)]
+    fully_unknown = tuple(i for i in unknown_identifiers if unknown_parts(i, profile))
+    half_known = tuple(i for i in unknown_identifiers if i not in fully_unknown)
+    names_known = len(unknown_identifiers) < len(identifiers) or len(unknown_paths) < len(paths)
+    # Identifiers' own words are judged with the identifier, not again as terms.
+    identifier_words = {w for i in identifiers for w in tokenize(i)}
+    rare = tuple(t for t in rare_terms(unknown) if t not in identifier_words)
+    return Evidence(
+        tuple(terms),
+        unknown,
+        rare,
+        unknown_paths,
+        fully_unknown,
+        half_known,
+        tuple(unindexed_api_names(question, profile)),
+        names_known,
+    )
+
+
 def decide(
     question: str,
     top_similarity: float,
     profile: CorpusProfile,
     thresholds: GateThresholds | None = None,
     out_of_scope_similarity: float = 0.0,
+    known_words: Iterable[str] = (),
 ) -> GateDecision:
-    """Gate a question on retrieval evidence.
+    """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
-    Abstain when nothing indexed is similar enough, when the question names an identifier the
-    documentation never mentions, or when it is closer to a known out-of-scope request
-    (pricing, weather, …) than to any chunk. Partial when the match is weak.
+    `known_words` are words the engine understands beyond the index (those of an applied glossary).
     """
     thresholds = thresholds or GateThresholds()
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = current_question(question)
-    terms = salient_terms(question)
-    unknown_all = [t for t in terms if not profile.knows(t) and t not in glossary_words() and t not in profile.apis]
-    # `stack` of a known `StackOne` is no evidence of anything unknown.
-    known = [t for t in terms if t not in unknown_all]
-    unknown = tuple(t for t in unknown_all if not any(t != whole and t in whole for whole in known))
-    foreign = foreign_terms(unknown)
-    identifiers = identifiers_in(question)
-    unknown_identifiers = [i for i in identifiers if not profile.knows(i.lower())]
-    # Naming an identifier of the docs (`crm_list_lists`) puts a question in scope whatever else it says.
-    names_known_identifier = len(unknown_identifiers) < len(identifiers)
-    rare = rare_terms(unknown)
-    if names_known_identifier:
-        foreign, rare = [], []
+    evidence = gather_evidence(question, profile, known_words)
+    terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
     reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
+    rare = () if evidence.names_known_identifier else evidence.rare
+    asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
     tier: Confidence = "answer"
-    if not terms and top_similarity < thresholds.partial_below:
+    if not terms and not evidence.names_known_identifier and top_similarity < thresholds.partial_below:
         tier = "abstain"
         reasons.append("no content words")
     elif top_similarity < thresholds.abstain_below:
         tier = "abstain"
-    elif unknown_identifiers:
+        reasons.append(f"nothing similar enough (below {thresholds.abstain_below:.2f})")
+    elif evidence.unknown_paths and not evidence.names_known_identifier:
         tier = "abstain"
-        reasons.append("names not in the docs: " + ", ".join(unknown_identifiers))
-    elif unindexed_api_names(question, profile):
+        reasons.append("paths not in the docs: " + ", ".join(evidence.unknown_paths))
+    elif evidence.unknown_identifiers and not evidence.names_known_identifier:
         tier = "abstain"
-        reasons.append("asks about an API that is not indexed: " + ", ".join(unindexed_api_names(question, profile)))
-    elif len(unknown) >= 2 and known_share < 0.5 and top_similarity < thresholds.unknown_majority_below:
+        reasons.append("names not in the docs: " + ", ".join(evidence.unknown_identifiers))
+    elif evidence.unindexed_apis:
         tier = "abstain"
-        reasons.append("most of its words never occur in the docs")
-    elif len(foreign) >= thresholds.foreign_terms_abstain or (
-        len(foreign) >= 2 and (rare or top_similarity < thresholds.foreign_pair_below)
+        reasons.append("asks about an API that is not indexed: " + ", ".join(evidence.unindexed_apis))
+    elif rare and (
+        len(rare) >= 2 or top_similarity < thresholds.rare_term_similarity or not is_yes_no_question(question)
     ):
-        tier = "abstain"
-        reasons.append("several content words the docs never use: " + ", ".join(foreign))
-    elif len(rare) >= 2 or (rare and top_similarity < thresholds.rare_term_similarity):
-        tier = "abstain"
-        reasons.append("technical terms the docs never mention: " + ", ".join(rare))
-    elif rare and not is_yes_no_question(question):
         # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
         # endpoints need OAuth?" can be answered from what the docs do say, so it stays partial.
         tier = "abstain"
         reasons.append("asks for something the docs never mention: " + ", ".join(rare))
-    elif (asked_units := {unit.lower() for unit in RATE_UNIT.findall(question)}) and not (
-        asked_units & profile.rate_units
-    ):
+    elif len(unknown) >= 2 and top_similarity < thresholds.partial_below:
+        tier = "abstain"
+        reasons.append("a weak match, and several words the docs never use")
+    elif asked_units and not (asked_units & profile.rate_units):
         tier = "abstain"
         reasons.append("asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none")
     elif (
@@ -282,8 +376,16 @@ def decide(
     ):
         tier = "abstain"
         reasons.append(f"closer to an out-of-scope request ({out_of_scope_similarity:.2f})")
-    elif top_similarity < thresholds.partial_below or rare:
+    elif (
+        top_similarity < thresholds.partial_below
+        or rare
+        or evidence.half_known_identifiers
+        or (len(unknown) >= 2 and not evidence.names_known_identifier)
+    ):
         tier = "partial"
+        if evidence.half_known_identifiers:
+            reasons.append("identifiers not in the docs, though their words are: "
+                           + ", ".join(evidence.half_known_identifiers))
     if tier == "abstain":
         score = min(score, 0.3)
     return GateDecision(tier, round(score, 4), top_similarity, unknown, tuple(reasons))

@@ -9,11 +9,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag.errors import RagError
-from rag.settings import Settings
+from rag.settings import PROJECT_ROOT, Settings
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 Command = Callable[[argparse.Namespace], int]
@@ -318,7 +319,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.evaluate.questions import load_questions
     from rag.evaluate.runner import ablation_configs, format_metrics_table, open_index_without_model, run_evaluation
     from rag.runner import Engine, engine_from_settings
-    from rag.settings import PROJECT_ROOT
 
     if args.judge_runs != 1 and not args.judge:
         return fail("--judge-runs needs --judge openai:MODEL (or groq:MODEL, local)")
@@ -337,7 +337,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         engine = engine_from_settings(settings, llm=args.llm)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
-    questions = load_questions(args.questions, engine.index)
+    found: list[str] = []
+    questions = load_questions(args.questions, engine.index, unknown_ids=args.unknown_ids, warnings=found)
+    for warning in found:
+        print(f"warning: {warning}", file=sys.stderr)
     judge = Judge(args.judge, runs=args.judge_runs) if args.judge else None
     if judge is not None and args.retrieval_only:
         raise ConfigError("--judge grades answers; it cannot be used with --retrieval-only")
@@ -365,6 +368,51 @@ def cmd_eval(args: argparse.Namespace) -> int:
     else:
         print(format_metrics_table(result.metrics, args.k))
         print(f"\n{result.written} records written, {result.resumed} kept from before; results in {out}")
+    return EXIT_OK
+
+
+@command("suite")
+def cmd_suite(args: argparse.Namespace) -> int:
+    """Run every question set of an evaluation suite; prints and saves one table (latest.json, latest.md)."""
+    from rag.config import resolve_configs
+    from rag.evaluate.runner import ablation_configs
+    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, format_suite_table, load_suite, run_suite
+    from rag.index.build import open_index
+    from rag.runner import Engine
+
+    suite = load_suite(args.suite)
+    if args.sets:
+        suite = suite.select([name.strip() for name in args.sets.split(",") if name.strip()])
+    known = known_configs(args)
+    configs = resolve_configs(args.configs or list(suite.configs), known)
+    if args.ablate:
+        if args.ablate not in known:
+            return fail(f"--ablate {args.ablate!r} is not a config; allowed: {', '.join(known)}")
+        configs += [c for c in ablation_configs(known[args.ablate]) if c.name not in {x.name for x in configs}]
+    base = settings_from(args)
+    root = Path(base.index_dir) / "suite"
+    cache = base.cache_dir or Path(base.index_dir) / "cache"
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def engine_for(corpus: Corpus) -> Engine:
+        folder = root / corpus_key(corpus, base.embedding_model)
+        settings = replace(base, index_dir=folder, cache_dir=cache, chroma_url="")
+        index = corpus_index(corpus, folder, lambda _: open_index(settings), log)
+        return Engine(index, default_llm="extractive")
+
+    out = Path(args.out) if args.out else PROJECT_ROOT / "eval_data" / "results" / "suite"
+    log(f"suite {suite.path.name}: {len(suite.sets)} set(s) x {len(configs)} config(s) "
+        f"({', '.join(c.name for c in configs)}), retrieval only")
+    report = run_suite(suite, configs, engine_for, out, log)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(format_suite_table(report))
+        print(f"\nsaved {out / 'latest.json'} and {out / 'latest.md'} ({report.seconds:.0f} s)")
     return EXIT_OK
 
 
@@ -454,6 +502,19 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--parallel", action="store_true", help="run a question's configs concurrently, sharing "
                           "embeddings and candidate pools (faster; per-config latencies then not comparable)")
     evaluate.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
+    evaluate.add_argument("--unknown-ids", choices=["error", "warn"], default="error",
+                          help="relevant ids the index does not know: fail (default) or name each and score it "
+                          "as unmatched")
+
+    suite = add("suite", "run an evaluation suite: many question sets, each with its own specs and a role")
+    suite.add_argument("--suite", default=str(PROJECT_ROOT / "eval_data" / "suite.toml"),
+                       help="suite file (default: eval_data/suite.toml)")
+    suite.add_argument("--configs", help="comma-separated names (default: the suite's, e.g. C2,full)")
+    suite.add_argument("--config-file", help="TOML or YAML file with more configs")
+    suite.add_argument("--sets", help="comma-separated set names to run (default: all)")
+    suite.add_argument("--ablate", help="also run this config with each of its features switched off")
+    suite.add_argument("--out", help="folder for latest.json, latest.md and records (default: eval_data/results/suite)")
+    suite.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
 
     make_questions = add("make-questions", "generate a template test set (no LLM) about one indexed API")
     make_questions.add_argument("--api", required=True, help="the indexed API, as `stats` lists it (e.g. hris)")

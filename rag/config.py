@@ -48,6 +48,9 @@ class Config:
     rewrite: bool = True
     generator: str = "auto"
     context_tokens: int = 4000
+    # Glossaries for query expansion (shipped names such as "hr", or TOML paths); each applies only to an
+    # index whose vocabulary fits it (rag/retrieve/synonyms.py).
+    glossaries: tuple[str, ...] = ()
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -75,6 +78,15 @@ class Config:
             raise ConfigError(
                 f"{self.name}.context_tokens={self.context_tokens!r} is not allowed; allowed: 200 to 32000"
             )
+        if isinstance(self.glossaries, str) or not isinstance(self.glossaries, (tuple, list)):
+            raise ConfigError(
+                f"{self.name}.glossaries={self.glossaries!r} is not allowed; allowed: a list of glossary names or paths"
+            )
+        object.__setattr__(self, "glossaries", tuple(self.glossaries))
+        from rag.retrieve.synonyms import load_glossary
+
+        for glossary in self.glossaries:
+            load_glossary(str(glossary))  # raises ConfigError naming the allowed glossaries
         if not self.generator.strip():
             raise ConfigError(f"{self.name}.generator is empty; allowed: auto, extractive, openai:M, groq:M, local")
 
@@ -111,7 +123,9 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
-        return asdict(self)
+        data = asdict(self)
+        data["glossaries"] = list(self.glossaries)
+        return data
 
 
 _C0 = Config("C0", chunking="naive", retriever="vector", description="naive JSON chunks + vector search")
@@ -135,6 +149,7 @@ _FULL = Config(
     expansion=True,
     dynamic_k=True,
     query_expansion=True,
+    glossaries=("hr",),
     reranker="structural",
     abstention=True,
     write_check=True,

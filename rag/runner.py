@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.abstain import OUT_OF_SCOPE_PROTOTYPES, GateThresholds, decide, thresholds_for
+from rag.abstain import GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.config import Config
 from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
@@ -32,7 +32,7 @@ from rag.retrieve.expansion import demote_repeated_covers, expand_references, in
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.profile import profile_for
 from rag.retrieve.retrievers import make_retriever
-from rag.retrieve.synonyms import expand_query
+from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
 from rag.write_check import check_write_operation
 
@@ -80,6 +80,7 @@ class Engine:
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _prototypes: Any = field(default=None, init=False, repr=False)
+    _calibrated: dict[tuple[int, str], GateThresholds] = field(default_factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------ models
     def llm_spec(self, config: Config) -> str:
@@ -117,6 +118,17 @@ class Engine:
             return self._generators[spec]
 
     # ------------------------------------------------------------------ stages
+    def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
+        """The config's glossaries that fit the indexed corpus (its vocabulary uses their target words)."""
+        if not config.query_expansion or not config.glossaries:
+            return ()
+        profile = profile_for(ctx.snapshot)
+        return tuple(
+            glossary
+            for glossary in (load_glossary(name) for name in config.glossaries)
+            if ctx.memo(("glossary-applies", glossary.name), lambda g=glossary: glossary_applies(g, profile.knows))
+        )
+
     def _reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
         if config.reranker == "structural":
             return StructuralReranker.for_corpus(profile_for(ctx.snapshot))
@@ -139,7 +151,7 @@ class Engine:
         timings = result.timings_ms
         strategies = (config.chunking, "docs")
         if config.query_expansion:
-            expanded = expand_query(query)
+            expanded = expand_query(query, self.active_glossaries(config, ctx))
             if expanded != query:
                 result.notes.append(f"query expanded: {expanded}")
                 query = expanded
@@ -218,19 +230,44 @@ class Engine:
         pools = [ctx.vector_pool(strategy, (), query) for strategy in (config.chunking, "docs")]
         top_similarity = max((pool[0][1] for pool in pools if pool), default=0.0)
         out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
-        thresholds = self.thresholds or thresholds_for(self.index.embedder.name)
-        decision = decide(query, top_similarity, profile_for(ctx.snapshot), thresholds, out_of_scope)
+        known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
+        decision = decide(
+            query, top_similarity, profile_for(ctx.snapshot), self.gate_thresholds(ctx, config), out_of_scope, known
+        )
         result.confidence = decision.tier
         result.confidence_score = decision.score
         result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
         result.timings_ms["gate"] = _ms(started)
+
+    def gate_thresholds(self, ctx: QueryContext, config: Config) -> GateThresholds:
+        """The gate's thresholds for this index: given ones, else the model's calibrated on the index itself
+        (how similar the out-of-scope prototypes are to its chunks; computed once per index generation)."""
+        if self.thresholds is not None:
+            return self.thresholds
+        key = (ctx.snapshot.generation, config.chunking)
+        with self._lock:
+            cached = self._calibrated.get(key)
+        if cached is not None:
+            return cached
+        strategies = (config.chunking, "docs")
+        similarities = []
+        for prototype in out_of_scope_prototypes():
+            probe = QueryContext(self.index, prototype)
+            pools = [probe.vector_pool(strategy, (), prototype) for strategy in strategies]
+            similarities.append(max((pool[0][1] for pool in pools if pool), default=0.0))
+        thresholds = calibrate(thresholds_for(self.index.embedder.name), similarities)
+        with self._lock:
+            if len(self._calibrated) > 8:
+                self._calibrated.clear()
+            self._calibrated[key] = thresholds
+        return thresholds
 
     def _out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""
         with self._lock:
             prototypes = self._prototypes
             if prototypes is None:
-                prototypes = self._prototypes = ctx.embedder.embed(list(OUT_OF_SCOPE_PROTOTYPES))
+                prototypes = self._prototypes = ctx.embedder.embed(list(out_of_scope_prototypes()))
         return float((prototypes @ ctx.query_vector(query)).max())
 
     # ------------------------------------------------------------------ run

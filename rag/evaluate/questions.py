@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,9 @@ STRUCTURAL_ID = re.compile(
     rf"^[A-Za-z0-9_-]+\.(?:(?:paths|webhooks)\..+\.(?:{_HTTP_METHODS})|components\..+|overview)$"
 )
 MAX_PROBLEMS_SHOWN = 50
+# What loading does with a relevant id the index does not know: fail the whole set, or name it and keep
+# the question (the id then never matches, so the question scores as a miss).
+UNKNOWN_ID_POLICIES = ("error", "warn")
 
 
 class QuestionSetError(RagError):
@@ -296,14 +299,20 @@ def operation_id_map(index: Any) -> dict[str, list[tuple[str, str, str]]]:
     return found
 
 
-def _benchmark(item: _Item, operations: Mapping[str, list[tuple[str, str, str]]] | None) -> Question | None:
+def _benchmark(
+    item: _Item, operations: Mapping[str, list[tuple[str, str, str]]] | None, lenient: list[str] | None = None
+) -> Question | None:
     function = item.text("expected_function")
     relevant: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     truth = ""
     if function and operations is not None:
         matches = operations.get(function, [])
-        if not matches:
+        if not matches and lenient is not None:
+            lenient.append(f"{item.where}: expected_function {function!r} is no operationId in the index; "
+                           "scored as unmatched")
+            relevant = (f"operationId:{function}",)
+        elif not matches:
             item.problem(f"expected_function {function!r} is no operationId in the index")
         relevant = tuple(structural for structural, _, _ in matches)
         keywords = tuple(f"{method} {path}" for _, method, path in matches)
@@ -362,12 +371,40 @@ def detect_format(path: Path | str, text: str | None = None) -> str:
     )
 
 
-def load_questions(path: Path | str, index: Any | None = None, fmt: str | None = None) -> list[Question]:
+def resolve_alias(structural_id: str, known: set[str]) -> str | None:
+    """The indexed id a foreign label means, when it names the same thing another way.
+
+    A security scheme labelled `iam.components.basic` (as some published sets do) is the scheme the
+    index covers as `iam.components.securitySchemes.basic` (in the API's overview chunk).
+    """
+    api, dot, rest = structural_id.partition(".components.")
+    if dot and "." not in rest:
+        for section in ("securitySchemes", "schemas"):
+            candidate = f"{api}.components.{section}.{rest}"
+            if candidate in known:
+                return candidate
+    return None
+
+
+def load_questions(
+    path: Path | str,
+    index: Any | None = None,
+    fmt: str | None = None,
+    unknown_ids: str = "error",
+    warnings: list[str] | None = None,
+) -> list[Question]:
     """Load a question file in any supported format (auto-detected unless `fmt` is given).
 
     With an `index`, every relevant structural id must be one the index covers, and benchmark
     operationIds are mapped to structural ids. Raises QuestionSetError listing every problem.
+    With `unknown_ids="warn"` an id the index does not know is named in `warnings` and kept, so the
+    question scores as unmatched; ids that name an indexed thing another way are resolved first.
     """
+    if unknown_ids not in UNKNOWN_ID_POLICIES:
+        raise QuestionSetError(
+            [f"unknown_ids={unknown_ids!r} is not allowed; allowed: {', '.join(UNKNOWN_ID_POLICIES)}"]
+        )
+    lenient = (warnings if warnings is not None else []) if unknown_ids == "warn" else None
     path = Path(path)
     name = path.name
     try:
@@ -412,7 +449,7 @@ def load_questions(path: Path | str, index: Any | None = None, fmt: str | None =
         elif fmt == "experiment":
             question = _experiment(item)
         else:
-            question = _benchmark(item, operations)
+            question = _benchmark(item, operations, lenient)
         if question is None:
             continue
         if question.id in seen:
@@ -420,9 +457,16 @@ def load_questions(path: Path | str, index: Any | None = None, fmt: str | None =
             continue
         seen[question.id] = line
         if known is not None:
-            unknown = [r for r in question.relevant_ids if r not in known]
-            if unknown:
-                item.problem(f"unknown structural id(s) {', '.join(unknown)} (not in the index)")
+            resolved = tuple(r if r in known else resolve_alias(r, known) or r for r in question.relevant_ids)
+            if resolved != question.relevant_ids:
+                question = replace(question, relevant_ids=tuple(dict.fromkeys(resolved)))
+            unknown = [r for r in question.relevant_ids if r not in known and not r.startswith("operationId:")]
+            if unknown and lenient is not None:
+                lenient.append(f"{item.where}: unknown structural id(s) {', '.join(unknown)} (not in the index); "
+                               "scored as unmatched")
+            elif unknown:
+                item.problem(f"unknown structural id(s) {', '.join(unknown)} (not in the index); pass "
+                             "--unknown-ids warn to keep the question and score those ids as unmatched")
                 continue
         questions.append(question)
     if not raw_items and not problems:

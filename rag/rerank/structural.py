@@ -23,17 +23,15 @@ from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, top
 from rag.retrieve.synonyms import original_query
 from rag.rewrite import current_question
 
+# The verbs of HTTP's own vocabulary (create/read/update/delete). Verbs particular to a corpus
+# ("enroll", "book") come from its operation summaries (`CorpusProfile.verb_methods`).
 VERB_METHODS: dict[str, tuple[str, ...]] = {
     "create": ("post",),
     "add": ("post",),
     "new": ("post",),
     "make": ("post",),
-    "register": ("post",),
     "submit": ("post",),
     "upload": ("post",),
-    "generate": ("post",),
-    "invite": ("post",),
-    "enroll": ("post",),
     "update": ("patch", "put"),
     "change": ("patch", "put"),
     "modify": ("patch", "put"),
@@ -43,8 +41,6 @@ VERB_METHODS: dict[str, tuple[str, ...]] = {
     "set": ("patch", "put"),
     "delete": ("delete",),
     "remove": ("delete",),
-    "deactivate": ("delete",),
-    "cancel": ("delete", "post"),
     "list": ("get",),
     "get": ("get",),
     "retrieve": ("get",),
@@ -59,10 +55,6 @@ VERB_METHODS: dict[str, tuple[str, ...]] = {
     "download": ("get",),
     "see": ("get",),
     "check": ("get",),
-    "record": ("post",),
-    "book": ("post",),
-    "assign": ("post",),
-    "schedule": ("post",),
 }
 _SINGLE = re.compile(r"\b(a single|one|specific|particular|by id|by its id|details? (of|for|about)|an? \w+'s)\b", re.I)
 _MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|catalog(ue)?)\b", re.I)
@@ -84,19 +76,23 @@ _STATE_PARTICIPLE = re.compile(
 )
 
 
-def question_methods(question: str) -> set[str]:
-    """HTTP methods the verbs of a question point to ("what do I get back" asks about a response, not a GET)."""
+def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
+    """HTTP methods the verbs of a question point to ("what do I get back" asks about a response, not a GET).
+
+    `corpus_verbs` adds the verbs of the indexed operation summaries; HTTP's own verbs win a conflict.
+    """
     text = re.sub(r"\bget(s|ting)? back\b", "receive", question.lower())
     text = _STATE_PARTICIPLE.sub("filtered", text)
     words = re.findall(r"[a-z]+", text)
-    return {method for word in words for form in word_forms(word) for method in VERB_METHODS.get(form, ())}
+    verbs = {**(corpus_verbs or {}), **VERB_METHODS}
+    return {method for word in words for form in word_forms(word) for method in verbs.get(form, ())}
 
 
 @lru_cache(maxsize=65536)
-def parent_words(path: str) -> tuple[str, ...]:
+def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
-    → job); parameters and the `unified` prefix are left out."""
-    segments = [s for s in resource_segments(path) if s != "unified"]
+    → job); parameters and the API's shared prefix segments are left out."""
+    segments = [s for s in resource_segments(path) if s not in prefixes]
     words = [normalize_term(part) for segment in segments[:-1] for part in re.split(r"[_\-.]+", segment) if part]
     return tuple(dict.fromkeys(words))
 
@@ -157,11 +153,17 @@ class StructuralReranker:
     # A tie-breaker among the first-stage top candidates, not a way to pull operations up from deep in the pool.
     main_resource_window: int = 10
     main_resources: frozenset[tuple[str, str]] = frozenset()
+    prefixes: tuple[tuple[str, frozenset[str]], ...] = ()
+    corpus_verbs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def for_corpus(cls, profile: CorpusProfile) -> StructuralReranker:
-        """A reranker that knows the corpus's main resources (see `CorpusProfile.main_resources`)."""
-        return cls(main_resources=profile.main_resources)
+        """A reranker that knows the corpus's main resources, path prefixes and summary verbs."""
+        return cls(
+            main_resources=profile.main_resources,
+            prefixes=tuple(sorted(profile.prefixes.items())),
+            corpus_verbs=tuple(sorted(profile.verb_methods.items())),
+        )
 
     def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence."""
@@ -169,7 +171,9 @@ class StructuralReranker:
         # remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns.
         own = original_query(query)
         focus = current_question(own)
-        methods = question_methods(focus) or question_methods(query)
+        verbs = dict(self.corpus_verbs)
+        prefixes = dict(self.prefixes)
+        methods = question_methods(focus, verbs) or question_methods(query, verbs)
         query_words = re.findall(r"[a-z]+", own.lower())
         focus_words = re.findall(r"[a-z]+", focus.lower())
         nouns = {normalize_term(t) for t in tokenize(own)}
@@ -208,7 +212,8 @@ class StructuralReranker:
                 resource_named = match > 0
                 score += self.resource_weight * match
                 api_names = {chunk.api, normalize_term(chunk.api)}
-                parents = [w for w in parent_words(chunk.path) if w not in api_names and len(w) > 2]
+                api_prefixes = prefixes.get(chunk.api, frozenset())
+                parents = [w for w in parent_words(chunk.path, api_prefixes) if w not in api_names and len(w) > 2]
                 named = sum(1 for w in parents if word_forms(w) & (forms | added_forms))
                 if resource_named and parents:
                     # A nested path is more specific when the question names its parents too, and
@@ -222,7 +227,7 @@ class StructuralReranker:
                 if (
                     not names_a_resource
                     and position <= self.main_resource_window
-                    and (chunk.api, top_segment(chunk.api, chunk.path)) in self.main_resources
+                    and (chunk.api, top_segment(chunk.api, chunk.path, api_prefixes)) in self.main_resources
                 ):
                     score += self.main_resource_weight
                 # "an account" asks for one item, "accounts" for the list; creating takes the collection path.

@@ -54,10 +54,36 @@ def resource_of(path: str) -> str:
     return normalize_term(segments[-1]) if segments else ""
 
 
-def top_segment(api: str, path: str) -> str:
-    """The first resource segment below the API prefix: `/unified/hris/employees/{id}/documents` → employees."""
-    segments = [s for s in resource_segments(path) if s not in ("unified", api)]
+def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
+    """The first resource segment below the API's shared prefix: `/unified/hris/employees/{id}/documents`
+    → employees when `prefixes` (from `path_prefixes`) holds `unified` and `hris`."""
+    segments = [s for s in resource_segments(path) if s != api and s not in prefixes]
     return segments[0] if segments else ""
+
+
+def path_prefixes(paths: list[str]) -> frozenset[str]:
+    """Leading path segments most of an API's paths share (`unified`, `hris`, `v1`, `2010-04-01`): they
+    name the API or its version, not a resource. Derived from the paths, so any vendor's layout works."""
+    prefixes: set[str] = set()
+    if len(paths) < 2:
+        return frozenset()
+    for depth in range(3):
+        counts = Counter(segs[depth] for segs in (resource_segments(p) for p in paths) if len(segs) > depth + 1)
+        if not counts:
+            break
+        segment, count = counts.most_common(1)[0]
+        if count < 0.8 * len(paths):
+            break
+        prefixes.add(segment)
+    return frozenset(prefixes)
+
+
+_TEMPLATE = re.compile(r"\{[^}]*\}")
+
+
+def path_shape(path: str) -> str:
+    """A path with every parameter written `{}` and no trailing slash (`/users/{user_id}/` → `/users/{}`)."""
+    return _TEMPLATE.sub("{}", path.strip().rstrip("/").lower()) or "/"
 
 
 @dataclass
@@ -74,6 +100,15 @@ class CorpusProfile:
     # Each API's main resource: the top-level path segment with the most operations
     # (hris → employees, ats → applications, stackone → accounts).
     main_resources: frozenset[tuple[str, str]] = frozenset()
+    # Each API's shared leading path segments (`unified`, `hris`), from its paths.
+    prefixes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Every operation path in `path_shape` form, and the words a developer uses to name a part of an API:
+    # path segments, tags, operationIds, schema names and titles (not free-text descriptions or examples).
+    path_shapes: frozenset[str] = frozenset()
+    structural_terms: set[str] = field(default_factory=set)
+    # Verbs the operation summaries start with, mapped to the HTTP methods they are used with
+    # ("Enroll …" → post, "Book …" → post): a corpus's own vocabulary of actions.
+    verb_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -86,6 +121,21 @@ class CorpusProfile:
     def knows(self, term: str) -> bool:
         """Whether the term, its singular or its stem (listing → list, created → create) occurs in the text."""
         return any(form in self.vocabulary for form in word_forms(term))
+
+    def knows_path(self, path: str) -> bool:
+        """Whether a path names an indexed operation path: the same shape, a concrete value where the spec
+        has a parameter (`/users/42` ↔ `/users/{id}`), or the leading part of one (`/unified/hris`)."""
+        shape = path_shape(path.split("?", 1)[0])
+        if shape in self.path_shapes:
+            return True
+        asked = shape.strip("/").split("/")
+        for known in self.path_shapes:
+            segments = known.strip("/").split("/")
+            if len(segments) < len(asked):
+                continue
+            if all(k == "{}" or k == a or a == "{}" for a, k in zip(asked, segments, strict=False)):
+                return True
+        return False
 
 
 def build_profile(snapshot: Snapshot) -> CorpusProfile:
@@ -117,13 +167,51 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
                 profile.term_apis.setdefault(term, Counter())[chunk.api] += 1
     for api in apis:
         profile.term_apis.setdefault(api, Counter())[api] += 1000
+    for api in apis:
+        profile.prefixes[api] = path_prefixes([c.path for c in profile.operations if c.api == api])
+    profile.path_shapes = frozenset(path_shape(c.path) for c in profile.operations if c.path)
+    for chunk in snapshot.chunks.values():
+        if chunk.strategy == "naive":
+            continue
+        named = [chunk.path, chunk.operation_id, " ".join(chunk.tags)]
+        if chunk.kind in ("schema", "overview"):
+            named.append(chunk.title)
+        profile.structural_terms.update(normalize_term(t) for t in tokenize(" ".join(named)))
+    for record in snapshot.documents:
+        profile.structural_terms.update(normalize_term(t) for t in tokenize(f"{record.api} {record.title}"))
+    profile.verb_methods = summary_verbs(profile.operations)
     segment_counts: dict[str, Counter[str]] = {}
     for chunk in profile.operations:
-        segment = top_segment(chunk.api, chunk.path)
+        segment = top_segment(chunk.api, chunk.path, profile.prefixes.get(chunk.api, frozenset()))
         if segment:
             segment_counts.setdefault(chunk.api, Counter())[segment] += 1
     profile.main_resources = frozenset((api, counts.most_common(1)[0][0]) for api, counts in segment_counts.items())
     return profile
+
+
+def operation_summary(chunk: Chunk) -> str:
+    """The summary line the chunker writes into an operation chunk ("" when the operation has none)."""
+    for line in chunk.text.splitlines()[:6]:
+        if line.startswith("Summary: "):
+            return line.removeprefix("Summary: ").strip()
+    return ""
+
+
+def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:
+    """Verbs that open operation summaries, with the method they are used with in most (`min_share`) of
+    at least `min_uses` operations: `Enroll User` → post. Questions use the same verbs."""
+    uses: dict[str, Counter[str]] = {}
+    for chunk in operations:
+        words = re.findall(r"[A-Za-z]+", operation_summary(chunk))
+        if words and chunk.method:
+            uses.setdefault(words[0].lower(), Counter())[chunk.method] += 1
+    verbs: dict[str, tuple[str, ...]] = {}
+    for verb, methods in uses.items():
+        total = sum(methods.values())
+        method, count = methods.most_common(1)[0]
+        if len(verb) > 2 and total >= min_uses and count >= min_share * total:
+            verbs[verb] = (method,)
+    return verbs
 
 
 _cache_lock = threading.Lock()

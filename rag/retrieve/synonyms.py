@@ -1,99 +1,95 @@
-"""Query expansion with a glossary of the vocabulary developers use for HR, recruiting, learning and CRM APIs.
+"""Query expansion with glossaries: the words developers use → the words a spec uses.
 
-People ask about "PTO", "staff" or "applicants"; specs say `time_off`, `employees` and
-`candidates`/`applications`. The glossary appends the spec's words to the query (the original
-words stay), so both BM25 and the embedding see them.
+People ask about "PTO", "staff" or "applicants"; HR specs say `time_off`, `employees` and
+`candidates`/`applications`. A glossary appends the spec's words to the query (the original words
+stay), so both BM25 and the embedding see them.
+
+Glossaries are optional data files (`rag/data/glossaries/NAME.toml`, or any path) that a config names.
+A glossary written for one kind of API must not rewrite questions about another, so it applies to an
+index only when the index's vocabulary holds most of its target words (`glossary_applies`).
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-GLOSSARY: dict[str, str] = {
-    "pto": "time off",
-    "vacation": "time off",
-    "holiday": "time off",
-    "on leave": "time off",
-    "sick leave": "time off",
-    "annual leave": "time off",
-    "parental leave": "time off",
-    "leave request": "time off",
-    "leave requests": "time off",
-    "leave balance": "time off balances",
-    "leave balances": "time off balances",
-    "leave rules": "time off policies",
-    "leave policy": "time off policies",
-    "leave policies": "time off policies",
-    "leave types": "time off types",
-    "absence": "time off",
-    "sick": "time off",
-    "staff": "employees",
-    "worker": "employees",
-    "workers": "employees",
-    "personnel": "employees",
-    "headcount": "employees",
-    "hr": "hris",
-    "payroll": "employments compensation",
-    "salary": "compensation pay",
-    "org chart": "manager departments",
-    "applicant": "candidate application",
-    "applicants": "candidates applications",
-    "recruiting": "ats",
-    "recruiter": "ats users",
-    "recruiters": "ats users",
-    "hiring manager": "ats users",
-    "hiring managers": "ats users",
-    "turn down": "reject",
-    "decline": "reject",
-    "feedback": "scorecards",
-    "applied": "applications",
-    "opening": "job",
-    "openings": "jobs",
-    "vacancy": "job posting",
-    "vacancies": "job postings",
-    "learner": "user",
-    "learners": "users",
-    "finished": "completion",
-    "completed": "completion",
-    "training": "course content",
-    "lesson": "content",
-    "lessons": "content",
-    "customer": "account contact",
-    "customers": "accounts contacts",
-    "client": "account",
-    "clients": "accounts",
-    "lead": "contact",
-    "leads": "contacts",
-    "mailing": "email",
-    "newsletter": "email campaign",
-    "integration": "linked account",
-    "integrations": "linked accounts",
-    "unlink": "delete account",
-    "disconnect": "delete account",
-    "page through": "pagination next cursor",
-    "paginate": "pagination next cursor",
-    "paging": "pagination next cursor",
-    "rate limit": "429 too many requests",
-    "rate limited": "429 too many requests",
-    "login": "authentication",
-    "log in": "authentication",
-    "credentials": "authentication basic",
-    "token": "authentication",
-    "rules": "policies",
-    "function": "operation",
-    "functions": "operations",
-    "criteria": "filter",
-}
+from rag.errors import ConfigError
+
+GLOSSARY_DIR = Path(__file__).resolve().parent.parent / "data" / "glossaries"
 EXPANSION_OPEN = " (glossary: "
-_PATTERNS = [(re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE), words) for term, words in GLOSSARY.items()]
+MIN_TARGET_COVERAGE = 0.6
 
 
-def expand_query(query: str) -> str:
+@dataclass(frozen=True)
+class Glossary:
+    """A named mapping of user words (phrases) to spec words."""
+
+    name: str
+    terms: tuple[tuple[str, str], ...]
+
+    def words(self) -> frozenset[str]:
+        """Every word on either side: an engine using this glossary understands them."""
+        return frozenset(
+            word for pair in self.terms for phrase in pair for word in re.findall(r"[a-z0-9]+", phrase.lower())
+        )
+
+    def target_words(self) -> frozenset[str]:
+        """The words the glossary maps to (what the spec must use for the glossary to fit it)."""
+        return frozenset(word for _, target in self.terms for word in re.findall(r"[a-z0-9]+", target.lower()))
+
+
+def available_glossaries() -> tuple[str, ...]:
+    """Names of the glossaries shipped with the package."""
+    return tuple(sorted(path.stem for path in GLOSSARY_DIR.glob("*.toml")))
+
+
+@lru_cache(maxsize=32)
+def load_glossary(name_or_path: str) -> Glossary:
+    """A shipped glossary by name (`hr`) or a TOML file with a `[terms]` table of "user words" = "spec words"."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = GLOSSARY_DIR / f"{name_or_path}.toml"
+    if not path.is_file():
+        raise ConfigError(
+            f"glossary {name_or_path!r} not found; allowed: {', '.join(available_glossaries())} or a .toml file path"
+        )
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"glossary {path}: cannot read it ({error})") from None
+    terms = data.get("terms")
+    if not isinstance(terms, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in terms.items()):
+        raise ConfigError(f'glossary {path}: expected a [terms] table of "user words" = "spec words"')
+    return Glossary(path.stem, tuple((k.lower(), v) for k, v in terms.items()))
+
+
+def glossary_applies(glossary: Glossary, knows: Callable[[str], bool]) -> bool:
+    """Whether an index (its `knows(word)`) uses most (`MIN_TARGET_COVERAGE`) of the glossary's target words."""
+    targets = glossary.target_words()
+    if not targets:
+        return False
+    return sum(1 for word in targets if knows(word)) >= MIN_TARGET_COVERAGE * len(targets)
+
+
+@lru_cache(maxsize=32)
+def _patterns(glossary: Glossary) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE), words) for term, words in glossary.terms)
+
+
+def expand_query(query: str, glossaries: tuple[Glossary, ...] | Mapping[str, str] = ()) -> str:
     """The query plus the spec vocabulary for any glossary term it uses (unchanged when none)."""
+    if isinstance(glossaries, Mapping):
+        glossaries = (Glossary("inline", tuple(glossaries.items())),)
     additions: list[str] = []
-    for pattern, words in _PATTERNS:
-        if pattern.search(query) and words not in additions:
-            additions.append(words)
+    for glossary in glossaries:
+        for pattern, words in _patterns(glossary):
+            if pattern.search(query) and words not in additions:
+                additions.append(words)
     return f"{query}{EXPANSION_OPEN}{'; '.join(additions)})" if additions else query
 
 

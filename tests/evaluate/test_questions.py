@@ -136,7 +136,8 @@ def test_every_problem_is_listed_with_its_line(tmp_path: Path, fixture_index) ->
     assert problems[1:] == [
         "bad.jsonl:2: missing field 'question'",
         "bad.jsonl:3: duplicate id 'a' (first on line 1)",
-        "bad.jsonl:4: unknown structural id(s) shop-3_0.paths./nope.get (not in the index)",
+        "bad.jsonl:4: unknown structural id(s) shop-3_0.paths./nope.get (not in the index); "
+        "pass --unknown-ids warn to keep the question and score those ids as unmatched",
         "bad.jsonl:5: field 'answerable' must be true or false, not 'yes'",
     ]
     assert isinstance(caught.value, RagError)

@@ -1,0 +1,445 @@
+"""An evaluation suite: many question sets, each with the specs it needs and a role (tuning or validation).
+
+A suite file (TOML) names corpora (lists of spec files or folders, each indexed once under
+`index_store/suite/<corpus>-<hash>`) and question sets. A set either loads a question file (any format
+`load_questions` reads) or is generated from its corpus with the template generator, with unanswerable
+distractors. Every set runs through the chosen configs (retrieval only by default); the report has per
+set hit@k, MRR, recall@k, false-abstention rate and out-of-scope abstention, the macro average of the
+validation sets, and whether `full` beats C2 on each set.
+
+    [suite]
+    k = 5
+    configs = ["C2", "full"]
+
+    [corpora.stackone]
+    specs = ["../../shared/specs/stackone"]      # relative to the suite file
+
+    [[sets]]
+    name = "dev"
+    role = "tuning"                               # tuning | validation
+    corpus = "stackone"
+    questions = "dev_set.jsonl"
+    unknown_ids = "error"                         # error | warn
+
+    [[sets]]
+    name = "generated-stackone"
+    role = "validation"
+    corpus = "stackone"
+    generate = { per_api = 30, seed = 7 }
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rag.config import Config
+from rag.errors import ConfigError, allowed
+from rag.evaluate.metrics import abstention_accuracy, false_abstention_rate, hit_rate, mean_recall, mrr
+from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
+from rag.evaluate.runner import build_record, with_k
+from rag.index.store import Index
+from rag.runner import Engine
+
+ROLES = ("tuning", "validation")
+METRIC_KEYS = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention")
+LATEST_JSON = "latest.json"
+LATEST_TABLE = "latest.md"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The specs one or more question sets are asked against (indexed together)."""
+
+    name: str
+    specs: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """How a generated set is made: questions per indexed API and the generator's seed."""
+
+    per_api: int = 30
+    seed: int = 7
+
+
+@dataclass(frozen=True)
+class SetSpec:
+    """One question set of the suite."""
+
+    name: str
+    role: str
+    corpus: str
+    questions: Path | None = None
+    generate: Generation | None = None
+    unknown_ids: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise allowed(f"sets.{self.name}.role", self.role, ROLES)
+        if self.unknown_ids not in UNKNOWN_ID_POLICIES:
+            raise allowed(f"sets.{self.name}.unknown_ids", self.unknown_ids, UNKNOWN_ID_POLICIES)
+        if (self.questions is None) == (self.generate is None):
+            raise ConfigError(f"sets.{self.name}: give exactly one of 'questions' (a file) or 'generate' (a table)")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A parsed suite file."""
+
+    path: Path
+    corpora: dict[str, Corpus]
+    sets: tuple[SetSpec, ...]
+    configs: tuple[str, ...] = ("C2", "full")
+    k: int = 5
+
+    def select(self, names: Sequence[str]) -> Suite:
+        """The suite with only the named sets (unknown names fail, listing the allowed ones)."""
+        known = [s.name for s in self.sets]
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise ConfigError(f"unknown set(s) {', '.join(missing)}; allowed: {', '.join(known)}")
+        return Suite(self.path, self.corpora, tuple(s for s in self.sets if s.name in names), self.configs, self.k)
+
+
+def _table(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table")
+    return raw
+
+
+def _strings(raw: Any, where: str) -> list[str]:
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw or not all(isinstance(item, str) and item.strip() for item in raw):
+        raise ConfigError(f"{where} must be a non-empty list of paths or names")
+    return [item.strip() for item in raw]
+
+
+def _set_spec(raw: dict[str, Any], position: int, base: Path, corpora: dict[str, Corpus]) -> SetSpec:
+    where = f"sets[{position}]"
+    known_keys = {"name", "role", "corpus", "questions", "generate", "unknown_ids"}
+    extra = sorted(set(raw) - known_keys)
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(known_keys))}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{where}: needs a 'name'")
+    corpus = raw.get("corpus")
+    if corpus not in corpora:
+        raise allowed(f"sets.{name}.corpus", corpus, tuple(corpora))
+    questions = None
+    if "questions" in raw:
+        questions = (base / str(raw["questions"])).resolve()
+        if not questions.is_file():
+            raise ConfigError(f"sets.{name}.questions: {questions} is not a file")
+    generation = None
+    if "generate" in raw:
+        table = _table(raw["generate"], f"sets.{name}.generate")
+        bad = sorted(set(table) - {"per_api", "seed"})
+        if bad:
+            raise ConfigError(f"sets.{name}.generate: unknown key(s) {', '.join(bad)}; allowed: per_api, seed")
+        per_api, seed = table.get("per_api", 30), table.get("seed", 7)
+        if not isinstance(per_api, int) or isinstance(per_api, bool) or not 1 <= per_api <= 500:
+            raise ConfigError(f"sets.{name}.generate.per_api={per_api!r} is not allowed; allowed: 1 to 500")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ConfigError(f"sets.{name}.generate.seed={seed!r} is not allowed; allowed: a whole number")
+        generation = Generation(per_api, seed)
+    return SetSpec(
+        name.strip(),
+        str(raw.get("role", "")),
+        str(corpus),
+        questions,
+        generation,
+        str(raw.get("unknown_ids", "error")),
+    )
+
+
+def load_suite(path: Path | str) -> Suite:
+    """Parse and check a suite file; every path is resolved against the file's folder and must exist."""
+    path = Path(path).resolve()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the suite ({error})") from None
+    base = path.parent
+    header = _table(raw.get("suite", {}), "[suite]")
+    corpora: dict[str, Corpus] = {}
+    for name, table in _table(raw.get("corpora"), "[corpora]").items():
+        specs = tuple((base / item).resolve() for item in _strings(_table(table, f"corpora.{name}").get("specs"),
+                                                                   f"corpora.{name}.specs"))
+        missing = [str(spec) for spec in specs if not spec.exists()]
+        if missing:
+            raise ConfigError(f"corpora.{name}.specs: not found: {', '.join(missing)}")
+        corpora[name] = Corpus(name, specs)
+    items = raw.get("sets")
+    if not isinstance(items, list) or not items:
+        raise ConfigError(f"{path}: expected one or more [[sets]] tables")
+    sets = tuple(_set_spec(_table(item, f"sets[{n}]"), n, base, corpora) for n, item in enumerate(items, start=1))
+    names = [s.name for s in sets]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{path}: set names repeat: {', '.join(names)}")
+    k = header.get("k", 5)
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
+        raise ConfigError(f"[suite].k={k!r} is not allowed; allowed: a whole number from 1 to 50")
+    configs = tuple(_strings(header.get("configs", ["C2", "full"]), "[suite].configs"))
+    return Suite(path, corpora, sets, configs, k)
+
+
+# ---------------------------------------------------------------------- indexes
+def corpus_files(corpus: Corpus) -> list[Path]:
+    """The spec files of a corpus (folders expanded), sorted."""
+    from rag.index.build import expand_paths
+
+    return expand_paths(corpus.specs)
+
+
+def corpus_key(corpus: Corpus, embedding_model: str) -> str:
+    """A folder name that changes when a spec file's content or the embedding model changes."""
+    digest = hashlib.sha256(embedding_model.encode("utf-8"))
+    for file in corpus_files(corpus):
+        digest.update(file.name.encode("utf-8") + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    return f"{corpus.name}-{digest.hexdigest()[:12]}"
+
+
+def corpus_index(
+    corpus: Corpus,
+    root: Path,
+    open_index: Callable[[Path], Index],
+    log: Callable[[str], None] = lambda _: None,
+) -> Index:
+    """The corpus's own index under `root` (built on first use, refreshed when the chunker changed)."""
+    from rag.index.build import ingest_paths
+
+    index = open_index(root)
+    files = corpus_files(corpus)
+    started = time.perf_counter()
+    reports = ingest_paths(index, files, on_duplicate="replace")
+    bad = [r for r in reports if r.status in ("error", "rejected")]
+    if bad:
+        raise ConfigError(f"corpus {corpus.name}: " + "; ".join(r.message or r.source for r in bad))
+    changed = [r for r in reports if r.status in ("added", "replaced")]
+    if changed:
+        seconds = time.perf_counter() - started
+        log(f"indexed corpus {corpus.name}: {len(changed)} of {len(files)} file(s) in {seconds:.0f} s")
+    return index
+
+
+# ---------------------------------------------------------------------- questions
+def set_questions(spec: SetSpec, index: Index, warnings: list[str]) -> list[Question]:
+    """The questions of a set: loaded (lenient with `unknown_ids = "warn"`) or generated for every API."""
+    if spec.questions is not None:
+        found: list[str] = []
+        questions = load_questions(spec.questions, index, unknown_ids=spec.unknown_ids, warnings=found)
+        warnings.extend(f"{spec.name}: {w}" for w in found)
+        return questions
+    from rag.evaluate.generate import make_questions
+
+    assert spec.generate is not None
+    questions: list[Question] = []
+    for api in index.snapshot().apis():
+        questions.extend(make_questions(index, api, limit=spec.generate.per_api, seed=spec.generate.seed))
+    return questions
+
+
+# ---------------------------------------------------------------------- running
+@dataclass
+class SetResult:
+    """One set's figures per config."""
+
+    name: str
+    role: str
+    corpus: str
+    questions: int
+    answerable: int
+    out_of_scope: int
+    metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)
+
+    def full_beats_c2(self) -> bool | None:
+        """Whether `full` is at least as good as C2 on both hit rate and MRR (None when either is missing)."""
+        full, c2 = self.metrics.get("full"), self.metrics.get("C2")
+        if not full or not c2 or full.get("hit_rate") is None or c2.get("hit_rate") is None:
+            return None
+        return bool(full["hit_rate"] >= c2["hit_rate"] and (full["mrr"] or 0) >= (c2["mrr"] or 0))  # type: ignore[operator]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view."""
+        return {
+            "name": self.name,
+            "role": self.role,
+            "corpus": self.corpus,
+            "questions": self.questions,
+            "answerable": self.answerable,
+            "out_of_scope": self.out_of_scope,
+            "metrics": self.metrics,
+            "full_beats_c2": self.full_beats_c2(),
+        }
+
+
+def set_metrics(records: Sequence[dict[str, Any]], k: int) -> dict[str, float | None]:
+    """The suite's five figures for one config's records."""
+    return {
+        "hit_rate": hit_rate(records, k),
+        "mrr": mrr(records, k),
+        "recall": mean_recall(records, k),
+        "false_abstention_rate": false_abstention_rate(records),
+        "out_of_scope_abstention": abstention_accuracy(records),
+    }
+
+
+def macro_average(results: Sequence[SetResult], configs: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Per config, the mean of each figure over the given sets (sets without that figure are left out)."""
+    average: dict[str, dict[str, float | None]] = {}
+    for config in configs:
+        average[config] = {}
+        for key in METRIC_KEYS:
+            values = [r.metrics[config][key] for r in results if config in r.metrics]
+            present = [float(v) for v in values if v is not None]
+            average[config][key] = round(sum(present) / len(present), 4) if present else None
+    return average
+
+
+def run_set(
+    engine: Engine,
+    spec: SetSpec,
+    questions: Sequence[Question],
+    configs: Sequence[Config],
+    k: int,
+    records_dir: Path | None = None,
+    retrieval_only: bool = True,
+) -> SetResult:
+    """Run one set through every config; optionally write `<records_dir>/<set>/<config>.jsonl`."""
+    result = SetResult(
+        spec.name,
+        spec.role,
+        spec.corpus,
+        len(questions),
+        sum(1 for q in questions if q.answerable),
+        sum(1 for q in questions if not q.answerable),
+    )
+    for config in configs:
+        sized = with_k(config, k)
+        records = []
+        for question in questions:
+            answer = engine.run(question.question, sized, list(question.history) or None, retrieval_only)
+            records.append(
+                build_record(question, sized, answer, retrieval_only=retrieval_only, dry_run=False,
+                             model=engine.default_llm, max_text_chars=0)
+            )
+        result.metrics[config.name] = set_metrics(records, k)
+        if records_dir is not None:
+            folder = records_dir / spec.name
+            folder.mkdir(parents=True, exist_ok=True)
+            lines = (json.dumps(r, ensure_ascii=False) for r in records)
+            (folder / f"{config.name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return result
+
+
+@dataclass
+class SuiteReport:
+    """Everything a suite run produced."""
+
+    suite: str
+    configs: list[str]
+    k: int
+    sets: list[SetResult]
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    created: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def macro_validation(self) -> dict[str, dict[str, float | None]]:
+        """The macro average over the validation sets."""
+        return macro_average([s for s in self.sets if s.role == "validation"], self.configs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view (the file the evaluation page reads)."""
+        return {
+            "created": self.created,
+            "suite": self.suite,
+            "configs": self.configs,
+            "k": self.k,
+            "seconds": round(self.seconds, 1),
+            "sets": [s.to_dict() for s in self.sets],
+            "macro_validation": self.macro_validation(),
+            "macro_tuning": macro_average([s for s in self.sets if s.role == "tuning"], self.configs),
+            "warnings": self.warnings,
+        }
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def format_suite_table(report: SuiteReport) -> str:
+    """A Markdown table: one row per set and config, then the validation macro average."""
+    k = report.k
+    lines = [
+        f"| set | role | n (answerable / out of scope) | config | hit@{k} | MRR | recall@{k} | false abstention | "
+        "out-of-scope abstained | full ≥ C2 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for item in report.sets:
+        beats = item.full_beats_c2()
+        verdict = "—" if beats is None else ("yes" if beats else "**no**")
+        for position, config in enumerate(report.configs):
+            m = item.metrics.get(config, {})
+            first = position == 0
+            lines.append(
+                f"| {item.name if first else ''} | {item.role if first else ''} | "
+                f"{f'{item.questions} ({item.answerable} / {item.out_of_scope})' if first else ''} | {config} | "
+                f"{_fmt(m.get('hit_rate'))} | {_fmt(m.get('mrr'))} | {_fmt(m.get('recall'))} | "
+                f"{_fmt(m.get('false_abstention_rate'))} | {_fmt(m.get('out_of_scope_abstention'))} | "
+                f"{verdict if first else ''} |"
+            )
+    for label, average in (("validation macro average", report.macro_validation()),):
+        for position, config in enumerate(report.configs):
+            m = average[config]
+            lines.append(
+                f"| {'**' + label + '**' if position == 0 else ''} | | | {config} | {_fmt(m['hit_rate'])} | "
+                f"{_fmt(m['mrr'])} | {_fmt(m['recall'])} | {_fmt(m['false_abstention_rate'])} | "
+                f"{_fmt(m['out_of_scope_abstention'])} | |"
+            )
+    return "\n".join(lines)
+
+
+def run_suite(
+    suite: Suite,
+    configs: Sequence[Config],
+    engine_for: Callable[[Corpus], Engine],
+    out_dir: Path | None = None,
+    log: Callable[[str], None] = lambda _: None,
+    retrieval_only: bool = True,
+) -> SuiteReport:
+    """Run every set of the suite; with `out_dir`, write `latest.json`, `latest.md` and the records."""
+    started = time.perf_counter()
+    report = SuiteReport(str(suite.path), [c.name for c in configs], suite.k, [])
+    engines: dict[str, Engine] = {}
+    for spec in suite.sets:
+        if spec.corpus not in engines:
+            engines[spec.corpus] = engine_for(suite.corpora[spec.corpus])
+        engine = engines[spec.corpus]
+        questions = set_questions(spec, engine.index, report.warnings)
+        set_started = time.perf_counter()
+        result = run_set(engine, spec, questions, configs, suite.k,
+                         out_dir / "records" if out_dir else None, retrieval_only)
+        report.sets.append(result)
+        log(f"{spec.name} ({spec.role}, {len(questions)} questions): {time.perf_counter() - set_started:.0f} s")
+    report.seconds = time.perf_counter() - started
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _atomic_write(out_dir / LATEST_JSON, json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        _atomic_write(out_dir / LATEST_TABLE, format_suite_table(report) + "\n")
+    return report
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
