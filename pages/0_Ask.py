@@ -85,13 +85,15 @@ if st.session_state["ask_generator"] not in options:
 ui.valid_choices("ask_configs", list(known))
 ui.valid_number("ask_k", 1, MAX_K, 5)
 with st.container(border=True):
-    left, middle, right, last = st.columns([4, 1, 2, 1.4], vertical_alignment="bottom")
-    names: list[str] = left.multiselect(
+    # The configurations get the whole width: ten chips fit on one line there.
+    names: list[str] = st.multiselect(
         "Configurations",
         options=list(known),
         key="ask_configs",
-        help="Any number; each gets its own column. Default: C0 (naive baseline), C5 (cumulative study) and full.",
+        help="Any number: up to four side by side, more get a tab each. Default: C0 (naive baseline), C5 "
+        "(cumulative study) and full.",
     )
+    middle, right, last, _ = st.columns([1, 2, 1.4, 3.6], vertical_alignment="bottom")
     k = int(middle.number_input("k", min_value=1, max_value=MAX_K, step=1, key="ask_k",
                                 help="How many chunks each configuration passes on"))
     generator = right.selectbox(
@@ -134,7 +136,9 @@ if examples:
     for number, (column, example) in enumerate(zip(example_columns, examples, strict=True)):
         column.button(example.label, key=f"example-{number}", help=f"“{example.question}” — {example.reveals}",
                       on_click=ui.submit_example, args=(example.question,), icon=example.icon, width="stretch")
-if turns and st.button("New conversation", icon=":material/refresh:", help="Forget the earlier questions"):
+question = st.session_state.pop(PENDING_KEY, None) or pending_question
+if (turns or question) and st.button("New conversation", icon=":material/refresh:",
+                                     help="Forget the earlier questions"):
     turns.clear()
     st.rerun()
 
@@ -159,7 +163,6 @@ def render_turn(number: int, turn: Turn, latest: bool) -> None:
         ui.render_overlap(turn.results, key=f"t{number}")
 
 
-question = st.session_state.pop(PENDING_KEY, None) or pending_question
 
 for number, turn in enumerate(turns):
     if number == len(turns) - 1 and not question:

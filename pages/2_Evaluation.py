@@ -138,8 +138,24 @@ with st.expander("Run manifests"):
 # ---------------------------------------------------------------------- summary and charts
 metrics = eval_runs.metrics_frame(runs)
 st.subheader("Summary", anchor=False)
-st.dataframe(eval_runs.summary_frame(runs), hide_index=True, width="stretch", key="summary_table",
-             placeholder=ui.MISSING)
+summary = eval_runs.summary_frame(runs)
+st.dataframe(
+    summary,
+    hide_index=True,
+    width="stretch",
+    key="summary_table",
+    placeholder=ui.MISSING,
+    column_config={
+        "label": st.column_config.TextColumn("configuration", width="medium", pinned=True),
+        "role": st.column_config.TextColumn("role", width=84, help="tuning: tuned on these questions; validation: "
+                                            "held out"),
+        "fallback": st.column_config.TextColumn("fallback", width="large", help="the stage it ran without"),
+        **{column: st.column_config.NumberColumn(column, format="%.3f") for column in summary.columns
+           if column not in ("label", "role", "fallback", "n") and not str(column).startswith(("latency", "tokens"))},
+        **{column: st.column_config.NumberColumn(column, format="%.1f" if str(column).startswith("latency") else "%.0f")
+           for column in summary.columns if str(column).startswith(("latency", "tokens"))},
+    },
+)
 
 fell_back = eval_runs.fallbacks(runs)
 if fell_back:

@@ -201,7 +201,7 @@ def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go
                                f"<br>tokens per question {row.tokens:,.0f}<extra></extra>"),
             )
         )
-    how = "point size: tokens per question" if sized else "no tokens used (retrieval only): equal points"
+    how = "point size: tokens per question" if sized else "no LLM tokens used: equal points"
     figure.update_layout(
         template=TEMPLATE,
         height=420,

@@ -689,8 +689,9 @@ def verdict(runs: Sequence[SavedRun], suite: Mapping[str, Any] | None = None) ->
     if means:
         best, ranking = _ranked_text(means)
         names = ", ".join(run.name for run in validation)
-        parts.append(f"**Best on held-out questions: {best}** — mean {metric_label(hit)} over the "
-                     f"{len(validation)} validation run(s) ({names}): {ranking}.")
+        over = (f"{metric_label(hit)} on the validation run {names}" if len(validation) == 1
+                else f"mean {metric_label(hit)} over the {len(validation)} validation runs ({names})")
+        parts.append(f"**Best on held-out questions: {best}** — {over}: {ranking}.")
         if latency.get(best):
             line = f"Its median latency is {sum(latency[best]) / len(latency[best]):,.0f} ms per question"
             if latency.get("C0") and best != "C0":
@@ -711,8 +712,9 @@ def verdict(runs: Sequence[SavedRun], suite: Mapping[str, Any] | None = None) ->
             best, ranking = _ranked_text(clean)
             sets = [str(item.get("name")) for item in (suite or {}).get("sets") or []
                     if isinstance(item, Mapping) and item.get("role") == VALIDATION]
-            parts.append(f"On the evaluation suite's {len(sets)} validation set(s) ({', '.join(sets)}) the best macro "
-                         f"hit rate is {best}'s: {ranking}.")
+            where = (f"validation set {sets[0]}" if len(sets) == 1
+                     else f"{len(sets)} validation sets ({', '.join(sets)})")
+            parts.append(f"On the evaluation suite's {where} the best macro hit rate is {best}'s: {ranking}.")
     return " ".join(parts) or None
 
 

@@ -70,7 +70,6 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
 
 
 SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
-COMPACT_COLUMNS: tuple[str, ...] = ("rank", "before", "structural ids", "score", "by")
 
 
 def deciding_score(scores: dict[str, float]) -> tuple[float | None, str]:
@@ -82,26 +81,22 @@ def deciding_score(scores: dict[str, float]) -> tuple[float | None, str]:
     return None, ""
 
 
-def compact_chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
-    """The compact view of retrieved chunks: rank, rank before rerank, structural ids, and the one score that
-    decided the order (with its name), readable in a narrow column."""
-    rows: list[dict[str, Any]] = []
+def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
+    """The compact view of retrieved chunks as Markdown list items: final rank, rank before rerank, the score
+    that decided the order (with its name), and the whole structural ids on their own line — Markdown wraps
+    long ids, where a table in a narrow column cuts them."""
+    lines: list[str] = []
     for item in chunks:
         score, name = deciding_score(item.scores)
-        label = structural_label(item.chunk)
-        rows.append(
-            {
-                "rank": item.rank,
-                "before": item.rank_before_rerank,
-                "structural ids": label + (" (expansion)" if item.from_expansion else ""),
-                "score": score,
-                "by": name,
-            }
-        )
-    frame = pd.DataFrame(rows, columns=list(COMPACT_COLUMNS))
-    frame["before"] = pd.to_numeric(frame["before"], errors="coerce").astype("Int64")
-    frame["score"] = pd.to_numeric(frame["score"], errors="coerce").astype("Float64")
-    return frame
+        parts = [f"**{item.rank}**"]
+        if item.rank_before_rerank is not None and item.rank_before_rerank != item.rank:
+            parts.append(f"was {item.rank_before_rerank}")
+        if item.from_expansion:
+            parts.append("added by reference expansion")
+        elif score is not None:
+            parts.append(f"{name} {score:.3f}")
+        lines.append(f"- {' · '.join(parts)}  \n  {md_escape(structural_label(item.chunk))}")
+    return lines
 
 
 def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
@@ -118,6 +113,7 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
         else:
             status = "partial" if result.confidence == "partial" else "answered"
         top = structural_label(result.chunks[0].chunk) if result.chunks else ""
+        fell_back = next((note.split(";")[0] for note in result.notes if "unavailable" in note), "")
         rows.append(
             {
                 "config": result.config,
@@ -126,9 +122,11 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
                 "top structural id": top,
                 "chunks": len(result.chunks),
                 "ms": round(result.total_ms),
+                "fell back": fell_back,
             }
         )
-    return pd.DataFrame(rows, columns=["config", "status", "confidence", "top structural id", "chunks", "ms"])
+    columns = ["config", "status", "confidence", "top structural id", "chunks", "ms", "fell back"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def record_chunk_frame(chunks: Sequence[dict[str, Any]]) -> pd.DataFrame:

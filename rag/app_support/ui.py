@@ -188,34 +188,23 @@ def render_chunk_details(chunk: Chunk, retrieved: RetrievedChunk | None = None) 
 
 
 def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
-    """The retrieved chunks: a compact view (rank, rank before rerank, structural ids, the deciding score) that
-    stays readable in narrow columns, every score on demand; selecting a row shows its full text and metadata."""
+    """The retrieved chunks: a compact list (rank, rank before rerank, the deciding score, the whole structural
+    ids) that stays readable in narrow columns, with a chunk picker; the table of every score on demand, where
+    selecting a row shows the chunk's full text and metadata."""
     if not chunks:
         st.caption("No chunks retrieved.")
         return
     full = st.toggle("All scores and columns", key=f"{key}-full",
                      help="Vector, BM25, fused and rerank scores, API, kind, title and expansion for every chunk")
     if not full:
-        event = st.dataframe(
-            tables.compact_chunk_frame(chunks),
-            key=f"{key}-compact",
-            hide_index=True,
-            on_select="rerun",
-            selection_mode="single-row",
-            width="stretch",
-            placeholder=MISSING,
-            column_config={
-                "rank": st.column_config.NumberColumn("rank", help="final rank", width=44),
-                "before": st.column_config.NumberColumn("before", help="rank before reranking (– : not reranked)",
-                                                        width=54),
-                "structural ids": st.column_config.TextColumn("structural ids", width="large",
-                                                              help="what the chunk covers (hover for the whole id)"),
-                "score": st.column_config.NumberColumn("score", format="%.3f", width=64,
-                                                       help="the score that decided the order (see 'by')"),
-                "by": st.column_config.TextColumn("by", width=56, help="rerank, fused (RRF), vector or bm25"),
-            },
-        )
-        _render_picked_chunk(chunks, event)
+        st.markdown("\n".join(tables.compact_chunk_lines(chunks)))
+        valid_choice(f"{key}-pick", list(range(len(chunks))), None)
+        picked = st.pills("Show chunk", list(range(len(chunks))), key=f"{key}-pick",
+                          format_func=lambda position: str(chunks[position].rank),
+                          help="Its full text (what the generator reads), embedding text and metadata")
+        if isinstance(picked, int) and 0 <= picked < len(chunks):
+            with st.container(border=True):
+                render_chunk_details(chunks[picked].chunk, chunks[picked])
         return
     frame = tables.chunk_frame(chunks)
     event = st.dataframe(

@@ -61,6 +61,11 @@ def frames_with_column(at: AppTest, column: str) -> list[Any]:
     return [frame.value for frame in at.dataframe if column in frame.value.columns]
 
 
+def compact_lists(at: AppTest) -> list[str]:
+    """The compact chunk lists (one per configuration), as Markdown."""
+    return [m.value for m in at.markdown if m.value.startswith("- **1** · ")]
+
+
 def plotly_charts(at: AppTest) -> list[Any]:
     return list(at.get("plotly_chart"))
 
@@ -90,11 +95,13 @@ def test_a_question_renders_one_column_per_configuration(app_engine, configs) ->
     assert [r.config for r in turn.results] == configs
     assert all(r.ok and r.answer for r in turn.results)
     assert len(badges(at)) == len(configs)
-    compact = frames_with_column(at, "by")
-    assert len(compact) == len(configs)  # the compact view by default: rank, before, structural ids, score, by
-    assert list(compact[-1].columns) == ["rank", "before", "structural ids", "score", "by"]
-    ranked = compact[-1][~compact[-1]["structural ids"].str.endswith("(expansion)")]
-    assert len(ranked) and ranked["score"].notna().all() and set(ranked["by"]) <= {"rerank", "fused", "vector", "bm25"}
+    compact = compact_lists(at)
+    assert len(compact) == len(configs)  # the compact view by default: rank, was, deciding score, whole ids
+    first = compact[-1].splitlines()[0]
+    assert first.startswith("- **1** · ") and any(name in first for name in ("rerank", "fused", "vector", "bm25"))
+    assert "shop-3\\_0.paths." in compact[-1] or "people-3\\_1.paths." in compact[-1]
+    at.pills(key=f"t0-{configs[-1]}-chunks-pick").set_value(0).run()
+    assert any("text (what the generator reads)" in c.value for c in at.caption)
     at.toggle(key=f"t0-{configs[-1]}-chunks-full").set_value(True).run()
     assert_ok(at)
     chunk_tables = frames_with_column(at, "rank before rerank")
@@ -151,7 +158,7 @@ def test_retrieval_only_shows_chunks_without_answers(app_engine) -> None:  # typ
     results = at.session_state["turns"][-1].results
     assert all(r.retrieval_only and not r.answer and r.chunks for r in results)
     assert all("retrieval only" in b for b in badges(at))
-    assert len(frames_with_column(at, "by")) == 2  # the compact chunk table of each configuration
+    assert len(compact_lists(at)) == 2  # the compact chunk list of each configuration
 
 
 def test_k_changes_how_many_chunks_each_configuration_passes_on(app_engine) -> None:  # type: ignore[no-untyped-def]
@@ -236,7 +243,7 @@ def test_more_than_four_configurations_get_a_tab_each_and_a_summary(app_engine) 
     assert [tab.subheader[0].value for tab in at.tabs] == configs
     summary = frames_with_column(at, "top structural id")
     assert len(summary) == 1 and list(summary[0]["config"]) == configs
-    assert len(frames_with_column(at, "by")) == len(configs)
+    assert len(compact_lists(at)) == len(configs)
 
 
 def test_a_rerun_request_from_another_page_is_asked(app_engine) -> None:  # type: ignore[no-untyped-def]

@@ -38,6 +38,7 @@ pytestmark = [
 def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
     """The whole page: Streamlit scrolls inside its main container, so grow the viewport to fit it first."""
     path = ARTIFACTS / name
+    page.mouse.move(0, 0)  # no hover tooltip in the picture
     size = page.viewport_size or {"width": 1600, "height": 1100}
     height = page.evaluate(
         "() => Math.max(...Array.from(document.querySelectorAll("
@@ -66,8 +67,10 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout:
     raise AssertionError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-4000:]}")
 
 
-def start_server(tmp_path: Path, results: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
-    """`streamlit run app.py` over a fresh index of the fixture specs, reading saved runs from `results`."""
+def start_server(tmp_path: Path, results: Path,
+                 specs: list[Path] | None = None) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """`streamlit run app.py` over a fresh index of `specs` (default: two fixture specs; hashing embedder),
+    reading saved runs from `results`."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -86,8 +89,9 @@ def start_server(tmp_path: Path, results: Path) -> tuple[subprocess.Popen[bytes]
         PYTHONUNBUFFERED="1",
     )
     built = subprocess.run(
-        [sys.executable, "-m", "rag", "ingest", str(FIXTURES / "specs" / "people-3.1.json"),
-         str(FIXTURES / "specs" / "shop-3.0.yaml")],
+        [sys.executable, "-m", "rag", "ingest",
+         *[str(path) for path in specs or [FIXTURES / "specs" / "people-3.1.json",
+                                           FIXTURES / "specs" / "shop-3.0.yaml"]]],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert built.returncode == 0, built.stderr
@@ -278,4 +282,104 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             browser.close()
     assert not errors, errors
     log = Path(str(server["log"])).read_text()
+    assert "Traceback" not in log, log[-4000:]
+
+
+STACKONE_SPECS = ROOT.parent / "shared" / "specs" / "stackone"
+SCREENSHOT_RUNS = ("dev-extractive", "heldout-retrieval")  # 3 and 10 configurations
+ALL_CONFIGS = ("C0", "C1", "C2", "C3", "C4", "C5", "E2", "E3", "E4", "full")
+
+
+@pytest.fixture
+def showcase_server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """The app as a stakeholder sees it: StackOne's specs (hashing embedder, when ../shared/specs/stackone is
+    there; else the fixture specs), the project's saved runs with 3 and with 10 configurations, and the latest
+    evaluation-suite table when one is saved."""
+    results = tmp_path / "results"
+    for offset, name in enumerate(SCREENSHOT_RUNS):
+        source = ROOT / "eval_data" / "results" / name
+        target = results / name
+        shutil.copytree(source if (source / "metrics.json").is_file() else EVAL_RUN_FIXTURE / "tiny-run", target)
+        stamp = time.time() - 100 + offset * 50
+        for file in target.iterdir():
+            os.utime(file, (stamp, stamp))
+    suite = ROOT / "eval_data" / "results" / "suite" / "latest.json"
+    if suite.is_file():
+        (results / "suite").mkdir()
+        shutil.copy(suite, results / "suite" / "latest.json")
+    specs = sorted(STACKONE_SPECS.glob("*.json")) if STACKONE_SPECS.is_dir() else None
+    process, url, log = start_server(tmp_path, results, specs)
+    try:
+        yield {"url": url, "log": log, "tmp": tmp_path}
+    finally:
+        stop_process(process)
+
+
+def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server) -> None:  # type: ignore[no-untyped-def]
+    """Saves tests/artifacts/{home,documents,evaluation}-*.png at 1600×1000 for a person to look at, and checks
+    that no page shows an exception on the way."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    url = str(showcase_server["url"])
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = open_browser(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+
+            page.goto(url)
+            page.get_by_role("heading", name="Ask & compare").wait_for()
+            wait_idle(page)
+            screenshot(page, "home-start.png")
+            page.get_by_role("button", name=re.compile("Missing endpoint|Out of scope")).first.click()
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            assert_no_exception(page)
+            screenshot(page, "home-3-configs.png")
+
+            page.get_by_role("button", name="New conversation").click()
+            wait_idle(page)
+            for name in ALL_CONFIGS:
+                if not page.get_by_role("button", name=f"Remove {name}", exact=True).count():
+                    choose(page, "Configurations", name)
+            expect(page.get_by_role("button", name=re.compile("^Remove (C|E|full)"))).to_have_count(10)
+            ask(page, "How do I list employees in the HRIS API?")
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            assert_no_exception(page)
+            expect(page.get_by_role("tab")).to_have_count(10)
+            screenshot(page, "home-10-configs.png")
+
+            page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
+            page.get_by_text("Showing the first chunk").wait_for()
+            wait_idle(page)
+            screenshot(page, "documents.png")
+
+            page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
+            page.get_by_role("heading", name="Per question").wait_for()
+            wait_idle(page)
+            runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
+            if runs.get_by_role("button", name=re.compile("^Remove dev-extractive")).count() == 0:
+                runs.get_by_role("button", name=re.compile("^Remove heldout-retrieval")).click()
+                wait_idle(page)
+                choose(page, "Runs to compare", "dev-extractive (tuning)")
+                wait_idle(page)
+            page.get_by_role("heading", name="Per question").wait_for()
+            assert_no_exception(page)
+            screenshot(page, "evaluation-3-configs.png")
+
+            choose(page, "Runs to compare", "heldout-retrieval (validation)")
+            wait_idle(page)
+            runs.get_by_role("button", name=re.compile("^Remove dev-extractive")).click()
+            wait_idle(page)
+            page.get_by_role("heading", name="Per question").wait_for()
+            assert_no_exception(page)
+            screenshot(page, "evaluation-10-configs.png")
+        finally:
+            browser.close()
+    assert not errors, errors
+    log = Path(str(showcase_server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]

@@ -223,7 +223,7 @@ def test_quality_latency_scatter_does_not_size_by_tokens_when_none_were_used(run
     metrics = metrics[~metrics["metric"].str.startswith("tokens")]
     figure = charts.quality_latency_scatter(metrics)
     assert len({trace.marker.size for trace in figure.data}) == 1
-    assert "no tokens used" in figure.layout.title.text
+    assert "no LLM tokens used" in figure.layout.title.text
     assert len({trace.marker.symbol for trace in figure.data}) == len(figure.data)
 
 
@@ -606,7 +606,7 @@ def test_verdict_names_the_best_validation_config_its_margin_latency_and_failure
     dev = eval_runs.load_run(_named_run(tmp_path, "dev", "eval_data/dev_set.jsonl"))
     text = eval_runs.verdict([dev, held])
     assert text is not None
-    assert "Best on held-out questions: full" in text and "1 validation run(s) (held)" in text
+    assert "Best on held-out questions: full" in text and "hit@5 on the validation run held:" in text
     assert "+0.33 over the runner-up C0" in text  # hit@5 1.00 vs 0.67
     assert "520 ms per question" in text and "(C0: 400 ms)" in text
     assert "None of its validation records failed." in text
