@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from rag.app_support.eval_runs import fallback_reason
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
@@ -113,7 +114,7 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
         else:
             status = "partial" if result.confidence == "partial" else "answered"
         top = structural_label(result.chunks[0].chunk) if result.chunks else ""
-        fell_back = next((note.split(";")[0] for note in result.notes if "unavailable" in note), "")
+        fell_back = fallback_reason([{"notes": result.notes}]) or ""
         rows.append(
             {
                 "config": result.config,

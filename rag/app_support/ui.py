@@ -309,7 +309,8 @@ def render_results_summary(results: Sequence[AnswerResult]) -> None:
         return
     st.caption(f"{len(results)} configurations: the summary below, each configuration's answer and chunks in its tab.")
     st.dataframe(tables.results_summary_frame(results), hide_index=True, width="stretch", placeholder=MISSING,
-                 column_config={"top structural id": st.column_config.TextColumn(width="large"),
+                 column_config={"top structural id": st.column_config.TextColumn(width="medium"),
+                                "fell back": st.column_config.TextColumn(width="large"),
                                 "ms": st.column_config.NumberColumn("ms", format="%d")})
 
 

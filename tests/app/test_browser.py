@@ -191,17 +191,17 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
             page.goto(f"{url}/Evaluation")
             page.get_by_role("heading", name="Per question").wait_for()
             runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
-            expect(runs.get_by_role("button", name="Remove heldout-retrieval")).to_have_count(1)
+            expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(1)
             assert_no_exception(page)
 
-            choose(page, "Runs to compare", "dev-extractive")
-            expect(runs.get_by_role("button", name="Remove dev-extractive")).to_have_count(1)
+            choose(page, "Runs to compare", "dev-extractive (tuning)")
+            expect(runs.get_by_role("button", name="Remove dev-extractive (tuning)")).to_have_count(1)
             wait_idle(page)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
 
-            runs.get_by_role("button", name="Remove heldout-retrieval").click()
-            expect(runs.get_by_role("button", name="Remove heldout-retrieval")).to_have_count(0)
+            runs.get_by_role("button", name="Remove heldout-retrieval (validation)").click()
+            expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(0)
             wait_idle(page)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
