@@ -70,7 +70,30 @@ FAILURES: tuple[tuple[str, str], ...] = (
 # ---------------------------------------------------------------------- setup
 def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
     """Page title, wide layout (one column per configuration needs the width)."""
+    leave_pages_directory_mode()
     st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=icon, layout="wide")
+
+
+def leave_pages_directory_mode() -> None:
+    """Run under app.py's navigation, never Streamlit's legacy `pages/` directory mode.
+
+    Streamlit runs the first script of a server process in that mode when a `pages/` folder sits beside the
+    entry point (its navigation then lists "app", and a page opened by its URL keeps that navigation); app.py's
+    `st.navigation` switches it off for good. A page that finds itself in that mode switches it off and runs
+    again, through app.py — once per process: Streamlit's AppTest turns the mode back on before every run, where
+    a rerun would drop the run's button clicks, so later runs only switch it off.
+    """
+    global _left_pages_directory_mode
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        if not _left_pages_directory_mode:
+            _left_pages_directory_mode = True
+            st.rerun()
+
+
+_left_pages_directory_mode = False
 
 
 @st.cache_resource(show_spinner="Loading the index and models, then warming up the pipelines (once per server, "

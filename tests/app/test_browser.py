@@ -1,8 +1,10 @@
 """End to end in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
 
-The server runs on a free loopback port over a small index of the fixture specs (hashing embedder, extractive
-generator; nothing is downloaded). The test asks a question with two configurations, uploads a spec and asks
-about it, opens the evaluation page on a saved run, and saves a screenshot of each page in tests/artifacts/.
+The server runs on a free loopback port over a small index (hashing embedder, extractive generator; nothing is
+downloaded). The tests ask a question with two configurations, upload a spec and ask about it, open the
+evaluation page on a saved run; reproduce issue 13's crash sequence on the evaluation page (add a run, remove
+the default one); and save screenshots of every page at 1600×1000 with 3 and with 10 configurations in
+tests/artifacts/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -188,8 +190,11 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.set_default_timeout(TIMEOUT_MS)
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"{url}/Evaluation")
+            page.goto(f"{url}/Evaluation")  # a fresh server opened on a page's URL: app.py's navigation all the same
             page.get_by_role("heading", name="Per question").wait_for()
+            nav = page.locator('[data-testid="stSidebarNav"]')
+            expect(nav.get_by_role("link")).to_have_count(3)
+            expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
             runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
             expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(1)
             assert_no_exception(page)
@@ -199,6 +204,8 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
             wait_idle(page)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            screenshot(page, "evaluation-2-runs.png")  # labels are `run / config`: long names must stay readable
 
             runs.get_by_role("button", name="Remove heldout-retrieval (validation)").click()
             expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(0)
