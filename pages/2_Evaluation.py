@@ -283,7 +283,7 @@ with st.container(border=True):
         width="stretch",
         on_select="rerun",
         selection_mode="single-row",
-        key="record_chunks",
+        key=f"record_chunks-{pick}",  # a new record starts with no row selected
         placeholder=ui.MISSING,
         column_config={"chunk id": None},
     )
