@@ -176,13 +176,15 @@ EXAMPLES: tuple[Example, ...] = (
             "the LMS API has no create-course operation: full's write check says so instead of citing a list or "
             "update endpoint", ":material/edit_off:", ("lms",)),
     Example("Cross-API", "Which endpoints list employees in the HRIS API and candidates in the ATS API?",
-            "one question, two APIs: per-API k gives each API its own top results where a fixed k favours one",
+            "one question, two APIs: C0's top chunks all come from one API, full's per-API k gives each its share",
             ":material/call_split:", ("hris", "ats")),
     Example("Authentication", "How do I authenticate requests to the HRIS API?",
-            "the security scheme (HTTP Basic) sits in the overview chunk: naive JSON chunks (C0) rarely find it",
+            "the security scheme (HTTP Basic) sits in the API's overview chunk: C5 and full retrieve it, C0's naive "
+            "JSON chunks do not",
             ":material/key:", ("hris",)),
     Example("Shared header", "Which header selects the account on the HRIS endpoints?",
-            "a question that names no endpoint: the conventions chunk (x-account-id) answers it for full",
+            "a question that names no endpoint: the conventions chunk (x-account-id on every operation) is found by "
+            "C5 and full, not by C0",
             ":material/badge:", ("hris",)),
 )
 
