@@ -148,13 +148,13 @@ _FULL = Config(
     intent_evidence="explicit",
     expansion=True,
     dynamic_k=True,
-    query_expansion=True,
+    query_expansion=False,
     glossaries=("hr",),
     reranker="structural",
     abstention=True,
     write_check=True,
-    description="hybrid + glossary query expansion + intent filter (APIs named in the question) + structural "
-    "rerank + reference expansion + per-API k + abstention + write-operation check",
+    description="hybrid + intent filter (APIs named in the question) + structural rerank + write-operation check + "
+    "reference expansion + per-API k + abstention (glossary expansion is off: the suite's ablation)",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

@@ -119,8 +119,11 @@ class Engine:
 
     # ------------------------------------------------------------------ stages
     def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
-        """The config's glossaries that fit the indexed corpus (its vocabulary uses their target words)."""
-        if not config.query_expansion or not config.glossaries:
+        """The config's glossaries that fit the indexed corpus (its vocabulary uses their target words).
+
+        The gate counts their words as understood even where query expansion is off.
+        """
+        if not config.glossaries:
             return ()
         profile = profile_for(ctx.snapshot)
         return tuple(
@@ -209,9 +212,12 @@ class Engine:
             check = check_write_operation(query, profile_for(ctx.snapshot), apis)
             if check is not None:
                 result.notes.append("write check: " + check.fact())
-                existing = [RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing]
-                ids = {c.chunk.chunk_id for c in existing}
-                top = (existing + [c for c in top if c.chunk.chunk_id not in ids])[: max(k, len(existing))]
+                # The fact names what exists; the operations join the context after the ranked chunks
+                # (the ranking itself is the retriever's and the reranker's).
+                ids = {c.chunk.chunk_id for c in top}
+                top = top + [
+                    RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing if chunk.chunk_id not in ids
+                ]
                 result.facts.append(check.fact())
             timings["write_check"] = _ms(started)
         for rank, candidate in enumerate(top, start=1):
