@@ -70,7 +70,8 @@ class GateThresholds:
 CALIBRATIONS: dict[str, GateThresholds] = {
     "all-MiniLM-L6-v2": GateThresholds(),
     "hashing-384": GateThresholds(
-        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=1.01, rare_term_similarity=0.2
+        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2,
+        rare_term_similarity=0.2,
     ),
 }
 
