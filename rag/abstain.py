@@ -254,6 +254,19 @@ def _compound_of_common_words(term: str, vocabulary: frozenset[str]) -> bool:
 _YES_NO = re.compile(r"^\s*(do|does|did|is|are|was|were|can|could|will|would|should|has|have|may)\b", re.I)
 
 
+_DOCS_QUESTION = re.compile(r"^\s*(how|what|what's|whats|which|where|when|why|who|is there|are there)\b", re.I)
+_DOCS_WORDS = re.compile(
+    r"\b(endpoints?|apis?|fields?|parameters?|operations?|schemas?|headers?|requests?|responses?|calls?|routes?)\b", re.I
+)
+
+
+def asks_about_the_docs(question: str) -> bool:
+    """Whether a question asks what the documentation says ("How do I …?", "Which endpoint …") rather
+    than requesting a task ("Add the first song of … to my queue"). A task request names things to act
+    on, so an unfamiliar word in it is a value; in a question about the docs it is what is asked about."""
+    return bool(_DOCS_QUESTION.match(question) or _DOCS_WORDS.search(question))
+
+
 def is_yes_no_question(question: str) -> bool:
     """Whether the question starts like a yes/no question ("Do the ATS endpoints need …")."""
     return bool(_YES_NO.match(question))
@@ -359,10 +372,13 @@ def decide(
         tier = "abstain"
         reasons.append("asks about an API that is not indexed: " + ", ".join(evidence.unindexed_apis))
     elif rare and (
-        len(rare) >= 2 or top_similarity < thresholds.rare_term_similarity or not is_yes_no_question(question)
+        len(rare) >= 2
+        or top_similarity < thresholds.rare_term_similarity
+        or (asks_about_the_docs(question) and not is_yes_no_question(question))
     ):
         # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
-        # endpoints need OAuth?" can be answered from what the docs do say, so it stays partial.
+        # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
+        # ("play some lofi") the unfamiliar word is a value: both stay partial.
         tier = "abstain"
         reasons.append("asks for something the docs never mention: " + ", ".join(rare))
     elif len(unknown) >= 2 and top_similarity < thresholds.partial_below:
