@@ -31,12 +31,17 @@ def cached_run(path: str, stamp: float) -> SavedRun:
     return eval_runs.load_run(path)
 
 
-def read_runs(paths: list[str]) -> list[SavedRun]:
-    """The runs at `paths` (cached), with unique names."""
-    return eval_runs.with_unique_names([cached_run(path, eval_runs.run_stamp(path)) for path in paths])
-
-
 root = eval_runs.results_dir()
+suite, suite_warning = eval_runs.load_suite_table(eval_runs.suite_path(root))
+suite_roles = eval_runs.suite_roles(suite)
+
+
+def read_runs(paths: list[str]) -> list[SavedRun]:
+    """The runs at `paths` (cached), with unique names and the suite's role for their question set."""
+    runs = eval_runs.with_unique_names([cached_run(path, eval_runs.run_stamp(path)) for path in paths])
+    return eval_runs.with_suite_roles(runs, suite_roles)
+
+
 eval_job_ids: list[str] = st.session_state.setdefault("eval_jobs", [])
 all_job_ids = eval_job_ids + list(st.session_state.get("testset_jobs", []))
 extra_runs = [job.run_dir for job in jobs(all_job_ids) if job.run_dir is not None]
@@ -77,14 +82,14 @@ if not paths:
 
 # ---------------------------------------------------------------------- verdict and suite
 everything = read_runs([str(path) for path in paths])
-suite, suite_warning = eval_runs.load_suite_table(eval_runs.suite_path(root))
 summary_text = eval_runs.verdict(everything, suite)
 with st.container(border=True):
     st.markdown("**Verdict**")
     st.markdown(summary_text or "No validation run is saved yet: run an evaluation on held-out questions (for example "
                 "`eval_data/heldout_set.jsonl`) to see which configuration generalises best.")
-    st.caption("Runs on the dev set or a train split were used to tune the pipeline (**tuning**); held-out sets and "
-               "benchmark test splits were not (**validation**) — judge configurations on validation runs. "
+    st.caption("Runs whose questions were used to tune the pipeline are **tuning** runs (the dev set, train splits, "
+               "and any set the evaluation suite lists as tuning); the others are **validation** runs (held-out "
+               "sets, test splits) — judge configurations on validation runs. "
                "Configurations marked **(fallback)** ran without one of their stages (no LLM for C4/C5's LLM rerank, "
                "no cross-encoder for E3/E4), so their scores are those of a simpler configuration.")
 if suite_warning:

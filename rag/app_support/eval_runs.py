@@ -91,6 +91,7 @@ class SavedRun:
     warnings: list[str] = field(default_factory=list)
     computed: bool = False  # metrics were computed here (no metrics.json yet)
     fell_back: dict[str, str] = field(default_factory=dict)  # config → why it ran without one of its stages
+    suite_role: str = ""  # the role the evaluation suite gives this run's question set, when it names it
 
     @property
     def configs(self) -> list[str]:
@@ -590,12 +591,45 @@ def run_role(run: SavedRun) -> str:
     """`tuning` when the run's questions were used to tune the pipeline (dev set, a train split), `validation`
     when they were held out (held-out set, a benchmark's test split), else `unmarked`. Read from the manifest's
     question source (the run's name when the manifest has none)."""
+    if run.suite_role:
+        return run.suite_role
     source = str(run.manifest.get("questions_source") or run.manifest.get("questions_file") or "")
     name = Path(source).stem.lower() if source else run.name.lower()
     for words, role in ((("train",), TUNING), (_VALIDATION_WORDS, VALIDATION), (_TUNING_WORDS, TUNING)):
         if any(word in name for word in words):
             return role
     return "unmarked"
+
+
+def suite_roles(suite: Mapping[str, Any] | None, default: Path | str | None = None) -> dict[str, str]:
+    """Question file (resolved path) → role, from the suite definition (TOML) the latest suite table names, else
+    `default` (eval_data/suite.toml). Empty when there is none or it cannot be read."""
+    import tomllib
+
+    named = str((suite or {}).get("suite") or "")
+    path = Path(named) if named and Path(named).is_file() else Path(default or eval_data_dir() / "suite.toml")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    roles: dict[str, str] = {}
+    for item in data.get("sets") or []:
+        if isinstance(item, dict) and item.get("questions") and item.get("role") in (TUNING, VALIDATION):
+            roles[str((path.parent / str(item["questions"])).resolve())] = str(item["role"])
+    return roles
+
+
+def with_suite_roles(runs: Sequence[SavedRun], roles: Mapping[str, str]) -> list[SavedRun]:
+    """Copies of `runs` carrying the suite's role for their question set (the suite decides: a held-out set
+    read question by question becomes tuning there); runs whose set the suite does not name keep theirs."""
+    from dataclasses import replace
+
+    marked: list[SavedRun] = []
+    for run in runs:
+        source = str(run.manifest.get("questions_source") or "")
+        role = roles.get(str((PROJECT_ROOT / source).resolve())) if source else None
+        marked.append(replace(run, suite_role=role) if role else run)
+    return marked
 
 
 def fallback_reason(records: Sequence[Mapping[str, Any]]) -> str | None:

@@ -451,7 +451,8 @@ def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, tmp_pa
     at.run()
     assert_ok(at)
     assert any("finished" in s.value for s in at.success)
-    assert at.multiselect(key="eval_runs").options == ["from-the-page", "tiny-run"]  # newest first
+    newest_first = ["from-the-page (unmarked)", "tiny-run (unmarked)"]
+    assert at.multiselect(key="eval_runs").options == newest_first
     at.multiselect(key="eval_runs").set_value([str(saved_runs / "from-the-page"), str(saved_runs / "tiny-run")]).run()
     assert_ok(at)
     summary = frames_with_column(at, "MRR")[0]

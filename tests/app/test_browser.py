@@ -157,11 +157,19 @@ def assert_no_exception(page) -> None:  # type: ignore[no-untyped-def]
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
 
-def choose(page, label: str, option: str) -> None:  # type: ignore[no-untyped-def]
-    """Add `option` to the multiselect labelled `label`."""
+def choose(page, label: str, option: str | re.Pattern[str]) -> None:  # type: ignore[no-untyped-def]
+    """Add `option` (its label, or a pattern of it) to the multiselect labelled `label`."""
     box = page.get_by_test_id("stMultiSelect").filter(has_text=label).first
-    box.locator("input").click()
-    page.get_by_role("option", name=option, exact=True).click()
+    wanted = page.get_by_role("option", name=option, exact=isinstance(option, str) or None)
+    for _ in range(3):  # a click that lands during a rerun does not open the list: open it again
+        box.locator("input").click()
+        try:
+            wanted.wait_for(timeout=5000)
+            break
+        except Exception:
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    wanted.click()
     page.keyboard.press("Escape")
 
 
@@ -350,8 +358,11 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_role("button", name="New conversation").click()
             wait_idle(page)
             for name in ALL_CONFIGS:
-                if not page.get_by_role("button", name=f"Remove {name}", exact=True).count():
+                chip = page.get_by_role("button", name=f"Remove {name}", exact=True)
+                if not chip.count():
                     choose(page, "Configurations", name)
+                    expect(chip).to_have_count(1)
+                    wait_idle(page)
             expect(page.get_by_role("button", name=re.compile("^Remove (C|E|full)"))).to_have_count(10)
             ask(page, "How do I list employees in the HRIS API?")
             page.get_by_text("Overlap across configurations").wait_for()
@@ -369,18 +380,24 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_role("heading", name="Per question").wait_for()
             wait_idle(page)
             runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
-            if runs.get_by_role("button", name=re.compile("^Remove dev-extractive")).count() == 0:
-                runs.get_by_role("button", name=re.compile("^Remove heldout-retrieval")).click()
-                wait_idle(page)
-                choose(page, "Runs to compare", "dev-extractive (tuning)")
-                wait_idle(page)
+            held = runs.get_by_role("button", name=re.compile("^Remove heldout-retrieval"))
+            dev = runs.get_by_role("button", name=re.compile("^Remove dev-extractive"))
+            expect(held).to_have_count(1)  # the newest run is shown first
+            held.click()
+            expect(held).to_have_count(0)
+            wait_idle(page)
+            choose(page, "Runs to compare", re.compile(r"^dev-extractive \("))  # its role: suite or file name
+            expect(dev).to_have_count(1)
+            wait_idle(page)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
             screenshot(page, "evaluation-3-configs.png")
 
-            choose(page, "Runs to compare", "heldout-retrieval (validation)")
+            choose(page, "Runs to compare", re.compile(r"^heldout-retrieval \("))
+            expect(held).to_have_count(1)
             wait_idle(page)
-            runs.get_by_role("button", name=re.compile("^Remove dev-extractive")).click()
+            dev.click()
+            expect(dev).to_have_count(0)
             wait_idle(page)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)

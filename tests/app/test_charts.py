@@ -585,6 +585,25 @@ def test_run_role_from_the_question_source(tmp_path: Path, source: str, role: st
     assert eval_runs.run_role(eval_runs.load_run(_named_run(tmp_path, "r", source))) == role
 
 
+def test_the_suite_decides_the_role_of_the_sets_it_names(tmp_path: Path) -> None:
+    data = tmp_path / "suite-data"
+    data.mkdir()
+    (data / "suite.toml").write_text(
+        '[[sets]]\nname = "heldout"\nrole = "tuning"\ncorpus = "stackone"\nquestions = "heldout_set.jsonl"\n'
+        '[[sets]]\nname = "fresh"\nrole = "validation"\ncorpus = "stackone"\nquestions = "fresh.jsonl"\n'
+    )
+    roles = eval_runs.suite_roles({"suite": str(data / "suite.toml")})
+    assert roles == {str((data / "heldout_set.jsonl").resolve()): "tuning",
+                     str((data / "fresh.jsonl").resolve()): "validation"}
+    held = eval_runs.load_run(_named_run(tmp_path, "held", str(data / "heldout_set.jsonl")))
+    other = eval_runs.load_run(_named_run(tmp_path, "other", "eval_data/heldout_set.jsonl"))
+    assert eval_runs.run_role(held) == "validation"  # by its file name alone
+    marked = eval_runs.with_suite_roles([held, other], roles)
+    assert [eval_runs.run_role(run) for run in marked] == ["tuning", "validation"]  # the suite names only the first
+    assert eval_runs.run_role(held) == "validation"  # the (cached) original is left alone
+    assert eval_runs.suite_roles({"suite": str(tmp_path / "missing.toml")}, tmp_path / "none.toml") == {}
+
+
 def test_fallback_configs_are_marked_in_every_label(tmp_path: Path) -> None:
     note = ("LLM reranker unavailable: no LLM is configured (set RAG_LLM, OPENAI_API_KEY or GROQ_API_KEY); results "
             "are shown in first-stage order")
