@@ -99,8 +99,9 @@ if suite:
                      expanded=True, icon=":material/table_chart:"):
         suite_metric = st.selectbox("Suite metric", list(eval_runs.SUITE_METRICS),
                                     format_func=eval_runs.SUITE_LABELS.get, key="suite_metric")
-        st.dataframe(eval_runs.suite_frame(suite, suite_metric), hide_index=True, width="stretch", key="suite_table",
-                     placeholder=ui.MISSING,
+        suite_table = eval_runs.suite_frame(suite, suite_metric)
+        st.dataframe(suite_table, hide_index=True, width="stretch", key="suite_table", placeholder=ui.MISSING,
+                     height=35 * (len(suite_table) + 1) + 3,  # every set and the macro average, no inner scrolling
                      column_config={config: st.column_config.NumberColumn(config, format="%.3f")
                                     for config in suite.get("configs") or []})
         st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
