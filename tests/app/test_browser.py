@@ -256,6 +256,10 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             box.wait_for()
             page.get_by_role("button", name="Remove C5").click()
             expect(page.get_by_role("button", name="Remove C5")).to_have_count(0)
+            too_long = ("How do I list orders? " * 230)[:4999] + "?"  # 5,000 characters: refused, and kept
+            ask(page, too_long)
+            expect(page.get_by_text(re.compile("Not asked: the question is 5,000 characters long"))).to_be_visible()
+            expect(box).to_have_value(too_long)
             ask(page, "What is the page_size parameter of list orders?")
             page.get_by_text("Overlap across configurations").wait_for()
             columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3"))
