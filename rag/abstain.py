@@ -256,7 +256,8 @@ _YES_NO = re.compile(r"^\s*(do|does|did|is|are|was|were|can|could|will|would|sho
 
 _DOCS_QUESTION = re.compile(r"^\s*(how|what|what's|whats|which|where|when|why|who|is there|are there)\b", re.I)
 _DOCS_WORDS = re.compile(
-    r"\b(endpoints?|apis?|fields?|parameters?|operations?|schemas?|headers?|requests?|responses?|calls?|routes?)\b", re.I
+    r"\b(endpoints?|apis?|fields?|parameters?|operations?|schemas?|headers?|requests?|responses?|calls?|routes?)\b",
+    re.I,
 )
 
 

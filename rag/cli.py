@@ -426,7 +426,7 @@ def cmd_make_questions(args: argparse.Namespace) -> int:
     from rag.evaluate.runner import open_index_without_model
 
     index = open_index_without_model(settings_from(args))
-    questions = make_questions(index, args.api, limit=args.limit, seed=args.seed)
+    questions = make_questions(index, args.api, limit=args.limit, seed=args.seed, distractors=args.distractors)
     path = write_questions(questions, args.out)
     counts = ", ".join(f"{kind}={n}" for kind, n in sorted(Counter(q.category for q in questions).items()))
     print(f"wrote {len(questions)} questions about {args.api} to {path} ({counts})")
@@ -521,6 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
     make_questions.add_argument("--out", required=True, help="JSONL file to write")
     make_questions.add_argument("--limit", type=int, default=50, help="number of questions (default: 50)")
     make_questions.add_argument("--seed", type=int, default=0, help="random seed (same seed, same questions)")
+    make_questions.add_argument("--distractors", choices=["tuning", "fresh"], default="tuning",
+                                help="pool of out-of-scope templates (default: tuning; the suite's validation "
+                                "sets use fresh)")
     return parser
 
 

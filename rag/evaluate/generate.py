@@ -51,7 +51,9 @@ TEMPLATES: tuple[str, ...] = (
     "What call do I use to {phrase}{where}?",
     "I need to {phrase}{where}. Which API operation does that?",
 )
-# Made-up features: (term that must occur in no indexed chunk, question template).
+# Made-up features: (term that must occur in no indexed chunk, question template). Two pools: the team
+# has read the first while designing the gate ("tuning"); the second was written afterwards and is only
+# used by the suite's validation sets ("fresh"): nobody designs a rule by looking at what it catches.
 DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("fax", "How do I send a fax to {a_thing} through {title}?"),
     ("blockchain", "Which endpoint writes {things} to a blockchain ledger?"),
@@ -64,6 +66,21 @@ DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("karaoke", "Which parameter sets the karaoke playlist of {a_thing}?"),
     ("weather forecast", "How do I get the weather forecast for {a_thing}'s location?"),
 )
+FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+    ("klingon", "Can {title} translate {a_thing} into Klingon?"),
+    ("dinner reservation", "Which endpoint books a dinner reservation for {a_thing}?"),
+    ("smartwatch", "How do I stream {things} to a smartwatch over Bluetooth?"),
+    ("wine pairing", "What's the recommended wine pairing for {a_thing}?"),
+    ("plants", "How can I make the API water the office plants whenever {a_thing} is created?"),
+    ("face recognition", "Where do I upload a selfie to verify {a_thing} with face recognition?"),
+    ("drone", "How do I schedule a drone delivery of {a_thing}?"),
+    ("podcast", "How do I turn {things} into a podcast episode?"),
+    ("lottery", "What is the lottery draw schedule exposed by {title}?"),
+    ("pizza", "Can {title} order pizza for {things}?"),
+    ("tarot", "Which field stores the tarot card drawn for {a_thing}?"),
+    ("firmware", "How do I flash new firmware onto {a_thing} through {title}?"),
+)
+DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {"tuning": DISTRACTORS, "fresh": FRESH_DISTRACTORS}
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -256,10 +273,10 @@ def paraphrase(summary: str, rng: random.Random) -> str | None:
 
 
 def api_title(chunks: Iterable[Any], api: str) -> str:
-    """`the People API` / `the HRIS API` from the overview chunk's first line."""
+    """`the People API` / `the HRIS API` from the overview chunk's first line (not the conventions chunk's)."""
     for chunk in chunks:
-        if chunk.kind == "overview":
-            first = chunk.text.splitlines()[0] if chunk.text else ""
+        if chunk.kind == "overview" and chunk.text.startswith("API overview: "):
+            first = chunk.text.splitlines()[0]
             title = first.removeprefix("API overview: ").split("  [")[0].strip()
             if title:
                 return f"the {title}" if title.lower().endswith("api") else f"the {title} API"
@@ -428,11 +445,11 @@ def _auth_questions(chunks: Sequence[Any], title: str) -> list[Question]:
 
 
 def _out_of_scope_questions(operations: Sequence[OperationFacts], corpus_words: str, title: str,
-                            rng: random.Random) -> list[Question]:
+                            rng: random.Random, pool: str = "tuning") -> list[Question]:
     things = sorted({split_summary(op.summary)[1] for op in operations if split_summary(op.summary)[0] == "list"})
     things = [t for t in things if t] or ["records"]
     found: list[Question] = []
-    for term, template in DISTRACTORS:
+    for term, template in DISTRACTOR_POOLS[pool]:
         if re.search(rf"\b{re.escape(term)}\b", corpus_words):
             continue  # some indexed spec mentions it: not a safe distractor
         many = rng.choice(things)
@@ -443,13 +460,18 @@ def _out_of_scope_questions(operations: Sequence[OperationFacts], corpus_words: 
 
 
 # ---------------------------------------------------------------------- the generator
-def make_questions(index: Any, api: str, limit: int | None = 50, seed: int = 0) -> list[Question]:
+def make_questions(
+    index: Any, api: str, limit: int | None = 50, seed: int = 0, distractors: str = "tuning"
+) -> list[Question]:
     """Generate up to `limit` questions about one indexed API, balanced over KINDS, deterministic per seed.
 
+    `distractors` picks the pool of out-of-scope templates (`tuning` or `fresh`, see DISTRACTOR_POOLS).
     Raises ConfigError when `api` is not indexed (naming the indexed ones).
     """
     if limit is not None and limit < 1:
         raise ConfigError(f"limit={limit!r} is not allowed; allowed: a whole number of 1 or more")
+    if distractors not in DISTRACTOR_POOLS:
+        raise ConfigError(f"distractors={distractors!r} is not allowed; allowed: {', '.join(DISTRACTOR_POOLS)}")
     snapshot = index.snapshot()
     apis = snapshot.apis()
     if api not in apis:
@@ -470,7 +492,7 @@ def make_questions(index: Any, api: str, limit: int | None = 50, seed: int = 0) 
         "schema": _schema_questions(schemas, title),
         "write_check": _write_check_questions(operations, where),
         "auth": _auth_questions(chunks, title),
-        "out_of_scope": _out_of_scope_questions(operations, corpus_words, title, rng),
+        "out_of_scope": _out_of_scope_questions(operations, corpus_words, title, rng, distractors),
     }
     for kind in KINDS:
         unique = list({q.question.lower(): q for q in buckets[kind]}.values())

@@ -25,7 +25,7 @@ validation sets, and whether `full` beats C2 on each set.
     name = "generated-stackone"
     role = "validation"
     corpus = "stackone"
-    generate = { per_api = 30, seed = 7 }
+    generate = { per_api = 30, seed = 7, distractors = "fresh" }
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from typing import Any
 
 from rag.config import Config
 from rag.errors import ConfigError, allowed
+from rag.evaluate.generate import DISTRACTOR_POOLS
 from rag.evaluate.metrics import abstention_accuracy, false_abstention_rate, hit_rate, mean_recall, mrr
 from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
 from rag.evaluate.runner import build_record, with_k
@@ -68,6 +69,7 @@ class Generation:
 
     per_api: int = 30
     seed: int = 7
+    distractors: str = "fresh"
 
 
 @dataclass(frozen=True)
@@ -143,15 +145,20 @@ def _set_spec(raw: dict[str, Any], position: int, base: Path, corpora: dict[str,
     generation = None
     if "generate" in raw:
         table = _table(raw["generate"], f"sets.{name}.generate")
-        bad = sorted(set(table) - {"per_api", "seed"})
+        bad = sorted(set(table) - {"per_api", "seed", "distractors"})
         if bad:
-            raise ConfigError(f"sets.{name}.generate: unknown key(s) {', '.join(bad)}; allowed: per_api, seed")
+            raise ConfigError(
+                f"sets.{name}.generate: unknown key(s) {', '.join(bad)}; allowed: per_api, seed, distractors"
+            )
         per_api, seed = table.get("per_api", 30), table.get("seed", 7)
+        pool = table.get("distractors", "fresh")
+        if pool not in DISTRACTOR_POOLS:
+            raise allowed(f"sets.{name}.generate.distractors", pool, tuple(DISTRACTOR_POOLS))
         if not isinstance(per_api, int) or isinstance(per_api, bool) or not 1 <= per_api <= 500:
             raise ConfigError(f"sets.{name}.generate.per_api={per_api!r} is not allowed; allowed: 1 to 500")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ConfigError(f"sets.{name}.generate.seed={seed!r} is not allowed; allowed: a whole number")
-        generation = Generation(per_api, seed)
+        generation = Generation(per_api, seed, str(pool))
     return SetSpec(
         name.strip(),
         str(raw.get("role", "")),
@@ -245,7 +252,12 @@ def set_questions(spec: SetSpec, index: Index, warnings: list[str]) -> list[Ques
     assert spec.generate is not None
     questions: list[Question] = []
     for api in index.snapshot().apis():
-        questions.extend(make_questions(index, api, limit=spec.generate.per_api, seed=spec.generate.seed))
+        questions.extend(
+            make_questions(
+                index, api, limit=spec.generate.per_api, seed=spec.generate.seed,
+                distractors=spec.generate.distractors,
+            )
+        )
     return questions
 
 
