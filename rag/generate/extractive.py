@@ -51,6 +51,10 @@ _FACT_MARKERS: tuple[tuple[re.Pattern[str], float, float, frozenset[str]], ...] 
 )
 _ENDPOINT_WORDS = frozenset({"endpoint", "endpoints", "path", "route", "method", "operation", "call", "url"})
 _FIELD_LINE = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(")
+_REQUIRED_HEADER = re.compile(r"^-\s+([A-Za-z0-9_\-]+) \(header,[^)]*\brequired\b")
+# "How do I list employees?", "How can I create …", "Show me how to call …": the reader will send the request.
+_HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|show\s+me\s+how)\b", re.I)
+MAX_CHILD_FIELDS = 8
 _FALLBACK_RAW = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _FALLBACK_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FALLBACK_STOPWORDS = frozenset(
@@ -208,6 +212,41 @@ def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:
     return chosen
 
 
+def required_headers(block: ContextBlock) -> list[str]:
+    """The header parameters an operation block marks required (`x-apideck-consumer-id`, `x-account-id`)."""
+    return [m.group(1) for line in block.text.splitlines() if (m := _REQUIRED_HEADER.match(line.strip()))]
+
+
+def child_fields(lines: Sequence[str], position: int) -> list[str]:
+    """Names of the fields nested directly under the field line at `position` (`compensations` → rate, currency…)."""
+    line = lines[position]
+    indent = len(line) - len(line.lstrip())
+    names: list[str] = []
+    child_indent: int | None = None
+    for following in lines[position + 1 :]:
+        if not following.strip():
+            break
+        depth = len(following) - len(following.lstrip())
+        if depth <= indent:
+            break
+        child_indent = depth if child_indent is None else child_indent
+        if depth == child_indent and (match := _FIELD_LINE.match(following)):
+            names.append(match.group(1))
+    return names
+
+
+_SCHEMA_TYPE = re.compile(r"\((?:array of )?([A-Z][A-Za-z0-9_]+)[,)]")
+
+
+def schema_fields(name: str, blocks: Sequence[ContextBlock]) -> list[str]:
+    """Top-level field names of the schema `name` when a context block is that schema's chunk."""
+    for block in blocks:
+        lines = block.text.splitlines()
+        if lines and lines[0].startswith(f"Schema {name} "):
+            return [m.group(1) for line in lines[1:] if line.startswith("- ") and (m := _FIELD_LINE.match(line))]
+    return []
+
+
 def _closest_matches(blocks: Sequence[ContextBlock]) -> str:
     titles = [block.chunk.title or block.label for block in blocks[:2]]
     return "Closest matches: " + "; ".join(titles) + "." if titles else ""
@@ -246,18 +285,35 @@ class ExtractiveGenerator:
         groups: dict[int, list[ScoredLine]] = {}
         for line in chosen:  # best first, so groups are ordered by their best line
             groups.setdefault(line.block.number, []).append(line)
-        for number, group in groups.items():
+        related: list[str] = []
+        how_to = bool(_HOW_TO.match(request.question))
+        for position, (number, group) in enumerate(groups.items()):
             block = group[0].block
-            citations.append(block.citation)
             block_lines = block.text.splitlines()
             header = _clean_line(block_lines[0]) if block_lines else block.label
             if len(re.findall(r"[A-Za-z0-9]", header)) < 3:  # raw JSON chunks open with "{"
                 header = block.chunk.title or block.label
+            body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
+            headers = required_headers(block) if how_to and position == 0 else []
+            if not body and not headers and len(groups) > 1:
+                related.append(f"{header.split('  [')[0]} [{number}]")  # a heading alone says only where to look
+                citations.append(block.citation)
+                continue
+            citations.append(block.citation)
             lines.extend(["", f"{header} [{number}]"])
-            for line in sorted(group, key=lambda item: item.position):
-                if line.position == 0:
-                    continue
-                lines.append(f"- {_clean_line(line.text)} [{number}]")
+            for line in body:
+                text = f"- {_clean_line(line.text)}"
+                nested = child_fields(block_lines, line.position) if _FIELD_LINE.match(line.text) else []
+                if not nested and _FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
+                    nested = schema_fields(typed.group(1), blocks)  # the schema came in by reference expansion
+                if nested:
+                    shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
+                    text += f" Fields: {shown}."
+                lines.append(f"{text} [{number}]")
+            if headers:
+                lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
+        if related:
+            lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines)
         return Generation(answer=answer, citations=citations, generator=self.name)
 

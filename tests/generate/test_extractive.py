@@ -151,3 +151,64 @@ def test_stream_yields_lines_then_sources_then_done() -> None:
     assert streamed == done.answer
     assert events[-2].citations == tuple(done.citations)
     assert done.answer == ExtractiveGenerator().generate(request).answer
+
+
+LIST_EMPLOYEES = make_chunk(
+    "people.paths./hris/employees.get",
+    "\n".join([
+        "GET /hris/employees  [people API]",
+        "Summary: List Employees",
+        "Parameters:",
+        "- x-vendor-consumer-id (header, string, required): ID of the consumer",
+        "- x-vendor-app-id (header, string, required): The ID of your application",
+        "- x-vendor-service-id (header, string, optional): The service to call",
+        "- limit (query, integer, optional): Number of results Default: 20.",
+    ]),
+    kind="operation",
+)
+EMPLOYEE_DETAIL = make_chunk(
+    "people.paths./hris/employees/{id}.get",
+    "\n".join([
+        "GET /hris/employees/{id}  [people API]",
+        "Summary: Get Employee",
+        "Responses:",
+        "- 200 → Employee",
+        "  - compensations (array of EmployeeCompensation, optional, nullable)",
+        "  - jobs (array of EmployeeJob, optional)",
+        "    - title (string, optional): Job title",
+        "    - pay (number, optional): Pay",
+    ]),
+    kind="operation",
+)
+COMPENSATION = make_chunk(
+    "people.components.EmployeeCompensation",
+    "\n".join([
+        "Schema EmployeeCompensation  [people API]",
+        "Fields:",
+        "- rate (number, optional): The amount paid",
+        "- payment_unit (string, optional): Enum: hour, week, month.",
+        "- currency (string, optional): ISO 4217 currency code",
+    ]),
+)
+
+
+def test_how_to_questions_name_the_required_headers_and_headings_never_stand_alone() -> None:
+    answer = ExtractiveGenerator().generate(_ask("How do I list employees?", LIST_EMPLOYEES, EMPLOYEE_DETAIL)).answer
+    assert "Required headers: x-vendor-consumer-id, x-vendor-app-id [1]" in answer
+    assert "x-vendor-service-id" not in answer.split("Required headers:")[1].splitlines()[0]
+    for position, line in enumerate(lines := answer.splitlines()):
+        if line.startswith("GET "):  # a heading is followed by at least one line of its own
+            assert position + 1 < len(lines) and lines[position + 1].startswith("- "), answer
+    # A question that is not "how do I" gets no header list.
+    plain = ExtractiveGenerator().generate(_ask("What is the default limit of the employee list?", LIST_EMPLOYEES))
+    assert "Required headers" not in plain.answer
+
+
+def test_a_field_asked_about_lists_its_fields_inline_or_from_its_schema_in_the_context() -> None:
+    answer = ExtractiveGenerator().generate(
+        _ask("What compensations does an employee have?", EMPLOYEE_DETAIL, COMPENSATION)
+    ).answer
+    line = next(line for line in answer.splitlines() if line.startswith("- compensations"))
+    assert "Fields: rate, payment_unit, currency." in line
+    jobs = ExtractiveGenerator().generate(_ask("Which jobs does an employee hold?", EMPLOYEE_DETAIL)).answer
+    assert "Fields: title, pay." in next(line for line in jobs.splitlines() if line.startswith("- jobs"))
