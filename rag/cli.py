@@ -358,6 +358,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             engine, questions, configs, out, k=args.k, retrieval_only=args.retrieval_only, resume=args.resume,
             overwrite=args.overwrite, dry_run=args.dry_run, judge=judge, progress=progress,
             max_text_chars=args.max_text_chars, questions_source=str(args.questions), parallel=args.parallel,
+            history_mode=args.history,
         )
     finally:
         bar.close()
@@ -502,6 +503,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--parallel", action="store_true", help="run a question's configs concurrently, sharing "
                           "embeddings and candidate pools (faster; per-config latencies then not comparable)")
     evaluate.add_argument("--json", action="store_true", help="print metrics.json instead of the table")
+    evaluate.add_argument("--history", choices=["replay", "given"], default="replay",
+                          help="follow-ups: after each config's own earlier answers (replay, default) or after the "
+                          "hand-written history of the question set (given)")
     evaluate.add_argument("--unknown-ids", choices=["error", "warn"], default="error",
                           help="relevant ids the index does not know: fail (default) or name each and score it "
                           "as unmatched")

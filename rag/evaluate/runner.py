@@ -29,6 +29,7 @@ import numpy as np
 
 from rag.config import Config
 from rag.errors import ConfigError, IndexUnavailableError, RagError
+from rag.evaluate.history import HISTORY_MODES, replayed_history
 from rag.evaluate.judge import Judge, judge_warnings
 from rag.evaluate.metrics import failure_label, first_relevant_rank, keyword_recall, summarize
 from rag.evaluate.questions import Question, question_set_hash
@@ -390,13 +391,22 @@ def _run_configs(
     attempts: int,
     retry_delay: float,
     parallel: bool = False,
+    history_mode: str = "replay",
 ) -> list[AnswerResult]:
     """Run `configs` on one question, retrying results with transient errors (exponential backoff).
 
     By default each config runs alone (its own embedding and candidate pool), so its timings are its own;
-    `parallel` runs them concurrently through `Engine.run_many`, sharing embeddings and pools.
+    `parallel` runs them concurrently through `Engine.run_many`, sharing embeddings and pools. With
+    `history_mode="replay"` a follow-up comes after each config's own earlier answers (rag/evaluate/history.py).
     """
-    history = list(question.history) or None
+    given = list(question.history) or None
+    replay = history_mode == "replay" and bool(question.history)
+    histories = {
+        config.name: (replayed_history(engine, question.history, config, retrieval_only) if replay else given)
+        for config in configs
+    }
+    history = given
+    parallel = parallel and not replay  # each config has its own conversation
 
     def failed(config: Config, error: Exception) -> AnswerResult:
         return AnswerResult(config=config.name, question=question.question,
@@ -413,10 +423,15 @@ def _run_configs(
         results = []
         for config in configs:
             try:
-                results.append(engine.run(question.question, config, history=history, retrieval_only=retrieval_only))
+                results.append(engine.run(question.question, config, history=histories[config.name],
+                                          retrieval_only=retrieval_only))
             except Exception as error:  # Engine.run records errors itself; this is a last resort
                 results.append(failed(config, error))
     final: list[AnswerResult] = []
+    if replay:
+        for config, result in zip(configs, results, strict=True):
+            turns = len(histories[config.name] or [])
+            result.notes.append(f"history replayed: {turns} earlier turn(s) from this config's own answers")
     for config, result in zip(configs, results, strict=True):
         attempt = 1
         while result.errors and is_transient(result.errors) and attempt < attempts:
@@ -428,7 +443,8 @@ def _run_configs(
             time.sleep(delay)
             attempt += 1
             try:
-                result = engine.run(question.question, config, history=history, retrieval_only=retrieval_only)
+                result = engine.run(question.question, config, history=histories[config.name],
+                                    retrieval_only=retrieval_only)
             except Exception as error:
                 result = failed(config, error)
         if result.errors:
@@ -444,8 +460,9 @@ def _check_resume(run_file: Path, pinned: dict[str, Any]) -> None:
         previous = json.loads(run_file.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as error:
         raise EvaluationError(f"{run_file} is unreadable ({error}); use --overwrite to start over") from None
-    for key in ("question_set_hash", "k", "retrieval_only", "dry_run"):
-        if previous.get(key) != pinned[key]:
+    defaults = {"history_mode": "given"}  # runs saved before replaying existed used the given history
+    for key in ("question_set_hash", "k", "retrieval_only", "dry_run", "history_mode"):
+        if previous.get(key, defaults.get(key)) != pinned[key]:
             raise EvaluationError(
                 f"cannot resume: {key} was {previous.get(key)!r} and is now {pinned[key]!r}; "
                 "use the same settings, another --out folder, or --overwrite"
@@ -489,6 +506,7 @@ def run_evaluation(
     log_path: Path | None = None,
     questions_source: str = "",
     parallel: bool = False,
+    history_mode: str = "replay",
 ) -> EvaluationResult:
     """Evaluate `configs` on `questions`, writing `OUT/<config>.jsonl` and `OUT/metrics.json` (see module doc).
 
@@ -508,6 +526,8 @@ def run_evaluation(
         raise EvaluationError("no configs to evaluate")
     if not isinstance(k, int) or not 1 <= k <= 50:
         raise ConfigError(f"k={k!r} is not allowed; allowed: a whole number from 1 to 50")
+    if history_mode not in HISTORY_MODES:
+        raise ConfigError(f"history_mode={history_mode!r} is not allowed; allowed: {', '.join(HISTORY_MODES)}")
     if max_text_chars is not None and max_text_chars < 0:
         raise ConfigError(f"max_text_chars={max_text_chars!r} is not allowed; allowed: 0 or more")
     names = [config.name for config in configs]
@@ -537,6 +557,7 @@ def run_evaluation(
         "k": k,
         "retrieval_only": retrieval_only,
         "dry_run": dry_run,
+        "history_mode": history_mode,
         "configs": {config.name: config.to_dict() for config in configs},
     }
     if resume and run_file.exists():
@@ -581,7 +602,8 @@ def run_evaluation(
             pending = [config for config in configs if question.id not in done[config.name]]
             if pending:
                 results = _run_configs(
-                    runner_engine, question, pending, retrieval_only or dry_run, attempts, retry_delay, parallel
+                    runner_engine, question, pending, retrieval_only or dry_run, attempts, retry_delay, parallel,
+                    history_mode,
                 )
                 for config, result in zip(pending, results, strict=True):
                     if dry_run and not result.errors:

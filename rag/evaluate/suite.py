@@ -43,6 +43,7 @@ from typing import Any
 from rag.config import Config
 from rag.errors import ConfigError, allowed
 from rag.evaluate.generate import DISTRACTOR_POOLS
+from rag.evaluate.history import replayed_history
 from rag.evaluate.metrics import abstention_accuracy, false_abstention_rate, hit_rate, mean_recall, mrr
 from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
 from rag.evaluate.runner import build_record, with_k
@@ -340,7 +341,8 @@ def run_set(
         sized = with_k(config, k)
         records = []
         for question in questions:
-            answer = engine.run(question.question, sized, list(question.history) or None, retrieval_only)
+            history = replayed_history(engine, question.history, sized, retrieval_only)
+            answer = engine.run(question.question, sized, history, retrieval_only)
             records.append(
                 build_record(question, sized, answer, retrieval_only=retrieval_only, dry_run=False,
                              model=engine.default_llm, max_text_chars=0)
