@@ -238,10 +238,10 @@ def child_fields(lines: Sequence[str], position: int) -> list[str]:
 _SCHEMA_TYPE = re.compile(r"\((?:array of )?([A-Z][A-Za-z0-9_]+)[,)]")
 
 
-def schema_fields(name: str, blocks: Sequence[ContextBlock]) -> list[str]:
-    """Top-level field names of the schema `name` when a context block is that schema's chunk."""
-    for block in blocks:
-        lines = block.text.splitlines()
+def schema_fields(name: str, texts: Sequence[str]) -> list[str]:
+    """Top-level field names of the schema `name` when one of the retrieved chunk texts is that schema's."""
+    for text in texts:
+        lines = text.splitlines()
         if lines and lines[0].startswith(f"Schema {name} "):
             return [m.group(1) for line in lines[1:] if line.startswith("- ") and (m := _FIELD_LINE.match(line))]
     return []
@@ -305,7 +305,8 @@ class ExtractiveGenerator:
                 text = f"- {_clean_line(line.text)}"
                 nested = child_fields(block_lines, line.position) if _FIELD_LINE.match(line.text) else []
                 if not nested and _FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
-                    nested = schema_fields(typed.group(1), blocks)  # the schema came in by reference expansion
+                    # the schema was retrieved too (perhaps beyond the context budget, or by reference expansion)
+                    nested = schema_fields(typed.group(1), [item.chunk.text for item in request.chunks])
                 if nested:
                     shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
                     text += f" Fields: {shown}."
