@@ -19,11 +19,15 @@ export ANONYMIZED_TELEMETRY := False
 .PHONY: install run index test lint bench browser local-llm clean eval-suite
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# CPU torch first, or sentence-transformers pulls gigabytes of CUDA packages.
+	@echo "[2/4] installing the CPU build of torch (before sentence-transformers, or pip pulls CUDA packages)"
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@echo "[3/4] installing the pinned requirements (one line per package)"
+	$(PY) -m pip install --progress-bar off -r requirements-dev.txt \
+	  | { grep --line-buffered -E '^(Collecting|Successfully installed)' || true; }; exit $${PIPESTATUS[0]}
+	@echo "[4/4] installing the project itself"
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
