@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install run index test lint bench browser local-llm clean eval-suite
+.PHONY: install run index test test-fast lint bench browser local-llm clean eval-suite
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
@@ -45,16 +45,21 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 lint: install
-	$(VENV)/bin/ruff check rag tests app.py pages bench
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
 
 test: install browser
-	$(VENV)/bin/ruff check rag tests app.py pages bench
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
 	$(VENV)/bin/pytest -q
 
 # Every question set of eval_data/suite.toml through C2 and full (retrieval only); each corpus gets its own
 # cached index under index_store/suite/. Writes eval_data/results/suite/latest.{json,md}.
 eval-suite: install
 	$(PY) -m rag suite
+
+# The edit-test loop: unit tests with fakes, no browser, no real model, no app pages (under 2 minutes).
+test-fast: install
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
+	$(VENV)/bin/pytest -q -m "not slow and not browser and not app and not corpus"
 
 bench: install
 	$(PY) -m bench

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag.app_support import ui
+from webapp import ui
 
 ui.page_setup("Ask & compare", ":material/forum:")
 navigation = st.navigation(

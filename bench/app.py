@@ -25,8 +25,8 @@ QUESTIONS = (
 
 def bench_app() -> dict[str, float]:
     """Median submit → three columns filled (C0, C5, full; extractive) and the peak RSS."""
-    from rag.app_support.engine import set_engine_override
     from rag.runner import engine_from_settings
+    from webapp.engine import set_engine_override
 
     print("\n## App: submit → all columns filled (C0, C5, full; extractive generator; real index)")
     set_engine_override(engine_from_settings(llm="extractive"))

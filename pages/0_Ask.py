@@ -9,8 +9,10 @@ import time
 
 import streamlit as st
 
-from rag.app_support import tables, ui
-from rag.app_support.asking import (
+from rag.errors import ConfigError
+from rag.runner import clean_question
+from webapp import tables, ui
+from webapp.asking import (
     ASK_TEXT_KEY,
     PENDING_KEY,
     REFUSED_KEY,
@@ -21,7 +23,7 @@ from rag.app_support.asking import (
     examples_for,
     make_turn,
 )
-from rag.app_support.engine import (
+from webapp.engine import (
     MAX_K,
     apply_choices,
     default_config_names,
@@ -30,8 +32,6 @@ from rag.app_support.engine import (
     register_configs,
     resolve_config_name,
 )
-from rag.errors import ConfigError
-from rag.runner import clean_question
 
 ui.page_setup("Ask & compare", ":material/forum:")
 engine = ui.engine_or_stop()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag.app_support import tables, ui
-from rag.app_support.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_line
-from rag.app_support.engine import default_config_names
-from rag.app_support.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
 from rag.index.store import DUPLICATE_POLICIES
+from webapp import tables, ui
+from webapp.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_line
+from webapp.engine import default_config_names
+from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
 
 ui.page_setup("Documents", ":material/description:")
 engine = ui.engine_or_stop()

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag.app_support import charts, eval_runs, tables, ui
-from rag.app_support.asking import RERUN_KEY, rerun_request
-from rag.app_support.badges import badge_for_record
-from rag.app_support.engine import default_config_names
-from rag.app_support.eval_bridge import default_run_name, evaluation_available, start_evaluation
-from rag.app_support.eval_runs import SavedRun
-from rag.app_support.jobs import jobs
+from webapp import charts, eval_runs, tables, ui
+from webapp.asking import RERUN_KEY, rerun_request
+from webapp.badges import badge_for_record
+from webapp.engine import default_config_names
+from webapp.eval_bridge import default_run_name, evaluation_available, start_evaluation
+from webapp.eval_runs import SavedRun
+from webapp.jobs import jobs
 
 ui.page_setup("Evaluation", ":material/monitoring:")
 ui.render_sidebar()

@@ -39,8 +39,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from the environment with `--index-dir` applied."""
-    index_dir = getattr(args, "index_dir", None)
-    return Settings.from_env(index_dir=Path(index_dir) if index_dir else None)
+    return Settings.from_env(index_dir=getattr(args, "index_dir", None))
 
 
 def print_json(data: Any) -> None:
@@ -225,10 +224,9 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- query commands
 def known_configs(args: argparse.Namespace) -> dict[str, Any]:
     """Presets plus the user's configs from `--config-file` (TOML or YAML)."""
-    from rag.config import PRESETS, load_config_file
+    from rag.config import known_configs as configs_from_file
 
-    config_file = getattr(args, "config_file", None)
-    return load_config_file(config_file) if config_file else dict(PRESETS)
+    return configs_from_file(getattr(args, "config_file", None))
 
 
 @command("configs")

@@ -194,6 +194,11 @@ def load_config_file(path: Path | str, known: dict[str, Config] | None = None) -
     return result
 
 
+def known_configs(config_file: Path | str | None = None) -> dict[str, Config]:
+    """The presets plus the user's configs from `config_file` (TOML or YAML), when one is given."""
+    return load_config_file(config_file) if config_file else dict(PRESETS)
+
+
 def resolve_configs(names: str | list[str], known: dict[str, Config] | None = None) -> list[Config]:
     """Turn `"C0,C5,full"` (or a list) into configs, failing on unknown names with the allowed ones."""
     known = known or PRESETS

@@ -459,8 +459,9 @@ def warm_up(engine: Engine) -> list[str]:
 
 def main(args: Any) -> int:
     """The `python -m rag mcp` command: load everything once, then serve."""
-    from rag.cli import known_configs, settings_from
+    from rag.config import known_configs
     from rag.runner import engine_from_settings
+    from rag.settings import Settings
 
     if not 0 < args.port < 65536:
         raise ConfigError(f"--port={args.port} is not allowed; allowed: 1 to 65535")
@@ -468,8 +469,8 @@ def main(args: Any) -> int:
         raise ConfigError(f"--timeout={args.timeout:g} is not allowed; allowed: a number of seconds above 0")
     started = time.perf_counter()
     with stdout_to_stderr():
-        settings = settings_from(args)
-        configs = known_configs(args)
+        settings = Settings.from_env(index_dir=getattr(args, "index_dir", None))
+        configs = known_configs(getattr(args, "config_file", None))
         engine = engine_from_settings(settings, llm=args.llm)
         warnings = warm_up(engine)
         for warning in warnings:

@@ -58,8 +58,8 @@ components:
 @pytest.fixture
 def app_engine(fixture_index):  # type: ignore[no-untyped-def]
     """An extractive engine over the fixture index, injected into the app (no model is loaded)."""
-    from rag.app_support import engine as app_engine_module
     from rag.runner import Engine
+    from webapp import engine as app_engine_module
 
     engine = Engine(fixture_index, default_llm="extractive")
     app_engine_module.set_engine_override(engine)

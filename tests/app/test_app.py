@@ -1,6 +1,6 @@
 """The Streamlit pages driven in-process with AppTest, on the fixture index with the extractive generator.
 
-No model is loaded: the engine is injected through `rag.app_support.engine.set_engine_override` (see conftest).
+No model is loaded: the engine is injected through `webapp.engine.set_engine_override` (see conftest).
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rag.app_support import jobs
-from rag.app_support.asking import RERUN_KEY, rerun_request
 from tests.app.conftest import INVENTORY_SPEC, ROOT
+from webapp import jobs
+from webapp.asking import RERUN_KEY, rerun_request
+
+pytestmark = pytest.mark.app
 
 ANSWERABLE = "What is the page_size parameter of list orders?"
 OUT_OF_SCOPE = "What's the weather in Berlin?"
@@ -202,7 +204,7 @@ def test_empty_question_is_refused_with_a_message(app_engine) -> None:  # type: 
 
 
 def test_home_names_the_product_and_offers_examples(app_engine) -> None:  # type: ignore[no-untyped-def]
-    from rag.app_support.asking import EXAMPLES, examples_for
+    from webapp.asking import EXAMPLES, examples_for
 
     at = open_app()
     assert any("SpecRAG Workbench" in c.value for c in at.caption)

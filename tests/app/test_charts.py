@@ -11,11 +11,16 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from rag.app_support import charts, eval_runs, tables
-from rag.app_support.asking import Turn, ask_all, ask_live, conversation_history
-from rag.app_support.badges import badge_for, badge_for_record, badge_status
-from rag.app_support.documents import ingest_uploads, report_frame
-from rag.app_support.engine import (
+from rag.config import PRESETS
+from rag.errors import ConfigError, RagError
+from rag.results import AnswerResult, Citation, RetrievedChunk
+from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
+from tests.fakes import make_chunk
+from webapp import charts, eval_runs, tables
+from webapp.asking import Turn, ask_all, ask_live, conversation_history
+from webapp.badges import badge_for, badge_for_record, badge_status
+from webapp.documents import ingest_uploads, report_frame
+from webapp.engine import (
     apply_choices,
     build_engine,
     clear_engine_override,
@@ -25,7 +30,7 @@ from rag.app_support.engine import (
     resolve_config_name,
     set_engine_override,
 )
-from rag.app_support.eval_bridge import (
+from webapp.eval_bridge import (
     default_run_name,
     evaluation_available,
     make_test_set_now,
@@ -33,12 +38,7 @@ from rag.app_support.eval_bridge import (
     run_evaluation_now,
     safe_name,
 )
-from rag.app_support.jobs import Job, start_job, wait
-from rag.config import PRESETS
-from rag.errors import ConfigError, RagError
-from rag.results import AnswerResult, Citation, RetrievedChunk
-from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
-from tests.fakes import make_chunk
+from webapp.jobs import Job, start_job, wait
 
 RUN = EVAL_RUN_FIXTURE / "tiny-run"
 

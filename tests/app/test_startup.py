@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import tomllib
 
-from rag.app_support import engine as engine_module
+import pytest
+
 from rag.config import DEFAULT_CONFIGS
 from rag.runner import Engine
 from tests.app.conftest import ROOT
+from webapp import engine as engine_module
+
+pytestmark = pytest.mark.app
 
 
 def test_streamlit_does_not_watch_the_checkout() -> None:
@@ -50,7 +54,7 @@ def test_warm_up_never_breaks_the_app(fixture_index, monkeypatch) -> None:  # ty
 
 
 def test_the_app_engine_is_warmed_when_loaded(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from rag.app_support import ui
+    from webapp import ui
 
     warmed: list[Engine] = []
     monkeypatch.setattr(ui, "warm_up", lambda engine: warmed.append(engine) or 0.0)

@@ -22,6 +22,8 @@ from streamlit.testing.v1.element_tree import Selectbox
 from rag.config import PRESETS
 from tests.app.conftest import EVAL_RUN_FIXTURE, ROOT
 
+pytestmark = pytest.mark.app
+
 Step = Callable[[AppTest], object]
 
 

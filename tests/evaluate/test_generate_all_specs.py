@@ -16,6 +16,8 @@ from rag.index.store import Snapshot
 from rag.ingest.pipeline import parse_path
 from tests.conftest import SHARED
 
+pytestmark = pytest.mark.corpus
+
 SPECS = sorted(p for p in (SHARED / "specs").rglob("*") if p.suffix in (".json", ".yml", ".yaml"))
 # Words that name our chunk kinds, never a developer's words.
 CHUNK_KIND_WORDS = re.compile(r"\b(conventions shared|chunk|overview:|smart chunk|naive)\b", re.IGNORECASE)

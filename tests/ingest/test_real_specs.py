@@ -25,6 +25,8 @@ from tests.ingest.test_openapi import (
     lost_schema_facts,
 )
 
+pytestmark = pytest.mark.corpus
+
 SPEC_DIRS = ("stackone", "stackone-2025-02", "external")
 SPECS_ROOT = SHARED / "specs"
 SPEC_FILES = sorted(

@@ -10,10 +10,10 @@ from typing import Any
 
 import pandas as pd
 
-from rag.app_support.eval_runs import fallback_reason
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
+from webapp.eval_runs import fallback_reason
 
 SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank")
 CHUNK_COLUMNS: tuple[str, ...] = (

@@ -13,15 +13,15 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rag.app_support import charts, tables
-from rag.app_support.badges import Badge, badge_for
-from rag.app_support.engine import build_engine, engine_key, known_configs, warm_up
-from rag.app_support.jobs import Job, get_job
 from rag.chunk import Chunk
 from rag.config import Config
 from rag.errors import RagError
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
+from webapp import charts, tables
+from webapp.badges import Badge, badge_for
+from webapp.engine import build_engine, engine_key, known_configs, warm_up
+from webapp.jobs import Job, get_job
 
 PRODUCT = "SpecRAG Workbench"
 HOME_PAGE = "pages/0_Ask.py"
@@ -107,7 +107,7 @@ def _engine(key: str) -> Engine:
 
 
 def get_engine() -> Engine:
-    """The app's engine (cached per process; tests inject theirs through rag.app_support.engine)."""
+    """The app's engine (cached per process; tests inject theirs through webapp.engine)."""
     return _engine(engine_key())
 
 
@@ -458,8 +458,8 @@ def _member(value: Any, options: Sequence[Any]) -> bool:
 def submit_typed() -> None:
     """The question box's submit callback: an acceptable question is moved out of the box to be asked; a refused
     one stays in the box, with the reason shown below it."""
-    from rag.app_support.asking import ASK_TEXT_KEY, PENDING_KEY, REFUSED_KEY
     from rag.runner import clean_question
+    from webapp.asking import ASK_TEXT_KEY, PENDING_KEY, REFUSED_KEY
 
     text = str(st.session_state.get(ASK_TEXT_KEY) or "")
     try:
@@ -475,7 +475,7 @@ def submit_typed() -> None:
 
 def submit_example(question: str) -> None:
     """An example button's callback: ask `question` (whatever is typed in the box stays there)."""
-    from rag.app_support.asking import PENDING_KEY
+    from webapp.asking import PENDING_KEY
 
     st.session_state[PENDING_KEY] = question
 

@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from rag.app_support.eval_runs import (
+from rag.results import AnswerResult
+from webapp.eval_runs import (
     CHART_METRICS,
     FAILURE_LABELS,
     FALLBACK_SUFFIX,
@@ -18,8 +19,7 @@ from rag.app_support.eval_runs import (
     metric_label,
     metric_unit,
 )
-from rag.app_support.tables import STAGE_ORDER
-from rag.results import AnswerResult
+from webapp.tables import STAGE_ORDER
 
 TEMPLATE = "plotly_white"
 PALETTE = px.colors.qualitative.Safe

@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rag.app_support.eval_runs import eval_data_dir, results_dir
-from rag.app_support.jobs import Job, start_job
 from rag.config import Config
 from rag.errors import RagError
 from rag.runner import Engine
+from webapp.eval_runs import eval_data_dir, results_dir
+from webapp.jobs import Job, start_job
 
 RUNNER_MODULE = "rag.evaluate.runner"
 GENERATE_MODULE = "rag.evaluate.generate"

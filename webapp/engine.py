@@ -183,7 +183,7 @@ def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     real question. Returns the seconds it took; a failure is ignored (the first question then loads them)."""
     import time
 
-    from rag.app_support.asking import ask_all
+    from webapp.asking import ask_all
 
     started = time.perf_counter()
     configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, "extractive")

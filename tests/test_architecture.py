@@ -1,0 +1,59 @@
+"""The library's shape: `rag/` imports no UI package and has no import circle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = ROOT / "rag"
+UI_PACKAGES = ("streamlit", "plotly", "webapp")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module a file imports, at the top or inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def library_graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in LIBRARY.rglob("*.py")}
+    return {name: {m for m in imports_of(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def test_the_library_imports_no_ui_package() -> None:
+    offenders = {
+        module_name(path): sorted(m for m in imports_of(path) if m.split(".")[0] in UI_PACKAGES)
+        for path in LIBRARY.rglob("*.py")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_library_has_no_import_circle() -> None:
+    graph = library_graph()
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str], on_trail: set[str], done: set[str]) -> None:
+        for target in sorted(graph[node]):
+            if target in on_trail:
+                cycles.append([*trail[trail.index(target):], target])
+            elif target not in done:
+                visit(target, [*trail, target], on_trail | {target}, done)
+        done.add(node)
+
+    finished: set[str] = set()
+    for start in sorted(graph):
+        if start not in finished:
+            visit(start, [start], {start}, finished)
+    assert cycles == []
