@@ -35,12 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rag.chunk import Chunk, schema_id
 from rag.config import PRESETS, Config
 from rag.errors import ConfigError, RagError
-from rag.rerank.base import apply_scores
-from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
-from rag.retrieve.context import QueryContext
-from rag.retrieve.profile import profile_for
-from rag.retrieve.retrievers import make_retriever
 from rag.runner import Engine, clean_question
 
 SERVER_NAME = "specrag"
@@ -174,20 +169,19 @@ def ask(engine: Engine, question: str, config: Config) -> AskResult:
 
 
 def search(engine: Engine, query: str, k: int = 5, api: str | None = None) -> SearchResult:
-    """Hybrid retrieval + structural rerank (the `full` preset's first stages), optionally in one API."""
+    """The chunks `full` retrieves for the query, exactly as `ask --configs full --retrieval-only` returns
+    them (the same Engine and stages), optionally only in one API. No answer is generated."""
     apis: tuple[str, ...] = (require_api(engine, api),) if api else ()
     if not apis:
         require_index(engine)
     if not 1 <= k <= MAX_SEARCH_K:
         raise ConfigError(f"k={k!r} is not allowed; allowed: a whole number from 1 to {MAX_SEARCH_K}")
     cleaned = clean_question(query)
-    base = PRESETS["full"]
-    ctx = QueryContext(engine.index, cleaned)
-    retriever = make_retriever(base.retriever, base.alpha, base.rrf_k)
-    pool = retriever.retrieve(ctx, (base.chunking, "docs"), max(base.candidate_pool, k), apis, cleaned)
-    if pool:
-        pool = apply_scores(pool, StructuralReranker.for_corpus(profile_for(ctx.snapshot)).score(cleaned, pool))
-    return SearchResult(query=cleaned, api=apis[0] if apis else None, results=[_hit(c) for c in pool[:k]])
+    config = replace(PRESETS["full"], k=k, candidate_pool=max(PRESETS["full"].candidate_pool, k))
+    result = engine.run(cleaned, config, retrieval_only=True, scope=apis)
+    if result.errors:
+        raise RagError("; ".join(result.errors))
+    return SearchResult(query=cleaned, api=apis[0] if apis else None, results=[_hit(c) for c in result.chunks[:k]])
 
 
 def _hit(candidate: RetrievedChunk) -> SearchHit:

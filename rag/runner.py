@@ -149,8 +149,13 @@ class Engine:
             return LLMIntentDetector(self.chat_model(spec)).detect(question, profile)
         return ctx.memo(("intent-offline", question), lambda: OfflineIntentDetector().detect(question, profile))
 
-    def retrieve(self, config: Config, query: str, ctx: QueryContext, result: AnswerResult) -> list[RetrievedChunk]:
-        """Every retrieval stage of a config; fills timings, notes and the candidate pool of `result`."""
+    def retrieve(
+        self, config: Config, query: str, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...] = ()
+    ) -> list[RetrievedChunk]:
+        """Every retrieval stage of a config; fills timings, notes and the candidate pool of `result`.
+
+        `scope` restricts the search to the named APIs whatever the question says (the MCP `api` argument).
+        """
         timings = result.timings_ms
         strategies = (config.chunking, "docs")
         if config.query_expansion:
@@ -173,14 +178,18 @@ class Engine:
             result.notes.append("intent filter: not applied (the question names no API)")
             result.detected_apis = []
             apis = ()
+        if scope:
+            apis = scope
+            result.detected_apis = list(scope)
+            result.notes.append(f"searched only: {', '.join(scope)} (as asked)")
         pool = retriever.retrieve(ctx, strategies, config.candidate_pool, apis, query)
-        if apis and not pool:
+        if apis and not pool and not scope:
             result.notes.append("intent filter matched nothing; searched all APIs")
             result.detected_apis = []
             apis = ()
             pool = retriever.retrieve(ctx, strategies, config.candidate_pool, (), query)
         k = config.k
-        if config.dynamic_k and intent.multi_api:
+        if config.dynamic_k and intent.multi_api and not scope:
             targets = list(intent.apis) if len(intent.apis) >= 2 else ctx.snapshot.apis()
             per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query) for api in targets}
             k = min(max(config.k, len(targets)), MAX_DYNAMIC_K)
@@ -284,6 +293,7 @@ class Engine:
         history: Sequence[dict[str, str]] | None = None,
         ctx: QueryContext | None = None,
         contexts: dict[str, QueryContext] | None = None,
+        scope: tuple[str, ...] = (),
     ) -> tuple[AnswerResult, QueryContext, list[RetrievedChunk]]:
         """Rewrite, retrieve and gate; returns the partly filled result, the context and the chunks."""
         result = AnswerResult(config=config.name, question=question)
@@ -303,7 +313,7 @@ class Engine:
         started = time.perf_counter()
         ctx.query_vector(query)
         result.timings_ms["embed"] = _ms(started)
-        chunks = self.retrieve(config, query, ctx, result)
+        chunks = self.retrieve(config, query, ctx, result, scope)
         self.gate(config, query, ctx, result)
         result.chunks = chunks
         return result, ctx, chunks
@@ -350,11 +360,15 @@ class Engine:
         retrieval_only: bool = False,
         ctx: QueryContext | None = None,
         contexts: dict[str, QueryContext] | None = None,
+        scope: tuple[str, ...] = (),
     ) -> AnswerResult:
-        """Answer with one config; errors are recorded in the result, never raised."""
+        """Answer with one config; errors are recorded in the result, never raised.
+
+        `scope` restricts retrieval to the named APIs (see `retrieve`).
+        """
         started_all = time.perf_counter()
         try:
-            result, ctx, chunks = self.prepare(question, config, history, ctx, contexts)
+            result, ctx, chunks = self.prepare(question, config, history, ctx, contexts, scope)
         except RagError as error:
             return AnswerResult(
                 config=config.name, question=question, errors=[str(error)], timings_ms={"total": _ms(started_all)}

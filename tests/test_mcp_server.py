@@ -180,6 +180,16 @@ def test_search_api_returns_ranked_chunks_without_an_answer(server: Any, shop: s
         assert {"fused", "rerank"} <= set(hit["scores"])
 
 
+@pytest.mark.parametrize("query", ["list orders", "How do I create an employee?", "What is the default page_size?"])
+def test_search_api_returns_exactly_what_ask_retrieval_only_returns(server: Any, engine: Engine, query: str) -> None:
+    from rag.config import PRESETS
+
+    asked = engine.run(query, PRESETS["full"], retrieval_only=True)
+    result = call(server, "search_api", {"query": query, "k": 5})
+    found = [hit["structural_id"] for hit in result.structured_content["results"]]
+    assert found == [c.chunk.covers[0] for c in asked.chunks[:5]]
+
+
 def test_search_api_filters_to_one_api(server: Any, people: str) -> None:
     result = call(server, "search_api", {"query": "list orders", "k": 10, "api": people})
     assert not result.is_error, result
