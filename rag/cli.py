@@ -278,6 +278,7 @@ def render_result(result: Any, show: int = 5) -> str:
         + (" — ABSTAINED" if result.abstained else "")
         + f"  {result.total_ms:.0f} ms"
     ]
+    lines.extend(f"FELL BACK: {fallback}" for fallback in getattr(result, "fallbacks", []))
     if result.standalone_query and result.standalone_query != result.question:
         lines.append(f"standalone query: {result.standalone_query}")
     if result.errors:

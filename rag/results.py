@@ -98,6 +98,14 @@ class AnswerResult:
     notes: list[str] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # What the config asked for but could not do here ("LLM reranker unavailable: ran without reranking"):
+    # the result then equals a simpler config's, and every view must say so.
+    fallbacks: list[str] = field(default_factory=list)
+
+    @property
+    def fell_back(self) -> bool:
+        """Whether a stage of the config was unavailable and skipped."""
+        return bool(self.fallbacks)
 
     @property
     def ok(self) -> bool:
@@ -134,4 +142,5 @@ class AnswerResult:
             "notes": self.notes,
             "facts": self.facts,
             "errors": self.errors,
+            "fallbacks": self.fallbacks,
         }

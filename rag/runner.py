@@ -208,6 +208,8 @@ class Engine:
                     result.tokens_out += reranker.last_usage[1]
             except RerankerUnavailable as error:
                 result.notes.append(str(error))
+                kind = "LLM" if config.reranker == "llm" else config.reranker
+                result.fallbacks.append(f"{kind} reranker unavailable: ran without reranking")
             except RagError as error:
                 result.notes.append(f"reranker failed: {error}; first-stage order kept")
             timings["rerank"] = _ms(started)
@@ -350,6 +352,8 @@ class Engine:
         result.tokens_in += generation.tokens_in
         result.tokens_out += generation.tokens_out
         result.generator = generation.generator
+        if config.reasoning and not generation.reasoning_steps and self.llm_spec(config) == "extractive":
+            result.fallbacks.append("no LLM: chain-of-thought verification skipped")
         return result
 
     def run(

@@ -115,3 +115,12 @@ def test_stream_yields_tokens_then_sources_then_done_then_the_result(engine: Eng
 def test_empty_question_is_a_per_config_error(engine: Engine) -> None:
     results = engine.run_many("   ", [PRESETS["C1"], PRESETS["full"]])
     assert all(r.errors and "empty" in r.errors[0] for r in results)
+
+
+def test_a_config_whose_model_is_missing_says_it_fell_back(engine: Engine) -> None:
+    c4 = engine.run("list employees", PRESETS["C4"], retrieval_only=True)
+    assert c4.fell_back and c4.fallbacks == ["LLM reranker unavailable: ran without reranking"]
+    assert c4.to_dict()["fallbacks"] == c4.fallbacks
+    e4 = engine.run("list employees", PRESETS["E4"])
+    assert any("chain-of-thought" in fallback for fallback in e4.fallbacks)
+    assert not engine.run("list employees", PRESETS["full"], retrieval_only=True).fell_back

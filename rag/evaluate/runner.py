@@ -270,6 +270,7 @@ def build_record(
         "retrieval_only": retrieval_only,
         "dry_run": dry_run,
         "notes": list(result.notes),
+        "fallbacks": list(result.fallbacks),
         "error": error,
     }
     record["first_relevant_rank"] = first_relevant_rank(
