@@ -50,8 +50,11 @@ class Citation:
     api: str
     chunk_id: str
     source: str = ""
+    # The `[n]` the answer cites it by: the chunk's position in the context, which is also its rank in
+    # the chunk table; 0 when the citation was not made from a numbered context.
+    number: int = field(default=0, compare=False)
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, str | int]:
         """JSON-ready view."""
         return {
             "structural_id": self.structural_id,
@@ -59,17 +62,19 @@ class Citation:
             "api": self.api,
             "chunk_id": self.chunk_id,
             "source": self.source,
+            "number": self.number,
         }
 
     @classmethod
-    def of(cls, chunk: Chunk) -> Citation:
-        """The citation of a chunk."""
+    def of(cls, chunk: Chunk, number: int = 0) -> Citation:
+        """The citation of a chunk (cited as `[number]` when given)."""
         return cls(
             chunk.covers[0] if chunk.covers else chunk.chunk_id,
             chunk.json_pointer,
             chunk.api,
             chunk.chunk_id,
             chunk.source,
+            number,
         )
 
 

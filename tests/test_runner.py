@@ -124,3 +124,17 @@ def test_a_config_whose_model_is_missing_says_it_fell_back(engine: Engine) -> No
     e4 = engine.run("list employees", PRESETS["E4"])
     assert any("chain-of-thought" in fallback for fallback in e4.fallbacks)
     assert not engine.run("list employees", PRESETS["full"], retrieval_only=True).fell_back
+
+
+def test_every_citation_marker_names_the_chunk_with_that_number_in_the_list_and_the_table(engine: Engine) -> None:
+    import re
+
+    for question in ("What is the default page_size when listing employees?", "How do I create an order?",
+                     "What fields does an employee have?"):
+        for name in ("C2", "full"):
+            result = engine.run(question, PRESETS[name])
+            markers = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
+            by_number = {citation.number: citation for citation in result.citations}
+            assert markers and markers <= set(by_number), (name, result.answer, by_number)
+            for number in markers:
+                assert result.chunks[number - 1].chunk.chunk_id == by_number[number].chunk_id

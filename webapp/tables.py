@@ -188,7 +188,7 @@ def citation_frame(citations: Sequence[Citation]) -> pd.DataFrame:
                 "api": citation.api,
                 "source": citation.source,
             }
-            for number, citation in enumerate(citations, start=1)
+            for number, citation in ((c.number or position, c) for position, c in enumerate(citations, start=1))
         ],
         columns=["#", "structural id", "json pointer", "api", "source"],
     )

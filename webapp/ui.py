@@ -268,7 +268,8 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
     if not result.citations:
         return
     st.markdown("**Citations**")
-    for number, citation in enumerate(result.citations, start=1):
+    numbered = [(citation.number or position, citation) for position, citation in enumerate(result.citations, 1)]
+    for number, citation in sorted(numbered, key=lambda item: item[0]):  # numbered as the answer cites them
         with st.expander(tables.md_escape(tables.citation_label(number, citation))):
             st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)}")
             found = tables.find_cited_chunk(citation, result)

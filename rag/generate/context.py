@@ -46,8 +46,8 @@ class ContextBlock:
 
     @property
     def citation(self) -> Citation:
-        """The citation an answer gets when it cites this block."""
-        return Citation.of(self.chunk)
+        """The citation an answer gets when it cites this block (numbered as the block)."""
+        return Citation.of(self.chunk, self.number)
 
     @property
     def header(self) -> str:
@@ -173,6 +173,15 @@ def resolve_references(references: Iterable[int | str], blocks: Sequence[Context
             seen_chunks.add(block.chunk.chunk_id)
             citations.append(block.citation)
     return citations, len(unknown)
+
+
+_NUMBER_MARKER = re.compile(r"\s?\[(\d+)\]")
+
+
+def drop_unknown_markers(text: str, blocks: Sequence[ContextBlock]) -> str:
+    """The answer without `[n]` markers that name no context block (they are counted by `resolve_references`)."""
+    numbers = {block.number for block in blocks}
+    return _NUMBER_MARKER.sub(lambda m: m.group(0) if int(m.group(1)) in numbers else "", text)
 
 
 def parse_citations(text: str, blocks: Sequence[ContextBlock]) -> tuple[list[Citation], int]:

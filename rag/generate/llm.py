@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
-from rag.generate.context import ContextBlock, build_context, extract_references, resolve_references
+from rag.generate.context import (
+    ContextBlock,
+    build_context,
+    drop_unknown_markers,
+    extract_references,
+    resolve_references,
+)
 from rag.generate.prompts import build_messages
 from rag.llm.base import ChatModel, estimate_prompt_tokens
 from rag.tokens import estimate_tokens
@@ -263,7 +269,7 @@ class LLMGenerator:
         answer = _abstention_answer(parsed.answer) if abstained else parsed.answer or EMPTY_ANSWER
         citations, dropped = resolve_references([*extract_references(parsed.answer), *parsed.references], blocks)
         return Generation(
-            answer=answer,
+            answer=drop_unknown_markers(answer, blocks),
             abstained=abstained,
             citations=citations,
             dropped_citations=dropped,
@@ -299,7 +305,7 @@ class LLMGenerator:
         if not tokens_in and not tokens_out:  # the backend reported nothing: estimate
             tokens_in, tokens_out = estimate_prompt_tokens(messages), estimate_tokens("".join(raw))
         generation = Generation(
-            answer=(_abstention_answer(shown) if abstained else shown) or EMPTY_ANSWER,
+            answer=drop_unknown_markers((_abstention_answer(shown) if abstained else shown) or EMPTY_ANSWER, blocks),
             abstained=abstained,
             citations=citations,
             dropped_citations=dropped,
