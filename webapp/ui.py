@@ -295,7 +295,11 @@ def render_result(
         st.error(error)
     if result.standalone_query and result.standalone_query != result.question:
         st.caption(f"Rewritten as: {tables.md_escape(result.standalone_query)}")
+    for fallback in result.fallbacks:
+        st.caption(f":orange[Fell back: {tables.md_escape(fallback)}]")
     if result.answer:
+        if result.generator:
+            st.caption(f"Answer by {tables.md_escape(result.generator)}")
         st.markdown(tables.safe_markdown(result.answer))
     elif result.retrieval_only and result.ok:
         st.caption("Retrieval only: no answer generated.")

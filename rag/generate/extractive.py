@@ -12,6 +12,7 @@ from rag.generate.context import ContextBlock, build_context
 from rag.results import Citation
 from rag.tokens import truncate_to_tokens
 
+# What an extractive answer is, for a view that explains it (the answer text itself starts with the facts).
 EXTRACTIVE_LABEL = "Extractive answer (no LLM) — the most relevant lines from the documentation:"
 PARTIAL_CAUTION = (
     "The documentation only partly covers this; the lines below are the closest matches, so check them "
@@ -273,7 +274,7 @@ class ExtractiveGenerator:
             return Generation(answer=answer, generator=self.name)
 
         chosen = select_lines(score_lines(request.question, blocks))
-        lines: list[str] = [EXTRACTIVE_LABEL]
+        lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
         if fact_lines:
@@ -315,7 +316,7 @@ class ExtractiveGenerator:
                 lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
         if related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
-        answer = "\n".join(lines)
+        answer = "\n".join(lines).strip("\n")
         return Generation(answer=answer, citations=citations, generator=self.name)
 
     @staticmethod

@@ -267,7 +267,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             expect(columns.nth(0).locator("h3")).to_have_text("C0")
             expect(columns.nth(1).locator("h3")).to_have_text("full")
             for index in range(2):
-                expect(columns.nth(index).get_by_text("Extractive answer (no LLM)")).to_be_visible()
+                expect(columns.nth(index).get_by_text("Answer by extractive (no LLM)")).to_be_visible()
                 expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
             expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
             screenshot(page, "home.png")
