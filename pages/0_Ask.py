@@ -180,7 +180,12 @@ if question:
     except ConfigError as error:
         st.error(str(error))
         st.stop()
-    history = pending_history if pending_history is not None else conversation_history(turns)
+    # Each configuration continues its own conversation (its own earlier answers), never another column's.
+    history = (
+        pending_history
+        if pending_history is not None
+        else {config.name: conversation_history(turns, config.name) for config in configs}
+    )
     turn = make_turn(question, configs, retrieval_only, generator, k)
     number = len(turns)
     with st.chat_message("user"):

@@ -36,9 +36,27 @@ def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, s
     return messages
 
 
-def is_follow_up(question: str, history: Sequence[dict[str, str]] | None) -> bool:
-    """Whether the question leans on earlier turns (pronouns, "what about …", very short)."""
-    if not history:
+def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: frozenset[str]) -> bool:
+    """Whether the question names an API or resource (from `topics`) that the previous question did not:
+    "and how do I list employees in HRIS?" after a question about LMS courses starts a new topic."""
+    if not topics:
+        return False
+    asked = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
+    previous = _topic_words(asked[-1]) if asked else set()
+    return bool((_topic_words(question) & topics) - previous)
+
+
+def _topic_words(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9_]+", text.lower())
+    return set(words) | {w[:-1] for w in words if len(w) > 3 and w.endswith("s")}
+
+
+def is_follow_up(
+    question: str, history: Sequence[dict[str, str]] | None, topics: frozenset[str] = frozenset()
+) -> bool:
+    """Whether the question leans on earlier turns (pronouns, "what about …", very short) and does not
+    name an API or resource of its own that the previous question did not (`topics`: the index's names)."""
+    if not history or names_a_new_topic(question, history, topics):
         return False
     return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 6
 
@@ -69,9 +87,19 @@ def current_question(query: str) -> str:
     return head if marker and query.endswith(")") else query
 
 
-def rewrite_query(question: str, history: Sequence[dict[str, str]] | None, chat_model: Any | None = None) -> Rewrite:
-    """A standalone version of `question`; falls back to the original when rewriting fails."""
-    if not is_follow_up(question, history):
+def rewrite_query(
+    question: str,
+    history: Sequence[dict[str, str]] | None,
+    chat_model: Any | None = None,
+    topics: frozenset[str] = frozenset(),
+) -> Rewrite:
+    """A standalone version of `question`; falls back to the original when rewriting fails.
+
+    `topics` are the API and resource names of the index: a question naming a new one is not a follow-up.
+    """
+    if not is_follow_up(question, history, topics):
+        if history and names_a_new_topic(question, history, topics):
+            return Rewrite(question, "none", "new topic: not rewritten (it names an API or resource of its own)")
         return Rewrite(question)
     assert history is not None
     if chat_model is None:

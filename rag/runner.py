@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.abstain import GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
+from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.config import Config
 from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
@@ -248,13 +248,37 @@ class Engine:
         top_similarity = max((pool[0][1] for pool in pools if pool), default=0.0)
         out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
         known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
-        decision = decide(
-            query, top_similarity, profile_for(ctx.snapshot), self.gate_thresholds(ctx, config), out_of_scope, known
-        )
+        profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known)
+        asked = result.question.strip()
+        if decision.tier != "abstain" and asked and asked != query:
+            # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
+            # too ("What's the weather in Berlin?" at turn 4). Low similarity alone does not count for it:
+            # a follow-up is elliptical by nature.
+            own = self.asked_decision(config, asked, profile, thresholds, known)
+            if own is not None:
+                decision = own
         result.confidence = decision.tier
         result.confidence_score = decision.score
         result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
         result.timings_ms["gate"] = _ms(started)
+
+    def asked_decision(
+        self, config: Config, asked: str, profile: Any, thresholds: GateThresholds, known: set[str]
+    ) -> GateDecision | None:
+        """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
+        probe = QueryContext(self.index, asked)
+        pools = [probe.vector_pool(strategy, (), asked) for strategy in (config.chunking, "docs")]
+        top = max((pool[0][1] for pool in pools if pool), default=0.0)
+        out_of_scope = self._out_of_scope_similarity(probe, asked)
+        own = decide(asked, top, profile, thresholds, out_of_scope, known)
+        weak_only = any(r.startswith(("nothing similar enough", "no content words")) for r in own.reasons)
+        if own.tier == "abstain" and not weak_only:
+            return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
+        if out_of_scope >= thresholds.out_of_scope_floor and out_of_scope > top + thresholds.out_of_scope_margin:
+            reason = f"as asked, closer to an out-of-scope request ({out_of_scope:.2f}) than to any chunk ({top:.2f})"
+            return GateDecision("abstain", min(own.score, 0.3), top, own.unknown_terms, (*own.reasons, reason))
+        return None
 
     def gate_thresholds(self, ctx: QueryContext, config: Config) -> GateThresholds:
         """The gate's thresholds for this index: given ones, else the model's calibrated on the index itself
@@ -304,7 +328,10 @@ class Engine:
         if config.rewrite and history:
             started = time.perf_counter()
             spec = self.llm_spec(config)
-            rewritten = rewrite_query(cleaned, history, self.chat_model(spec) if spec != "extractive" else None)
+            topics = profile_for(self.index.snapshot()).topics
+            rewritten = rewrite_query(
+                cleaned, history, self.chat_model(spec) if spec != "extractive" else None, topics
+            )
             query = rewritten.query
             if rewritten.note:
                 result.notes.append(rewritten.note)

@@ -138,3 +138,23 @@ def test_every_citation_marker_names_the_chunk_with_that_number_in_the_list_and_
             assert markers and markers <= set(by_number), (name, result.answer, by_number)
             for number in markers:
                 assert result.chunks[number - 1].chunk.chunk_id == by_number[number].chunk_id
+
+
+def test_an_out_of_scope_question_is_abstained_at_any_turn_of_a_conversation(fixture_index: Index) -> None:
+    from rag.abstain import GateThresholds
+    from rag.retrieve.profile import profile_for
+
+    history = [{"role": "user", "content": "How do I list the employees?"},
+               {"role": "assistant", "content": "Use GET /unified/hris/employees."}]  # fmt: skip
+    # Thresholds that let only the out-of-scope prototypes decide (the hashing embedder knows no meaning).
+    thresholds = GateThresholds(abstain_below=0.0, partial_below=0.0, out_of_scope_floor=0.3, out_of_scope_margin=0.05)
+    engine = Engine(fixture_index, default_llm="extractive", thresholds=thresholds)
+    later = engine.run("What is the weather forecast today?", PRESETS["full"], history)
+    assert later.standalone_query != later.question  # rewritten with the earlier turn's words
+    assert later.abstained, later.notes
+    profile = profile_for(fixture_index.snapshot())
+    own = engine.asked_decision(PRESETS["full"], "What is the weather forecast today?", profile, thresholds, set())
+    assert own is not None and own.tier == "abstain" and "as asked" in " ".join(own.reasons)
+    # An elliptical follow-up is not out of scope for being short or vague.
+    plain = Engine(fixture_index, default_llm="extractive").run("and the orders?", PRESETS["full"], history)
+    assert not plain.abstained, plain.notes

@@ -57,12 +57,18 @@ class Turn:
         return list(dict.fromkeys(seen))
 
 
-def conversation_history(turns: Sequence[Turn]) -> list[dict[str, str]]:
-    """Earlier turns as chat messages for query rewriting: each question and the first usable answer."""
+def conversation_history(turns: Sequence[Turn], config: str | None = None) -> list[dict[str, str]]:
+    """Earlier turns as chat messages for query rewriting: each question and an answer to it.
+
+    With `config`, the answer is that configuration's own (never another column's: a naive baseline's
+    answer must not steer `full`); without, the first usable answer of the turn.
+    """
     messages: list[dict[str, str]] = []
     for turn in turns:
         messages.append({"role": "user", "content": turn.question})
-        answers = [r for r in turn.results if r.ok and r.answer and not r.abstained]
+        answers = [
+            r for r in turn.results if r.ok and r.answer and not r.abstained and (config is None or r.config == config)
+        ]
         if answers:
             messages.append({"role": "assistant", "content": answers[0].answer})
     return messages
@@ -77,11 +83,13 @@ def ask_live(
     engine: Engine,
     question: str,
     configs: Sequence[Config],
-    history: Sequence[Mapping[str, str]] | None = None,
+    history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None = None,
     retrieval_only: bool = False,
     stream: bool = True,
 ) -> Iterator[LiveEvent]:
     """Run every config concurrently; yield streamed text and each result as soon as it is ready.
+
+    `history` is one conversation for every config, or a mapping of config name → its own conversation.
 
     Configs that do not stream share one embedding and candidate pools (like `Engine.run_many`). A
     configuration that fails yields a result with `errors`; it never stops the others. Streamlit calls
@@ -89,9 +97,9 @@ def ask_live(
     """
     events: queue.Queue[LiveEvent] = queue.Queue()
     contexts: dict[str, QueryContext] = {}
-    messages = [dict(m) for m in history] if history else None
-
     def work(config: Config) -> None:
+        own = history.get(config.name) if isinstance(history, Mapping) else history
+        messages = [dict(m) for m in own] if own else None
         try:
             if stream and streams(engine, config, retrieval_only):
                 final: AnswerResult | None = None

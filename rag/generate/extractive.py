@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
 from rag.results import Citation
+from rag.rewrite import current_question
 from rag.tokens import truncate_to_tokens
 
 # What an extractive answer is, for a view that explains it (the answer text itself starts with the facts).
@@ -56,6 +57,9 @@ _REQUIRED_HEADER = re.compile(r"^-\s+([A-Za-z0-9_\-]+) \(header,[^)]*\brequired\
 # "How do I list employees?", "How can I create …", "Show me how to call …": the reader will send the request.
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|show\s+me\s+how)\b", re.I)
 MAX_CHILD_FIELDS = 8
+# "What does the response look like?", "what do I get back": the reader wants the success response's shape.
+_ASKS_RESPONSE = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|output)\b", re.I)
+_SUCCESS_RESPONSE = re.compile(r"^- 2\d\d\b.*")
 _FALLBACK_RAW = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _FALLBACK_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _FALLBACK_STOPWORDS = frozenset(
@@ -248,6 +252,17 @@ def schema_fields(name: str, texts: Sequence[str]) -> list[str]:
     return []
 
 
+def success_response(block: ContextBlock) -> str:
+    """`200 → EmployeesPaginated: … Fields: next_page, next, data.` from an operation block, or ""."""
+    lines = block.text.splitlines()
+    for position, line in enumerate(lines):
+        if _SUCCESS_RESPONSE.match(line):
+            nested = child_fields(lines, position)
+            text = _clean_line(line)
+            return text + (f" Fields: {', '.join(nested[:MAX_CHILD_FIELDS])}." if nested else "")
+    return ""
+
+
 def _closest_matches(blocks: Sequence[ContextBlock]) -> str:
     titles = [block.chunk.title or block.label for block in blocks[:2]]
     return "Closest matches: " + "; ".join(titles) + "." if titles else ""
@@ -287,7 +302,8 @@ class ExtractiveGenerator:
         for line in chosen:  # best first, so groups are ordered by their best line
             groups.setdefault(line.block.number, []).append(line)
         related: list[str] = []
-        how_to = bool(_HOW_TO.match(request.question))
+        asked = current_question(request.question)
+        how_to = bool(_HOW_TO.match(asked))
         for position, (number, group) in enumerate(groups.items()):
             block = group[0].block
             block_lines = block.text.splitlines()
@@ -296,7 +312,8 @@ class ExtractiveGenerator:
                 header = block.chunk.title or block.label
             body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
             headers = required_headers(block) if how_to and position == 0 else []
-            if not body and not headers and len(groups) > 1:
+            response = success_response(block) if position == 0 and _ASKS_RESPONSE.search(asked) else ""
+            if not body and not headers and not response and len(groups) > 1:
                 related.append(f"{header.split('  [')[0]} [{number}]")  # a heading alone says only where to look
                 citations.append(block.citation)
                 continue
@@ -312,6 +329,8 @@ class ExtractiveGenerator:
                     shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
                     text += f" Fields: {shown}."
                 lines.append(f"{text} [{number}]")
+            if response and not any(line.text.strip().startswith(response.split(" Fields:")[0][:20]) for line in body):
+                lines.append(f"- Response {response} [{number}]")
             if headers:
                 lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
         if related:

@@ -109,6 +109,9 @@ class CorpusProfile:
     # Verbs the operation summaries start with, mapped to the HTTP methods they are used with
     # ("Enroll …" → post, "Book …" → post): a corpus's own vocabulary of actions.
     verb_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The names a question uses to start a new topic: the indexed APIs and their resources (path segments
+    # below the shared prefixes, and their words), singular and plural.
+    topics: frozenset[str] = frozenset()
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -180,6 +183,7 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
     for record in snapshot.documents:
         profile.structural_terms.update(normalize_term(t) for t in tokenize(f"{record.api} {record.title}"))
     profile.verb_methods = summary_verbs(profile.operations)
+    profile.topics = topic_names(profile)
     segment_counts: dict[str, Counter[str]] = {}
     for chunk in profile.operations:
         segment = top_segment(chunk.api, chunk.path, profile.prefixes.get(chunk.api, frozenset()))
@@ -187,6 +191,20 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
             segment_counts.setdefault(chunk.api, Counter())[segment] += 1
     profile.main_resources = frozenset((api, counts.most_common(1)[0][0]) for api, counts in segment_counts.items())
     return profile
+
+
+def topic_names(profile: CorpusProfile) -> frozenset[str]:
+    """The API names and resource words of a profile (both singular and plural forms)."""
+    names: set[str] = set(profile.apis)
+    for chunk in profile.operations:
+        prefixes = profile.prefixes.get(chunk.api, frozenset())
+        for segment in resource_segments(chunk.path):
+            if segment in prefixes or segment == chunk.api:
+                continue
+            for word in [segment.lower(), *re.split(r"[_\-.]+", segment.lower())]:
+                if len(word) >= 3 and word.isidentifier():
+                    names.update({word, normalize_term(word)})
+    return frozenset(names)
 
 
 def operation_summary(chunk: Chunk) -> str:

@@ -677,3 +677,15 @@ def test_suite_table_one_row_per_set_with_its_role_then_the_macro_average(tmp_pa
     assert "spotify" in (eval_runs.verdict([], suite) or "") and "full's" in (eval_runs.verdict([], suite) or "")
     path.write_text("{not json")
     assert eval_runs.load_suite_table(path)[1].startswith(str(path))
+
+
+def test_each_configuration_continues_its_own_conversation() -> None:
+    from webapp.asking import Turn, conversation_history
+
+    turn = Turn("Can I create a course in the LMS API?", ["C0", "full"], False, "extractive", 5, [
+        AnswerResult(config="C0", question="q", answer="\"/unified/lms/courses\": { [1]"),
+        AnswerResult(config="full", question="q", answer="There is no endpoint to create courses [1]."),
+    ])  # fmt: skip
+    assert conversation_history([turn], "full")[1]["content"] == "There is no endpoint to create courses [1]."
+    assert conversation_history([turn], "C0")[1]["content"].startswith('"/unified/lms/courses"')
+    assert conversation_history([turn], "E2") == [{"role": "user", "content": "Can I create a course in the LMS API?"}]

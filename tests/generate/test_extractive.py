@@ -211,3 +211,22 @@ def test_a_field_asked_about_lists_its_fields_inline_or_from_its_schema_in_the_c
     assert "Fields: rate, payment_unit, currency." in line
     jobs = ExtractiveGenerator().generate(_ask("Which jobs does an employee hold?", EMPLOYEE_DETAIL)).answer
     assert "Fields: title, pay." in next(line for line in jobs.splitlines() if line.startswith("- jobs"))
+
+
+def test_a_question_about_the_response_gets_the_success_response_and_its_fields() -> None:
+    operation = make_chunk(
+        "people.paths./hris/people.get",
+        "\n".join([
+            "GET /hris/people  [people API]",
+            "Summary: List People",
+            "Responses:",
+            "- 200 → PeoplePaginated: The list of people was retrieved.",
+            "  - next (string, optional, nullable)",
+            "  - data (array of Person, required)",
+            "    - id (string, optional)",
+        ]),
+        kind="operation",
+    )
+    question = "what does the response look like? (regarding: How do I list people?)"
+    answer = ExtractiveGenerator().generate(_ask(question, operation)).answer
+    assert "Response 200 → PeoplePaginated: The list of people was retrieved. Fields: next, data. [1]" in answer

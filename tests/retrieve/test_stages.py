@@ -130,3 +130,14 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
 
     rewritten = rewrite_query("and them?", history, Broken())
     assert rewritten.query == "and them?" and rewritten.method == "fallback"
+
+
+def test_a_question_naming_a_new_api_or_resource_is_not_rewritten() -> None:
+    history = [{"role": "user", "content": "Can I create a course in the LMS API?"},
+               {"role": "assistant", "content": "There is no endpoint to create courses."}]  # fmt: skip
+    topics = frozenset({"lms", "hris", "courses", "course", "employees", "employee"})
+    switched = rewrite_query("and how do I list employees in HRIS?", history, topics=topics)
+    assert switched.query == "and how do I list employees in HRIS?" and "new topic" in switched.note
+    assert rewrite_query("what does the response look like?", history, topics=topics).method == "offline"
+    # Naming the same resource again is still a follow-up.
+    assert is_follow_up("and can I delete a course?", history, topics)
