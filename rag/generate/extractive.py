@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -145,6 +147,35 @@ def _fact_bonus(line: str, question_terms: set[str]) -> float:
     if field and field.group(1).lower() in question_terms:
         bonus += 3.0  # the line documents exactly the field the question names
     return bonus
+
+
+_JSON_MEMBER = re.compile(r'^\s*"([^"]+)"\s*:\s*(.*?)\s*,?\s*$')
+
+
+def readable_json_line(line: str) -> str:
+    """A line of a raw JSON chunk as `key: value` (`"default": 25,` → `default: 25`); other lines unchanged."""
+    match = _JSON_MEMBER.match(line)
+    if not match:
+        return line.strip().rstrip(",")
+    key, value = match.groups()
+    value = value.rstrip(",").strip()
+    if value in ("{", "[", "{}", "[]"):
+        return f"{key}:"
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        value = value[1:-1]
+    elif value.startswith(("{", "[")):
+        with contextlib.suppress(ValueError):
+            value = _inline(json.loads(value))
+    return f"{key}: {value}"
+
+
+def _inline(value: object) -> str:
+    """A small JSON value as words: `{"type": "integer", "default": 25}` → `type integer, default 25`."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_inline(item)}" for key, item in value.items())
+    if isinstance(value, list):
+        return ", ".join(_inline(item) for item in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _clean_line(line: str) -> str:
@@ -320,7 +351,8 @@ class ExtractiveGenerator:
             citations.append(block.citation)
             lines.extend(["", f"{header} [{number}]"])
             for line in body:
-                text = f"- {_clean_line(line.text)}"
+                shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
+                text = f"- {_clean_line(shown)}"
                 nested = child_fields(block_lines, line.position) if _FIELD_LINE.match(line.text) else []
                 if not nested and _FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
                     # the schema was retrieved too (perhaps beyond the context budget, or by reference expansion)

@@ -230,3 +230,26 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
     question = "what does the response look like? (regarding: How do I list people?)"
     answer = ExtractiveGenerator().generate(_ask(question, operation)).answer
     assert "Response 200 → PeoplePaginated: The list of people was retrieved. Fields: next, data. [1]" in answer
+
+
+def test_raw_json_chunks_read_as_key_value_lines() -> None:
+    from dataclasses import replace
+
+    from rag.generate.extractive import readable_json_line
+
+    naive = replace(
+        make_chunk(
+            "shop.paths./orders.get",
+            '{\n  "get": {\n    "operationId": "listOrders",\n    "parameters": [\n      {\n'
+            '        "name": "page_size",\n        "schema": {"type": "integer", "default": 25}\n'
+            '      }\n    ]\n  }\n}',
+            title="paths./orders",
+        ),
+        strategy="naive",
+    )
+    question = "What is the default page_size of the orders list?"
+    answer = ExtractiveGenerator().generate(_ask(question, naive)).answer
+    assert "- name: page_size [1]" in answer
+    assert '"' not in answer.replace("[1]", "")  # no JSON shards
+    assert readable_json_line('    "default": 25,') == "default: 25"
+    assert readable_json_line('  "parameters": [') == "parameters:"
