@@ -339,10 +339,13 @@ def decide(
     thresholds: GateThresholds | None = None,
     out_of_scope_similarity: float = 0.0,
     known_words: Iterable[str] = (),
+    elliptical: bool = False,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
     `known_words` are words the engine understands beyond the index (those of an applied glossary).
+    `elliptical` judges a follow-up as asked ("and the orders?"): being short or barely similar to any
+    chunk is its nature, so a low similarity alone is no evidence there.
     """
     thresholds = thresholds or GateThresholds()
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
@@ -357,10 +360,13 @@ def decide(
     rare = () if evidence.names_known_identifier else evidence.rare
     asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
     tier: Confidence = "answer"
-    if not terms and not evidence.names_known_identifier and top_similarity < thresholds.partial_below:
+    weak_is_evidence = not elliptical
+    if weak_is_evidence and not terms and not evidence.names_known_identifier and (
+        top_similarity < thresholds.partial_below
+    ):
         tier = "abstain"
         reasons.append("no content words")
-    elif top_similarity < thresholds.abstain_below:
+    elif weak_is_evidence and top_similarity < thresholds.abstain_below:
         tier = "abstain"
         reasons.append(f"nothing similar enough (below {thresholds.abstain_below:.2f})")
     elif evidence.unknown_paths and not evidence.names_known_identifier:

@@ -47,8 +47,10 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
 
 
 def _topic_words(text: str) -> set[str]:
+    from rag.retrieve.profile import normalize_term
+
     words = re.findall(r"[a-z0-9_]+", text.lower())
-    return set(words) | {w[:-1] for w in words if len(w) > 3 and w.endswith("s")}
+    return set(words) | {normalize_term(word) for word in words}
 
 
 def is_follow_up(

@@ -30,7 +30,7 @@ from rag.results import AnswerResult, Citation, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
-from rag.retrieve.profile import profile_for
+from rag.retrieve.profile import CorpusProfile, profile_for
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
@@ -244,8 +244,7 @@ class Engine:
         if not config.abstention:
             return
         started = time.perf_counter()
-        pools = [ctx.vector_pool(strategy, (), query) for strategy in (config.chunking, "docs")]
-        top_similarity = max((pool[0][1] for pool in pools if pool), default=0.0)
+        top_similarity = best_similarity(ctx, config.chunking)
         out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
         known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
         profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
@@ -264,21 +263,16 @@ class Engine:
         result.timings_ms["gate"] = _ms(started)
 
     def asked_decision(
-        self, config: Config, asked: str, profile: Any, thresholds: GateThresholds, known: set[str]
+        self, config: Config, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]
     ) -> GateDecision | None:
         """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
         probe = QueryContext(self.index, asked)
-        pools = [probe.vector_pool(strategy, (), asked) for strategy in (config.chunking, "docs")]
-        top = max((pool[0][1] for pool in pools if pool), default=0.0)
         out_of_scope = self._out_of_scope_similarity(probe, asked)
-        own = decide(asked, top, profile, thresholds, out_of_scope, known)
-        weak_only = any(r.startswith(("nothing similar enough", "no content words")) for r in own.reasons)
-        if own.tier == "abstain" and not weak_only:
-            return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
-        if out_of_scope >= thresholds.out_of_scope_floor and out_of_scope > top + thresholds.out_of_scope_margin:
-            reason = f"as asked, closer to an out-of-scope request ({out_of_scope:.2f}) than to any chunk ({top:.2f})"
-            return GateDecision("abstain", min(own.score, 0.3), top, own.unknown_terms, (*own.reasons, reason))
-        return None
+        top = best_similarity(probe, config.chunking)
+        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True)
+        if own.tier != "abstain":
+            return None
+        return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
 
     def gate_thresholds(self, ctx: QueryContext, config: Config) -> GateThresholds:
         """The gate's thresholds for this index: given ones, else the model's calibrated on the index itself
@@ -290,12 +284,10 @@ class Engine:
             cached = self._calibrated.get(key)
         if cached is not None:
             return cached
-        strategies = (config.chunking, "docs")
-        similarities = []
-        for prototype in out_of_scope_prototypes():
-            probe = QueryContext(self.index, prototype)
-            pools = [probe.vector_pool(strategy, (), prototype) for strategy in strategies]
-            similarities.append(max((pool[0][1] for pool in pools if pool), default=0.0))
+        similarities = [
+            best_similarity(QueryContext(self.index, prototype), config.chunking)
+            for prototype in out_of_scope_prototypes()
+        ]
         thresholds = calibrate(thresholds_for(self.index.embedder.name), similarities)
         with self._lock:
             if len(self._calibrated) > 8:
@@ -478,6 +470,12 @@ class Engine:
         if generation is None:
             generation = Generation(answer=ABSTAIN_MESSAGE if not result.errors else "", generator=spec)
         yield self._finish(config, result, generation) if not result.errors else result
+
+
+def best_similarity(ctx: QueryContext, chunking: str) -> float:
+    """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
+    pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
+    return max((pool[0][1] for pool in pools if pool), default=0.0)
 
 
 def _ms(started: float) -> float:

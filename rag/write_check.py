@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rag.chunk import Chunk, is_item_path
 from rag.index.bm25 import tokenize
-from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, word_forms
+from rag.retrieve.profile import CorpusProfile, normalize_term, operation_summary, resource_of, word_forms
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("post", "put"),
@@ -55,10 +55,8 @@ class WriteCheck:
 
 
 def _summary(chunk: Chunk) -> str:
-    for line in chunk.text.splitlines()[:6]:
-        if line.startswith("Summary: "):
-            return f" ({line.removeprefix('Summary: ').strip()})"
-    return ""
+    summary = operation_summary(chunk)
+    return f" ({summary})" if summary else ""
 
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}

@@ -44,7 +44,7 @@ from rag.config import Config
 from rag.errors import ConfigError, allowed
 from rag.evaluate.generate import DISTRACTOR_POOLS
 from rag.evaluate.history import replayed_history
-from rag.evaluate.metrics import abstention_accuracy, false_abstention_rate, hit_rate, mean_recall, mrr
+from rag.evaluate.metrics import core_metrics
 from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
 from rag.evaluate.runner import build_record, with_k
 from rag.index.store import Index
@@ -297,13 +297,14 @@ class SetResult:
 
 
 def set_metrics(records: Sequence[dict[str, Any]], k: int) -> dict[str, float | None]:
-    """The suite's five figures for one config's records."""
+    """The suite's five figures for one config's records (named as the suite table names them)."""
+    core = core_metrics(records, k)
     return {
-        "hit_rate": hit_rate(records, k),
-        "mrr": mrr(records, k),
-        "recall": mean_recall(records, k),
-        "false_abstention_rate": false_abstention_rate(records),
-        "out_of_scope_abstention": abstention_accuracy(records),
+        "hit_rate": core[f"hit@{k}"],
+        "mrr": core["mrr"],
+        "recall": core[f"recall@{k}"],
+        "false_abstention_rate": core["false_abstention_rate"],
+        "out_of_scope_abstention": core["abstention_accuracy"],
     }
 
 

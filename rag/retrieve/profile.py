@@ -168,18 +168,14 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
             keys = {normalize_term(t) for t in tokenize(described)}
             for term in keys:
                 profile.term_apis.setdefault(term, Counter())[chunk.api] += 1
-    for api in apis:
-        profile.term_apis.setdefault(api, Counter())[api] += 1000
-    for api in apis:
-        profile.prefixes[api] = path_prefixes([c.path for c in profile.operations if c.api == api])
-    profile.path_shapes = frozenset(path_shape(c.path) for c in profile.operations if c.path)
-    for chunk in snapshot.chunks.values():
-        if chunk.strategy == "naive":
-            continue
         named = [chunk.path, chunk.operation_id, " ".join(chunk.tags)]
         if chunk.kind in ("schema", "overview"):
             named.append(chunk.title)
         profile.structural_terms.update(normalize_term(t) for t in tokenize(" ".join(named)))
+    for api in apis:
+        profile.term_apis.setdefault(api, Counter())[api] += 1000
+        profile.prefixes[api] = path_prefixes([c.path for c in profile.operations if c.api == api])
+    profile.path_shapes = frozenset(path_shape(c.path) for c in profile.operations if c.path)
     for record in snapshot.documents:
         profile.structural_terms.update(normalize_term(t) for t in tokenize(f"{record.api} {record.title}"))
     profile.verb_methods = summary_verbs(profile.operations)
