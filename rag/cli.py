@@ -315,8 +315,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.config import DEFAULT_CONFIGS, resolve_configs
     from rag.errors import ConfigError
     from rag.evaluate.judge import Judge
+    from rag.evaluate.offline_index import open_index_without_model
     from rag.evaluate.questions import load_questions
-    from rag.evaluate.runner import ablation_configs, format_metrics_table, open_index_without_model, run_evaluation
+    from rag.evaluate.report import format_metrics_table
+    from rag.evaluate.runner import ablation_configs, run_evaluation
     from rag.runner import Engine, engine_from_settings
 
     if args.judge_runs != 1 and not args.judge:
@@ -422,8 +424,8 @@ def cmd_make_questions(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from rag.evaluate.generate import make_questions
+    from rag.evaluate.offline_index import open_index_without_model
     from rag.evaluate.questions import write_questions
-    from rag.evaluate.runner import open_index_without_model
 
     index = open_index_without_model(settings_from(args))
     questions = make_questions(index, args.api, limit=args.limit, seed=args.seed, distractors=args.distractors)

@@ -28,6 +28,10 @@ class IndexUnavailableError(RagError):
     """The index is missing or unreadable; the message says how to rebuild it."""
 
 
+class EvaluationError(RagError):
+    """An evaluation cannot start or continue (existing results, a mismatched resume, bad arguments)."""
+
+
 def allowed(name: str, value: object, choices: object) -> ConfigError:
     """Build a ConfigError for `name=value` that lists the allowed `choices`."""
     if isinstance(choices, (list, tuple, set, frozenset)):

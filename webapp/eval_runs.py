@@ -1,10 +1,12 @@
-"""Saved evaluation runs: `eval_data/results/<run>/<config>.jsonl` plus `metrics.json`, read without the
-evaluation package (pure functions; tolerant of partly written runs).
+"""Saved evaluation runs: `eval_data/results/<run>/<config>.jsonl` plus `metrics.json`, turned into the tables
+and captions of the Evaluation page (pure functions; tolerant of partly written runs).
 
 A record holds one question's outcome for one configuration (query_id, query, category, retrieved_chunks,
 llm_answer, abstained, confidence, citations, ground_truth, relevant_ids, failure, timings, tokens, model);
 `metrics.json` holds `{"configs": {name: {metric: value, ..., "by_category": {...}}}, "manifest": {...}}`.
 When `metrics.json` is missing (a run still in progress), the headline metrics are computed from the records.
+Records are read and scored by the evaluation package (`rag.evaluate.records.load_records`,
+`rag.evaluate.metrics`), so the page shows the numbers `python -m rag eval` computes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 
 import pandas as pd
 
+from rag.evaluate.metrics import first_relevant_rank, summarize
+from rag.evaluate.records import load_records
 from rag.settings import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "eval_data" / "results"
@@ -147,31 +151,6 @@ def find_runs(root: Path | str = RESULTS_DIR, extra: Iterable[Path | str] = ()) 
     return sorted(found, key=lambda p: (-modified(p), p.name))
 
 
-def read_records(path: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
-    """The records of one `<config>.jsonl`; bad lines are skipped (and reported in `warnings`)."""
-    records: list[dict[str, Any]] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        if warnings is not None:
-            warnings.append(f"{path.name}: cannot read ({error})")
-        return records
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            if warnings is not None:
-                warnings.append(f"{path.name} line {number}: not JSON (skipped)")
-            continue
-        if isinstance(item, dict):
-            records.append(item)
-        elif warnings is not None:
-            warnings.append(f"{path.name} line {number}: not a JSON object (skipped)")
-    return records
-
-
 def load_run(path: Path | str) -> SavedRun:
     """Read one run folder: its records per configuration and its metrics (computed if missing)."""
     path = Path(path)
@@ -191,10 +170,10 @@ def load_run(path: Path | str) -> SavedRun:
             if isinstance(manifest, dict):
                 run.manifest = manifest
     for file in _record_files(path):
-        run.records[file.stem] = read_records(file, run.warnings)
+        run.records[file.stem] = load_records(file, run.warnings)
     missing = [name for name, items in run.records.items() if name not in run.metrics and items]
     for name in missing:
-        run.metrics[name] = compute_metrics(run.records[name])
+        run.metrics[name] = compute_metrics(run.records[name], warnings=run.warnings, source=f"{name}.jsonl")
         run.computed = True
     run.fell_back = {name: reason for name, items in run.records.items() if (reason := fallback_reason(items))}
     return run
@@ -228,98 +207,41 @@ def _covers(chunk: Mapping[str, Any]) -> list[str]:
     return [str(c) for c in covers] if isinstance(covers, list) else []
 
 
-def first_relevant_rank(record: Mapping[str, Any]) -> int | None:
+def _relevant_rank(record: Mapping[str, Any]) -> int | None:
     """Rank (1-based) of the first retrieved chunk covering a relevant id; None when none does."""
-    relevant = set(record.get("relevant_ids") or [])
-    if not relevant:
-        return None
-    for rank, chunk in enumerate(record.get("retrieved_chunks") or [], start=1):
-        if isinstance(chunk, Mapping) and relevant & set(_covers(chunk)):
-            return rank
-    return None
+    chunks = record.get("retrieved_chunks") or []
+    covers = [_covers(chunk) if isinstance(chunk, Mapping) else [] for chunk in chunks]
+    return first_relevant_rank(covers, record.get("relevant_ids") or [])
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q
-    low, high = math.floor(position), math.ceil(position)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+def compute_metrics(
+    records: Sequence[Mapping[str, Any]], k: int = 5, warnings: list[str] | None = None, source: str = "records"
+) -> dict[str, Any]:
+    """Headline metrics from records alone (while a run has no metrics.json), by `rag.evaluate.metrics.summarize`.
 
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def compute_metrics(records: Sequence[Mapping[str, Any]], k: int = 5) -> dict[str, Any]:
-    """Headline metrics from records alone (used while a run has no metrics.json).
-
-    Uses `rag.evaluate.metrics.summarize` when the evaluation package is installed; otherwise a
-    small built-in version (keyword recall, judge score and reranker lift left empty).
+    Records it cannot score (a field of the wrong type, in an older or hand-edited file) are left out, and
+    `warnings` says how many (`source` names where they came from).
     """
     try:
-        from rag.evaluate.metrics import summarize
-    except ImportError:
-        summarize = None
-    if summarize is not None:
-        try:
-            return summarize([dict(r) for r in records], k)
-        except Exception:  # a partly written or older record format: fall back to the built-in version
-            pass
-    return _builtin_metrics(records, k)
+        return summarize(list(records), k)
+    except Exception:  # a malformed record: score the others rather than fail the page
+        pass
+    usable = [record for record in records if _summarizes([record], k)]
+    if not _summarizes(usable, k):  # records that fail only together (failure labels of mixed types)
+        usable = []
+    if warnings is not None:
+        warnings.append(f"{source}: {len(records) - len(usable)} record(s) could not be scored; "
+                        "the computed metrics leave them out")
+    return summarize(usable, k)
 
 
-def _answerable(record: Mapping[str, Any]) -> bool:
-    if "answerable" in record:
-        return bool(record.get("answerable"))
-    return bool(record.get("relevant_ids"))
-
-
-def _builtin_metrics(records: Sequence[Mapping[str, Any]], k: int = 5) -> dict[str, Any]:
-    """Headline metrics without the evaluation package (a question is unanswerable when it says so,
-    or when it names no relevant ids)."""
-
-    def summary(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        answerable = [r for r in items if _answerable(r) and r.get("relevant_ids") and not r.get("error")]
-        unanswerable = [r for r in items if not _answerable(r) and not r.get("error")]
-        ranks = [first_relevant_rank(r) for r in answerable]
-        recalls = []
-        for record in answerable:
-            relevant = set(record.get("relevant_ids") or [])
-            found: set[str] = set()
-            for chunk in (record.get("retrieved_chunks") or [])[:k]:
-                if isinstance(chunk, Mapping):
-                    found |= relevant & set(_covers(chunk))
-            recalls.append(len(found) / len(relevant))
-        latencies = [float(r["total_time_ms"]) for r in items if isinstance(r.get("total_time_ms"), (int, float))]
-        return {
-            "n": len(items),
-            f"hit@{k}": _mean([1.0 if rank is not None and rank <= k else 0.0 for rank in ranks]),
-            "mrr": _mean([1.0 / rank if rank is not None else 0.0 for rank in ranks]),
-            f"recall@{k}": _mean(recalls),
-            "abstention_accuracy": _mean([1.0 if r.get("abstained") else 0.0 for r in unanswerable]),
-            "false_abstention_rate": _mean(
-                [1.0 if r.get("abstained") else 0.0 for r in items if _answerable(r) and not r.get("error")]
-            ),
-            "unanswerable": len(unanswerable),
-            "keyword_recall": None,
-            "judge_mean": None,
-            "latency_ms_p50": _percentile(latencies, 0.5),
-            "latency_ms_p95": _percentile(latencies, 0.95),
-            "tokens_in": sum(int(r.get("tokens_in") or 0) for r in items),
-            "tokens_out": sum(int(r.get("tokens_out") or 0) for r in items),
-            "tokens_in_mean": _mean([float(r.get("tokens_in") or 0) for r in items]),
-            "tokens_out_mean": _mean([float(r.get("tokens_out") or 0) for r in items]),
-            "reranker_lift": None,
-        }
-
-    result = summary(records)
-    categories: dict[str, list[Mapping[str, Any]]] = {}
-    for record in records:
-        categories.setdefault(str(record.get("category") or "unknown"), []).append(record)
-    result["by_category"] = {name: summary(items) for name, items in sorted(categories.items())}
-    return result
+def _summarizes(records: Sequence[Mapping[str, Any]], k: int) -> bool:
+    """Whether `summarize` can score these records."""
+    try:
+        summarize(records, k)
+    except Exception:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------- frames for tables and charts
@@ -458,7 +380,6 @@ def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
     for run in runs:
         for config, records in run.records.items():
             for position, record in enumerate(records):
-                failure = record.get("failure") if "failure" in record else ("error" if record.get("error") else None)
                 retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, Mapping)]
                 top = [(_covers(c) or [str(c.get("chunk_id", ""))])[0] for c in retrieved[:3]]
                 rows.append(
@@ -469,10 +390,10 @@ def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
                         "query_id": str(record.get("query_id", "")),
                         "category": str(record.get("category") or "unknown"),
                         "query": str(record.get("query", "")),
-                        "failure": str(failure) if failure else OK_LABEL,
+                        "failure": _failure_of(record),
                         "abstained": bool(record.get("abstained")),
                         "confidence": str(record.get("confidence") or ""),
-                        "relevant rank": first_relevant_rank(record),
+                        "relevant rank": _relevant_rank(record),
                         "top retrieved": ", ".join(top),
                         "answer": _answer(record)[:200],
                         "total ms": _number(record.get("total_time_ms")),

@@ -46,7 +46,8 @@ from rag.evaluate.generate import DISTRACTOR_POOLS
 from rag.evaluate.history import replayed_history
 from rag.evaluate.metrics import core_metrics
 from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
-from rag.evaluate.runner import build_record, with_k
+from rag.evaluate.records import build_record
+from rag.evaluate.runner import with_k
 from rag.index.store import Index
 from rag.runner import Engine
 

@@ -13,6 +13,7 @@ import pytest
 
 from rag.config import PRESETS
 from rag.errors import ConfigError, RagError
+from rag.evaluate.metrics import summarize
 from rag.results import AnswerResult, Citation, RetrievedChunk
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
 from tests.fakes import make_chunk
@@ -82,13 +83,36 @@ def test_load_run_without_metrics_computes_them_and_skips_bad_lines(tmp_path: Pa
         assert loaded.metrics["C0"][metric] == pytest.approx(stored[metric], abs=1e-3), metric
 
 
-def test_builtin_metrics_match_the_evaluation_package(run) -> None:  # type: ignore[no-untyped-def]
-    computed = eval_runs._builtin_metrics(run.records["full"])
+def test_a_run_still_being_written_is_read_without_touching_its_files(tmp_path: Path) -> None:
+    folder = tmp_path / "running"
+    folder.mkdir()
+    text = (RUN / "C0.jsonl").read_text() + '{"query_id": "held-9", "que'  # the writer is mid-line
+    (folder / "C0.jsonl").write_text(text)
+    loaded = eval_runs.load_run(folder)
+    assert len(loaded.records["C0"]) == 4 and loaded.computed
+    assert loaded.warnings == ["C0.jsonl line 5: not JSON (skipped)"]
+    assert (folder / "C0.jsonl").read_text() == text
+
+
+def test_computed_metrics_are_the_evaluation_packages(run) -> None:  # type: ignore[no-untyped-def]
+    computed = eval_runs.compute_metrics(run.records["full"])
+    assert computed == summarize(run.records["full"], 5)
     stored = run.metrics["full"]
     for metric in ("n", "hit@5", "mrr", "recall@5", "abstention_accuracy", "false_abstention_rate",
                    "latency_ms_p50", "tokens_in"):
         assert computed[metric] == pytest.approx(stored[metric], abs=1e-3), metric
     assert set(computed["by_category"]) == {"endpoint", "schema", "parameter", "out_of_scope"}
+
+
+def test_records_the_metrics_cannot_score_are_left_out_with_a_warning(run) -> None:  # type: ignore[no-untyped-def]
+    records = run.records["full"]
+    broken = [*records, {**records[0], "query_id": "bad", "retrieved_chunks": ["not a chunk"]}]
+    warnings: list[str] = []
+    assert eval_runs.compute_metrics(broken, warnings=warnings, source="full.jsonl") == summarize(records, 5)
+    assert warnings == ["full.jsonl: 1 record(s) could not be scored; the computed metrics leave them out"]
+    mixed = [{**records[0], "failure": 1}, {**records[1], "failure": "ranked_low"}]  # fail only together
+    assert eval_runs.compute_metrics(mixed, warnings=warnings)["n"] == 0
+    assert warnings[-1].startswith("records: 2 record(s)")
 
 
 def test_find_runs_newest_first_and_extra_folders(tmp_path: Path) -> None:

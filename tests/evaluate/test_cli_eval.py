@@ -144,7 +144,7 @@ def test_make_questions_command(tmp_path: Path, index_dir: Path, cli_env: dict[s
                  "--index-dir", str(index_dir)])
     assert code == 0, capsys.readouterr().err
     assert "wrote 10 questions about shop-3_0" in capsys.readouterr().out
-    from rag.evaluate.runner import open_index_without_model
+    from rag.evaluate.offline_index import open_index_without_model
     from rag.settings import Settings
 
     index = open_index_without_model(Settings(index_dir=index_dir))

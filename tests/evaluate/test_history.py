@@ -7,7 +7,8 @@ from pathlib import Path
 from rag.config import PRESETS, Config
 from rag.evaluate.history import replayed_history, what_was_shown
 from rag.evaluate.questions import Question
-from rag.evaluate.runner import read_records, run_evaluation
+from rag.evaluate.records import read_records
+from rag.evaluate.runner import run_evaluation
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
 from tests.fakes import make_chunk

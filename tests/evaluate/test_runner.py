@@ -1,55 +1,32 @@
-"""The evaluation runner on the fixture index: records, metrics, resume, dry run, retries and the judge."""
+"""The evaluation run loop on the fixture index: records, metrics, resume, retries and the judge."""
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rag.config import PRESETS, resolve_configs
+from rag.errors import EvaluationError, RagError
 from rag.evaluate.judge import Judge, JudgeScore, judge_warnings, parse_score
-from rag.evaluate.questions import Question, load_questions
-from rag.evaluate.runner import (
-    EvaluationError,
-    ablation_configs,
-    format_metrics_table,
-    read_records,
-    run_evaluation,
-)
+from rag.evaluate.questions import load_questions
+from rag.evaluate.report import format_metrics_table
+from rag.evaluate.runner import ablation_configs, run_evaluation
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
 from rag.llm.base import LLMError
 from rag.runner import Engine
-from tests.conftest import FIXTURES
+from tests.evaluate.conftest import lines_of
 from tests.fakes import FakeChatModel
 
-QUESTIONS_FILE = FIXTURES / "eval" / "fixture_questions.jsonl"
 RECORD_FIELDS = {
     "query_id", "experiment", "query", "category", "retrieved_chunks", "llm_answer", "abstained", "confidence",
     "reasoning_steps", "citations", "ground_truth", "relevant_ids", "failure", "retrieval_time_ms", "llm_time_ms",
     "total_time_ms", "tokens_in", "tokens_out", "model", "dry_run", "error", "pool",
 }
 CHUNK_FIELDS = {"chunk_id", "covers", "api", "kind", "scores", "rank_before_rerank", "text", "from_expansion"}
-
-
-@pytest.fixture
-def questions(fixture_index) -> list[Question]:  # type: ignore[no-untyped-def]
-    return load_questions(QUESTIONS_FILE, fixture_index)
-
-
-@pytest.fixture
-def log_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "logs" / "eval.log"
-    monkeypatch.setenv("RAG_EVAL_LOG", str(path))
-    return path
-
-
-def lines_of(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def test_retrieval_only_run(fixture_index, questions, tmp_path: Path, log_file: Path) -> None:  # type: ignore[no-untyped-def]
@@ -147,55 +124,6 @@ def test_resume_after_a_torn_and_partial_file(fixture_index, questions, tmp_path
     assert [r["query_id"] for r in lines_of(out / "C2.jsonl")] == [r["query_id"] for r in complete]
     assert (out / "metrics.json").is_file()
     assert "dropped 1 torn or invalid line" in log_file.read_text(encoding="utf-8")
-
-
-def test_read_records_repairs_files(tmp_path: Path) -> None:
-    path = tmp_path / "x.jsonl"
-    good = [json.dumps({"query_id": f"q{n}"}) + "\n" for n in range(3)]
-    path.write_text("".join(good) + '{"query_id": "q3", "tor', encoding="utf-8")
-    records, dropped = read_records(path)
-    assert [r["query_id"] for r in records] == ["q0", "q1", "q2"] and dropped == 1
-    assert path.read_text(encoding="utf-8") == "".join(good)  # the torn tail is cut off
-    # a valid record without its newline is not trusted either (the newline was not written)
-    path.write_text("".join(good) + json.dumps({"query_id": "q3"}), encoding="utf-8")
-    assert [r["query_id"] for r in read_records(path)[0]] == ["q0", "q1", "q2"]
-    # garbage and duplicates in the middle: the file is rewritten with the valid, first-seen records
-    path.write_text(good[0] + "garbage\n" + good[1] + good[0] + good[2], encoding="utf-8")
-    records, dropped = read_records(path)
-    assert [r["query_id"] for r in records] == ["q0", "q1", "q2"] and dropped == 2
-    assert path.read_text(encoding="utf-8") == "".join(good)
-    assert read_records(tmp_path / "missing.jsonl") == ([], 0)
-
-
-class ExplodingFactory:
-    """A chat-model factory that fails the test if anything asks for a model."""
-
-    def __call__(self, spec: str) -> Any:
-        raise AssertionError(f"a model was requested in a dry run: {spec}")
-
-
-def test_dry_run_calls_no_model_and_no_network(fixture_index, questions, tmp_path: Path, log_file: Path) -> None:  # type: ignore[no-untyped-def]
-    # The autouse block_network fixture fails any non-loopback connection; the factories fail any model use.
-    engine = Engine(fixture_index, default_llm="openai:gpt-4o-mini", chat_model_factory=ExplodingFactory(),
-                    generator_factory=ExplodingFactory())
-    many = [replace(questions[n % len(questions)], id=f"dry-{n:03d}") for n in range(150)]
-    configs = resolve_configs("C4,E3,full")
-    started = time.perf_counter()
-    result = run_evaluation(engine, many, configs, tmp_path / "dry", dry_run=True,
-                            judge=Judge("openai:gpt-4o", chat_model=FakeChatModel([])))
-    assert time.perf_counter() - started < 60
-    for config in configs:
-        records = lines_of(tmp_path / "dry" / f"{config.name}.jsonl")
-        assert len(records) == 150
-        assert all(r["error"] is None and r["dry_run"] and r["model"] == "dry-run" for r in records)
-        assert all(r["llm_answer"].startswith("[dry run]") and not r["answered"] for r in records)
-        assert all("judge_score" not in r for r in records)
-    e3 = lines_of(tmp_path / "dry" / "E3.jsonl")[0]
-    assert any("dry run: the cross-encoder reranker is not called" in note for note in e3["notes"])
-    manifest = result.metrics["manifest"]
-    assert manifest["dry_run"] is True and manifest["dry_run_embedding_model"] == "hashing-384"
-    assert manifest["models"] == {"C4": "dry-run", "E3": "dry-run", "full": "dry-run"}
-    assert "dry run: the judge is not called" in result.warnings
 
 
 class FlakyGenerator:
@@ -299,3 +227,24 @@ def test_benchmark_test_split_on_the_real_index(stackone_index, tmp_path: Path, 
     assert metrics["full"]["n"] == 30
     assert metrics["full"]["hit@5"] >= 0.9
     assert metrics["full"]["hit@5"] >= metrics["C1"]["hit@5"]
+
+
+def test_arguments_are_checked_before_anything_is_written(fixture_index, questions, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    engine = Engine(fixture_index, default_llm="extractive")
+    configs = resolve_configs("C0")
+    out = tmp_path / "never"
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"questions": []}, "question set is empty"),
+        ({"configs": []}, "no configs"),
+        ({"k": 0}, "k=0 is not allowed"),
+        ({"k": 51}, "k=51 is not allowed"),
+        ({"history_mode": "invent"}, "history_mode='invent' is not allowed"),
+        ({"max_text_chars": -1}, "max_text_chars=-1 is not allowed"),
+        ({"configs": [*configs, *configs]}, "config names repeat: C0, C0"),
+        ({"questions": [questions[0], questions[0]]}, "question ids repeat"),
+    ]
+    for arguments, error in cases:
+        call: dict[str, Any] = {"questions": questions, "configs": configs, **arguments}
+        with pytest.raises(RagError, match=error):
+            run_evaluation(engine, call.pop("questions"), call.pop("configs"), out, retrieval_only=True, **call)
+    assert not out.exists()

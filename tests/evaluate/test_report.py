@@ -1,0 +1,54 @@
+"""A run's report: metrics.json from the result files, and the text table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.config import PRESETS
+from rag.errors import EvaluationError
+from rag.evaluate.metrics import summarize
+from rag.evaluate.questions import Question
+from rag.evaluate.report import METRICS_FILE, compute_metrics, format_metrics_table, load_metrics
+from tests.conftest import FIXTURES
+
+TINY_RUN = FIXTURES / "eval_run" / "tiny-run"
+
+
+def test_compute_metrics_reads_each_config_in_question_order(tmp_path: Path) -> None:
+    records = [json.loads(line) for line in (TINY_RUN / "C0.jsonl").read_text(encoding="utf-8").splitlines()]
+    stray = {**records[0], "query_id": "not-in-the-set"}
+    lines = [*reversed(records), stray]
+    (tmp_path / "C0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    questions = [Question(str(r["query_id"]), str(r["query"])) for r in records]
+    metrics = compute_metrics(tmp_path, [PRESETS["C0"], PRESETS["full"]], questions, 5, manifest={"k": 5})
+    assert metrics["manifest"] == {"k": 5}
+    assert metrics["configs"]["C0"] == summarize(records, 5)
+    assert metrics["configs"]["full"] == summarize([], 5)  # no result file: no records
+
+
+def test_load_metrics_round_trip_and_errors(tmp_path: Path) -> None:
+    (tmp_path / METRICS_FILE).write_text(json.dumps({"configs": {}, "manifest": {"k": 3}}), encoding="utf-8")
+    assert load_metrics(tmp_path) == {"configs": {}, "manifest": {"k": 3}}
+    (tmp_path / METRICS_FILE).write_text("{", encoding="utf-8")
+    with pytest.raises(EvaluationError, match="cannot read"):
+        load_metrics(tmp_path)
+    with pytest.raises(EvaluationError, match="cannot read"):
+        load_metrics(tmp_path / "missing")
+
+
+def test_format_metrics_table() -> None:
+    metrics = load_metrics(TINY_RUN)
+    metrics["configs"]["C0"]["failures"] = {"retrieval_miss": 1, "ranked_low": 2}
+    lines = format_metrics_table(metrics).splitlines()
+    assert lines[0].split() == ["config", "n", "hit@5", "MRR", "recall@5", "nDCG@5", "abst.acc", "false.abst",
+                                "kw.recall", "judge", "p50", "ms", "p95", "ms", "failures"]
+    assert lines[1].split()[:3] == ["C0", "4", "0.667"] and lines[1].endswith("  retrieval_miss=1, ranked_low=2")
+    assert lines[2].startswith("full  ") and lines[2].endswith("  -")
+    end = lines[0].index("MRR") + len("MRR")  # numbers are right-aligned under their titles
+    assert all(line[end - 1] != " " and line[end] == " " for line in lines)
+    assert format_metrics_table(metrics, k=3).splitlines()[0].split()[2] == "hit@3"
+    latency = format_metrics_table({"configs": {"x": {"latency_ms_p50": 12.345, "n": 1}}}).splitlines()[1]
+    assert "12.3" in latency and latency.split()[2] == "-"
