@@ -26,6 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from rag.index.bm25 import tokenize
+from rag.lexicon import Lexicon
+from rag.names import names_and_values, without_names_and_values
 from rag.results import Confidence
 from rag.retrieve.profile import RATE_UNIT, CorpusProfile, word_forms
 from rag.rewrite import current_question
@@ -109,35 +111,6 @@ class GateDecision:
     top_similarity: float
     unknown_terms: tuple[str, ...] = ()
     reasons: tuple[str, ...] = field(default_factory=tuple)
-
-
-# ---------------------------------------------------------------------- names and values
-_QUOTED = re.compile(r"\"[^\"]{1,200}\"|“[^”]{1,200}”|'[^']{2,200}'(?!\w)|‘[^’]{1,200}’")
-_NAMED_BY = re.compile(r"\b(?:called|named|titled|entitled)\s+([A-Za-z0-9][\w'’-]*(?:\s+[A-Z0-9][\w'’-]*)*)")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)\s*[\"'“‘(]*([A-Za-z][\w'’-]*)")
-_TITLE_WORD = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
-
-
-def names_and_values(question: str) -> list[str]:
-    """The names and values a question mentions: quoted strings, words after "called"/"named", and
-    capitalised words inside a sentence ("songs of Mariah Carey", "The Dark Side of the Moon").
-
-    They say what to act on, not what the question is about; the gate never counts them as unknown.
-    """
-    found = [m.group(0).strip("\"'“”‘’") for m in _QUOTED.finditer(question)]
-    found += [m.group(1) for m in _NAMED_BY.finditer(question)]
-    starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
-    found += [m.group(0) for m in _TITLE_WORD.finditer(question) if m.start() not in starts]
-    return list(dict.fromkeys(found))
-
-
-def without_names_and_values(question: str) -> str:
-    """The question with its names, values and numbers blanked out."""
-    text = _QUOTED.sub(" ", question)
-    text = _NAMED_BY.sub(" ", text)
-    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
-    text = _TITLE_WORD.sub(lambda m: m.group(0) if m.start() in starts else " ", text)
-    return re.sub(r"\b\d[\d.,:]*\b", " ", text)
 
 
 def salient_terms(question: str) -> list[str]:
@@ -246,8 +219,14 @@ def rare_terms(terms: Sequence[str]) -> list[str]:
     ]
 
 
+_PREFIXES = ("re", "un", "pre")
+
+
 def _compound_of_common_words(term: str, vocabulary: frozenset[str]) -> bool:
-    """`timeout` (time + out) and `workflow` (work + flow) are ordinary words written together."""
+    """`timeout` (time + out) and `workflow` (work + flow) are ordinary words written together, and
+    `rename`, `unfollow`, `preload` ordinary words with a prefix."""
+    if any(term.startswith(p) and len(term) - len(p) >= 3 and term[len(p):] in vocabulary for p in _PREFIXES):
+        return True
     return any(term[:cut] in vocabulary and term[cut:] in vocabulary for cut in range(3, len(term) - 2))
 
 
@@ -278,11 +257,72 @@ def stop_words() -> frozenset[str]:
     """English stop words (scikit-learn's list) plus contractions and greetings: never evidence."""
     words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
     words.add("regarding")  # the marker of an offline follow-up rewrite
+    return frozenset(words | function_words())
+
+
+# ---------------------------------------------------------------------- foreign things
+_WORD_OR_MARK = re.compile(r"[A-Za-z][\w'’-]*|[^\w\s]")
+
+
+# Semantic classes of nouns that say when or how (an hour, a workflow, a state), not what is asked about.
+ABSTRACT_NOUN_CLASSES = frozenset(
+    {"noun.Tops", "noun.act", "noun.attribute", "noun.feeling", "noun.motive", "noun.quantity", "noun.relation",
+     "noun.shape", "noun.state", "noun.time"}
+)
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list): the words that end a noun phrase when they follow it."""
     try:  # the private module is the cheap import; the public path is the fallback
         from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
     except ImportError:
         from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    return frozenset(words | set(ENGLISH_STOP_WORDS))
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def is_phrase_head(term: str, question: str) -> bool:
+    """Whether `term` ends a noun phrase in the question (`a meeting room` *through*, `the ledger`?) rather
+    than modifying the next word (`pipeline` stages): a stop word, a mark or the end follows it."""
+    tokens = [t.lower() for t in _WORD_OR_MARK.findall(question)]
+    positions = [i for i, t in enumerate(tokens) if t == term]
+    following = [tokens[i + 1] if i + 1 < len(tokens) else "" for i in positions]
+    return any(not nxt or not nxt[0].isalpha() or nxt in function_words() for nxt in following)
+
+
+def foreign_nouns(
+    question: str, unknown: Sequence[str], profile: CorpusProfile, lexicon: Lexicon | None
+) -> tuple[str, ...]:
+    """Unknown words that name a thing the docs never mention: mostly nouns in English (`refund`,
+    `ledger`, `room`), heading their phrase, with no synonym the index uses (`listings` → list is known).
+
+    Verbs, adjectives and adverbs the docs happen not to use ("extend", "mandatory", "certain") say how
+    the question is put, not what it is about; they are never evidence.
+    """
+    if lexicon is None:
+        return ()
+    found = []
+    for term in unknown:
+        if not lexicon.is_mainly_noun(term) or not is_phrase_head(term, question):
+            continue
+        # "in the last hour", "into our workflow", "in what scenarios": when and how, not a thing asked for.
+        asked_kind = re.search(rf"\b(?:what|which)\s+{re.escape(term)}\b", question, re.I)
+        if asked_kind or lexicon.noun_class(term) in ABSTRACT_NOUN_CLASSES:
+            continue
+        if any(profile.knows(synonym) for synonym in lexicon.synonyms(term)):
+            continue
+        found.append(term)
+    return tuple(found)
+
+
+def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
+    """Whether the question names something the index does not (a song, a film, a person): then it is a
+    request about the user's own data, and an unfamiliar noun in it may be one more value."""
+    for name in names_and_values(question):
+        words = [w for w in tokenize(name) if w not in stop_words()]
+        if words and not all(profile.knows(w) or w in profile.apis for w in words):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------- the decision
@@ -298,10 +338,15 @@ class Evidence:
     half_known_identifiers: tuple[str, ...]
     unindexed_apis: tuple[str, ...]
     names_known_identifier: bool
+    foreign_nouns: tuple[str, ...] = ()
+    names_foreign_values: bool = False
 
 
-def gather_evidence(question: str, profile: CorpusProfile, known_words: Iterable[str] = ()) -> Evidence:
-    """Check the question's terms, identifiers, paths and named APIs against the index."""
+def gather_evidence(
+    question: str, profile: CorpusProfile, known_words: Iterable[str] = (), lexicon: Lexicon | None = None
+) -> Evidence:
+    """Check the question's terms, identifiers, paths and named APIs against the index (and, given an
+    English lexicon, which unknown words name things)."""
     extra = frozenset(known_words)
     # Paths are judged as paths (below), not word by word.
     terms = salient_terms(_PATH.sub(" ", _METHOD_PATH.sub(" ", question)))
@@ -329,6 +374,8 @@ def gather_evidence(question: str, profile: CorpusProfile, known_words: Iterable
         half_known,
         tuple(unindexed_api_names(question, profile)),
         names_known,
+        foreign_nouns(question, [t for t in unknown if t not in rare and t not in identifier_words], profile, lexicon),
+        names_foreign_values(question, profile),
     )
 
 
@@ -340,6 +387,7 @@ def decide(
     out_of_scope_similarity: float = 0.0,
     known_words: Iterable[str] = (),
     elliptical: bool = False,
+    lexicon: Lexicon | None = None,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
@@ -350,7 +398,7 @@ def decide(
     thresholds = thresholds or GateThresholds()
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = current_question(question)
-    evidence = gather_evidence(question, profile, known_words)
+    evidence = gather_evidence(question, profile, known_words, lexicon)
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
@@ -388,6 +436,16 @@ def decide(
         # ("play some lofi") the unfamiliar word is a value: both stay partial.
         tier = "abstain"
         reasons.append("asks for something the docs never mention: " + ", ".join(rare))
+    elif (
+        evidence.foreign_nouns
+        and not evidence.names_foreign_values
+        and asks_about_the_docs(question)
+        and not is_yes_no_question(question)
+    ):
+        # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
+        # English, and the docs use neither the word nor a synonym of it.
+        tier = "abstain"
+        reasons.append("asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns))
     elif len(unknown) >= 2 and top_similarity < thresholds.partial_below:
         tier = "abstain"
         reasons.append("a weak match, and several words the docs never use")
@@ -403,6 +461,7 @@ def decide(
     elif (
         top_similarity < thresholds.partial_below
         or rare
+        or evidence.foreign_nouns
         or evidence.half_known_identifiers
         or (len(unknown) >= 2 and not evidence.names_known_identifier)
     ):

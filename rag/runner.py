@@ -22,6 +22,7 @@ from rag.config import Config
 from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
+from rag.lexicon import Lexicon, load_lexicon
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.cross_encoder import CrossEncoderReranker
 from rag.rerank.llm import LLMReranker
@@ -76,6 +77,8 @@ class Engine:
     generator_factory: Callable[[str], Generator] | None = None
     thresholds: GateThresholds | None = None
     max_workers: int = 6
+    # English lexicon (WordNet) for the gate's foreign-noun rule; None switches the rule off.
+    lexicon: Lexicon | None = field(default_factory=load_lexicon)
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -248,7 +251,7 @@ class Engine:
         out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
         known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
         profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
-        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known)
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.lexicon)
         asked = result.question.strip()
         if decision.tier != "abstain" and asked and asked != query:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
@@ -269,7 +272,7 @@ class Engine:
         probe = QueryContext(self.index, asked)
         out_of_scope = self._out_of_scope_similarity(probe, asked)
         top = best_similarity(probe, config.chunking)
-        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True)
+        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.lexicon)
         if own.tier != "abstain":
             return None
         return replace(own, reasons=(*own.reasons, "judged on the question as asked"))

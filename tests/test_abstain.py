@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from rag.abstain import (
     GateThresholds,
@@ -10,13 +11,15 @@ from rag.abstain import (
     decide,
     identifiers_in,
     named_paths,
-    names_and_values,
     out_of_scope_prototypes,
     rare_terms,
     salient_terms,
     unindexed_api_names,
 )
+from rag.lexicon import Lexicon, load_lexicon
+from rag.names import names_and_values
 from rag.retrieve.profile import CorpusProfile, path_shape
+from tests.fakes import write_wordnet
 
 
 def profile() -> CorpusProfile:
@@ -189,3 +192,53 @@ def test_calibration_follows_the_index_and_never_gets_stricter_than_the_defaults
     assert wordy.abstain_below == 0.25 and wordy.partial_below == 0.40
     assert calibrate(base, []) == base
     assert len(out_of_scope_prototypes()) >= 5
+
+
+def english(tmp_path: Path) -> Lexicon:
+    lexicon = load_lexicon(
+        write_wordnet(
+            tmp_path / "wordnet",
+            nouns={
+                "room": [("noun.artifact", ["chamber"], 40)],
+                "ledger": [("noun.possession", ["book"], 3)],
+                "hour": [("noun.time", ["hr"], 20)],
+                "scenario": [("noun.communication", ["script"], 2)],
+                "listing": [("noun.communication", ["list"], 1)],
+                "album": [("noun.communication", [], 5)],
+            },
+            verbs={"extend": 18},
+            adjectives={"mandatory": 2, "certain": 8},
+        )
+    )
+    assert lexicon is not None
+    return lexicon
+
+
+def test_a_thing_the_docs_never_mention_abstains_in_a_docs_question(tmp_path: Path) -> None:
+    lexicon = english(tmp_path)
+    decision = decide("How do I book a meeting room through the HRIS API?", 0.5, profile(), lexicon=lexicon)
+    assert decision.tier == "abstain"
+    assert any("room" in reason for reason in decision.reasons)
+    # Without the lexicon the same question is only a weak match: the rule needs English.
+    assert decide("How do I book a meeting room through the HRIS API?", 0.5, profile()).tier != "abstain"
+
+
+def test_words_that_say_how_or_when_are_never_things_asked_for(tmp_path: Path) -> None:
+    lexicon = english(tmp_path)
+    for question in (
+        "Which fields are mandatory when I list employees?",  # an adjective
+        "How do I extend an employee session?",  # a verb
+        "What employees were listed in the last hour?",  # a noun of time
+        "In what scenario would I list employees?",  # the kind of answer asked for
+        "How do I list employee listings?",  # a synonym the docs use (list)
+        "Which employee room fields exist?",  # a modifier, not the head of its phrase
+    ):
+        assert decide(question, 0.5, profile(), lexicon=lexicon).tier != "abstain", question
+
+
+def test_a_task_request_naming_its_own_values_is_not_refused_for_a_foreign_noun(tmp_path: Path) -> None:
+    lexicon = english(tmp_path)
+    assert decide("What is the album of the employee Mariah Carey?", 0.5, profile(), lexicon=lexicon).tier != "abstain"
+    # A name the index itself uses (its API's title) is no value of the user's world.
+    decision = decide("Which endpoint writes employees to a ledger in HRIS?", 0.5, profile(), lexicon=lexicon)
+    assert decision.tier == "abstain"

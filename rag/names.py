@@ -1,0 +1,35 @@
+"""Names and values a question mentions: quoted strings, words after "called"/"named", capitalised words
+inside a sentence. They say what to act on ("add *Bohemian Rhapsody* to my playlist"), not what the
+question is about: the gate never counts them as unknown words.
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUOTED = re.compile(r"\"[^\"]{1,200}\"|“[^”]{1,200}”|'[^']{2,200}'(?!\w)|‘[^’]{1,200}’")
+_NAMED_BY = re.compile(r"\b(?:called|named|titled|entitled)\s+([A-Za-z0-9][\w'’-]*(?:\s+[A-Z0-9][\w'’-]*)*)")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)\s*[\"'“‘(]*([A-Za-z][\w'’-]*)")
+_TITLE_WORD = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
+
+
+def names_and_values(question: str) -> list[str]:
+    """The names and values a question mentions: quoted strings, words after "called"/"named", and
+    capitalised words inside a sentence ("songs of Mariah Carey", "The Dark Side of the Moon").
+
+    They say what to act on, not what the question is about; the gate never counts them as unknown.
+    """
+    found = [m.group(0).strip("\"'“”‘’") for m in _QUOTED.finditer(question)]
+    found += [m.group(1) for m in _NAMED_BY.finditer(question)]
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
+    found += [m.group(0) for m in _TITLE_WORD.finditer(question) if m.start() not in starts]
+    return list(dict.fromkeys(found))
+
+
+def without_names_and_values(question: str) -> str:
+    """The question with its names, values and numbers blanked out."""
+    text = _QUOTED.sub(" ", question)
+    text = _NAMED_BY.sub(" ", text)
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    text = _TITLE_WORD.sub(lambda m: m.group(0) if m.start() in starts else " ", text)
+    return re.sub(r"\b\d[\d.,:]*\b", " ", text)
