@@ -51,9 +51,10 @@ TEMPLATES: tuple[str, ...] = (
     "What call do I use to {phrase}{where}?",
     "I need to {phrase}{where}. Which API operation does that?",
 )
-# Made-up features: (term that must occur in no indexed chunk, question template). Two pools: the team
-# has read the first while designing the gate ("tuning"); the second was written afterwards and is only
-# used by the suite's validation sets ("fresh"): nobody designs a rule by looking at what it catches.
+# Made-up features: (term that must occur in no indexed chunk, question template). The team has read the
+# "tuning" pools while designing the gate; "fresh" was written afterwards and is only used by the suite's
+# validation sets: nobody designs a rule by looking at what it catches. Once it has been read, it becomes
+# a tuning pool and a new fresh one replaces it.
 DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("fax", "How do I send a fax to {a_thing} through {title}?"),
     ("blockchain", "Which endpoint writes {things} to a blockchain ledger?"),
@@ -66,7 +67,9 @@ DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("karaoke", "Which parameter sets the karaoke playlist of {a_thing}?"),
     ("weather forecast", "How do I get the weather forecast for {a_thing}'s location?"),
 )
-FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+# The second pool was the "fresh" one until its templates were read in a later round (stop 17): it is
+# tuning now, and the pool below replaced it as the validation sets' pool.
+SECOND_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("klingon", "Can {title} translate {a_thing} into Klingon?"),
     ("dinner reservation", "Which endpoint books a dinner reservation for {a_thing}?"),
     ("smartwatch", "How do I stream {things} to a smartwatch over Bluetooth?"),
@@ -80,7 +83,25 @@ FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("tarot", "Which field stores the tarot card drawn for {a_thing}?"),
     ("firmware", "How do I flash new firmware onto {a_thing} through {title}?"),
 )
-DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {"tuning": DISTRACTORS, "fresh": FRESH_DISTRACTORS}
+FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+    ("vending machine", "How do I connect {title} to the office vending machine so it restocks when {a_thing} changes?"),
+    ("handwriting", "Which endpoint converts {a_thing} into handwriting?"),
+    ("sign language", "Can {title} render {things} in sign language?"),
+    ("moon phase", "Which field tells the moon phase when {a_thing} was created?"),
+    ("fireworks", "How do I trigger fireworks after creating {a_thing}?"),
+    ("crossword", "What endpoint generates a crossword puzzle from {things}?"),
+    ("perfume", "Where do I choose the perfume scent of {a_thing}?"),
+    ("parking", "How can I reserve a parking spot for {a_thing} with {title}?"),
+    ("vinyl", "Does {title} press {things} onto vinyl records?"),
+    ("satellite", "Which parameter beams {a_thing} to a satellite?"),
+    ("bonsai", "How do I prune the bonsai tree attached to {a_thing}?"),
+    ("morse code", "Is there an endpoint that reads {a_thing} aloud in Morse code?"),
+)
+DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {
+    "tuning": DISTRACTORS,
+    "tuning-2": SECOND_DISTRACTORS,
+    "fresh": FRESH_DISTRACTORS,
+}
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -465,7 +486,7 @@ def make_questions(
 ) -> list[Question]:
     """Generate up to `limit` questions about one indexed API, balanced over KINDS, deterministic per seed.
 
-    `distractors` picks the pool of out-of-scope templates (`tuning` or `fresh`, see DISTRACTOR_POOLS).
+    `distractors` picks the pool of out-of-scope templates (`tuning`, `tuning-2` or `fresh`, see DISTRACTOR_POOLS).
     Raises ConfigError when `api` is not indexed (naming the indexed ones).
     """
     if limit is not None and limit < 1:
