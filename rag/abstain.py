@@ -25,11 +25,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from rag.index.bm25 import tokenize
+from rag.corpus.profile import RATE_UNIT, CorpusProfile
+from rag.corpus.vocabulary import tokenize, word_forms
 from rag.lexicon import Lexicon
 from rag.names import names_and_values, without_names_and_values
 from rag.results import Confidence
-from rag.retrieve.profile import RATE_UNIT, CorpusProfile, word_forms
 from rag.rewrite import current_question
 
 PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"

@@ -47,7 +47,7 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
 
 
 def _topic_words(text: str) -> set[str]:
-    from rag.retrieve.profile import normalize_term
+    from rag.corpus.vocabulary import normalize_term
 
     words = re.findall(r"[a-z0-9_]+", text.lower())
     return set(words) | {normalize_term(word) for word in words}

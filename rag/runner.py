@@ -19,6 +19,7 @@ from typing import Any
 
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.config import Config
+from rag.corpus.profile import CorpusProfile, profile_for
 from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
@@ -31,7 +32,6 @@ from rag.results import AnswerResult, Citation, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
-from rag.retrieve.profile import CorpusProfile, profile_for
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 
 from rag.chunk import Chunk, is_item_path
-from rag.index.bm25 import tokenize
-from rag.retrieve.profile import CorpusProfile, normalize_term, operation_summary, resource_of, word_forms
+from rag.corpus.paths import resource_of
+from rag.corpus.profile import CorpusProfile, operation_summary
+from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("post", "put"),

@@ -16,9 +16,10 @@ from rag.abstain import (
     salient_terms,
     unindexed_api_names,
 )
+from rag.corpus.paths import path_shape
+from rag.corpus.profile import CorpusProfile
 from rag.lexicon import Lexicon, load_lexicon
 from rag.names import names_and_values
-from rag.retrieve.profile import CorpusProfile, path_shape
 from tests.fakes import write_wordnet
 
 

@@ -1,4 +1,5 @@
-"""The library's shape: `rag/` imports no UI package and has no import circle."""
+"""The library's shape: `rag/` imports no UI package, has no import circle, and stages tokenize through
+`rag.corpus`, never through the BM25 index."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "rag"
 UI_PACKAGES = ("streamlit", "plotly", "webapp")
+# The question-answering stages: they share words and the corpus profile through `rag.corpus`.
+STAGES = ("rag/rerank", "rag/abstain.py", "rag/retrieve", "rag/generate", "rag/write_check.py")
 
 
 def module_name(path: Path) -> str:
@@ -57,3 +60,14 @@ def test_the_library_has_no_import_circle() -> None:
         if start not in finished:
             visit(start, [start], {start}, finished)
     assert cycles == []
+
+
+def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None:
+    stage_files = [ROOT / s for s in STAGES if s.endswith(".py")]
+    stage_files += [p for s in STAGES if not s.endswith(".py") for p in (ROOT / s).rglob("*.py")]
+    offenders = {
+        module_name(p): sorted(m for m in imports_of(p) if m.startswith("rag.index.bm25")) for p in stage_files
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+    tokenizers = {module_name(p) for p in LIBRARY.rglob("*.py") if "rag.corpus.vocabulary.tokenize" in imports_of(p)}
+    assert "rag.rerank.structural" in tokenizers and "rag.abstain" in tokenizers

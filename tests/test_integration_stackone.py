@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rag.config import PRESETS
+from rag.corpus.profile import profile_for
 from rag.index.store import Index
-from rag.retrieve.profile import profile_for
 from rag.runner import Engine
 
 pytestmark = pytest.mark.slow

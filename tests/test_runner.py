@@ -142,7 +142,7 @@ def test_every_citation_marker_names_the_chunk_with_that_number_in_the_list_and_
 
 def test_an_out_of_scope_question_is_abstained_at_any_turn_of_a_conversation(fixture_index: Index) -> None:
     from rag.abstain import GateThresholds
-    from rag.retrieve.profile import profile_for
+    from rag.corpus.profile import profile_for
 
     history = [{"role": "user", "content": "How do I list the employees?"},
                {"role": "assistant", "content": "Use GET /unified/hris/employees."}]  # fmt: skip

@@ -6,9 +6,10 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
 from rag.results import Citation
@@ -62,44 +63,10 @@ MAX_CHILD_FIELDS = 8
 # "What does the response look like?", "what do I get back": the reader wants the success response's shape.
 _ASKS_RESPONSE = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|output)\b", re.I)
 _SUCCESS_RESPONSE = re.compile(r"^- 2\d\d\b.*")
-_FALLBACK_RAW = re.compile(r"[A-Za-z0-9_\-./{}]+")
-_FALLBACK_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_FALLBACK_STOPWORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an and are as at be by can do does for from how i if in is it its me my of on or so that the this to "
-        "what when where which who why will with you your we our there their them they should would could please "
-        "api apis",
-    )
-)
 # Words that say what kind of fact is asked for but match too many lines to select by.
 _QUESTION_NOISE = frozenset(
     {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set"}
 )
-
-
-def _fallback_tokenize(text: str) -> list[str]:
-    """Whole identifiers (`expires_in`) plus their parts (`expires`, `in`), lower-case, minus stop words."""
-    tokens: list[str] = []
-    for raw in _FALLBACK_RAW.findall(text):
-        whole = raw.strip("-./{}").lower()
-        parts = [p.lower() for piece in re.split(r"[_\-./{}]+", raw) for p in _FALLBACK_CAMEL.findall(piece)]
-        if whole and (whole not in _FALLBACK_STOPWORDS or len(parts) > 1):
-            tokens.append(whole)
-        if len(parts) > 1 or (parts and parts[0] != whole):
-            tokens.extend(p for p in parts if p not in _FALLBACK_STOPWORDS)
-    return tokens
-
-
-def _load_tokenizer() -> Callable[[str], list[str]]:
-    try:
-        from rag.index.bm25 import tokenize
-    except ImportError:  # the index package is optional for this generator
-        return _fallback_tokenize
-    return tokenize
-
-
-tokenize: Callable[[str], list[str]] = _load_tokenizer()
 
 
 @dataclass

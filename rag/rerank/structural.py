@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.chunk import is_item_path, resource_segments
-from rag.index.bm25 import tokenize
+from rag.corpus.paths import resource_of, top_segment
+from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.results import RetrievedChunk
-from rag.retrieve.profile import CorpusProfile, normalize_term, resource_of, top_segment, word_forms
 from rag.retrieve.synonyms import original_query
 from rag.rewrite import current_question
 

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rag.index.bm25 import tokenize
-from rag.retrieve.profile import CorpusProfile, normalize_term
+from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import normalize_term, tokenize
 from rag.retrieve.synonyms import original_query
 
 _MULTI_API = re.compile(

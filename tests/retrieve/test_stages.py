@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rag.corpus.paths import resource_of
+from rag.corpus.profile import profile_for
 from rag.index.store import Index
 from rag.rerank.base import apply_scores
 from rag.rerank.structural import StructuralReranker, question_methods
@@ -11,7 +13,6 @@ from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
-from rag.retrieve.profile import profile_for, resource_of
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
 from rag.rewrite import current_question, is_follow_up, offline_rewrite, recent_history, rewrite_query
 from rag.write_check import check_write_operation

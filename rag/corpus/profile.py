@@ -1,7 +1,8 @@
-"""Corpus statistics derived from a snapshot: each API's distinctive vocabulary and every known term.
+"""The corpus profile: what the stages know about the live smart chunks of one index snapshot.
 
-Built once per index generation and shared; used by the offline intent detector, the
-abstention gate and the write-operation check.
+Each API's distinctive vocabulary, every known term, path prefixes and shapes, summary verbs, main
+resources and topics. Built once per index generation and shared; used by the offline intent
+detector, the structural reranker, the abstention gate and the write-operation check.
 """
 
 from __future__ import annotations
@@ -10,80 +11,14 @@ import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from rag.chunk import Chunk, resource_segments
-from rag.index.bm25 import tokenize
+from rag.corpus.paths import path_prefixes, path_shape, top_segment
+from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.index.store import Snapshot
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 RATE_UNIT = re.compile(r"\b(?:per|a|an|each|every)\s+(second|minute|hour|day|week|month)s?\b", re.IGNORECASE)
-
-
-def normalize_term(term: str) -> str:
-    """Lower-case and strip a plural ending so `employees`/`employee` and `categories`/`category` meet."""
-    term = term.lower()
-    if len(term) > 4 and term.endswith("ies"):
-        return term[:-3] + "y"
-    if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
-        return term[:-1]
-    return term
-
-
-@lru_cache(maxsize=65536)
-def word_forms(term: str) -> frozenset[str]:
-    """The term with common English endings removed: `listing` → `list`, `created` → `create`/`creat`,
-    `authentication` → `authenticate`, `deletion` → `delete`."""
-    term = term.lower()
-    forms = {term, normalize_term(term)}
-    if len(term) > 6 and term.endswith("tion"):
-        forms.update({term[:-3], term[:-3] + "e"})
-    for ending in ("ing", "ed", "es", "s", "er", "ers"):
-        if len(term) > len(ending) + 3 and term.endswith(ending):
-            stem = term[: -len(ending)]
-            forms.update({stem, stem + "e"})
-            if len(stem) > 3 and stem[-1] == stem[-2]:
-                forms.add(stem[:-1])
-    return frozenset(forms)
-
-
-@lru_cache(maxsize=65536)
-def resource_of(path: str) -> str:
-    """The resource an operation acts on: the last path segment that is not a parameter."""
-    segments = resource_segments(path)
-    return normalize_term(segments[-1]) if segments else ""
-
-
-def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
-    """The first resource segment below the API's shared prefix: `/unified/hris/employees/{id}/documents`
-    → employees when `prefixes` (from `path_prefixes`) holds `unified` and `hris`."""
-    segments = [s for s in resource_segments(path) if s != api and s not in prefixes]
-    return segments[0] if segments else ""
-
-
-def path_prefixes(paths: list[str]) -> frozenset[str]:
-    """Leading path segments most of an API's paths share (`unified`, `hris`, `v1`, `2010-04-01`): they
-    name the API or its version, not a resource. Derived from the paths, so any vendor's layout works."""
-    prefixes: set[str] = set()
-    if len(paths) < 2:
-        return frozenset()
-    for depth in range(3):
-        counts = Counter(segs[depth] for segs in (resource_segments(p) for p in paths) if len(segs) > depth + 1)
-        if not counts:
-            break
-        segment, count = counts.most_common(1)[0]
-        if count < 0.8 * len(paths):
-            break
-        prefixes.add(segment)
-    return frozenset(prefixes)
-
-
-_TEMPLATE = re.compile(r"\{[^}]*\}")
-
-
-def path_shape(path: str) -> str:
-    """A path with every parameter written `{}` and no trailing slash (`/users/{user_id}/` → `/users/{}`)."""
-    return _TEMPLATE.sub("{}", path.strip().rstrip("/").lower()) or "/"
 
 
 @dataclass

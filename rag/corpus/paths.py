@@ -1,0 +1,49 @@
+"""API paths as the stages read them: the resource an operation acts on, shared prefixes, path shapes."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+from rag.chunk import resource_segments
+from rag.corpus.vocabulary import normalize_term
+
+
+@lru_cache(maxsize=65536)
+def resource_of(path: str) -> str:
+    """The resource an operation acts on: the last path segment that is not a parameter."""
+    segments = resource_segments(path)
+    return normalize_term(segments[-1]) if segments else ""
+
+
+def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
+    """The first resource segment below the API's shared prefix: `/unified/hris/employees/{id}/documents`
+    → employees when `prefixes` (from `path_prefixes`) holds `unified` and `hris`."""
+    segments = [s for s in resource_segments(path) if s != api and s not in prefixes]
+    return segments[0] if segments else ""
+
+
+def path_prefixes(paths: list[str]) -> frozenset[str]:
+    """Leading path segments most of an API's paths share (`unified`, `hris`, `v1`, `2010-04-01`): they
+    name the API or its version, not a resource. Derived from the paths, so any vendor's layout works."""
+    prefixes: set[str] = set()
+    if len(paths) < 2:
+        return frozenset()
+    for depth in range(3):
+        counts = Counter(segs[depth] for segs in (resource_segments(p) for p in paths) if len(segs) > depth + 1)
+        if not counts:
+            break
+        segment, count = counts.most_common(1)[0]
+        if count < 0.8 * len(paths):
+            break
+        prefixes.add(segment)
+    return frozenset(prefixes)
+
+
+_TEMPLATE = re.compile(r"\{[^}]*\}")
+
+
+def path_shape(path: str) -> str:
+    """A path with every parameter written `{}` and no trailing slash (`/users/{user_id}/` → `/users/{}`)."""
+    return _TEMPLATE.sub("{}", path.strip().rstrip("/").lower()) or "/"

@@ -1,0 +1,20 @@
+"""The corpus profile of an index snapshot: vocabulary, prefixes, summary verbs, main resources."""
+
+from __future__ import annotations
+
+from rag.corpus.profile import build_profile, profile_for
+from rag.index.store import Index
+
+
+def test_the_profile_knows_the_vocabulary_and_paths_of_the_fixture_specs(fixture_index: Index) -> None:
+    snapshot = fixture_index.snapshot()
+    profile = build_profile(snapshot)
+    assert len(profile.apis) == 2
+    assert profile.knows("employees") and profile.knows("listing")
+    assert not profile.knows("horoscope")
+    assert profile.knows_path("/unified/hris/employees/42")
+    assert profile.knows_path("/unified/hris")
+    assert not profile.knows_path("/unified/crm/contacts")
+    main = dict(profile.main_resources)
+    assert "employees" in main.values() and "orders" in main.values()
+    assert profile_for(snapshot) is profile_for(snapshot)
