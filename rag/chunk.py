@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Literal, Self
 
 Strategy = Literal["smart", "naive", "docs"]
 Kind = Literal["operation", "schema", "overview", "doc"]
@@ -46,6 +46,95 @@ def conventions_id(api: str) -> str:
     return f"{api}.conventions"
 
 
+class _Facts:
+    """JSON round trip of the facts dataclasses: tuples are written as lists and read back as tuples."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (every field)."""
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict` (keys it does not know are ignored)."""
+        known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{key: _frozen(value) for key, value in data.items() if key in known})
+
+
+def _frozen(value: Any) -> Any:
+    """JSON lists (nested too) back to tuples."""
+    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True)
+class FieldFacts(_Facts):
+    """One parameter or request-body field of an operation, as the chunker read it from the spec.
+
+    `flags` are the words shown beside the type (`required`/`optional`, `nullable`, `deprecated`,
+    `read-only`, `write-only`); `facts` every `Label: value` shown after the description, in order
+    (`("Default", "25")`, `("Maximum", "100")`, `("Enum", "a, b")`); `enum` the enum values one by one.
+    """
+
+    name: str
+    type: str
+    location: str = ""  # query, header, path or cookie for a parameter; "" for a body field
+    flags: tuple[str, ...] = ()
+    description: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
+    enum: tuple[str, ...] = ()
+    item_enum: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        """Whether the field is required."""
+        return "required" in self.flags
+
+    @property
+    def deprecated(self) -> bool:
+        """Whether the field is deprecated."""
+        return "deprecated" in self.flags
+
+    @property
+    def default(self) -> str | None:
+        """The default value as shown in the chunk (None when the spec gives none)."""
+        return self.fact("Default")
+
+    def fact(self, label: str) -> str | None:
+        """The value shown after `label` (`Maximum`, `Pattern` …), or None."""
+        return next((value for name, value in self.facts if name == label), None)
+
+
+@dataclass(frozen=True)
+class RequestBodyFacts(_Facts):
+    """An operation's request body: media types, whether it is required, its schema and top-level fields.
+
+    `schema` is the type label of the first media type's schema (`Employee`, `array of Order`);
+    `fields` the top-level fields of every media type's schema, in the order the chunk shows them."""
+
+    media_types: tuple[str, ...]
+    required: bool
+    schema: str = ""
+    name: str = ""  # the `components.requestBodies` entry it came from, if any
+    description: str = ""
+    fields: tuple[FieldFacts, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict`, its fields included."""
+        body = super().from_dict({key: value for key, value in data.items() if key != "fields"})
+        return replace(body, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
+
+
+@dataclass(frozen=True)
+class ResponseFacts(_Facts):
+    """One response of an operation: status code, schema label, description; `success` for the main
+    responses (2xx, or `default` when there is none), whose fields the chunk text inlines."""
+
+    code: str
+    schema: str
+    description: str = ""
+    success: bool = False
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One indexed piece of a document.
@@ -55,6 +144,9 @@ class Chunk:
     `covers` lists the structural ids this chunk is about; quality is measured on them.
     `payload_of` (schema chunks) lists the operations whose whole request body or success response
     is this schema.
+    Operation chunks also carry the operation's facts as the chunker read them from the spec
+    (`summary`, `description`, `parameters`, `request_body`, `responses`), so later stages read fields
+    instead of parsing `text`.
     """
 
     chunk_id: str
@@ -80,6 +172,11 @@ class Chunk:
     part: int = 1
     parts: int = 1
     doc_version: str = ""
+    summary: str = ""
+    description: str = ""
+    parameters: tuple[FieldFacts, ...] = ()
+    request_body: RequestBodyFacts | None = None
+    responses: tuple[ResponseFacts, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_version(self, doc_version: str) -> Chunk:
@@ -110,6 +207,11 @@ class Chunk:
             "parts": self.parts,
             "doc_version": self.doc_version,
             "embedding_text": self.embedding_text,
+            "summary": self.summary,
+            "description": self.description,
+            "parameters": json.dumps([p.to_dict() for p in self.parameters]),
+            "request_body": json.dumps(self.request_body.to_dict()) if self.request_body else "",
+            "responses": json.dumps([r.to_dict() for r in self.responses]),
         }
 
     @classmethod
@@ -139,11 +241,16 @@ class Chunk:
             part=int(metadata.get("part", 1)),
             parts=int(metadata.get("parts", 1)),
             doc_version=str(metadata.get("doc_version", "")),
+            summary=str(metadata.get("summary", "")),
+            description=str(metadata.get("description", "")),
+            parameters=tuple(FieldFacts.from_dict(p) for p in json.loads(metadata.get("parameters") or "[]")),
+            request_body=_request_body(metadata.get("request_body")),
+            responses=tuple(ResponseFacts.from_dict(r) for r in json.loads(metadata.get("responses") or "[]")),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view with every field (for `--json`, results and the UI)."""
-        data = self.to_metadata()
+        data: dict[str, Any] = dict(self.to_metadata())
         data.update(
             chunk_id=self.chunk_id,
             text=self.text,
@@ -151,5 +258,13 @@ class Chunk:
             tags=list(self.tags),
             ref_ids=list(self.ref_ids),
             payload_of=list(self.payload_of),
+            parameters=[p.to_dict() for p in self.parameters],
+            request_body=self.request_body.to_dict() if self.request_body else None,
+            responses=[r.to_dict() for r in self.responses],
         )
         return data
+
+
+def _request_body(stored: Any) -> RequestBodyFacts | None:
+    """The request body facts from their stored JSON ("" or missing: none)."""
+    return RequestBodyFacts.from_dict(json.loads(stored)) if stored else None

@@ -199,13 +199,6 @@ def _hit(candidate: RetrievedChunk) -> SearchHit:
     )
 
 
-def _summary(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("Summary: "):
-            return line.removeprefix("Summary: ").strip()
-    return ""
-
-
 def endpoints_of(engine: Engine, api: str) -> EndpointList:
     """Every operation (and webhook) of one spec, from its smart operation chunks."""
     api = require_api(engine, api)
@@ -221,7 +214,7 @@ def endpoints_of(engine: Engine, api: str) -> EndpointList:
             method=chunk.method.upper(),
             path=chunk.path,
             operationId=chunk.operation_id,
-            summary=_summary(chunk.text),
+            summary=chunk.summary,
             structural_id=key,
             webhook=".webhooks." in key,
         )

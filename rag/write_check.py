@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from rag.chunk import Chunk, is_item_path
 from rag.corpus.paths import resource_of
-from rag.corpus.profile import CorpusProfile, operation_summary
+from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
@@ -56,8 +56,7 @@ class WriteCheck:
 
 
 def _summary(chunk: Chunk) -> str:
-    summary = operation_summary(chunk)
-    return f" ({summary})" if summary else ""
+    return f" ({chunk.summary})" if chunk.summary else ""
 
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}

@@ -25,7 +25,8 @@ from rag.errors import ConfigError
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
-from rag.mcp_server import build_server, join_schema_parts, stdout_to_stderr, warm_up
+from rag.ingest.pipeline import ParsedDocument
+from rag.mcp_server import build_server, endpoints_of, join_schema_parts, stdout_to_stderr, warm_up
 from rag.runner import Engine
 from tests.processes import free_port
 
@@ -483,3 +484,14 @@ def test_stdio_subprocess_on_the_real_specs(stackone_index: Index, tmp_path: Pat
     data = result.structured_content
     assert data is not None and "HTTP Basic" in data["answer"], data
     assert cites_http_basic(stackone_index, data), data["citations"]
+
+
+def test_list_endpoints_reads_the_summary_field_not_the_text(empty_index: Index) -> None:
+    chunk = Chunk(
+        chunk_id="smart/x.paths./a.get", strategy="smart", api="x", kind="operation",
+        text="GET /a  [x API]\nOperation ID: list_a", embedding_text="GET /a", covers=("x.paths./a.get",),
+        source="x.json", path="/a", method="get", operation_id="list_a", summary="List As",
+    )
+    empty_index.add(ParsedDocument("x.json", "x", "openapi", "h", (chunk,), 1))
+    listed = endpoints_of(Engine(empty_index, default_llm="extractive"), "x")
+    assert [(e.path, e.summary) for e in listed.endpoints] == [("/a", "List As")]

@@ -91,15 +91,8 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         profile.vocabulary.update(normalize_term(t) for t in terms)
         if chunk.kind == "operation":
             profile.operations.append(chunk)
-            described = " ".join(
-                [
-                    chunk.path,
-                    " ".join(chunk.tags),
-                    chunk.operation_id,
-                    chunk.title,
-                    chunk.text.split("\n", 4)[2] if chunk.text.count("\n") >= 3 else "",
-                ]
-            )
+            # What names an operation: its path, tags, operationId, title and summary (not its long description).
+            described = " ".join([chunk.path, " ".join(chunk.tags), chunk.operation_id, chunk.title, chunk.summary])
             keys = {normalize_term(t) for t in tokenize(described)}
             for term in keys:
                 profile.term_apis.setdefault(term, Counter())[chunk.api] += 1
@@ -139,11 +132,10 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
 
 
 def operation_summary(chunk: Chunk) -> str:
-    """The summary line the chunker writes into an operation chunk ("" when the operation has none)."""
-    for line in chunk.text.splitlines()[:6]:
-        if line.startswith("Summary: "):
-            return line.removeprefix("Summary: ").strip()
-    return ""
+    """An operation chunk's summary ("" when the operation has none): its `summary` field, set at ingest.
+
+    Kept for callers written against the text-parsing version; new code reads `chunk.summary`."""
+    return chunk.summary
 
 
 def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:
@@ -151,7 +143,7 @@ def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float =
     at least `min_uses` operations: `Enroll User` → post. Questions use the same verbs."""
     uses: dict[str, Counter[str]] = {}
     for chunk in operations:
-        words = re.findall(r"[A-Za-z]+", operation_summary(chunk))
+        words = re.findall(r"[A-Za-z]+", chunk.summary)
         if words and chunk.method:
             uses.setdefault(words[0].lower(), Counter())[chunk.method] += 1
     verbs: dict[str, tuple[str, ...]] = {}

@@ -20,9 +20,10 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from rag.chunk import Chunk, FieldFacts
 from rag.errors import ConfigError
 from rag.evaluate.questions import Question
 
@@ -84,7 +85,8 @@ SECOND_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("firmware", "How do I flash new firmware onto {a_thing} through {title}?"),
 )
 FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
-    ("vending machine", "How do I connect {title} to the office vending machine so it restocks when {a_thing} changes?"),
+    ("vending machine",
+     "How do I connect {title} to the office vending machine so it restocks when {a_thing} changes?"),
     ("handwriting", "Which endpoint converts {a_thing} into handwriting?"),
     ("sign language", "Can {title} render {things} in sign language?"),
     ("moon phase", "Which field tells the moon phase when {a_thing} was created?"),
@@ -106,39 +108,38 @@ OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assi
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-@dataclass(frozen=True)
-class Field:
-    """One `- name (location?, type, flags): description facts` line of a smart chunk."""
+def stated_facts(field: FieldFacts) -> tuple[str, dict[str, str]]:
+    """A field's description and its facts by label. Facts its description states in `Label: value.` form
+    (specs write "Default: 20. Maximum: 50." in prose) come first, then the schema's; the description
+    returned ends where the first stated fact begins."""
+    description, facts = _split_facts(field.description)
+    for label, value in field.facts:
+        facts.setdefault(label, value)
+    return description, facts
 
-    name: str
-    location: str
-    type_label: str
-    flags: tuple[str, ...]
-    description: str
-    facts: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
 
-    @property
-    def required(self) -> bool:
-        """Whether the field is flagged required."""
-        return "required" in self.flags
+def default_of(field: FieldFacts) -> str | None:
+    """The default from `Default: X` or from a description's "(default value is X)"."""
+    description, facts = stated_facts(field)
+    if "Default" in facts:
+        return facts["Default"]
+    match = re.search(r"default value is ([^)\s,;]+)", description, re.IGNORECASE)
+    return match.group(1).rstrip(".") if match else None
 
-    @property
-    def deprecated(self) -> bool:
-        """Whether the field is flagged deprecated."""
-        return "deprecated" in self.flags
 
-    def default(self) -> str | None:
-        """The default from `Default: X.` or from a description's "(default value is X)"."""
-        if "Default" in self.facts:
-            return self.facts["Default"]
-        match = re.search(r"default value is ([^)\s,;]+)", self.description, re.IGNORECASE)
-        return match.group(1).rstrip(".") if match else None
+def enum_of(field: FieldFacts) -> list[str]:
+    """Enum values, else item enum values (null and `unmapped_value` left out); an enum the description
+    states wins, as it does for every stated fact."""
+    stated = _split_facts(field.description)[1]
+    values = _enum_values(stated["Enum"]) if "Enum" in stated else field.enum
+    if not values:
+        values = _enum_values(stated["Item enum"]) if "Item enum" in stated else field.item_enum
+    return [v for v in values if v not in ("null", "unmapped_value")]
 
-    def enum(self) -> list[str]:
-        """Enum values (null and `unmapped_value` left out)."""
-        raw = self.facts.get("Enum") or self.facts.get("Item enum") or ""
-        values = [v.strip() for v in raw.split(", ") if v.strip()]
-        return [v for v in values if v not in ("null", "unmapped_value")]
+
+def _enum_values(shown: str) -> tuple[str, ...]:
+    """`a, b, null` → (a, b, null): the values of an `Enum: …` fact written in a line."""
+    return tuple(v.strip() for v in shown.split(", ") if v.strip())
 
 
 _FACT = re.compile(
@@ -163,7 +164,7 @@ def _split_facts(rest: str) -> tuple[str, dict[str, str]]:
     return description, facts
 
 
-def parse_field_line(line: str) -> Field | None:
+def parse_field_line(line: str) -> FieldFacts | None:
     """Parse one `- name (…): …` line (the parentheses may nest, e.g. `string (date-time)`); None otherwise."""
     stripped = line.strip()
     if not stripped.startswith("- ") or " (" not in stripped:
@@ -199,7 +200,16 @@ def parse_field_line(line: str) -> Field | None:
     flags = tuple(p for p in remaining if p in FLAG_WORDS)
     type_label = next((p for p in remaining if p not in FLAG_WORDS), "")
     description, facts = _split_facts(tail.removeprefix(":").strip())
-    return Field(name, location, type_label, flags, description, facts)
+    return FieldFacts(
+        name=name,
+        type=type_label,
+        location=location,
+        flags=flags,
+        description=description,
+        facts=tuple(facts.items()),
+        enum=_enum_values(facts.get("Enum", "")),
+        item_enum=_enum_values(facts.get("Item enum", "")),
+    )
 
 
 @dataclass(frozen=True)
@@ -210,8 +220,8 @@ class OperationFacts:
     method: str
     path: str
     summary: str
-    parameters: tuple[Field, ...]
-    body_fields: tuple[Field, ...]
+    parameters: tuple[FieldFacts, ...]
+    body_fields: tuple[FieldFacts, ...]
 
     @property
     def label(self) -> str:
@@ -219,32 +229,11 @@ class OperationFacts:
         return f"{self.method} {self.path}"
 
 
-def operation_facts(chunk: Any) -> OperationFacts:
-    """Parameters and top-level request body fields from a smart operation chunk."""
-    parameters: list[Field] = []
-    body: list[Field] = []
-    section = ""
-    summary = ""
-    for line in chunk.text.splitlines():
-        if line.startswith("Summary: "):
-            summary = line.removeprefix("Summary: ").strip()
-        elif line.startswith("Parameters:"):
-            section = "parameters"
-        elif line.startswith("Request body"):
-            section = "body"
-        elif line.startswith("Responses:"):
-            section = "responses"
-        elif section == "parameters" and line.startswith("- "):
-            parsed = parse_field_line(line)
-            if parsed is not None and parsed.location:
-                parameters.append(parsed)
-        elif section == "body" and line.startswith("  - ") and not line.startswith("   "):
-            parsed = parse_field_line(line)
-            if parsed is not None:
-                body.append(parsed)
-    return OperationFacts(
-        chunk.covers[0], chunk.method.upper(), chunk.path, summary, tuple(parameters), tuple(body)
-    )
+def operation_facts(chunk: Chunk) -> OperationFacts:
+    """Summary, parameters and top-level request body fields of a smart operation chunk (its stored facts)."""
+    parameters = tuple(p for p in chunk.parameters if p.location in LOCATIONS)
+    body = chunk.request_body.fields if chunk.request_body else ()
+    return OperationFacts(chunk.covers[0], chunk.method.upper(), chunk.path, chunk.summary, parameters, body)
 
 
 # ---------------------------------------------------------------------- wording
@@ -345,17 +334,18 @@ def _parameter_questions(operations: Sequence[OperationFacts], where: str, rng: 
         sid, label = operation.structural_id, operation.label
         for parameter in operation.parameters:
             name = parameter.name
-            default = parameter.default()
+            default = default_of(parameter)
             if default:
                 found.append(_q("parameter", f"What is the default value of `{name}` when I {action}?", [sid],
                                 [name, default], f"{name} defaults to {default} on {label}."))
-            values = parameter.enum()
+            values = enum_of(parameter)
             if len(values) >= 2:
                 found.append(_q("parameter", f"Which values can the `{name}` parameter take when I {action}?",
                                 [sid], values[:3], f"{name} on {label} accepts: {', '.join(values)}."))
+            facts = stated_facts(parameter)[1]
             for fact, word in (("Maximum", "largest"), ("Minimum", "smallest")):
-                if fact in parameter.facts:
-                    value = parameter.facts[fact]
+                if fact in facts:
+                    value = facts[fact]
                     found.append(_q("parameter", f"What is the {word} `{name}` allowed when I {action}?", [sid],
                                     [value], f"The {fact.lower()} of {name} on {label} is {value}."))
         required = [p.name for p in operation.parameters if p.required]
@@ -391,11 +381,11 @@ def _schema_questions(chunks: Sequence[Any], title: str) -> list[Question]:
                 parsed = parse_field_line(line)
                 if parsed is None:
                     continue
-                values = parsed.enum()
+                values = enum_of(parsed)
                 if len(values) >= 2:
                     found.append(_q("schema", f"What values are allowed for `{parsed.name}` in {name}?", [sid],
                                     values[:3], f"{name}.{parsed.name} is one of: {', '.join(values)}."))
-                default = parsed.facts.get("Default")
+                default = parsed.fact("Default")
                 if default:
                     found.append(_q("schema", f"What is the default of the `{parsed.name}` field in {name}?",
                                     [sid], [default], f"{name}.{parsed.name} defaults to {default}."))

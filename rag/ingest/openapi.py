@@ -13,9 +13,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, conventions_id, is_item_path, overview_id, schema_id
+from rag.chunk import (
+    Chunk,
+    FieldFacts,
+    RequestBodyFacts,
+    ResponseFacts,
+    conventions_id,
+    is_item_path,
+    overview_id,
+    schema_id,
+)
 from rag.ingest.refs import RefResolver, component_schema_name, json_pointer, ref_name
-from rag.ingest.schema_prose import SchemaProse, clean, show_value
+from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -151,6 +160,13 @@ def content_schemas(node: Any) -> list[dict[str, Any]]:
     return [media["schema"] for media in media_types if isinstance(media.get("schema"), dict)]
 
 
+def parameter_text(parameter: dict[str, Any], facts: FieldFacts | None) -> str:
+    """A parameter's line from its facts (None: its `$ref` did not resolve, and the line says so)."""
+    if facts is None:
+        return f"- (a parameter from unresolved reference {parameter['x-unresolved-ref']})"
+    return field_line(facts, parameter=True)
+
+
 class OpenAPIChunker:
     """Builds smart and naive chunks for one validated OpenAPI document."""
 
@@ -193,61 +209,81 @@ class OpenAPIChunker:
                     merged[key] = parameter
         return list(merged.values())
 
-    def parameter_line(self, parameter: dict[str, Any], prose: SchemaProse) -> str:
-        """`- page_size (query, number, optional, nullable): … Default: 25.`"""
+    def parameter_facts(self, parameter: dict[str, Any], prose: SchemaProse) -> FieldFacts | None:
+        """A parameter's location, type, flags, description, defaults, enums and limits (None when its
+        `$ref` did not resolve)."""
         if "x-unresolved-ref" in parameter:
-            return f"- (a parameter from unresolved reference {parameter['x-unresolved-ref']})"
+            return None
         schema = parameter_schema(parameter)
         merged = prose.merged_keywords(schema)
-        required = bool(parameter.get("required", False))
-        flags = prose.flags(merged, required)
+        flags = prose.flags(merged, bool(parameter.get("required", False)))
         if parameter.get("deprecated") is True and "deprecated" not in flags:
             flags.append("deprecated")
         label = prose.type_label(schema)
-        text = f"- {parameter.get('name', '?')} ({parameter.get('in', '?')}, {', '.join([label, *flags])})"
-        description = clean(parameter.get("description") or merged.get("description"))
-        if description:
-            text += f": {description}"
-        facts = prose.facts(merged, label)
+        facts = prose.fact_pairs(merged, label)
         if "example" in parameter:
-            facts.append(f"Example: {show_value(parameter['example'])}.")
-        if facts:
-            text += (" " if description else ": ") + " ".join(facts)
-        return text
+            facts.append(("Example", show_value(parameter["example"])))
+        return FieldFacts(
+            name=str(parameter.get("name", "?")),
+            type=label,
+            location=str(parameter.get("in", "?")),
+            flags=tuple(flags),
+            description=clean(parameter.get("description") or merged.get("description")),
+            facts=tuple(facts),
+            enum=enum_values(merged),
+            item_enum=item_enum_values(merged),
+        )
 
-    def body_lines(self, operation: Operation, prose: SchemaProse) -> list[str]:
-        """The request body with its schema fields inlined."""
+    def parameter_line(self, parameter: dict[str, Any], prose: SchemaProse) -> str:
+        """`- page_size (query, number, optional, nullable): … Default: 25.`"""
+        return parameter_text(parameter, self.parameter_facts(parameter, prose))
+
+    def request_body(self, operation: Operation, prose: SchemaProse) -> tuple[list[str], RequestBodyFacts | None]:
+        """The request body's lines (its schema fields inlined) and its facts (None when there is none)."""
         body, body_name = self.resolver.deref(operation.node.get("requestBody"))
         if not isinstance(body, dict) or not body:
-            return []
+            return [], None
         if "x-unresolved-ref" in body:
-            return [f"Request body → unresolved reference {body['x-unresolved-ref']}"]
+            return [f"Request body → unresolved reference {body['x-unresolved-ref']}"], None
         content = body.get("content") if isinstance(body.get("content"), dict) else {}
         required = "required" if body.get("required") else "optional"
+        description = clean(body.get("description"))
         lines: list[str] = []
+        labels: list[str] = []
+        fields: list[FieldFacts] = []
         rendered: set[str] = set()
         for media_type, media in content.items():
             schema = media.get("schema") if isinstance(media, dict) else None
             label = prose.type_label(schema) if isinstance(schema, dict) else "no schema"
+            labels.append(label)
             head = f"Request body ({media_type}, {required}) → {label}"
             if body_name:
                 head += f" [request body {body_name}]"
-            description = clean(body.get("description"))
             lines.append(head + (f": {description}" if description else ""))
             key = json.dumps(schema, sort_keys=True, default=str)
             if isinstance(schema, dict) and key not in rendered:
                 rendered.add(key)
                 lines.extend(prose.field_lines(schema, 1, 1, ()) or ["  " + " ".join(prose.schema_summary(schema))])
-        return lines
+                fields.extend(prose.top_level_fields(schema))
+        facts = RequestBodyFacts(
+            media_types=tuple(str(media_type) for media_type in content),
+            required=bool(body.get("required")),
+            schema=labels[0] if labels else "",
+            name=body_name or "",
+            description=description,
+            fields=tuple(fields),
+        )
+        return lines, facts
 
-    def response_lines(self, operation: Operation, prose: SchemaProse) -> list[str]:
-        """Main (2xx) responses inlined; the others one line each with their schema names."""
+    def responses(self, operation: Operation, prose: SchemaProse) -> tuple[list[str], list[ResponseFacts]]:
+        """Main (2xx) responses inlined; the others one line each with their schema names. Also their facts."""
         responses = operation.node.get("responses")
         if not isinstance(responses, dict):
-            return []
+            return [], []
         codes = [str(code) for code in responses]
         main = [code for code in codes if code.startswith("2")] or [c for c in codes if c == "default"]
         lines: list[str] = ["Responses:"]
+        facts: list[ResponseFacts] = []
         for code, raw_response in zip(codes, responses.values(), strict=True):
             response, response_name = self.resolver.deref(raw_response)
             if not isinstance(response, dict):
@@ -257,23 +293,25 @@ class OpenAPIChunker:
             label = prose.type_label(schema) if schema is not None else (response_name or "no body")
             if "x-unresolved-ref" in response:
                 label = f"unresolved reference {response['x-unresolved-ref']}"
-            text = f"- {code} → {label}"
             description = clean(response.get("description"))
-            if description:
-                text += f": {description}"
-            headers = response.get("headers")
-            if isinstance(headers, dict) and headers:
-                header_texts = []
-                for header_name, header in headers.items():
-                    header_node, _ = self.resolver.deref(header)
-                    header_node = header_node if isinstance(header_node, dict) else {}
-                    header_description = clean(header_node.get("description"))
-                    header_texts.append(header_name + (f" ({header_description})" if header_description else ""))
-                text += " Headers: " + "; ".join(header_texts) + "."
-            lines.append(text)
+            facts.append(ResponseFacts(code, label, description, success=code in main))
+            lines.append(f"- {code} → {label}" + (f": {description}" if description else "") + self._headers(response))
             if code in main and isinstance(schema, dict):
                 lines.extend(prose.field_lines(schema, 1, 1, ()))
-        return lines
+        return lines, facts
+
+    def _headers(self, response: dict[str, Any]) -> str:
+        """` Headers: X-Rate-Limit (requests left); Retry-After.` for a response with headers, else ""."""
+        headers = response.get("headers")
+        if not isinstance(headers, dict) or not headers:
+            return ""
+        header_texts = []
+        for header_name, header in headers.items():
+            header_node, _ = self.resolver.deref(header)
+            header_node = header_node if isinstance(header_node, dict) else {}
+            header_description = clean(header_node.get("description"))
+            header_texts.append(header_name + (f" ({header_description})" if header_description else ""))
+        return " Headers: " + "; ".join(header_texts) + "."
 
     def payload_schemas(self, operation: Operation) -> list[str]:
         """Component schemas that are an operation's whole request body or success (2xx) response."""
@@ -324,14 +362,19 @@ class OpenAPIChunker:
         if description and description != summary:
             lines.append(f"Description: {description}")
         parameters = self.parameters(operation)
+        parameter_facts: list[FieldFacts] = []
         if parameters:
             lines.append("Parameters:")
             for parameter in parameters:
-                lines.append(self.parameter_line(parameter, prose))
+                facts = self.parameter_facts(parameter, prose)
+                lines.append(parameter_text(parameter, facts))
+                parameter_facts.extend([facts] if facts else [])
                 # An object parameter (a deepObject `filter`, say) lists its fields like a body does.
                 lines.extend(prose.field_lines(parameter_schema(parameter), 1, 2, ()))
-        lines.extend(self.body_lines(operation, prose))
-        lines.extend(self.response_lines(operation, prose))
+        body_lines, request_body = self.request_body(operation, prose)
+        lines.extend(body_lines)
+        response_lines, responses = self.responses(operation, prose)
+        lines.extend(response_lines)
         text = "\n".join(lines)
         parameter_names = ", ".join(str(p.get("name")) for p in parameters[:25])
         embedding = " ".join(
@@ -374,6 +417,11 @@ class OpenAPIChunker:
             ref_ids=refs,
             tokens=estimate_tokens(text),
             title=f"{method} {operation.path}",
+            summary=summary,
+            description=description,
+            parameters=tuple(parameter_facts),
+            request_body=request_body,
+            responses=tuple(responses),
         )
 
     def schema_chunks(self, name: str, schema: Any) -> list[Chunk]:

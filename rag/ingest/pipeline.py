@@ -13,8 +13,9 @@ from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, parse_structured, va
 from rag.ingest.openapi import api_name_from_source, chunk_openapi
 from rag.ingest.validate import validate_upload
 
-# Bump when chunking changes what chunks contain: re-ingesting an unchanged file then replaces its chunks.
-CHUNKER_VERSION = "2026.11.22"
+# Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
+# re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields.
+CHUNKER_VERSION = "2026.11.22b"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.chunk import FieldFacts
 from rag.ingest.refs import RefResolver, component_schema_name, ref_name
 
 MAX_EXAMPLE_CHARS = 300
@@ -54,6 +55,31 @@ def show_value(value: Any) -> str:
     if len(shown) > MAX_EXAMPLE_CHARS:
         shown = shown[:MAX_EXAMPLE_CHARS] + "…"
     return shown
+
+
+def enum_values(schema: dict[str, Any]) -> tuple[str, ...]:
+    """A schema's enum values as the chunk shows them (`null` for None; empty when it has no enum)."""
+    values = schema.get("enum")
+    if not isinstance(values, list):
+        return ()
+    return tuple(show_value(v) if v is not None else "null" for v in values)
+
+
+def item_enum_values(schema: dict[str, Any]) -> tuple[str, ...]:
+    """The enum values of an array schema's items (empty when they have none)."""
+    items = schema.get("items")
+    return enum_values(items) if isinstance(items, dict) else ()
+
+
+def field_line(facts: FieldFacts, parameter: bool = False) -> str:
+    """`- name (type, flags): description Label: value.`; a parameter shows its location first."""
+    inside = ", ".join([facts.location, facts.type, *facts.flags] if parameter else [facts.type, *facts.flags])
+    text = f"- {facts.name} ({inside})"
+    if facts.description:
+        text += f": {facts.description}"
+    if facts.facts:
+        text += (" " if facts.description else ": ") + " ".join(f"{label}: {value}." for label, value in facts.facts)
+    return text
 
 
 @dataclass
@@ -124,32 +150,34 @@ class SchemaProse:
         """Sentences for defaults, enums, limits, patterns and examples of one schema node.
 
         `label` is the type label shown beside them; a `format` it does not show becomes a fact."""
+        return [f"{title}: {value}." for title, value in self.fact_pairs(schema, label)]
+
+    def fact_pairs(self, schema: Any, label: str | None = None) -> list[tuple[str, str]]:
+        """The (label, value) pairs `facts` writes as `Label: value.` sentences, in the same order."""
         if not isinstance(schema, dict):
             return []
-        result: list[str] = []
+        result: list[tuple[str, str]] = []
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt and f"({fmt})" not in (self.type_label(schema) if label is None else label):
-            result.append(f"Format: {fmt}.")
+            result.append(("Format", fmt))
         for keyword, title in _VALUE_FACTS:
             if keyword in schema and (
                 keyword in ("default", "const") or not isinstance(schema[keyword], (dict, list))
             ):
-                result.append(f"{title}: {show_value(schema[keyword])}.")
+                result.append((title, show_value(schema[keyword])))
         if isinstance(schema.get("enum"), list):
-            values = ", ".join(show_value(v) if v is not None else "null" for v in schema["enum"])
-            result.append(f"Enum: {values}.")
+            result.append(("Enum", ", ".join(enum_values(schema))))
         items = schema.get("items")
         if isinstance(items, dict) and isinstance(items.get("enum"), list):
-            values = ", ".join(show_value(v) if v is not None else "null" for v in items["enum"])
-            result.append(f"Item enum: {values}.")
+            result.append(("Item enum", ", ".join(enum_values(items))))
         if isinstance(items, dict):
             for keyword, title in (("default", "Item default"), ("format", "Item format")):
                 if keyword in items and "$ref" not in items:
-                    result.append(f"{title}: {show_value(items[keyword])}.")
+                    result.append((title, show_value(items[keyword])))
         if "example" in schema:
-            result.append(f"Example: {show_value(schema['example'])}.")
+            result.append(("Example", show_value(schema["example"])))
         if isinstance(schema.get("examples"), list) and schema["examples"]:
-            result.append("Examples: " + "; ".join(show_value(v) for v in schema["examples"]) + ".")
+            result.append(("Examples", "; ".join(show_value(v) for v in schema["examples"])))
         return result
 
     def merged_keywords(self, schema: Any, stack: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -272,6 +300,35 @@ class SchemaProse:
                         lines.extend(sub)
         return lines
 
+    def field_facts(self, name: str, schema: dict[str, Any], required: bool) -> FieldFacts:
+        """The facts of one object field: type label, flags, description, defaults, enums and limits."""
+        label = self.type_label(schema)
+        target, _ = self.resolver.deref(schema)
+        target = target if isinstance(target, dict) else {}
+        # Facts on the field itself win; facts of a referenced schema and of `allOf` parts are shown too.
+        merged = self.merged_keywords(schema)
+        return FieldFacts(
+            name=name,
+            type=label,
+            flags=tuple(self.flags(merged, required)),
+            description=clean(schema.get("description") or target.get("description")),
+            facts=tuple(self.fact_pairs(merged, label)),
+            enum=enum_values(merged),
+            item_enum=item_enum_values(merged),
+        )
+
+    def top_level_fields(self, schema: Any) -> list[FieldFacts]:
+        """The facts of the fields `field_lines` shows first (an object's properties, or its items')."""
+        target, _ = self.expandable(schema)
+        if not isinstance(target, dict):
+            return []
+        properties, required = self.merged_object(target, ())
+        return [
+            self.field_facts(str(name), prop, name in required)
+            for name, prop in properties.items()
+            if isinstance(prop, dict)
+        ]
+
     def property_lines(
         self,
         name: str,
@@ -285,20 +342,9 @@ class SchemaProse:
         """One field line (type, flags, description, facts) plus its nested fields."""
         if not isinstance(schema, dict):
             return ["  " * indent + f"- {name}"]
-        label = self.type_label(schema)
+        lines = ["  " * indent + field_line(self.field_facts(name, schema, required))]
         target, _ = self.resolver.deref(schema)
         target = target if isinstance(target, dict) else {}
-        # Facts on the field itself win; facts of a referenced schema and of `allOf` parts are shown too.
-        merged = self.merged_keywords(schema)
-        flags = self.flags(merged, required)
-        description = clean(schema.get("description") or target.get("description"))
-        text = f"- {name} ({', '.join([label, *flags])})"
-        if description:
-            text += f": {description}"
-        facts = self.facts(merged, label)
-        if facts:
-            text += (" " if description else ": ") + " ".join(facts)
-        lines = ["  " * indent + text]
         inner, inner_name = self.expandable(schema)
         inner_owned = owned and inner_name is None
         if self._expands(depth, inner_owned):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from rag.corpus.profile import build_profile, profile_for
+from dataclasses import replace
+
+from rag.corpus.profile import build_profile, profile_for, summary_verbs
 from rag.index.store import Index
+from tests.fakes import make_chunk
 
 
 def test_the_profile_knows_the_vocabulary_and_paths_of_the_fixture_specs(fixture_index: Index) -> None:
@@ -18,3 +21,13 @@ def test_the_profile_knows_the_vocabulary_and_paths_of_the_fixture_specs(fixture
     main = dict(profile.main_resources)
     assert "employees" in main.values() and "orders" in main.values()
     assert profile_for(snapshot) is profile_for(snapshot)
+
+
+def test_summary_verbs_read_the_summary_field_not_the_text() -> None:
+    operations = [
+        replace(make_chunk(f"a.paths./courses/{n}/enrollments.post", "POST /courses  [a API]\nno summary line here",
+                           kind="operation"), method="post", path=f"/courses/{n}/enrollments", summary="Enroll User")
+        for n in range(2)
+    ]
+    assert summary_verbs(operations) == {"enroll": ("post",)}
+    assert summary_verbs([replace(c, summary="") for c in operations]) == {}

@@ -1,0 +1,55 @@
+"""Operation chunks carry the operation's facts as fields, the same facts their text states."""
+
+from __future__ import annotations
+
+from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.ingest.schema_prose import field_line
+from tests.ingest.test_openapi import chunk_file, line_of, one
+
+
+def test_summary_description_and_parameters_are_fields() -> None:
+    _, result = chunk_file("shop-3.0.yaml", "shop")
+    chunk = one(result, "shop.paths./orders.get")
+    assert chunk.summary == "List orders"
+    assert chunk.description == "Returns the orders of the account, newest first."
+    by_name = {p.name: p for p in chunk.parameters}
+    page_size = by_name["page_size"]
+    assert page_size == FieldFacts(
+        name="page_size", type="integer (int32)", location="query", flags=("optional",),
+        description="Results per page", facts=(("Default", "25"), ("Minimum", "1"), ("Maximum", "100")),
+    )
+    assert page_size.default == "25" and page_size.fact("Maximum") == "100" and not page_size.required
+    assert by_name["status"].enum == ("pending", "paid", "shipped", "cancelled")
+    assert by_name["status"].default == "pending"
+    assert by_name["cursor"].deprecated and "nullable" in by_name["cursor"].flags
+    assert by_name["x-account-id"].location == "header" and by_name["x-account-id"].required
+    assert by_name["expand"].item_enum == ("items", "customer") and by_name["expand"].enum == ()
+    # the text is rendered from the same facts
+    for parameter in chunk.parameters:
+        assert line_of(chunk.text, f"- {parameter.name} ") == field_line(parameter, parameter=True)
+
+
+def test_request_body_and_responses_are_fields() -> None:
+    _, result = chunk_file("shop-3.0.yaml", "shop")
+    post = one(result, "shop.paths./orders.post")
+    body = post.request_body
+    assert isinstance(body, RequestBodyFacts)
+    assert (body.media_types, body.required, body.schema, body.name) == (
+        ("application/json",), True, "OrderCreateRequest", "OrderCreate"
+    )
+    assert body.description == "The order to create"
+    assert [(f.name, f.required, f.type) for f in body.fields] == [
+        ("items", True, "array of object"), ("coupon", False, "string")
+    ]
+    assert ResponseFacts("201", "Order", "The created order", success=True) in post.responses
+    assert ResponseFacts("422", "Error", "Validation failed", success=False) in post.responses
+    get = one(result, "shop.paths./orders.get")
+    assert get.request_body is None
+    assert [(r.code, r.success) for r in get.responses] == [("200", True), ("400", False)]
+
+
+def test_schema_and_overview_chunks_have_no_operation_facts() -> None:
+    _, result = chunk_file("shop-3.0.yaml", "shop")
+    for chunk in result.smart + result.naive:
+        if chunk.kind != "operation" or chunk.strategy == "naive":
+            assert (chunk.summary, chunk.parameters, chunk.request_body, chunk.responses) == ("", (), None, ())
