@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
+from rag.generate.lead import lead_sentence
 from rag.results import Citation
 from rag.rewrite import current_question
 from rag.tokens import truncate_to_tokens
@@ -290,7 +291,10 @@ class ExtractiveGenerator:
         lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
-        if fact_lines:
+        lead = lead_sentence(current_question(request.question), blocks, facts)
+        if lead:
+            lines.append(lead)
+        if fact_lines and not any(fact in lead for fact in facts):
             lines.extend(["", *fact_lines])
         if not chosen:
             lines.extend(["", NO_MATCH_NOTE])

@@ -61,7 +61,12 @@ def test_default_of_expires_in_is_quoted_and_cited() -> None:
     result = ExtractiveGenerator().generate(_ask("what is the default of expires_in", UNRELATED, SCHEMA))
     assert EXTRACTIVE_LABEL not in result.answer  # the generator is named beside the answer, not in it
     assert "1800" in result.answer
-    expires_line = next(line for line in result.answer.splitlines() if "expires_in" in line)
+    lead, *rest = result.answer.splitlines()
+    assert lead == (
+        "In the ConnectSessionCreate schema, `expires_in` defaults to 1800 "
+        "(How long the session should be valid for in seconds). [2]"
+    )
+    expires_line = next(line for line in rest if "expires_in" in line)
     assert "Default: 1800." in expires_line
     assert expires_line.endswith("[2]")  # SCHEMA is block 2
     assert Citation.of(SCHEMA) in result.citations

@@ -1,0 +1,202 @@
+"""The lead sentence of an extractive answer: the fact asked for, stated once, before the supporting lines.
+
+"The StackOne API uses HTTP Basic authentication: send the header 'Authorization: Basic …' [2]." /
+"In POST /connect_sessions, `expires_in` defaults to 1800 (How long the session should be valid for in
+seconds) [1]." Each rule reads the structure of the smart chunks (field lines, `Default:`, `Enum:`, the
+security schemes of the overview, the success response, the summary); when none applies there is no lead
+and the answer starts with the lines themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from rag.corpus.profile import operation_summary
+from rag.generate.context import ContextBlock
+
+_FIELD = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(([^)]*)\)(?::\s*(.*))?$")
+_DEFAULT = re.compile(r"\bDefault:\s*([^.]+(?:\.\d+)?)\.?")
+_ENUM = re.compile(r"\b(?:Item )?[Ee]num:\s*([^.]+)\.")
+_SCHEME = re.compile(r"^-\s+([\w.\-]+):\s+(HTTP \w+|API key[^.]*|OAuth ?2?[^.]*|OpenID[^.]*|Mutual TLS)\s*$")
+_SUCCESS = re.compile(r"^-\s+(2\d\d)\s+→\s+([A-Za-z0-9_]+)(?::\s*(.*))?$")
+_OPERATION = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)")
+_AUTH_WORDS = re.compile(r"\b(auth\w*|security|credentials?|log ?in|sign ?in)\b", re.I)
+_DEFAULT_WORDS = re.compile(r"\b(default\w*|expir\w*|how long|timeout|valid for)\b", re.I)
+_ENUM_WORDS = re.compile(
+    r"\b(allowed|possible|accepted|valid|which|what)\b.*\b(values?|options?|statuses|types?|kinds?)\b", re.I
+)
+_RESPONSE_WORDS = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|look like)\b", re.I)
+_YES_NO = re.compile(r"^\s*(can|could|is there|are there|does|do|is|are)\b", re.I)
+_ENDPOINT_WORDS = re.compile(
+    r"^\s*(how (do|can|should) (i|we)|how to|which (endpoint|call|operation|api)|what (endpoint|call))", re.I
+)
+MAX_VALUES = 8
+
+
+def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> str:
+    """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
+    rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[str]], str], ...] = (
+        _authentication,
+        _default_value,
+        _allowed_values,
+        _success_response,
+        _supported_parameter,
+        _operation_to_use,
+    )
+    if facts:  # what the checks established comes first; a rule picking an operation could contradict it
+        return _missing_operation(question, blocks, facts)
+    for rule in rules:
+        sentence = rule(question, blocks, facts)
+        if sentence:
+            return sentence
+    return ""
+
+
+def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"Can I create a course?" when the write check established there is no such operation."""
+    missing = [fact for fact in facts if fact.startswith("There is no endpoint")]
+    if not missing:
+        return ""
+    return ("No. " if _YES_NO.match(question) else "") + missing[0]
+
+
+def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    if not _AUTH_WORDS.search(question):
+        return ""
+    for block in blocks:
+        lines = block.text.splitlines()
+        schemes = []
+        for position, line in enumerate(lines):
+            match = _SCHEME.match(line.strip())
+            if not match:
+                continue
+            following = lines[position + 1].strip() if position + 1 < len(lines) else ""
+            indented = position + 1 < len(lines) and lines[position + 1].startswith("  ")
+            how = following if indented and not following.startswith("-") else ""
+            schemes.append((match.group(1), match.group(2), how))
+        if schemes:
+            title = re.sub(r"^API overview:\s*", "", _header(block)) if block.chunk.kind == "overview" else ""
+            api = f"The {title or block.chunk.api} API" if (title or block.chunk.api) else "The API"
+            named = " or ".join(f"{kind} (scheme `{name}`)" for name, kind, _ in schemes)
+            how = next((how for _, _, how in schemes if how), "")
+            how = how.split(": ", 1)[1] if how.startswith("Authenticate with") and ": " in how else how
+            return _cited(f"{api} uses {named} authentication" + (f": {how.rstrip('.')}" if how else ""), block)
+    return ""
+
+
+def _field_lines(blocks: Sequence[ContextBlock], question: str) -> list[tuple[ContextBlock, str, str, str]]:
+    """(block, field name, flags, description) of every field line the question names, best block first:
+    names spelt out, then names sharing a word, then descriptions sharing two words with the question."""
+    words = {w for w in re.findall(r"[a-z0-9]+", question.lower()) if len(w) > 2}
+    exact, partial, described = [], [], []
+    for block in blocks:
+        for line in block.text.splitlines():
+            match = _FIELD.match(line)
+            if not match:
+                continue
+            name = match.group(1)
+            parts = {p for p in re.split(r"[_.\-\[\]]+", name.lower()) if len(p) > 2}
+            entry = (block, name, match.group(2), (match.group(3) or "").strip())
+            if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", question.lower()):
+                exact.append(entry)
+            elif any(p[:5] == w[:5] for p in parts for w in words if min(len(p), len(w)) >= 5) or parts & words:
+                partial.append(entry)
+            elif len(words & set(re.findall(r"[a-z0-9]+", entry[3].lower()))) >= 2:
+                described.append(entry)  # "how long … valid" ← "How long the session should be valid for"
+    return exact + partial + described
+
+
+def _cited(sentence: str, block: ContextBlock) -> str:
+    return f"{sentence.rstrip()}. [{block.number}]"
+
+
+def _where(block: ContextBlock) -> str:
+    """"POST /connect_sessions" for an operation, "the ConnectSessionCreate schema" for a schema."""
+    header = _header(block)
+    schema = re.match(r"^Schema (\S+)", header)
+    return f"the {schema.group(1)} schema" if schema else header
+
+
+def _header(block: ContextBlock) -> str:
+    first = block.text.splitlines()[0] if block.text else block.label
+    return first.split("  [")[0].strip()
+
+
+def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    if not _DEFAULT_WORDS.search(question):
+        return ""
+    for block, name, _, description in _field_lines(blocks, question):
+        default = _DEFAULT.search(description)
+        if default:
+            meaning = description[: default.start()].strip().rstrip(".")
+            sentence = f"In {_where(block)}, `{name}` defaults to {default.group(1).strip()}"
+            return _cited(sentence + (f" ({meaning})" if meaning else ""), block)
+    return ""
+
+
+def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    if not _ENUM_WORDS.search(question):
+        return ""
+    for block, name, _, description in _field_lines(blocks, question):
+        enum = _ENUM.search(description)
+        if enum:
+            values = [v.strip() for v in enum.group(1).split(",") if v.strip() and v.strip() != "null"]
+            shown = ", ".join(values[:MAX_VALUES]) + (", …" if len(values) > MAX_VALUES else "")
+            return _cited(f"In {_where(block)}, `{name}` takes one of: {shown}", block)
+    return ""
+
+
+def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    if not _RESPONSE_WORDS.search(question):
+        return ""
+    for block in blocks:
+        lines = block.text.splitlines()
+        if not lines or not _OPERATION.match(lines[0]):
+            continue
+        for position, line in enumerate(lines):
+            match = _SUCCESS.match(line.strip())
+            if not match:
+                continue
+            fields = _nested_field_names(lines, position)
+            code, schema = match.group(1), match.group(2)
+            listed = f", whose fields are {', '.join(fields[:MAX_VALUES])}" if fields else ""
+            return _cited(f"{_header(block)} responds {code} with {schema}{listed}", block)
+        return ""
+    return ""
+
+
+def _nested_field_names(lines: Sequence[str], position: int) -> list[str]:
+    """The field names one level under the line at `position` (a response's top-level fields)."""
+    names = []
+    for following in lines[position + 1 :]:
+        if not following.startswith("  "):
+            break
+        if not following.startswith("    ") and (match := _FIELD.match(following)):
+            names.append(match.group(1))
+    return names
+
+
+def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"Can I filter accounts by provider?" → "Yes: GET /accounts takes the `provider` query parameter"."""
+    if not _YES_NO.match(question):
+        return ""
+    for block, name, flags, description in _field_lines(blocks, question):
+        if name.lower() not in question.lower() or not _OPERATION.match(_header(block)):
+            continue
+        location = flags.split(",")[0].strip()
+        kind = f"{location} parameter" if location in {"query", "path", "header", "cookie"} else "field"
+        meaning = description.split(" Default:")[0].split(" Enum:")[0].strip().rstrip(".")
+        return _cited(f"Yes: {_header(block)} takes the `{name}` {kind}" + (f" ({meaning})" if meaning else ""), block)
+    return ""
+
+
+def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    if not _ENDPOINT_WORDS.match(question) or not blocks:
+        return ""
+    block = blocks[0]
+    header = _header(block)
+    if not _OPERATION.match(header):
+        return ""
+    summary = operation_summary(block.chunk)
+    return _cited(f"Use {header}" + (f" ({summary})" if summary else ""), block)

@@ -1,0 +1,112 @@
+"""The lead sentence of extractive answers: the fact asked for, stated first and cited."""
+
+from __future__ import annotations
+
+from rag.generate.base import GenerationRequest
+from rag.generate.context import build_context
+from rag.generate.extractive import ExtractiveGenerator
+from rag.generate.lead import lead_sentence
+from tests.fakes import make_chunk, retrieved
+
+OVERVIEW = make_chunk(
+    "stackone.overview",
+    "\n".join([
+        "API overview: StackOne  [stackone API]",
+        "Servers (base URLs): https://api.stackone.com",
+        "Authentication / security schemes:",
+        "- basic: HTTP Basic",
+        "  Authenticate with HTTP Basic auth: send the header 'Authorization: Basic <base64 of username:password>'.",
+    ]),
+    kind="overview",
+)
+SESSIONS = make_chunk(
+    "stackone.paths./connect_sessions.post",
+    "\n".join([
+        "POST /connect_sessions  [stackone API]",
+        "Request body (application/json, required) → ConnectSessionCreate",
+        "  - expires_in (number, optional, nullable): How long the session should be valid for in seconds "
+        "Default: 1800.",
+        "  - type (string, optional, nullable): The connect session account type Default: production. "
+        "Enum: production, test, null.",
+    ]),
+    kind="operation",
+)
+ACCOUNTS = make_chunk(
+    "stackone.paths./accounts.get",
+    "\n".join([
+        "GET /accounts  [stackone API]",
+        "Parameters:",
+        "- provider (query, string, optional): The provider of the results to fetch",
+        "- filter (query, object, optional): Filter parameters",
+    ]),
+    kind="operation",
+)
+EMPLOYEES = make_chunk(
+    "hris.paths./unified/hris/employees.get",
+    "\n".join([
+        "GET /unified/hris/employees  [hris API]",
+        "Responses:",
+        "- 200 → EmployeesPaginated: The list of employees was retrieved.",
+        "  - next_page (string, optional, nullable)",
+        "  - next (string, optional, nullable)",
+        "  - data (array of Employee, required)",
+        "    - id (string, optional)",
+        "  - raw (array of RawResponse, optional, nullable)",
+    ]),
+    kind="operation",
+)
+
+
+def lead(question: str, *chunks, facts: tuple[str, ...] = ()) -> str:
+    return lead_sentence(question, build_context(retrieved(*chunks), 4000), facts)
+
+
+def test_authentication_is_stated_with_the_header_to_send() -> None:
+    sentence = lead("How do I authenticate against the API?", SESSIONS, OVERVIEW)
+    assert sentence.startswith("The StackOne API uses HTTP Basic (scheme `basic`) authentication")
+    assert "Authorization: Basic" in sentence and sentence.endswith("[2]")
+
+
+def test_a_default_is_stated_with_its_field_and_meaning() -> None:
+    for question in ("What is the default expiry of a connect session?", "How long is a session valid by default?"):
+        sentence = lead(question, SESSIONS)
+        assert sentence == (
+            "In POST /connect_sessions, `expires_in` defaults to 1800 "
+            "(How long the session should be valid for in seconds). [1]"
+        ), question
+
+
+def test_allowed_values_leave_out_null() -> None:
+    assert lead("Which values can the session type take?", SESSIONS) == (
+        "In POST /connect_sessions, `type` takes one of: production, test. [1]"
+    )
+
+
+def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_names() -> None:
+    sentence = lead("Can I list accounts filtered by provider?", ACCOUNTS)
+    assert sentence == (
+        "Yes: GET /accounts takes the `provider` query parameter (The provider of the results to fetch). [1]"
+    )
+
+
+def test_the_success_response_lists_only_its_top_level_fields() -> None:
+    sentence = lead("What does the list employees response look like?", EMPLOYEES)
+    assert sentence == (
+        "GET /unified/hris/employees responds 200 with EmployeesPaginated, whose fields are next_page, next, "
+        "data, raw. [1]"
+    )
+
+
+def test_a_missing_operation_answers_no_and_how_to_names_the_operation() -> None:
+    fact = "There is no endpoint to create course records in the lms API."
+    assert lead("Can I create a course?", EMPLOYEES, facts=(fact,)) == f"No. {fact}"
+    assert lead("How do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
+    assert lead("Tell me something", EMPLOYEES) == ""
+
+
+def test_the_extractive_answer_opens_with_the_lead_and_states_a_fact_once() -> None:
+    fact = "There is no endpoint to create course records in the lms API."
+    request = GenerationRequest(question="Can I create a course?", chunks=retrieved(EMPLOYEES), facts=[fact])
+    answer = ExtractiveGenerator().generate(request).answer
+    assert answer.splitlines()[0] == f"No. {fact}"
+    assert answer.count(fact) == 1
