@@ -129,13 +129,78 @@ def cmd_fetch_specs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _size(path: Path) -> int:
+    """A file's size in bytes (0 when it cannot be read)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _duration(seconds: float) -> str:
+    """`under 1 s`, `42 s` or `2.5 min`."""
+    if seconds < 1:
+        return "under 1 s"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def _megabytes(count: float) -> str:
+    """`1.2 MB` or `640 KB`."""
+    return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} KB"
+
+
+def _ingest_with_progress(index: Any, files: list[Path], started: float) -> list[Any]:
+    """Ingest `files`, printing a line per file (its chunk counts) and embedding progress at most every 5 s,
+    with the time left estimated from the seconds per byte measured so far."""
+    import time
+
+    from rag.index.build import ingest_paths
+
+    state: dict[str, float] = {"bytes_done": 0.0, "file_started": started, "last_line": 0.0}
+    total_bytes = float(sum(_size(path) for path in files)) or 1.0
+    current: dict[str, Any] = {}
+
+    def left(fraction_of_file: float) -> str:
+        """Time left overall, from the seconds per byte measured so far (None before any is measured)."""
+        elapsed = time.perf_counter() - started
+        done = state["bytes_done"] + fraction_of_file * current.get("bytes", 0)
+        if done <= 0:
+            return "estimating…"
+        remaining = elapsed / done * (total_bytes - done)
+        return "under 1 s left" if remaining < 1 else f"about {_duration(remaining)} left"
+
+    def on_file(position: int, count: int, path: Path, report: Any) -> None:
+        current.update(name=path.name, position=position, count=count, bytes=_size(path))
+        if report is None:
+            state["file_started"] = time.perf_counter()
+            print(f"  [{position}/{count}] {path.name} ({_megabytes(_size(path))}): parsing and chunking…",
+                  flush=True)
+            return
+        state["bytes_done"] += _size(path)
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted((report.chunk_counts or {}).items()))
+        took = time.perf_counter() - state["file_started"]
+        what = counts or report.message or ""
+        print(f"  [{position}/{count}] {path.name}: {report.status} — {what} in {_duration(took)} · "
+              f"{left(0.0) if position < count else 'done'}", flush=True)
+
+    def progress(source: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - state["last_line"] < 5:
+            return
+        state["last_line"] = now
+        print(f"  [{current.get('position')}/{current.get('count')}] {current.get('name', source)}: "
+              f"embedded {done}/{total} chunks · {left(done / total if total else 0.0)}", flush=True)
+
+    return ingest_paths(index, files, progress=progress, on_file=on_file)
+
+
 @command("ensure-index")
 def cmd_ensure_index(args: argparse.Namespace) -> int:
     """Build the index of the default corpus if it is empty (used by `make run`), reporting each file's chunk
     counts and an estimate of the time left, measured on the files already indexed."""
     import time
 
-    from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, ingest_paths, open_index
+    from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, open_index
 
     settings = settings_from(args)
     specs = find_default_specs(settings)
@@ -143,63 +208,11 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
           flush=True)
     index = open_index(settings)
     started = time.perf_counter()
-    state: dict[str, float] = {"bytes_done": 0.0, "file_started": started, "last_line": 0.0}
-
-    def size(path: Path) -> int:
-        try:
-            return path.stat().st_size
-        except OSError:
-            return 0
-
-    def duration(seconds: float) -> str:
-        if seconds < 1:
-            return "under 1 s"
-        return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
-
-    def megabytes(count: float) -> str:
-        return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} KB"
-
-    def run(files: list[Path]) -> list[Any]:
-        total_bytes = float(sum(size(path) for path in files)) or 1.0
-        current: dict[str, Any] = {}
-
-        def left(fraction_of_file: float) -> str:
-            """Time left overall, from the seconds per byte measured so far (None before any is measured)."""
-            elapsed = time.perf_counter() - started
-            done = state["bytes_done"] + fraction_of_file * current.get("bytes", 0)
-            if done <= 0:
-                return "estimating…"
-            remaining = elapsed / done * (total_bytes - done)
-            return "under 1 s left" if remaining < 1 else f"about {duration(remaining)} left"
-
-        def on_file(position: int, count: int, path: Path, report: Any) -> None:
-            current.update(name=path.name, position=position, count=count, bytes=size(path))
-            if report is None:
-                state["file_started"] = time.perf_counter()
-                print(f"  [{position}/{count}] {path.name} ({megabytes(size(path))}): parsing and chunking…",
-                      flush=True)
-                return
-            state["bytes_done"] += size(path)
-            counts = ", ".join(f"{n} {kind}" for kind, n in sorted((report.chunk_counts or {}).items()))
-            took = time.perf_counter() - state["file_started"]
-            what = counts or report.message or ""
-            print(f"  [{position}/{count}] {path.name}: {report.status} — {what} in {duration(took)} · "
-                  f"{left(0.0) if position < count else 'done'}", flush=True)
-
-        def progress(source: str, done: int, total: int) -> None:
-            now = time.perf_counter()
-            if done < total and now - state["last_line"] < 5:
-                return
-            state["last_line"] = now
-            print(f"  [{current.get('position')}/{current.get('count')}] {current.get('name', source)}: "
-                  f"embedded {done}/{total} chunks · {left(done / total if total else 0.0)}", flush=True)
-
-        return ingest_paths(index, files, progress=progress, on_file=on_file)
-
     if not index.is_empty():
         indexed = {record.source for record in index.documents()}
         refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
-        updated = [r for r in run(refresh) if r.status == "replaced"] if refresh else []
+        reports = _ingest_with_progress(index, refresh, started) if refresh else []
+        updated = [r for r in reports if r.status == "replaced"]
         for report in updated:
             print(f"  re-indexed {report.source} (new chunker version or changed content)")
         print(f"index ready: {len(index.documents())} documents in {settings.index_dir}")
@@ -209,13 +222,13 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     files = expand_paths([specs])
     print(f"building the index from {specs}: {len(files)} file(s), "
-          f"{megabytes(sum(size(path) for path in files))}; the time left is estimated from the first chunks",
+          f"{_megabytes(sum(_size(path) for path in files))}; the time left is estimated from the first chunks",
           flush=True)
-    reports = run(files)
+    reports = _ingest_with_progress(index, files, started)
     bad = [report for report in reports if report.status in ("error", "rejected")]
     chunks = sum(sum((report.chunk_counts or {}).values()) for report in reports)
     print(f"index ready: {len(reports) - len(bad)} of {len(reports)} file(s), {chunks} chunks in "
-          f"{duration(time.perf_counter() - started)}")
+          f"{_duration(time.perf_counter() - started)}")
     for report in bad:
         print(f"  {report.status:8} {report.source}: {report.message}", file=sys.stderr)
     return EXIT_USAGE if bad else EXIT_OK
@@ -446,6 +459,17 @@ def build_parser() -> argparse.ArgumentParser:
         sub_parser.add_argument("--index-dir", help="index folder (default: RAG_INDEX_DIR or index_store/)")
         return sub_parser
 
+    _add_index_commands(sub, add)
+    _add_question_commands(add)
+    _add_evaluation_commands(add)
+    return parser
+
+
+AddCommand = Callable[[str, str], argparse.ArgumentParser]  # a sub-command that takes --index-dir
+
+
+def _add_index_commands(sub: Any, add: AddCommand) -> None:
+    """ingest, stats, delete, fetch-specs, ensure-index and configs."""
     ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
     ingest.add_argument("paths", nargs="+", help="files or folders")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
@@ -466,6 +490,9 @@ def build_parser() -> argparse.ArgumentParser:
     configs.add_argument("--config-file", help="TOML or YAML file with more configs")
     configs.add_argument("--json", action="store_true")
 
+
+def _add_question_commands(add: AddCommand) -> None:
+    """ask and mcp."""
     ask = add("ask", "answer a question with several configurations side by side")
     ask.add_argument("question")
     ask.add_argument("--configs", default="C0,C5,full", help="comma-separated names (default: C0,C5,full)")
@@ -483,6 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     mcp.add_argument("--config-file", help="TOML or YAML file with more configs")
 
+
+def _add_evaluation_commands(add: AddCommand) -> None:
+    """eval, suite and make-questions."""
     evaluate = add("eval", "evaluate configurations on a question set (metrics per config, resumable)")
     evaluate.add_argument("--questions", required=True, help="question file: native JSONL, {questions: [...]}, "
                           "experiment queries.jsonl or the StackOne benchmark JSON")
@@ -529,7 +559,6 @@ def build_parser() -> argparse.ArgumentParser:
     make_questions.add_argument("--distractors", choices=["tuning", "tuning-2", "fresh"], default="tuning",
                                 help="pool of out-of-scope templates (default: tuning; the suite's validation "
                                 "sets use fresh)")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

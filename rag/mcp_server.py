@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Annotated, Any, TypeVar
@@ -297,10 +297,20 @@ def build_server(
     """An MCP server exposing `engine` as four tools; each call runs in a worker thread, at most `timeout_s`."""
     if timeout_s <= 0:
         raise ConfigError(f"timeout={timeout_s!r} is not allowed; allowed: a number of seconds above 0")
-    known = dict(configs or PRESETS)
     server = MCPServer(SERVER_NAME, title="SpecRAG Workbench", instructions=INSTRUCTIONS, version=_version())
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                open_world_hint=False)
+    run = tool_runner(timeout_s)
+    _add_question_tools(server, engine, dict(configs or PRESETS), run)
+    _add_lookup_tools(server, engine, run)
+    return server
+
+
+ToolRunner = Callable[[str, Callable[[], T]], Awaitable[T]]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def tool_runner(timeout_s: float) -> ToolRunner[Any]:
+    """A coroutine running one tool's work in a worker thread for at most `timeout_s`: library errors
+    become the tool's error message, anything else an `internal error`, and a timeout says what to try."""
 
     async def run(tool: str, work: Callable[[], T]) -> T:
         started = time.perf_counter()
@@ -322,8 +332,14 @@ def build_server(
             )
         raise ToolError(f"{tool} was cancelled")  # pragma: no cover - only an outer cancellation lands here
 
+    return run
+
+
+def _add_question_tools(server: MCPServer, engine: Engine, known: dict[str, Config], run: ToolRunner[Any]) -> None:
+    """`ask_api` (an answer with citations) and `search_api` (ranked chunks, no answer)."""
+
     @server.tool(
-        annotations=read_only,
+        annotations=READ_ONLY,
         description=(
             "Answer a question about the indexed REST APIs (OpenAPI specs) with citations. Runs the RAG "
             "pipeline: retrieval, reranking, a confidence gate and answer generation. Returns the answer, "
@@ -341,7 +357,7 @@ def build_server(
         return await run("ask_api", functools.partial(ask, engine, question, chosen))
 
     @server.tool(
-        annotations=read_only,
+        annotations=READ_ONLY,
         description=(
             "Search the indexed API docs without generating an answer: hybrid (vector + BM25) retrieval "
             "with structural reranking. Returns the top-k chunks (operations, schemas, API overviews, docs) "
@@ -357,8 +373,12 @@ def build_server(
         _question_or_tool_error(query, what="query")
         return await run("search_api", functools.partial(search, engine, query, k, api))
 
+
+def _add_lookup_tools(server: MCPServer, engine: Engine, run: ToolRunner[Any]) -> None:
+    """`list_endpoints` (every operation of one API) and `get_schema` (one component schema as text)."""
+
     @server.tool(
-        annotations=read_only,
+        annotations=READ_ONLY,
         description=(
             "List every operation of one indexed API spec: HTTP method, path, operationId and summary "
             "(webhooks are listed last, flagged webhook=true). Use it to discover what an API can do."
@@ -370,7 +390,7 @@ def build_server(
         return await run("list_endpoints", functools.partial(endpoints_of, engine, api))
 
     @server.tool(
-        annotations=read_only,
+        annotations=READ_ONLY,
         structured_output=False,
         description=(
             "Read one component schema (request/response model) of an indexed API as readable text: its "
@@ -383,8 +403,6 @@ def build_server(
         name: Annotated[str, Field(description="the component schema name, e.g. 'Employee'")],
     ) -> str:
         return await run("get_schema", functools.partial(schema_text, engine, api, name))
-
-    return server
 
 
 def require_config_or_tool_error(name: str, configs: dict[str, Config]) -> Config:

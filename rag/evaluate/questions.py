@@ -386,6 +386,42 @@ def resolve_alias(structural_id: str, known: set[str]) -> str | None:
     return None
 
 
+def _raw_items(name: str, text: str, fmt: str, problems: list[str]) -> list[tuple[int, Any]]:
+    """(line, item) of every question in the file: JSON lines, or the top-level list of a JSON document
+    (under `questions` or `test_cases` when it is an object)."""
+    if fmt in ("native", "experiment") and not text.lstrip().startswith("["):
+        return _jsonl_items(name, text, problems)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise QuestionSetError([f"{name}:{error.lineno}: not valid JSON ({error.msg})"]) from None
+    key = None
+    if isinstance(data, dict):
+        key = "questions" if fmt == "questions-json" else "test_cases"
+        if not isinstance(data.get(key), list):
+            raise QuestionSetError([f"{name}:1: expected a {key!r} list"])
+    elif not isinstance(data, list):
+        raise QuestionSetError([f"{name}:1: expected a JSON list of questions"])
+    return _top_level_array(text, key)
+
+
+def _known_ids(question: Question, known: set[str], item: _Item, lenient: list[str] | None) -> Question | None:
+    """The question with its relevant ids resolved against the index; an id it does not know is a problem
+    (None), or with `lenient` a warning, the id kept and scored as unmatched."""
+    resolved = tuple(r if r in known else resolve_alias(r, known) or r for r in question.relevant_ids)
+    if resolved != question.relevant_ids:
+        question = replace(question, relevant_ids=tuple(dict.fromkeys(resolved)))
+    unknown = [r for r in question.relevant_ids if r not in known and not r.startswith("operationId:")]
+    if unknown and lenient is not None:
+        lenient.append(f"{item.where}: unknown structural id(s) {', '.join(unknown)} (not in the index); "
+                       "scored as unmatched")
+    elif unknown:
+        item.problem(f"unknown structural id(s) {', '.join(unknown)} (not in the index); pass "
+                     "--unknown-ids warn to keep the question and score those ids as unmatched")
+        return None
+    return question
+
+
 def load_questions(
     path: Path | str,
     index: Any | None = None,
@@ -415,21 +451,7 @@ def load_questions(
     if fmt not in FORMATS:
         raise QuestionSetError([f"{name}:1: format {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}"])
     problems: list[str] = []
-    if fmt in ("native", "experiment") and not text.lstrip().startswith("["):
-        raw_items = _jsonl_items(name, text, problems)
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise QuestionSetError([f"{name}:{error.lineno}: not valid JSON ({error.msg})"]) from None
-        key = None
-        if isinstance(data, dict):
-            key = "questions" if fmt == "questions-json" else "test_cases"
-            if not isinstance(data.get(key), list):
-                raise QuestionSetError([f"{name}:1: expected a {key!r} list"])
-        elif not isinstance(data, list):
-            raise QuestionSetError([f"{name}:1: expected a JSON list of questions"])
-        raw_items = _top_level_array(text, key)
+    raw_items = _raw_items(name, text, fmt, problems)
     operations = operation_id_map(index) if index is not None and fmt == "benchmark" else None
     if fmt == "benchmark" and index is None:
         raise QuestionSetError(
@@ -456,19 +478,9 @@ def load_questions(
             item.problem(f"duplicate id {question.id!r} (first on line {seen[question.id]})")
             continue
         seen[question.id] = line
-        if known is not None:
-            resolved = tuple(r if r in known else resolve_alias(r, known) or r for r in question.relevant_ids)
-            if resolved != question.relevant_ids:
-                question = replace(question, relevant_ids=tuple(dict.fromkeys(resolved)))
-            unknown = [r for r in question.relevant_ids if r not in known and not r.startswith("operationId:")]
-            if unknown and lenient is not None:
-                lenient.append(f"{item.where}: unknown structural id(s) {', '.join(unknown)} (not in the index); "
-                               "scored as unmatched")
-            elif unknown:
-                item.problem(f"unknown structural id(s) {', '.join(unknown)} (not in the index); pass "
-                             "--unknown-ids warn to keep the question and score those ids as unmatched")
-                continue
-        questions.append(question)
+        checked = _known_ids(question, known, item, lenient) if known is not None else question
+        if checked is not None:
+            questions.append(checked)
     if not raw_items and not problems:
         problems.append(f"{name}:1: no questions in the file")
     if problems:

@@ -9,77 +9,44 @@ word windows (~500 words, ~50 words of overlap) that never cut a word.
 
 Structural ids: `{doc}.doc.{slug/of/section/path}` for sections, `{doc}.doc.w{N}` for windows,
 where `{doc}` is the file name without extension (`getting-started.md` → `getting-started`).
+
+This module picks the chunker and chunks Markdown; HTML is `rag.ingest.html_docs`, PDF
+`rag.ingest.pdf_docs`, and what they share (names, ids, word windows) `rag.ingest.doc_parts`.
 """
 
 from __future__ import annotations
 
-import io
-import logging
-import re
-import unicodedata
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from bs4 import BeautifulSoup
-from bs4.element import CData, NavigableString, PreformattedString, Tag
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from pypdf import PdfReader
 
 from rag.chunk import Chunk
-from rag.errors import ConfigError, IngestError
+from rag.errors import IngestError
+from rag.ingest.doc_parts import (
+    DOC_EXTENSIONS,
+    HTML_EXTENSIONS,
+    MARKDOWN_EXTENSIONS,
+    PART_SEPARATOR,
+    PDF_EXTENSIONS,
+    WORD,
+    IdAllocator,
+    base_name,
+    chunk_text_windows,
+    doc_name_from_source,
+    extension_of,
+    make_doc_chunk,
+    shown_path,
+    slug,
+)
+from rag.ingest.html_docs import chunk_html
 from rag.ingest.loader import decode_text
-from rag.tokens import estimate_tokens, truncate_to_tokens
-
-# pypdf logs warnings about damaged files ("EOF marker not found") straight to stderr, which would add a
-# second, confusing line to the one IngestError the user gets; the error already says what is wrong.
-logging.getLogger("pypdf").setLevel(logging.ERROR)
-
-MARKDOWN_EXTENSIONS = (".md", ".markdown")
-TEXT_EXTENSIONS = (".txt", ".rst")
-HTML_EXTENSIONS = (".html", ".htm")
-PDF_EXTENSIONS = (".pdf",)
-DOC_EXTENSIONS = (*MARKDOWN_EXTENSIONS, *TEXT_EXTENSIONS, *HTML_EXTENSIONS, *PDF_EXTENSIONS)
+from rag.ingest.pdf_docs import chunk_pdf
+from rag.tokens import estimate_tokens
 
 MAX_SECTION_TOKENS = 512
 OVERLAP_TOKENS = 128
-EMBEDDING_TOKENS = 180
-WINDOW_WORDS = 500
-WINDOW_OVERLAP_WORDS = 50
-MAX_PATH_TOKENS = 96  # a breadcrumb longer than this is shortened in the chunk's first line
 _MIN_TAIL_TOKENS = 16  # do not bother overlapping with a shorter tail of a paragraph
-_PART_SEPARATOR = "\n\n"
-
-_DOC_NAME = re.compile(r"[^a-z0-9_-]+")
-_WORD = re.compile(r"\S+")
-_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_DROPPED_TAGS = ("script", "style", "noscript", "template", "head")
-_PARAGRAPH_TAGS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "details", "dialog", "dl", "fieldset", "figure", "footer",
-        "form", "header", "hr", "main", "nav", "ol", "p", "pre", "section", "table", "ul",
-    }
-)  # fmt: skip
-_LINE_TAGS = frozenset({"body", "caption", "dd", "div", "dt", "figcaption", "html", "li", "summary", "tr"})
-_CELL_TAGS = frozenset({"td", "th"})
-_TAG_BREAKS: dict[str, str] = {
-    **dict.fromkeys(_PARAGRAPH_TAGS, "paragraph"),
-    **dict.fromkeys(_LINE_TAGS, "line"),
-    **dict.fromkeys(_CELL_TAGS, "cell"),
-}
-
-
-def doc_name_from_source(source: str) -> str:
-    """Document name from a file name: `getting-started.md` → `getting-started`, `My Notes.v2.txt` → `my-notes-v2`."""
-    stem = source.replace("\\", "/").rsplit("/", 1)[-1]
-    lowered = stem.lower()
-    for suffix in DOC_EXTENSIONS:
-        if lowered.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
-    name = _DOC_NAME.sub("-", ascii_stem.lower()).strip("-_")
-    return name or "doc"
 
 
 def chunk_document(source: str, data: bytes) -> list[Chunk]:
@@ -88,8 +55,8 @@ def chunk_document(source: str, data: bytes) -> list[Chunk]:
     Raises IngestError for an unsupported extension (listing the allowed ones), an empty file,
     text that is not UTF-8, an encrypted PDF or a PDF without extractable text.
     """
-    name = _base_name(source)
-    extension = _extension(name)
+    name = base_name(source)
+    extension = extension_of(name)
     if extension not in DOC_EXTENSIONS:
         shown = f"'{extension}'" if extension else "(none)"
         is_spec = extension in (".json", ".yaml", ".yml")
@@ -109,95 +76,10 @@ def chunk_document(source: str, data: bytes) -> list[Chunk]:
     return chunk_text_windows(name, text)
 
 
-# --------------------------------------------------------------------------------------------
-# Shared helpers
-
-
-def _base_name(source: str) -> str:
-    return source.replace("\\", "/").rsplit("/", 1)[-1]
-
-
-def _extension(name: str) -> str:
-    dot = name.rfind(".")
-    return name[dot:].lower() if dot > 0 else ""
-
-
-def _slug(title: str) -> str:
-    """One path component of a structural id: lower-case words joined by `-` (ASCII when possible)."""
-    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
-    if not slug:
-        slug = re.sub(r"[\W_]+", "-", title.lower()).strip("-")
-    return slug[:60].strip("-") or "section"
-
-
-class _IdAllocator:
-    """Hands out unique local ids: the second `auth/tokens` becomes `auth/tokens-2`."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-
-    def take(self, local_id: str) -> str:
-        candidate, number = local_id, 1
-        while candidate in self.used:
-            number += 1
-            candidate = f"{local_id}-{number}"
-        self.used.add(candidate)
-        return candidate
-
-
-def _path_line(section_path: str) -> str:
-    if estimate_tokens(section_path) <= MAX_PATH_TOKENS:
-        return section_path
-    return truncate_to_tokens(section_path, MAX_PATH_TOKENS).rstrip() + " …"
-
-
-def _embedding_text(section_path: str, body: str) -> str:
-    compact = " ".join(f"{section_path}\n{body}".split())
-    return truncate_to_tokens(compact, EMBEDDING_TOKENS) or compact[: EMBEDDING_TOKENS * 4]
-
-
-def _make_chunk(
-    *,
-    api: str,
-    source: str,
-    local_id: str,
-    title: str,
-    section_path: str,
-    depth: int,
-    body: str,
-    part: int = 1,
-    parts: int = 1,
-    has_code: bool = False,
-) -> Chunk:
-    covers = (f"{api}.doc.{local_id}",)
-    chunk_id = f"docs/{covers[0]}" + (f"#part{part}" if parts > 1 else "")
-    path_line = _path_line(section_path)
-    text = f"{path_line}{_PART_SEPARATOR}{body}" if body.strip() else path_line
-    return Chunk(
-        chunk_id=chunk_id,
-        strategy="docs",
-        api=api,
-        kind="doc",
-        text=text,
-        embedding_text=_embedding_text(path_line, body),
-        covers=covers,
-        source=source,
-        json_pointer="",
-        tokens=estimate_tokens(text),
-        title=title,
-        section_path=section_path,
-        depth=depth,
-        has_code=has_code,
-        part=part,
-        parts=parts,
-    )
-
-
 def _split_words(text: str, max_tokens: int) -> list[str]:
     """Cut `text` into pieces within `max_tokens`, only between words (a single huge word is sliced)."""
     text = text.strip()
-    spans = [match.span() for match in _WORD.finditer(text)]
+    spans = [match.span() for match in WORD.finditer(text)]
     pieces: list[str] = []
     index = 0
     while index < len(spans):
@@ -226,7 +108,7 @@ def _split_words(text: str, max_tokens: int) -> list[str]:
 
 def _tail_words(text: str, max_tokens: int) -> str:
     """The longest run of whole words at the end of `text` whose estimate is within `max_tokens`."""
-    spans = [match.span() for match in _WORD.finditer(text)]
+    spans = [match.span() for match in WORD.finditer(text)]
     low, high = 0, len(spans)  # the largest number of trailing words that fits
     while low < high:
         middle = (low + high + 1) // 2
@@ -416,7 +298,7 @@ def _pack(units: list[_Unit], budget: int, overlap: int) -> list[list[_Unit]]:
     fresh = False  # whether `current` holds anything that is not overlap
     for unit in units:
         size = estimate_tokens(unit.text)
-        if current and fresh and estimate_tokens(_PART_SEPARATOR.join(u.text for u in [*current, unit])) > budget:
+        if current and fresh and estimate_tokens(PART_SEPARATOR.join(u.text for u in [*current, unit])) > budget:
             parts.append(current)
             current = _overlap_units(current, min(overlap, budget - size))
             fresh = False
@@ -434,7 +316,7 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
     before the first heading forms an `intro` section. A heading with nothing under it but
     subsections gets no chunk of its own (its title is in every subsection's breadcrumb).
     """
-    name = _base_name(source)
+    name = base_name(source)
     if not text.strip():
         raise IngestError(name, "the file is empty")
     api = doc_name_from_source(name)
@@ -461,16 +343,16 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
         heading = "\n".join(lines[first:after]).strip()
         sections.append(_Section(title, tuple(t for _, t in trail), level, (after, end), heading=heading))
 
-    ids = _IdAllocator()
+    ids = IdAllocator()
     chunks: list[Chunk] = []
     for index, section in enumerate(sections):
         section_path = " > ".join(section.path) if section.path else name
-        path_tokens = estimate_tokens(_path_line(section_path))
+        path_tokens = estimate_tokens(shown_path(section_path))
         budget = max(64, MAX_SECTION_TOKENS - path_tokens - 2)
         units = _section_units(lines, *section.lines, block_starts, codes, budget)
         # Ids are taken for every section, emitted or not, so that adding text under a heading
         # does not renumber the ids of later sections with the same path.
-        local_id = ids.take("/".join(_slug(t) for t in section.path) if section.path else "intro")
+        local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
         if not units:
             following = sections[index + 1] if index + 1 < len(sections) else None
             if not section.path or (following is not None and following.depth > section.depth):
@@ -480,14 +362,14 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
         parts = _pack(units, budget, OVERLAP_TOKENS)
         for number, part in enumerate(parts, 1):
             chunks.append(
-                _make_chunk(
+                make_doc_chunk(
                     api=api,
                     source=name,
                     local_id=local_id,
                     title=section.title,
                     section_path=section_path,
                     depth=section.depth,
-                    body=_PART_SEPARATOR.join(u.text for u in part),
+                    body=PART_SEPARATOR.join(u.text for u in part),
                     part=number,
                     parts=len(parts),
                     has_code=any(u.code for u in part),
@@ -496,265 +378,3 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
     if not chunks:
         raise IngestError(name, "the file is empty")
     return chunks
-
-
-# --------------------------------------------------------------------------------------------
-# Word windows (plain text, reStructuredText, PDF, HTML sections)
-
-
-def _word_windows(text: str, words: int, overlap: int) -> Iterator[tuple[int, int, int, int]]:
-    """Yield (first_char, end_char, first_word, end_word) of each window; windows start and end on word edges."""
-    if words < 1:
-        raise ConfigError(f"words={words!r} is not allowed; allowed: an integer >= 1")
-    if not 0 <= overlap < words:
-        raise ConfigError(f"overlap={overlap!r} is not allowed; allowed: 0 <= overlap < words ({words})")
-    spans = [match.span() for match in _WORD.finditer(text)]
-    start = 0
-    while start < len(spans):
-        end = min(start + words, len(spans))
-        yield spans[start][0], spans[end - 1][1], start, end
-        if end == len(spans):
-            break
-        start = end - overlap
-
-
-def _window_chunks(
-    source: str, text: str, words: int, overlap: int, locate: Callable[[int, int, int, int], str]
-) -> list[Chunk]:
-    name = _base_name(source)
-    api = doc_name_from_source(name)
-    windows = list(_word_windows(text, words, overlap))
-    chunks: list[Chunk] = []
-    for number, (first_char, end_char, first_word, end_word) in enumerate(windows, 1):
-        where = locate(first_char, end_char, first_word, end_word)
-        chunks.append(
-            _make_chunk(
-                api=api,
-                source=name,
-                local_id=f"w{number}",
-                title=f"{name} ({where})",
-                section_path=f"{name} > {where}",
-                depth=0,
-                body=text[first_char:end_char],
-            )
-        )
-    return chunks
-
-
-def _word_range(first_char: int, end_char: int, first_word: int, end_word: int) -> str:
-    return f"words {first_word + 1}-{end_word}"
-
-
-def chunk_text_windows(
-    source: str, text: str, words: int = WINDOW_WORDS, overlap: int = WINDOW_OVERLAP_WORDS
-) -> list[Chunk]:
-    """Cut text into windows of `words` words, each repeating the last `overlap` words of the one before.
-
-    Windows start and end on word boundaries and keep the original line breaks. Each window is its
-    own structural id `{doc}.doc.w{N}` (N from 1); its section path says which words it holds.
-    """
-    name = _base_name(source)
-    if not text.strip():
-        raise IngestError(name, "the file is empty")
-    return _window_chunks(name, text, words, overlap, _word_range)
-
-
-# --------------------------------------------------------------------------------------------
-# HTML
-
-
-@dataclass
-class _HtmlSection:
-    title: str
-    path: tuple[str, ...]
-    depth: int
-    pieces: list[str] = field(default_factory=list)
-    has_text: bool = False
-    has_code: bool = False  # the section holds a <pre> block (set for the whole section, not per window)
-
-    def add(self, piece: str, preformatted: bool) -> None:
-        """Append text; outside <pre>, whitespace runs collapse as a browser would show them."""
-        if not preformatted:
-            piece = re.sub(r"\s+", " ", piece)
-            if not self.pieces or self.pieces[-1][-1:] in ("\n", " "):
-                piece = piece.lstrip(" ")
-        if piece:
-            self.pieces.append(piece)
-
-    def newlines(self, count: int) -> None:
-        """End the current line, leaving `count` line breaks (2: a blank line) unless already there."""
-        if not self.pieces:
-            return
-        tail = "".join(self.pieces[-4:]).rstrip(" ")
-        have = len(tail) - len(tail.rstrip("\n"))
-        if have < count:
-            self.pieces.append("\n" * (count - have))
-
-    def text(self) -> str:
-        lines = [line.rstrip() for line in "".join(self.pieces).split("\n")]
-        return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-
-
-def _is_text_node(node: object) -> bool:
-    """Visible text: plain strings and CDATA, not comments, doctypes, declarations or processing instructions."""
-    return isinstance(node, NavigableString) and (not isinstance(node, PreformattedString) or isinstance(node, CData))
-
-
-def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
-    soup = BeautifulSoup(text, "html.parser")
-    title_tag = soup.find("title")
-    doc_title = " ".join(title_tag.get_text(" ").split()) if isinstance(title_tag, Tag) else ""
-    for tag in soup.find_all(_DROPPED_TAGS):
-        if not tag.decomposed:
-            tag.decompose()
-
-    sections = [_HtmlSection(title=doc_title or fallback_title, path=(), depth=0)]
-    trail: list[tuple[int, str]] = []
-
-    # An explicit stack instead of recursion: deeply nested HTML must not hit the recursion limit.
-    stack: list[tuple[object, str, bool]] = [(soup, "", False)]  # (node, "" or the end-tag action, inside <pre>)
-    while stack:
-        node, closing, preformatted = stack.pop()
-        if closing == "cell":
-            sections[-1].add(" ", False)
-            continue
-        if closing:
-            sections[-1].newlines(2 if closing == "paragraph" else 1)
-            continue
-        if _is_text_node(node):
-            piece = str(node)
-            if piece.strip():
-                sections[-1].has_text = True
-            sections[-1].add(piece, preformatted)
-            continue
-        if not isinstance(node, Tag):
-            continue
-        if node.name in _HEADING_TAGS:
-            heading = " ".join(node.get_text(" ").split())
-            if heading:
-                level = int(node.name[1])
-                while trail and trail[-1][0] >= level:
-                    trail.pop()
-                trail.append((level, heading))
-                sections.append(_HtmlSection(heading, tuple(t for _, t in trail), level, [heading, "\n\n"]))
-                continue
-        if node.name == "br":
-            sections[-1].add("\n", True)
-            continue
-        if node.name == "pre":
-            sections[-1].has_code = True
-        action = _TAG_BREAKS.get(node.name, "")
-        if action in ("paragraph", "line"):
-            sections[-1].newlines(2 if action == "paragraph" else 1)
-        if action:
-            stack.append((node, action, preformatted))
-        inside_pre = preformatted or node.name == "pre"
-        stack.extend((child, "", inside_pre) for child in reversed(node.contents))
-    return sections
-
-
-def chunk_html(source: str, text: str) -> list[Chunk]:
-    """Chunk HTML (stdlib `html.parser`) into sections at h1-h6, each cut into ~500-word windows.
-
-    `<script>`, `<style>`, `<noscript>`, `<template>` and `<head>` content is dropped; headings stay
-    in the text and give each section its breadcrumb. Text before the first heading forms an `intro`
-    section named after the page `<title>` (or the file name).
-    """
-    name = _base_name(source)
-    if not text.strip():
-        raise IngestError(name, "the file is empty")
-    api = doc_name_from_source(name)
-    sections = _html_sections(text, name)
-    ids = _IdAllocator()
-    chunks: list[Chunk] = []
-    for index, section in enumerate(sections):
-        body = section.text()
-        local_id = ids.take("/".join(_slug(t) for t in section.path) if section.path else "intro")
-        if not section.has_text:
-            following = sections[index + 1] if index + 1 < len(sections) else None
-            if not section.path or (following is not None and following.depth > section.depth):
-                continue  # an empty intro, or a heading that only introduces subsections
-        section_path = " > ".join(section.path) if section.path else section.title
-        windows = list(_word_windows(body, WINDOW_WORDS, WINDOW_OVERLAP_WORDS))
-        for number, (first_char, end_char, _, _) in enumerate(windows, 1):
-            chunks.append(
-                _make_chunk(
-                    api=api,
-                    source=name,
-                    local_id=local_id,
-                    title=section.title,
-                    section_path=section_path,
-                    depth=section.depth,
-                    body=body[first_char:end_char],
-                    part=number,
-                    parts=len(windows),
-                    has_code=section.has_code,
-                )
-            )
-    if not chunks:
-        raise IngestError(name, "has no visible text (only markup, scripts or styles)")
-    return chunks
-
-
-# --------------------------------------------------------------------------------------------
-# PDF
-
-
-def _pdf_pages(name: str, data: bytes) -> list[str]:
-    try:
-        reader = PdfReader(io.BytesIO(data))
-    except Exception as error:  # pypdf raises many types on a damaged file
-        raise IngestError(name, f"not a readable PDF ({error})") from None
-    if reader.is_encrypted:
-        # Files that only restrict permissions open with the empty password; anything else is refused.
-        try:
-            opened = bool(reader.decrypt(""))
-        except Exception:
-            opened = False
-        if not opened:
-            raise IngestError(
-                name, "the PDF is encrypted (password-protected); remove the password and upload it again"
-            )
-    pages: list[str] = []
-    try:
-        for page in reader.pages:
-            pages.append((page.extract_text() or "").replace("\x00", ""))
-    except Exception as error:
-        raise IngestError(name, f"could not extract text from page {len(pages) + 1} ({error})") from None
-    return pages
-
-
-def chunk_pdf(source: str, data: bytes) -> list[Chunk]:
-    """Extract PDF text with pypdf and cut it into ~500-word windows with ~50 words of overlap.
-
-    Raises IngestError when the PDF is encrypted, unreadable, or has no extractable text (a scan).
-    Each window's section path names the page(s) it comes from.
-    """
-    name = _base_name(source)
-    if not data.strip():
-        raise IngestError(name, "the file is empty")
-    pages = _pdf_pages(name, data)
-    starts: list[int] = []
-    text = ""
-    for page_text in pages:
-        text += "\n\n" if text else ""
-        starts.append(len(text))
-        text += page_text.strip()
-    if not text.strip():
-        raise IngestError(name, "no extractable text (scanned?); run OCR on it or upload a text version")
-
-    def page_of(offset: int) -> int:
-        low, high = 0, len(starts) - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if starts[middle] <= offset:
-                low = middle
-            else:
-                high = middle - 1
-        return low + 1
-
-    def pages_range(first_char: int, end_char: int, first_word: int, end_word: int) -> str:
-        first, last = page_of(first_char), page_of(end_char - 1)
-        return f"page {first}" if first == last else f"pages {first}-{last}"
-
-    return _window_chunks(name, text, WINDOW_WORDS, WINDOW_OVERLAP_WORDS, pages_range)

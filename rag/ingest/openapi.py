@@ -1,15 +1,15 @@
 """Chunk OpenAPI 3.x documents: smart (readable, refs inlined) and naive (raw JSON) chunks.
 
 Smart chunks: one per operation (parameters, request body and main responses with `$ref`s
-inlined as prose to depth 2), one per component schema (large ones split into parts that cover
-the same id) and one overview per spec. Naive chunks: raw JSON per path and per schema.
+inlined as prose to depth 2, and the same facts as fields), one per component schema (large ones
+split into parts that cover the same id, `rag.ingest.parts`), one overview and one conventions chunk
+(`rag.ingest.conventions`) per spec. Naive chunks: raw JSON per path and per schema. Reading the
+document itself (operations, parameters, security schemes) is `rag.ingest.spec`.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,33 +19,30 @@ from rag.chunk import (
     RequestBodyFacts,
     ResponseFacts,
     conventions_id,
-    is_item_path,
     overview_id,
     schema_id,
 )
-from rag.ingest.refs import RefResolver, component_schema_name, json_pointer, ref_name
+from rag.ingest.conventions import conventions_text, count_conventions, response_label
+from rag.ingest.parts import split_field_lines
+from rag.ingest.refs import RefResolver, component_schema_name, json_pointer
 from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
+from rag.ingest.spec import (
+    HTTP_METHODS,
+    Operation,
+    component_schemas,
+    content_schemas,
+    describe_scheme,
+    iter_operations,
+    parameter_schema,
+    security_schemes,
+)
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
-HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 EMBEDDING_TOKENS = 200
 SCHEMA_PART_TOKENS = 900
 OPERATION_MAX_TOKENS = 3500
 NAIVE_EMBEDDING_CHARS = 800  # ≈ the 256 word pieces the packaged embedder reads of JSON
 NAIVE_EMBEDDING_TOKENS = 256  # dense JSON (punctuation, ids) can estimate above 256 in 800 chars
-_API_NAME = re.compile(r"[^a-z0-9_-]+")
-CONVENTION_SHARE = 0.5  # what at least half of the operations (or list operations) have is a convention
-CONVENTION_LINE_CHARS = 240
-
-
-def api_name_from_source(source: str) -> str:
-    """Spec name from a file name: `hris.json` → `hris`, `My Spec.v2.yaml` → `my_spec_v2`."""
-    stem = source.replace("\\", "/").rsplit("/", 1)[-1]
-    for suffix in (".json", ".yaml", ".yml"):
-        if stem.lower().endswith(suffix):
-            stem = stem[: -len(suffix)]
-    name = _API_NAME.sub("_", stem.lower()).strip("_")
-    return name or "spec"
 
 
 @dataclass
@@ -58,106 +55,6 @@ class OpenAPIChunks:
     unresolved_refs: list[str] = field(default_factory=list)
     operation_count: int = 0
     schema_count: int = 0
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One operation (or webhook) found in the document."""
-
-    section: str  # "paths" or "webhooks"
-    path: str
-    method: str
-    node: dict[str, Any]
-    path_item: dict[str, Any]
-    key: str = ""  # the method key exactly as written in the document (for the JSON pointer)
-
-    @property
-    def structural_id(self) -> str:
-        """`{api}.paths.{path}.{method}` without the api prefix."""
-        return f"{self.section}.{self.path}.{self.method}"
-
-    @property
-    def pointer(self) -> str:
-        """JSON pointer of the operation object."""
-        return json_pointer(self.section, self.path, self.key or self.method)
-
-
-def iter_operations(document: dict[str, Any]) -> list[Operation]:
-    """Every operation under `paths` and `webhooks`, in document order."""
-    found: list[Operation] = []
-    for section in ("paths", "webhooks"):
-        items = document.get(section)
-        if not isinstance(items, dict):
-            continue
-        for path, path_item in items.items():
-            if not isinstance(path_item, dict):
-                continue
-            seen: set[str] = set()
-            for key, node in path_item.items():
-                method = str(key).lower()
-                # "GET" beside "get" (not valid OpenAPI) would give two chunks the same id: the first wins.
-                if method in HTTP_METHODS and method not in seen and isinstance(node, dict):
-                    seen.add(method)
-                    found.append(Operation(section, str(path), method, node, path_item, str(key)))
-    return found
-
-
-def parameter_schema(parameter: Any) -> dict[str, Any]:
-    """A parameter's schema, from `schema` or else from its first `content` entry ({} when none)."""
-    if not isinstance(parameter, dict):
-        return {}
-    schema = parameter.get("schema")
-    if not isinstance(schema, dict):
-        content = parameter.get("content")
-        if isinstance(content, dict) and content:
-            first = next(iter(content.values()))
-            schema = first.get("schema") if isinstance(first, dict) else None
-    return schema if isinstance(schema, dict) else {}
-
-
-def component_schemas(document: dict[str, Any]) -> dict[str, Any]:
-    """The `components.schemas` mapping (empty when absent or malformed)."""
-    components = document.get("components")
-    schemas = components.get("schemas") if isinstance(components, dict) else None
-    return schemas if isinstance(schemas, dict) else {}
-
-
-def security_schemes(document: dict[str, Any]) -> dict[str, Any]:
-    """The `components.securitySchemes` mapping."""
-    components = document.get("components")
-    schemes = components.get("securitySchemes") if isinstance(components, dict) else None
-    return schemes if isinstance(schemes, dict) else {}
-
-
-def describe_scheme(scheme: Any) -> str:
-    """Readable security scheme type: `HTTP Basic`, `API key in header X-Key`, `OAuth2 …`."""
-    if not isinstance(scheme, dict):
-        return "unknown"
-    kind = str(scheme.get("type", "unknown"))
-    if kind == "http":
-        name = str(scheme.get("scheme", "")).lower()
-        text = {"basic": "HTTP Basic", "bearer": "HTTP Bearer"}.get(name, f"HTTP {name}".strip())
-        if scheme.get("bearerFormat"):
-            text += f" ({scheme['bearerFormat']})"
-        return text
-    if kind == "apiKey":
-        return f"API key in {scheme.get('in', '?')} '{scheme.get('name', '?')}'"
-    if kind == "oauth2":
-        flows = scheme.get("flows")
-        names = ", ".join(flows) if isinstance(flows, dict) else ""
-        return f"OAuth2 ({names})" if names else "OAuth2"
-    if kind == "openIdConnect":
-        return f"OpenID Connect ({scheme.get('openIdConnectUrl', '')})"
-    return kind
-
-
-def content_schemas(node: Any) -> list[dict[str, Any]]:
-    """The schemas of a request body's or response's `content`, one per media type that has one."""
-    content = node.get("content") if isinstance(node, dict) else None
-    if not isinstance(content, dict):
-        return []
-    media_types = [media for media in content.values() if isinstance(media, dict)]
-    return [media["schema"] for media in media_types if isinstance(media.get("schema"), dict)]
 
 
 def parameter_text(parameter: dict[str, Any], facts: FieldFacts | None) -> str:
@@ -345,37 +242,12 @@ class OpenAPIChunker:
         raw_tags = node.get("tags")
         tags = tuple(str(tag) for tag in raw_tags if isinstance(tag, (str, int))) if isinstance(raw_tags, list) else ()
         op_id = str(node.get("operationId") or "")
-        lines = [f"{method} {operation.path}  [{self.api} API]"]
-        if operation.section == "webhooks":
-            lines[0] = f"Webhook {operation.path} ({method})  [{self.api} API]"
-        if op_id:
-            lines.append(f"Operation ID: {op_id}")
-        if summary:
-            lines.append(f"Summary: {summary}")
-        if tags:
-            lines.append("Tags: " + ", ".join(tags))
-        if node.get("deprecated") is True:
-            lines.append("Deprecated: yes, this operation is deprecated.")
-        security = self.security_text(node.get("security", self.document.get("security")))
-        if security:
-            lines.append(f"Security: {security}")
-        if description and description != summary:
-            lines.append(f"Description: {description}")
+        lines = self._header_lines(operation, summary, description, tags, op_id)
         parameters = self.parameters(operation)
-        parameter_facts: list[FieldFacts] = []
-        if parameters:
-            lines.append("Parameters:")
-            for parameter in parameters:
-                facts = self.parameter_facts(parameter, prose)
-                lines.append(parameter_text(parameter, facts))
-                parameter_facts.extend([facts] if facts else [])
-                # An object parameter (a deepObject `filter`, say) lists its fields like a body does.
-                lines.extend(prose.field_lines(parameter_schema(parameter), 1, 2, ()))
+        parameter_lines, parameter_facts = self._parameter_section(parameters, prose)
         body_lines, request_body = self.request_body(operation, prose)
-        lines.extend(body_lines)
         response_lines, responses = self.responses(operation, prose)
-        lines.extend(response_lines)
-        text = "\n".join(lines)
+        text = "\n".join(lines + parameter_lines + body_lines + response_lines)
         parameter_names = ", ".join(str(p.get("name")) for p in parameters[:25])
         embedding = " ".join(
             part
@@ -390,16 +262,7 @@ class OpenAPIChunker:
             if part
         )
         structural = f"{self.api}.{operation.structural_id}"
-        refs = tuple(schema_id(self.api, name) for name in prose.referenced)
-        for name in prose.referenced:
-            self.used_by.setdefault(name, [])
-            label = f"{method} {operation.path}"
-            if label not in self.used_by[name]:
-                self.used_by[name].append(label)
-        for name in self.payload_schemas(operation):
-            users = self.payload_of.setdefault(name, [])
-            if structural not in users:
-                users.append(structural)
+        self._note_users(operation, prose.referenced, structural)
         return Chunk(
             chunk_id=f"smart/{structural}",
             strategy="smart",
@@ -414,7 +277,7 @@ class OpenAPIChunker:
             method=operation.method,
             operation_id=op_id,
             tags=tags,
-            ref_ids=refs,
+            ref_ids=tuple(schema_id(self.api, name) for name in prose.referenced),
             tokens=estimate_tokens(text),
             title=f"{method} {operation.path}",
             summary=summary,
@@ -423,6 +286,58 @@ class OpenAPIChunker:
             request_body=request_body,
             responses=tuple(responses),
         )
+
+    def _header_lines(
+        self, operation: Operation, summary: str, description: str, tags: tuple[str, ...], op_id: str
+    ) -> list[str]:
+        """The lines above the parameters: method and path, operationId, summary, tags, deprecation,
+        security and description."""
+        method = operation.method.upper()
+        lines = [f"{method} {operation.path}  [{self.api} API]"]
+        if operation.section == "webhooks":
+            lines[0] = f"Webhook {operation.path} ({method})  [{self.api} API]"
+        if op_id:
+            lines.append(f"Operation ID: {op_id}")
+        if summary:
+            lines.append(f"Summary: {summary}")
+        if tags:
+            lines.append("Tags: " + ", ".join(tags))
+        if operation.node.get("deprecated") is True:
+            lines.append("Deprecated: yes, this operation is deprecated.")
+        security = self.security_text(operation.node.get("security", self.document.get("security")))
+        if security:
+            lines.append(f"Security: {security}")
+        if description and description != summary:
+            lines.append(f"Description: {description}")
+        return lines
+
+    def _parameter_section(
+        self, parameters: list[dict[str, Any]], prose: SchemaProse
+    ) -> tuple[list[str], list[FieldFacts]]:
+        """The `Parameters:` lines (an object parameter's fields listed under it) and each parameter's facts."""
+        if not parameters:
+            return [], []
+        lines = ["Parameters:"]
+        found: list[FieldFacts] = []
+        for parameter in parameters:
+            facts = self.parameter_facts(parameter, prose)
+            lines.append(parameter_text(parameter, facts))
+            found.extend([facts] if facts else [])
+            # An object parameter (a deepObject `filter`, say) lists its fields like a body does.
+            lines.extend(prose.field_lines(parameter_schema(parameter), 1, 2, ()))
+        return lines, found
+
+    def _note_users(self, operation: Operation, referenced: list[str], structural: str) -> None:
+        """Remember which operations use each schema (`Used by:`) and whose whole payload it is (`payload_of`)."""
+        label = f"{operation.method.upper()} {operation.path}"
+        for name in referenced:
+            users = self.used_by.setdefault(name, [])
+            if label not in users:
+                users.append(label)
+        for name in self.payload_schemas(operation):
+            payloads = self.payload_of.setdefault(name, [])
+            if structural not in payloads:
+                payloads.append(structural)
 
     def schema_chunks(self, name: str, schema: Any) -> list[Chunk]:
         """Smart chunk(s) for one component schema, split into parts when large."""
@@ -558,104 +473,17 @@ class OpenAPIChunker:
             title=title,
         )
 
-    def _response_label(self, raw: Any, prose: SchemaProse) -> str:
-        """`TooManyRequestsResponse: Too many requests.` for a response object or reference."""
-        response, name = self.resolver.deref(raw)
-        schemas = content_schemas(response)
-        label = prose.type_label(schemas[0]) if schemas else (name or "no body")
-        description = clean(response.get("description")) if isinstance(response, dict) else ""
-        return label + (f": {description}" if description else "")
-
     def conventions_chunk(self, operations: list[Operation]) -> Chunk | None:
-        """What most operations share, stated once: common parameters (e.g. a required account
-        header), the paging parameters of list operations, common error responses and retry
-        policies. Vague questions ("pagination?", "errors?", "what if I send too many requests?")
-        are answered here; None when the spec has fewer than two operations."""
+        """What most operations share, stated once (see `rag.ingest.conventions`); None when the spec has
+        fewer than two operations or they share nothing."""
         if len(operations) < 2:
             return None
         prose = SchemaProse(self.resolver, max_depth=1)
-        total = len(operations)
-        lists = [op for op in operations if op.method == "get" and not is_item_path(op.path)]
-        list_pointers = {op.pointer for op in lists}
-        parameter_counts: Counter[tuple[str, str]] = Counter()
-        list_parameter_counts: Counter[tuple[str, str]] = Counter()
-        examples: dict[tuple[str, str], dict[str, Any]] = {}
-        for operation in operations:
-            for parameter in self.parameters(operation):
-                key = (str(parameter.get("name", "?")), str(parameter.get("in", "?")))
-                examples.setdefault(key, parameter)
-                parameter_counts[key] += 1
-                if operation.pointer in list_pointers:
-                    list_parameter_counts[key] += 1
-        response_counts: Counter[str] = Counter()
-        response_labels: dict[str, str] = {}
-        extensions: Counter[str] = Counter()
-        extension_values: dict[str, Any] = {}
-        for operation in operations:
-            responses = operation.node.get("responses")
-            for code, raw in responses.items() if isinstance(responses, dict) else ():
-                response_counts[str(code)] += 1
-                if str(code) not in response_labels:
-                    response_labels[str(code)] = self._response_label(raw, prose)
-            for key, value in operation.node.items():
-                if key in ("x-speakeasy-retries", "x-speakeasy-pagination", "x-retries"):
-                    extensions[key] += 1
-                    extension_values.setdefault(key, value)
-
-        def shared(count: int, out_of: int) -> bool:
-            return out_of > 0 and count >= CONVENTION_SHARE * out_of
-
-        def short(line: str) -> str:
-            return line if len(line) <= CONVENTION_LINE_CHARS else line[: CONVENTION_LINE_CHARS - 1] + "…"
-
-        title = f"Conventions shared by the operations of the {self.api} API  [{self.api} API]"
-        lines = [title, f"Derived from its {total} operations ({len(lists)} of them list collections)."]
-        common = [key for key, count in parameter_counts.items() if shared(count, total) and key[1] != "path"]
-        if common:
-            lines.append("Parameters on most operations:")
-            for key in common:
-                text = short(self.parameter_line(examples[key], prose))
-                lines.append(f"{text} — on {parameter_counts[key]} of {total} operations.")
-        paging = [
-            key
-            for key, count in list_parameter_counts.items()
-            if key not in common and key[1] == "query" and len(lists) >= 2 and shared(count, len(lists))
-        ]
-        if paging:
-            lines.append("Parameters of list operations (paging, filtering):")
-            for key in paging:
-                text = short(self.parameter_line(examples[key], prose))
-                lines.append(f"{text} — on {list_parameter_counts[key]} of {len(lists)} list operations.")
-        if "x-speakeasy-pagination" in extensions:
-            lines.append(
-                f"Pagination (x-speakeasy-pagination on {extensions['x-speakeasy-pagination']} operations): "
-                + short(json.dumps(extension_values["x-speakeasy-pagination"], default=str))
-            )
-        responses = [code for code, count in response_counts.items() if shared(count, total) and code[:1] != "2"]
-        if responses:
-            lines.append("Error and other non-success responses on most operations:")
-            for code in sorted(responses):
-                counted = f" — on {response_counts[code]} of {total}."
-                lines.append(short(f"- {code} → {response_labels[code]}") + counted)
-        for key in ("x-speakeasy-retries", "x-retries"):
-            if key in extensions:
-                value = extension_values[key]
-                described = json.dumps(value, default=str)
-                if isinstance(value, dict) and value.get("statusCodes"):
-                    described = (
-                        f"retry status codes {', '.join(map(str, value['statusCodes']))}"
-                        + (f" with strategy {value['strategy']}" if value.get("strategy") else "")
-                    )
-                lines.append(f"Retries ({key} on {extensions[key]} operations): {described}.")
-        if len(lines) == 2:
+        counts = count_conventions(operations, self.parameters, lambda raw: response_label(self.resolver, raw, prose))
+        found = conventions_text(self.api, counts, lambda parameter: self.parameter_line(parameter, prose))
+        if found is None:
             return None
-        text = "\n".join(lines)
-        topics = ", ".join(f"{name} {where}" for name, where in common[:4])
-        embedding = (
-            f"{self.api} API conventions common to all operations: headers and parameters ({topics}), "
-            "pagination and page size of list endpoints, next cursor, error responses and status codes, "
-            "too many requests, retries and backoff."
-        )
+        text, embedding = found
         return self.spec_level_chunk((conventions_id(self.api),), text, embedding, f"{self.api} API conventions")
 
     # ------------------------------------------------------------ naive chunks
@@ -714,56 +542,9 @@ class OpenAPIChunker:
         return result
 
 
-def split_long_line(line: str, max_tokens: int) -> list[str]:
-    """Cut one overlong line (a huge enum, say) into continuation lines at spaces."""
-    if estimate_tokens(line) <= max_tokens:
-        return [line]
-    indent = line[: len(line) - len(line.lstrip())]
-    pieces: list[str] = []
-    rest = line
-    while estimate_tokens(rest) > max_tokens:
-        head = truncate_to_tokens(rest, max_tokens) or rest[: max_tokens * 2]
-        pieces.append(head)
-        rest = indent + "  (continued) " + rest[len(head) :].lstrip()
-    pieces.append(rest)
-    return pieces
-
-
-def split_field_lines(lines: list[str], max_tokens: int) -> list[list[str]]:
-    """Group lines into parts of at most ~`max_tokens`, cutting before top-level fields when
-    possible and inside a field only when one field alone is larger than a part."""
-    fields: list[list[tuple[str, int]]] = []
-    for line in (piece for raw in lines for piece in split_long_line(raw, max_tokens)):
-        top_level = line.startswith("- ") or not line.startswith(" ")
-        if top_level or not fields:
-            fields.append([])
-        fields[-1].append((line, estimate_tokens(line) + 1))
-    groups: list[list[str]] = []
-    current: list[str] = []
-    size = 0
-    for field_lines in fields:
-        field_size = sum(tokens for _, tokens in field_lines)
-        if field_size <= max_tokens:
-            if current and size + field_size > max_tokens:
-                groups.append(current)
-                current, size = [], 0
-            current.extend(line for line, _ in field_lines)
-            size += field_size
-            continue
-        for line, tokens in field_lines:  # one field alone is larger than a part: cut inside it
-            if current and size + tokens > max_tokens:
-                groups.append(current)
-                current, size = [], 0
-            current.append(line)
-            size += tokens
-    if current or not groups:
-        groups.append(current)
-    return groups
-
-
 def chunk_openapi(document: dict[str, Any], api: str, source: str) -> OpenAPIChunks:
     """Chunk a validated OpenAPI document into smart and naive chunks (see module docstring)."""
     return OpenAPIChunker(document, api, source).chunk()
 
 
-__all__ = ["OpenAPIChunks", "api_name_from_source", "chunk_openapi", "describe_scheme", "ref_name"]
+__all__ = ["OpenAPIChunks", "chunk_openapi"]

@@ -10,7 +10,8 @@ from rag.chunk import Chunk
 from rag.errors import IngestError
 from rag.ingest.docs import chunk_document
 from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, parse_structured, validate_openapi
-from rag.ingest.openapi import api_name_from_source, chunk_openapi
+from rag.ingest.openapi import chunk_openapi
+from rag.ingest.spec import api_name_from_source
 from rag.ingest.validate import validate_upload
 
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):

@@ -14,17 +14,10 @@ from pypdf import PdfReader, PdfWriter
 
 from rag.chunk import Chunk
 from rag.errors import ConfigError, IngestError
-from rag.ingest.docs import (
-    DOC_EXTENSIONS,
-    EMBEDDING_TOKENS,
-    MAX_SECTION_TOKENS,
-    chunk_document,
-    chunk_html,
-    chunk_markdown,
-    chunk_pdf,
-    chunk_text_windows,
-    doc_name_from_source,
-)
+from rag.ingest.doc_parts import DOC_EXTENSIONS, EMBEDDING_TOKENS, chunk_text_windows, doc_name_from_source
+from rag.ingest.docs import MAX_SECTION_TOKENS, chunk_document, chunk_markdown
+from rag.ingest.html_docs import chunk_html
+from rag.ingest.pdf_docs import chunk_pdf
 from rag.tokens import estimate_tokens
 from tests.conftest import FIXTURES
 

@@ -25,15 +25,12 @@ from rag.ingest.openapi import (
     OPERATION_MAX_TOKENS,
     SCHEMA_PART_TOKENS,
     OpenAPIChunks,
-    api_name_from_source,
     chunk_openapi,
-    describe_scheme,
-    iter_operations,
-    parameter_schema,
-    split_field_lines,
 )
+from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import RefResolver
 from rag.ingest.schema_prose import show_value
+from rag.ingest.spec import api_name_from_source, describe_scheme, iter_operations, parameter_schema
 from rag.tokens import estimate_tokens
 from tests.conftest import FIXTURES
 
