@@ -29,8 +29,8 @@ from rag.corpus.profile import RATE_UNIT, CorpusProfile
 from rag.corpus.vocabulary import tokenize, word_forms
 from rag.lexicon import Lexicon
 from rag.names import names_and_values, without_names_and_values
+from rag.query import Query
 from rag.results import Confidence
-from rag.rewrite import current_question
 
 PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"
 
@@ -256,7 +256,6 @@ def is_yes_no_question(question: str) -> bool:
 def stop_words() -> frozenset[str]:
     """English stop words (scikit-learn's list) plus contractions and greetings: never evidence."""
     words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
-    words.add("regarding")  # the marker of an offline follow-up rewrite
     return frozenset(words | function_words())
 
 
@@ -380,7 +379,7 @@ def gather_evidence(
 
 
 def decide(
-    question: str,
+    question: Query | str,
     top_similarity: float,
     profile: CorpusProfile,
     thresholds: GateThresholds | None = None,
@@ -397,7 +396,7 @@ def decide(
     """
     thresholds = thresholds or GateThresholds()
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
-    question = current_question(question)
+    question = Query.of(question).focus
     evidence = gather_evidence(question, profile, known_words, lexicon)
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
@@ -405,70 +404,76 @@ def decide(
     reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
-    rare = () if evidence.names_known_identifier else evidence.rare
-    asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
+    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical)
+    reason = abstain_reason(question, evidence, profile, thresholds, signals)
     tier: Confidence = "answer"
-    weak_is_evidence = not elliptical
-    if weak_is_evidence and not terms and not evidence.names_known_identifier and (
-        top_similarity < thresholds.partial_below
-    ):
+    if reason:
         tier = "abstain"
-        reasons.append("no content words")
-    elif weak_is_evidence and top_similarity < thresholds.abstain_below:
-        tier = "abstain"
-        reasons.append(f"nothing similar enough (below {thresholds.abstain_below:.2f})")
-    elif evidence.unknown_paths and not evidence.names_known_identifier:
-        tier = "abstain"
-        reasons.append("paths not in the docs: " + ", ".join(evidence.unknown_paths))
-    elif evidence.unknown_identifiers and not evidence.names_known_identifier:
-        tier = "abstain"
-        reasons.append("names not in the docs: " + ", ".join(evidence.unknown_identifiers))
-    elif evidence.unindexed_apis:
-        tier = "abstain"
-        reasons.append("asks about an API that is not indexed: " + ", ".join(evidence.unindexed_apis))
-    elif rare and (
-        len(rare) >= 2
-        or top_similarity < thresholds.rare_term_similarity
-        or (asks_about_the_docs(question) and not is_yes_no_question(question))
-    ):
-        # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
-        # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
-        # ("play some lofi") the unfamiliar word is a value: both stay partial.
-        tier = "abstain"
-        reasons.append("asks for something the docs never mention: " + ", ".join(rare))
-    elif (
-        evidence.foreign_nouns
-        and not evidence.names_foreign_values
-        and asks_about_the_docs(question)
-        and not is_yes_no_question(question)
-    ):
-        # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
-        # English, and the docs use neither the word nor a synonym of it.
-        tier = "abstain"
-        reasons.append("asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns))
-    elif len(unknown) >= 2 and top_similarity < thresholds.partial_below:
-        tier = "abstain"
-        reasons.append("a weak match, and several words the docs never use")
-    elif asked_units and not (asked_units & profile.rate_units):
-        tier = "abstain"
-        reasons.append("asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none")
-    elif (
-        out_of_scope_similarity >= thresholds.out_of_scope_floor
-        and out_of_scope_similarity > top_similarity + thresholds.out_of_scope_margin
-    ):
-        tier = "abstain"
-        reasons.append(f"closer to an out-of-scope request ({out_of_scope_similarity:.2f})")
-    elif (
-        top_similarity < thresholds.partial_below
-        or rare
-        or evidence.foreign_nouns
-        or evidence.half_known_identifiers
-        or (len(unknown) >= 2 and not evidence.names_known_identifier)
-    ):
+        reasons.append(reason)
+        score = min(score, 0.3)
+    elif is_partial(evidence, top_similarity, thresholds):
         tier = "partial"
         if evidence.half_known_identifiers:
             reasons.append("identifiers not in the docs, though their words are: "
                            + ", ".join(evidence.half_known_identifiers))
-    if tier == "abstain":
-        score = min(score, 0.3)
     return GateDecision(tier, round(score, 4), top_similarity, unknown, tuple(reasons))
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The similarities the gate weighs: to the best chunk, to the out-of-scope prototypes; and whether a
+    weak match counts as evidence (not for an elliptical follow-up)."""
+
+    top: float
+    out_of_scope: float = 0.0
+    weak_is_evidence: bool = True
+
+
+def abstain_reason(
+    question: str, evidence: Evidence, profile: CorpusProfile, thresholds: GateThresholds, signals: Signals
+) -> str:
+    """Why the question must be abstained (positive evidence, first that applies); "" when none."""
+    top, names_known = signals.top, evidence.names_known_identifier
+    rare = () if names_known else evidence.rare
+    docs_question = asks_about_the_docs(question) and not is_yes_no_question(question)
+    asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
+    if signals.weak_is_evidence and not evidence.terms and not names_known and top < thresholds.partial_below:
+        return "no content words"
+    if signals.weak_is_evidence and top < thresholds.abstain_below:
+        return f"nothing similar enough (below {thresholds.abstain_below:.2f})"
+    if evidence.unknown_paths and not names_known:
+        return "paths not in the docs: " + ", ".join(evidence.unknown_paths)
+    if evidence.unknown_identifiers and not names_known:
+        return "names not in the docs: " + ", ".join(evidence.unknown_identifiers)
+    if evidence.unindexed_apis:
+        return "asks about an API that is not indexed: " + ", ".join(evidence.unindexed_apis)
+    if rare and (len(rare) >= 2 or top < thresholds.rare_term_similarity or docs_question):
+        # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
+        # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
+        # ("play some lofi") the unfamiliar word is a value: both stay partial.
+        return "asks for something the docs never mention: " + ", ".join(rare)
+    if evidence.foreign_nouns and not evidence.names_foreign_values and docs_question:
+        # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
+        # English, and the docs use neither the word nor a synonym of it.
+        return "asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns)
+    if len(evidence.unknown) >= 2 and top < thresholds.partial_below:
+        return "a weak match, and several words the docs never use"
+    if asked_units and not (asked_units & profile.rate_units):
+        return "asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none"
+    if signals.out_of_scope >= thresholds.out_of_scope_floor and signals.out_of_scope > top + (
+        thresholds.out_of_scope_margin
+    ):
+        return f"closer to an out-of-scope request ({signals.out_of_scope:.2f})"
+    return ""
+
+
+def is_partial(evidence: Evidence, top_similarity: float, thresholds: GateThresholds) -> bool:
+    """Weak evidence either way: a weak match, or words, terms or identifiers the docs do not use."""
+    rare = () if evidence.names_known_identifier else evidence.rare
+    return bool(
+        top_similarity < thresholds.partial_below
+        or rare
+        or evidence.foreign_nouns
+        or evidence.half_known_identifiers
+        or (len(evidence.unknown) >= 2 and not evidence.names_known_identifier)
+    )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rag.chunk import Chunk
+from rag.query import Query
 
 Confidence = Literal["answer", "partial", "abstain"]
 
@@ -106,6 +107,8 @@ class AnswerResult:
     # What the config asked for but could not do here ("LLM reranker unavailable: ran without reranking"):
     # the result then equals a simpler config's, and every view must say so.
     fallbacks: list[str] = field(default_factory=list)
+    # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
+    query: Query | None = field(default=None, repr=False, compare=False)
 
     @property
     def fell_back(self) -> bool:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rag.query import ANSWER_EXCERPT, Query
+
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
 _FOLLOW_UP = re.compile(
@@ -18,9 +20,9 @@ _FOLLOW_UP = re.compile(
 
 @dataclass(frozen=True)
 class Rewrite:
-    """The standalone query and how it was obtained (`none`, `offline`, `llm`, `fallback`)."""
+    """The query and how its standalone form was obtained (`none`, `offline`, `llm`, `fallback`)."""
 
-    query: str
+    query: Query
     method: str = "none"
     note: str = ""
 
@@ -63,30 +65,18 @@ def is_follow_up(
     return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 6
 
 
-REGARDING = " (regarding: "
-ANSWER_EXCERPT = " | earlier answer: "
-
-
-def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> str:
-    """Attach the last exchange: "<question> (regarding: <previous question> | earlier answer: <its start>)".
-
-    The previous answer usually names the endpoint or schema the follow-up is about.
-    """
+def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> Query:
+    """The question with the last exchange attached as `previous`: the previous question and the start
+    of its answer (which usually names the endpoint or schema the follow-up is about)."""
     recent = recent_history(history)
     users = [i for i, m in enumerate(recent) if m.get("role") == "user"]
     if not users:
-        return question
+        return Query(question)
     context = recent[users[-1]]["content"].strip()
     answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
     if answer:
         context += ANSWER_EXCERPT + " ".join(answer.split()[:30])
-    return f"{question.strip()}{REGARDING}{context})"
-
-
-def current_question(query: str) -> str:
-    """The follow-up itself, without the earlier turn an offline rewrite attached to it."""
-    head, marker, _ = query.partition(REGARDING)
-    return head if marker and query.endswith(")") else query
+    return Query(question.strip(), previous=context)
 
 
 def rewrite_query(
@@ -101,8 +91,8 @@ def rewrite_query(
     """
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):
-            return Rewrite(question, "none", "new topic: not rewritten (it names an API or resource of its own)")
-        return Rewrite(question)
+            return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")
+        return Rewrite(Query(question))
     assert history is not None
     if chat_model is None:
         return Rewrite(offline_rewrite(question, history), "offline", "follow-up rewritten offline")
@@ -120,7 +110,8 @@ def rewrite_query(
     try:
         text = chat_model.complete(messages, max_tokens=80).text.strip().strip('"')
     except Exception as error:
-        return Rewrite(question, "fallback", f"rewrite failed ({type(error).__name__}); used the original question")
+        note = f"rewrite failed ({type(error).__name__}); used the original question"
+        return Rewrite(Query(question), "fallback", note)
     if not text or len(text) > 1000:
-        return Rewrite(question, "fallback", "rewrite was empty or too long; used the original question")
-    return Rewrite(text, "llm", "follow-up rewritten by the LLM")
+        return Rewrite(Query(question), "fallback", "rewrite was empty or too long; used the original question")
+    return Rewrite(Query(question, rewritten=text), "llm", "follow-up rewritten by the LLM")

@@ -9,13 +9,14 @@ between configurations and runs them concurrently; one failing configuration nev
 from __future__ import annotations
 
 import os
+import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.config import Config
@@ -24,6 +25,7 @@ from rag.errors import ConfigError, RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
 from rag.lexicon import Lexicon, load_lexicon
+from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.cross_encoder import CrossEncoderReranker
 from rag.rerank.llm import LLMReranker
@@ -65,6 +67,16 @@ def detect_llm(env: dict[str, str] | None = None) -> str:
     except ImportError:  # pragma: no cover - the llm package is part of the product
         return (env or dict(os.environ)).get("RAG_LLM") or "extractive"
     return detect_default_llm(env if env is not None else dict(os.environ))
+
+
+@dataclass(frozen=True)
+class ConfigEvent:
+    """Progress of one configuration among several running at once: streamed answer text or its result."""
+
+    config: str
+    kind: Literal["token", "result"]
+    text: str = ""
+    result: AnswerResult | None = None
 
 
 @dataclass
@@ -145,37 +157,53 @@ class Engine:
             return LLMReranker(self.chat_model(spec) if spec != "extractive" else None)
         return None
 
-    def _intent(self, config: Config, question: str, ctx: QueryContext) -> Intent:
+    def _intent(self, config: Config, query: Query, ctx: QueryContext) -> Intent:
         profile = profile_for(ctx.snapshot)
         spec = self.llm_spec(config)
         if spec.startswith(HOSTED_LLM_PREFIXES):
-            return LLMIntentDetector(self.chat_model(spec)).detect(question, profile)
-        return ctx.memo(("intent-offline", question), lambda: OfflineIntentDetector().detect(question, profile))
+            return LLMIntentDetector(self.chat_model(spec)).detect(query, profile)
+        return ctx.memo(("intent-offline", query.text), lambda: OfflineIntentDetector().detect(query, profile))
 
     def retrieve(
-        self, config: Config, query: str, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...] = ()
+        self, config: Config, query: Query | str, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...] = ()
     ) -> list[RetrievedChunk]:
         """Every retrieval stage of a config; fills timings, notes and the candidate pool of `result`.
 
         `scope` restricts the search to the named APIs whatever the question says (the MCP `api` argument).
         """
-        timings = result.timings_ms
-        strategies = (config.chunking, "docs")
+        query = Query.of(query)
         if config.query_expansion:
-            expanded = expand_query(query, self.active_glossaries(config, ctx))
-            if expanded != query:
-                result.notes.append(f"query expanded: {expanded}")
-                query = expanded
-        retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
+            query = expand_query(query, self.active_glossaries(config, ctx))
+            if query.expansions:
+                result.notes.append(f"query expanded: {query.text}")
+        pool, apis, k = self._first_stage(config, query, ctx, result, scope)
+        pool = demote_repeated_covers(self._rerank(config, query, ctx, result, pool))
+        for rank, candidate in enumerate(pool, start=1):
+            candidate.rank = rank
+        result.pool = list(pool)
+        top = [replace(c) for c in pool[:k]]
+        if config.write_check:
+            top = self._write_check(query, ctx, result, top, apis)
+        for rank, candidate in enumerate(top, start=1):
+            candidate.rank = rank
+        if config.expansion:
+            started = time.perf_counter()
+            top = expand_references(top, ctx.snapshot, config.context_tokens)
+            result.timings_ms["expand"] = _ms(started)
+        return top
+
+    def _scope(
+        self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...]
+    ) -> tuple[Intent, tuple[str, ...]]:
+        """The detected intent and the APIs to search (the intent filter's, or `scope` when given)."""
         intent = Intent()
         if config.intent_filter or config.dynamic_k:
             started = time.perf_counter()
             intent = self._intent(config, query, ctx)
-            timings["intent"] = _ms(started)
+            result.timings_ms["intent"] = _ms(started)
             if config.intent_filter and intent.apis:
                 result.detected_apis = list(intent.apis)
             result.notes.append(f"intent: {intent.note or 'none'}")
-        started = time.perf_counter()
         apis = tuple(intent.apis) if config.intent_filter else ()
         if apis and config.intent_evidence == "explicit" and not intent.explicit:
             result.notes.append("intent filter: not applied (the question names no API)")
@@ -185,75 +213,90 @@ class Engine:
             apis = scope
             result.detected_apis = list(scope)
             result.notes.append(f"searched only: {', '.join(scope)} (as asked)")
-        pool = retriever.retrieve(ctx, strategies, config.candidate_pool, apis, query)
+        return intent, apis
+
+    def _first_stage(
+        self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...]
+    ) -> tuple[list[RetrievedChunk], tuple[str, ...], int]:
+        """The candidate pool, the APIs searched and k (a multi-API question takes the best of each API)."""
+        strategies = (config.chunking, "docs")
+        retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
+        intent, apis = self._scope(config, query, ctx, result, scope)
+        started = time.perf_counter()
+        pool = retriever.retrieve(ctx, strategies, config.candidate_pool, apis, query.text)
         if apis and not pool and not scope:
             result.notes.append("intent filter matched nothing; searched all APIs")
             result.detected_apis = []
             apis = ()
-            pool = retriever.retrieve(ctx, strategies, config.candidate_pool, (), query)
+            pool = retriever.retrieve(ctx, strategies, config.candidate_pool, (), query.text)
         k = config.k
         if config.dynamic_k and intent.multi_api and not scope:
             targets = list(intent.apis) if len(intent.apis) >= 2 else ctx.snapshot.apis()
-            per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query) for api in targets}
+            per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query.text) for api in targets}
             k = min(max(config.k, len(targets)), MAX_DYNAMIC_K)
             merged = interleave_by_api(per_api, k)
             seen = {c.chunk.chunk_id for c in merged}
             pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
-        timings["retrieve"] = _ms(started)
+        result.timings_ms["retrieve"] = _ms(started)
+        return pool, apis, k
+
+    def _rerank(
+        self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, pool: list[RetrievedChunk]
+    ) -> list[RetrievedChunk]:
+        """The pool in the config's reranker's order; the first-stage order when it cannot run (noted)."""
         reranker = self._reranker(config, ctx)
-        if reranker is not None and pool:
-            started = time.perf_counter()
-            try:
-                pool = apply_scores(pool, reranker.score(query, pool))
-                if isinstance(reranker, LLMReranker):
-                    result.tokens_in += reranker.last_usage[0]
-                    result.tokens_out += reranker.last_usage[1]
-            except RerankerUnavailable as error:
-                result.notes.append(str(error))
-                kind = "LLM" if config.reranker == "llm" else config.reranker
-                result.fallbacks.append(f"{kind} reranker unavailable: ran without reranking")
-            except RagError as error:
-                result.notes.append(f"reranker failed: {error}; first-stage order kept")
-            timings["rerank"] = _ms(started)
-        pool = demote_repeated_covers(pool)
-        for rank, candidate in enumerate(pool, start=1):
-            candidate.rank = rank
-        result.pool = list(pool)
-        top = [replace(c) for c in pool[:k]]
-        if config.write_check:
-            started = time.perf_counter()
-            check = check_write_operation(query, profile_for(ctx.snapshot), apis)
-            if check is not None:
-                result.notes.append("write check: " + check.fact())
-                # The fact names what exists; the operations join the context after the ranked chunks
-                # (the ranking itself is the retriever's and the reranker's).
-                ids = {c.chunk.chunk_id for c in top}
-                top = top + [
-                    RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing if chunk.chunk_id not in ids
-                ]
-                result.facts.append(check.fact())
-            timings["write_check"] = _ms(started)
-        for rank, candidate in enumerate(top, start=1):
-            candidate.rank = rank
-        if config.expansion:
-            started = time.perf_counter()
-            top = expand_references(top, ctx.snapshot, config.context_tokens)
-            timings["expand"] = _ms(started)
+        if reranker is None or not pool:
+            return pool
+        started = time.perf_counter()
+        try:
+            pool = apply_scores(pool, reranker.score(query, pool))
+            if isinstance(reranker, LLMReranker):
+                result.tokens_in += reranker.last_usage[0]
+                result.tokens_out += reranker.last_usage[1]
+        except RerankerUnavailable as error:
+            result.notes.append(str(error))
+            kind = "LLM" if config.reranker == "llm" else config.reranker
+            result.fallbacks.append(f"{kind} reranker unavailable: ran without reranking")
+        except RagError as error:
+            result.notes.append(f"reranker failed: {error}; first-stage order kept")
+        result.timings_ms["rerank"] = _ms(started)
+        return pool
+
+    def _write_check(
+        self, query: Query, ctx: QueryContext, result: AnswerResult, top: list[RetrievedChunk], apis: tuple[str, ...]
+    ) -> list[RetrievedChunk]:
+        """`top` plus the operations that exist when the question asks for a write the API lacks (a fact)."""
+        started = time.perf_counter()
+        check = check_write_operation(query.text, profile_for(ctx.snapshot), apis)
+        if check is not None:
+            result.notes.append("write check: " + check.fact())
+            # The fact names what exists; the operations join the context after the ranked chunks
+            # (the ranking itself is the retriever's and the reranker's).
+            ids = {c.chunk.chunk_id for c in top}
+            top = top + [
+                RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing if chunk.chunk_id not in ids
+            ]
+            result.facts.append(check.fact())
+        result.timings_ms["write_check"] = _ms(started)
         return top
 
-    def gate(self, config: Config, query: str, ctx: QueryContext, result: AnswerResult) -> None:
+    def gate(self, config: Config, query: Query | str, ctx: QueryContext, result: AnswerResult) -> None:
         """Apply the confidence gate (when the config has abstention) to `result`."""
         if not config.abstention:
             return
         started = time.perf_counter()
+        query = Query.of(query)
+        standalone = query.standalone
         top_similarity = best_similarity(ctx, config.chunking)
-        out_of_scope = ctx.memo(("out-of-scope", query), lambda: self._out_of_scope_similarity(ctx, query))
+        out_of_scope = ctx.memo(
+            ("out-of-scope", standalone), lambda: self._out_of_scope_similarity(ctx, standalone)
+        )
         known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
         profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
         decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.lexicon)
         asked = result.question.strip()
-        if decision.tier != "abstain" and asked and asked != query:
+        if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
             # too ("What's the weather in Berlin?" at turn 4). Low similarity alone does not count for it:
             # a follow-up is elliptical by nature.
@@ -319,7 +362,7 @@ class Engine:
         """Rewrite, retrieve and gate; returns the partly filled result, the context and the chunks."""
         result = AnswerResult(config=config.name, question=question)
         cleaned = clean_question(question)
-        query = cleaned
+        query = Query(cleaned)
         if config.rewrite and history:
             started = time.perf_counter()
             spec = self.llm_spec(config)
@@ -331,11 +374,12 @@ class Engine:
             if rewritten.note:
                 result.notes.append(rewritten.note)
             result.timings_ms["rewrite"] = _ms(started)
-        result.standalone_query = query
-        if ctx is None or ctx.query != query:
-            ctx = self._context(query, contexts)
+        result.query = query
+        result.standalone_query = query.standalone
+        if ctx is None or ctx.query != query.standalone:
+            ctx = self._context(query.standalone, contexts)
         started = time.perf_counter()
-        ctx.query_vector(query)
+        ctx.query_vector(query.standalone)
         result.timings_ms["embed"] = _ms(started)
         chunks = self.retrieve(config, query, ctx, result, scope)
         self.gate(config, query, ctx, result)
@@ -361,6 +405,7 @@ class Engine:
             else config.context_tokens,
             gate=result.confidence if config.abstention else "answer",
             facts=tuple(result.facts),
+            focus=result.query.focus if result.query else "",
         )
 
     def _finish(self, config: Config, result: AnswerResult, generation: Generation) -> AnswerResult:
@@ -432,23 +477,75 @@ class Engine:
         retrieval_only: bool = False,
         on_result: Callable[[AnswerResult], None] | None = None,
     ) -> list[AnswerResult]:
-        """Run several configs concurrently, sharing embeddings and candidate pools; results in config order."""
-        contexts: dict[str, QueryContext] = {}
+        """Run several configs concurrently, sharing embeddings and candidate pools; results in config order
+        (`on_result` is called in that order too)."""
         if len(configs) <= 1:
+            contexts: dict[str, QueryContext] = {}
             results = [self.run(question, c, history, retrieval_only, contexts=contexts) for c in configs]
-            for item in results:
-                if on_result:
-                    on_result(item)
-            return results
-        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(configs))) as pool:
-            futures = [pool.submit(self.run, question, c, history, retrieval_only, None, contexts) for c in configs]
-            results = []
-            for future in futures:
-                item = future.result()
-                if on_result:
-                    on_result(item)
-                results.append(item)
+        else:
+            found = {
+                event.config: event.result
+                for event in self.stream_many(question, configs, history, retrieval_only, stream=False)
+                if event.result is not None
+            }
+            results = [found[config.name] for config in configs]
+        for item in results:
+            if on_result:
+                on_result(item)
         return results
+
+    def stream_many(
+        self,
+        question: str,
+        configs: Sequence[Config],
+        history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None = None,
+        retrieval_only: bool = False,
+        stream: bool = True,
+    ) -> Iterator[ConfigEvent]:
+        """Run every config concurrently; yield streamed answer text and each result as soon as it is ready.
+
+        `history` is one conversation for every config, or a mapping of config name → its own conversation
+        (each configuration continues its own). Configs that do not stream share one embedding and the
+        candidate pools. A configuration that fails yields a result with `errors` and never stops the
+        others. The caller's thread consumes the events; workers only put them on a queue.
+        """
+        events: queue.Queue[ConfigEvent] = queue.Queue()
+        contexts: dict[str, QueryContext] = {}
+
+        def work(config: Config) -> None:
+            own = history.get(config.name) if isinstance(history, Mapping) else history
+            messages = [dict(m) for m in own] if own else None
+            try:
+                if stream and not retrieval_only and self.llm_spec(config) != "extractive":
+                    final = None
+                    for item in self.stream(question, config, messages):
+                        if isinstance(item, AnswerResult):
+                            final = item
+                        elif item.kind == "token" and item.text:
+                            events.put(ConfigEvent(config.name, "token", text=item.text))
+                    final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
+                    events.put(ConfigEvent(config.name, "result", result=final))
+                else:
+                    result = self.run(question, config, messages, retrieval_only, None, contexts)
+                    events.put(ConfigEvent(config.name, "result", result=result))
+            except Exception as error:  # one failing configuration must not break the others
+                failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
+                events.put(ConfigEvent(config.name, "result", result=failed))
+
+        if not configs:
+            return
+        executor = ThreadPoolExecutor(max_workers=min(self.max_workers, len(configs)), thread_name_prefix="config")
+        try:
+            for config in configs:
+                executor.submit(work, config)
+            pending = {config.name for config in configs}
+            while pending:
+                event = events.get()
+                if event.kind == "result":
+                    pending.discard(event.config)
+                yield event
+        finally:
+            executor.shutdown(wait=False)
 
     def stream(
         self, question: str, config: Config, history: Sequence[dict[str, str]] | None = None

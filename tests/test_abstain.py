@@ -20,6 +20,7 @@ from rag.corpus.paths import path_shape
 from rag.corpus.profile import CorpusProfile
 from rag.lexicon import Lexicon, load_lexicon
 from rag.names import names_and_values
+from rag.query import Query
 from tests.fakes import write_wordnet
 
 
@@ -118,9 +119,9 @@ def test_a_rate_the_docs_never_state_abstains() -> None:
 
 
 def test_a_follow_up_is_judged_on_its_own_words() -> None:
-    query = (
-        "and how do I remove one of them? (regarding: How do I list the users of a SaaS app? "
-        "| earlier answer: GET /users returns UsersPaginated.)"
+    query = Query(
+        "and how do I remove one of them?",
+        previous="How do I list the users of a SaaS app? | earlier answer: GET /users returns UsersPaginated.",
     )
     assert decide(query, 0.63, rich_profile()).tier == "answer"
 

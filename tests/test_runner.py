@@ -158,3 +158,20 @@ def test_an_out_of_scope_question_is_abstained_at_any_turn_of_a_conversation(fix
     # An elliptical follow-up is not out of scope for being short or vague.
     plain = Engine(fixture_index, default_llm="extractive").run("and the orders?", PRESETS["full"], history)
     assert not plain.abstained, plain.notes
+
+
+def test_stream_many_gives_each_config_its_own_conversation_and_run_many_keeps_order(engine: Engine) -> None:
+    conversations = {
+        "C0": [{"role": "user", "content": "How do I list orders?"}, {"role": "assistant", "content": "GET /orders"}],
+        "full": [{"role": "user", "content": "How do I list orders?"}, {"role": "assistant", "content": "No idea"}],
+    }
+    configs = [PRESETS["C0"], PRESETS["full"]]
+    events = list(engine.stream_many("and what does it return?", configs, conversations, retrieval_only=True))
+    results = {e.config: e.result for e in events if e.kind == "result" and e.result is not None}
+    assert set(results) == {"C0", "full"}
+    assert results["C0"].query is not None and results["C0"].query.previous.endswith("earlier answer: GET /orders")
+    assert results["full"].query is not None and results["full"].query.previous.endswith("earlier answer: No idea")
+    assert results["C0"].query.focus == "and what does it return?"
+    configs = [PRESETS["full"], PRESETS["C0"], PRESETS["C2"]]
+    ordered = engine.run_many("How do I list orders?", configs, retrieval_only=True)
+    assert [r.config for r in ordered] == ["full", "C0", "C2"]

@@ -4,34 +4,23 @@ request a page leaves for the home page ("re-run this question")."""
 
 from __future__ import annotations
 
-import queue
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from rag.config import Config
-from rag.generate.base import StreamEvent
 from rag.results import AnswerResult
-from rag.retrieve.context import QueryContext
-from rag.runner import Engine
+from rag.runner import ConfigEvent, Engine
 
 RERUN_KEY = "rerun_request"
 ASK_TEXT_KEY = "ask_text"  # the question box
 PENDING_KEY = "ask_pending"  # a question accepted by the box or an example, asked on this run
 REFUSED_KEY = "ask_refused"  # why the typed question was refused (the text stays in the box)
-MAX_WORKERS = 6
 
 
-@dataclass
-class LiveEvent:
-    """A piece of progress from one configuration: streamed answer text, or its finished result."""
-
-    config: str
-    kind: Literal["token", "result"]
-    text: str = ""
-    result: AnswerResult | None = None
+# A piece of progress from one configuration: streamed answer text, or its finished result.
+LiveEvent = ConfigEvent
 
 
 @dataclass
@@ -74,11 +63,6 @@ def conversation_history(turns: Sequence[Turn], config: str | None = None) -> li
     return messages
 
 
-def streams(engine: Engine, config: Config, retrieval_only: bool) -> bool:
-    """Whether this config's answer can be streamed (a real LLM generator, answers wanted)."""
-    return not retrieval_only and engine.llm_spec(config) != "extractive"
-
-
 def ask_live(
     engine: Engine,
     question: str,
@@ -87,51 +71,9 @@ def ask_live(
     retrieval_only: bool = False,
     stream: bool = True,
 ) -> Iterator[LiveEvent]:
-    """Run every config concurrently; yield streamed text and each result as soon as it is ready.
-
-    `history` is one conversation for every config, or a mapping of config name → its own conversation.
-
-    Configs that do not stream share one embedding and candidate pools (like `Engine.run_many`). A
-    configuration that fails yields a result with `errors`; it never stops the others. Streamlit calls
-    stay in the caller's thread: workers only put events on a queue.
-    """
-    events: queue.Queue[LiveEvent] = queue.Queue()
-    contexts: dict[str, QueryContext] = {}
-    def work(config: Config) -> None:
-        own = history.get(config.name) if isinstance(history, Mapping) else history
-        messages = [dict(m) for m in own] if own else None
-        try:
-            if stream and streams(engine, config, retrieval_only):
-                final: AnswerResult | None = None
-                for item in engine.stream(question, config, messages):
-                    if isinstance(item, AnswerResult):
-                        final = item
-                    elif isinstance(item, StreamEvent) and item.kind == "token" and item.text:
-                        events.put(LiveEvent(config.name, "token", text=item.text))
-                if final is None:
-                    final = AnswerResult(config.name, question, errors=["the generator stopped without a result"])
-                events.put(LiveEvent(config.name, "result", result=final))
-            else:
-                result = engine.run(question, config, messages, retrieval_only, None, contexts)
-                events.put(LiveEvent(config.name, "result", result=result))
-        except Exception as error:  # never let one configuration break the page
-            failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
-            events.put(LiveEvent(config.name, "result", result=failed))
-
-    if not configs:
-        return
-    executor = ThreadPoolExecutor(max_workers=min(MAX_WORKERS, len(configs)), thread_name_prefix="ask")
-    try:
-        for config in configs:
-            executor.submit(work, config)
-        pending = {config.name for config in configs}
-        while pending:
-            event = events.get()
-            if event.kind == "result":
-                pending.discard(event.config)
-            yield event
-    finally:
-        executor.shutdown(wait=False)
+    """Every config at once through `Engine.stream_many`: streamed text and each result as soon as it is
+    ready. Streamlit calls stay in the caller's thread (the engine's workers only queue events)."""
+    return engine.stream_many(question, configs, history, retrieval_only, stream)
 
 
 def ask_all(

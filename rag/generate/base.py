@@ -19,7 +19,8 @@ class GenerationRequest:
     context lacks the answer; `reasoning` asks for structured chain-of-thought
     (`reasoning_steps` + `answer`); `gate` is the retrieval-confidence tier; `facts` are
     statements established before generation (e.g. "no endpoint creates LMS courses") that the
-    answer must respect.
+    answer must respect. `question` is the standalone question (a follow-up with its earlier turn);
+    `focus` the question itself, as asked or as an LLM rewrote it ("" means `question`).
     """
 
     question: str
@@ -29,6 +30,12 @@ class GenerationRequest:
     context_tokens: int = 4000
     gate: Confidence = "answer"
     facts: Sequence[str] = ()
+    focus: str = ""
+
+    @property
+    def asked(self) -> str:
+        """The question itself, without the earlier turn a follow-up carries."""
+        return self.focus or self.question
 
 
 @dataclass

@@ -14,7 +14,6 @@ from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, St
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import lead_sentence
 from rag.results import Citation
-from rag.rewrite import current_question
 from rag.tokens import truncate_to_tokens
 
 # What an extractive answer is, for a view that explains it (the answer text itself starts with the facts).
@@ -291,7 +290,7 @@ class ExtractiveGenerator:
         lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
-        lead = lead_sentence(current_question(request.question), blocks, facts)
+        lead = lead_sentence(request.asked, blocks, facts)
         if lead:
             lines.append(lead)
         if fact_lines and not any(fact in lead for fact in facts):
@@ -304,7 +303,7 @@ class ExtractiveGenerator:
         for line in chosen:  # best first, so groups are ordered by their best line
             groups.setdefault(line.block.number, []).append(line)
         related: list[str] = []
-        asked = current_question(request.question)
+        asked = request.asked
         how_to = bool(_HOW_TO.match(asked))
         for position, (number, group) in enumerate(groups.items()):
             block = group[0].block

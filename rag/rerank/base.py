@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from rag.errors import RagError
+from rag.query import Query
 from rag.results import RetrievedChunk
 
 
@@ -18,8 +19,8 @@ class Reranker(Protocol):
 
     name: str
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
-        """One relevance score per candidate (higher is better)."""
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+        """One relevance score per candidate (higher is better); a plain string is a query as asked."""
         ...
 
 

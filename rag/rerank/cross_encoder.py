@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.results import RetrievedChunk
 
@@ -55,9 +56,10 @@ class CrossEncoderReranker:
         self.name = f"cross-encoder:{model}"
         self.max_chars = max_chars
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """Model scores; raises RerankerUnavailable when the model cannot be loaded."""
         model = load_cross_encoder(self.model_name)
-        pairs = [(query, candidate.chunk.text[: self.max_chars]) for candidate in candidates]
+        text = Query.of(query).text
+        pairs = [(text, candidate.chunk.text[: self.max_chars]) for candidate in candidates]
         with _lock:
             return [float(value) for value in model.predict(pairs)]

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.results import RetrievedChunk
 from rag.tokens import truncate_to_tokens
@@ -21,7 +22,7 @@ class LLMReranker:
         self.excerpt_tokens = excerpt_tokens
         self.last_usage = (0, 0)
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """Candidates the model lists get descending scores; the rest keep their order below them."""
         if self.chat_model is None:
             raise RerankerUnavailable(
@@ -43,7 +44,7 @@ class LLMReranker:
             ),
             ChatMessage(
                 "user",
-                f"Question: {query}\n\nExcerpts:\n{listing}\n\n"
+                f"Question: {Query.of(query).text}\n\nExcerpts:\n{listing}\n\n"
                 'Reply {"ranking": [numbers of relevant excerpts, most relevant first]}.',
             ),
         ]

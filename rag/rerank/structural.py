@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.chunk import is_item_path, resource_segments
+from rag.chunk import Chunk, is_item_path, resource_segments
 from rag.corpus.paths import resource_of, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.query import Query
 from rag.results import RetrievedChunk
-from rag.retrieve.synonyms import original_query
-from rag.rewrite import current_question
 
 # The verbs of HTTP's own vocabulary (create/read/update/delete). Verbs particular to a corpus
 # ("enroll", "book") come from its operation summaries (`CorpusProfile.verb_methods`).
@@ -166,100 +165,153 @@ class StructuralReranker:
             corpus_verbs=tuple(sorted(profile.verb_methods.items())),
         )
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence."""
-        # In a rewritten follow-up the verb and number of the new question decide ("and how do I
-        # remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns.
-        own = original_query(query)
-        focus = current_question(own)
-        verbs = dict(self.corpus_verbs)
-        prefixes = dict(self.prefixes)
-        methods = question_methods(focus, verbs) or question_methods(query, verbs)
-        query_words = re.findall(r"[a-z]+", own.lower())
-        focus_words = re.findall(r"[a-z]+", focus.lower())
-        nouns = {normalize_term(t) for t in tokenize(own)}
-        forms = {form for word in set(query_words) | nouns if len(word) > 2 for form in word_forms(word)}
-        # Glossary words ("customer" → account, contact) are weaker evidence than the user's own words.
-        added_nouns = {normalize_term(t) for t in tokenize(query)} - nouns
-        added_forms = {form for word in added_nouns if len(word) > 2 for form in word_forms(word)} - forms
-        identifiers = {match.lower() for match in _IDENTIFIER.findall(query)}
-        wants_single = bool(_SINGLE.search(focus))
-        wants_many = bool(_MANY.search(focus)) or (not wants_single and bool(_MANY.search(query)))
-        asks_fields = bool(
-            re.search(r"\b(fields?|propert(y|ies)|schema|model|object|enums?|types?|values|statuses)\b", query, re.I)
-        )
-        asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", query, re.I)) or bool(
-            _CALL_AN_API.search(query)
-        )
-        # "custom field definition endpoints" asks for operations, whatever nouns come before.
-        asks_fields = asks_fields and not asks_operation
-        scores: list[float] = []
+        asked = read_question(Query.of(query), dict(self.corpus_verbs))
         # A question that names no resource of any candidate ("which header selects the account on the
         # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
         matches = [
-            resource_match(resource_of(c.chunk.path), nouns, forms, added_nouns, added_forms, self.glossary_factor)
+            resource_match(
+                resource_of(c.chunk.path), asked.nouns, asked.forms, asked.added_nouns, asked.added_forms,
+                self.glossary_factor,
+            )
             if c.chunk.kind == "operation" and c.chunk.path
             else 0.0
             for c in candidates
         ]
         names_a_resource = any(match > 0 for match in matches)
+        scores: list[float] = []
         for position, (candidate, match) in enumerate(zip(candidates, matches, strict=True), start=1):
             chunk = candidate.chunk
             score = 1.0 / (1.0 + 0.25 * (position - 1))
             if chunk.kind == "operation" and chunk.path:
-                if methods:
-                    score += self.method_weight if chunk.method in methods else -self.method_weight / 2
-                resource = resource_of(chunk.path)
-                resource_named = match > 0
-                score += self.resource_weight * match
-                api_names = {chunk.api, normalize_term(chunk.api)}
-                api_prefixes = prefixes.get(chunk.api, frozenset())
-                parents = [w for w in parent_words(chunk.path, api_prefixes) if w not in api_names and len(w) > 2]
-                named = sum(1 for w in parents if word_forms(w) & (forms | added_forms))
-                if resource_named and parents:
-                    # A nested path is more specific when the question names its parents too, and
-                    # an unlikely answer when it names none (/connect_sessions/authenticate for
-                    # "how do I authenticate against the HRIS API").
-                    score += self.path_word_weight * named if named else -self.resource_weight / 2
-                elif named >= 2:
-                    # A multi-word parent named in full ("custom field definition endpoints").
-                    score += self.path_word_weight * named
-                ends_with_param = is_item_path(chunk.path)
-                if (
-                    not names_a_resource
-                    and position <= self.main_resource_window
-                    and (chunk.api, top_segment(chunk.api, chunk.path, api_prefixes)) in self.main_resources
-                ):
-                    score += self.main_resource_weight
-                # "an account" asks for one item, "accounts" for the list; creating takes the collection path.
-                number = None
-                if resource and chunk.method == "get":
-                    number = grammatical_number(focus_words, resource)
-                    if number is None and not (wants_single or wants_many):
-                        number = grammatical_number(query_words, resource)
-                if number is not None:
-                    matches = (number == "singular") == ends_with_param
-                    score += self.arity_weight if matches else -self.arity_weight / 2
-                elif (wants_single and ends_with_param) or (wants_many and not ends_with_param and not wants_single):
-                    score += self.arity_weight
-                score += -self.kind_weight if asks_fields else self.kind_weight
-                if asks_operation:
-                    score += self.kind_weight
+                score += self._operation_evidence(chunk, asked, match, names_a_resource, position)
             elif chunk.kind == "schema":
-                name = chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else ""
-                name = _GENERATED_SUFFIX.sub("", name).lower()
-                if any(noun in name for noun in nouns | added_nouns if len(noun) > 3):
-                    score += self.resource_weight / 2
-                score += self.kind_weight if asks_fields else -self.kind_weight
-                if asks_operation:
-                    score -= self.kind_weight
-            if identifiers:
+                score += self._schema_evidence(chunk, asked)
+            if asked.identifiers:
                 text = chunk.text.lower()
-                score += self.identifier_weight * sum(1 for ident in identifiers if ident in text) / len(identifiers)
+                hits = sum(1 for ident in asked.identifiers if ident in text)
+                score += self.identifier_weight * hits / len(asked.identifiers)
             scores.append(score)
-        if not asks_fields:
+        if not asked.asks_fields:
             lift_payload_operations(candidates, scores, self.payload_lift_depth)
         return scores
+
+    def _operation_evidence(
+        self, chunk: Chunk, asked: QuestionShape, match: float, names_a_resource: bool, position: int
+    ) -> float:
+        """Method, resource, parent path words, grammatical number and kind evidence for one operation."""
+        score = 0.0
+        if asked.methods:
+            score += self.method_weight if chunk.method in asked.methods else -self.method_weight / 2
+        resource = resource_of(chunk.path)
+        score += self.resource_weight * match
+        api_prefixes = dict(self.prefixes).get(chunk.api, frozenset())
+        api_names = {chunk.api, normalize_term(chunk.api)}
+        parents = [w for w in parent_words(chunk.path, api_prefixes) if w not in api_names and len(w) > 2]
+        named = sum(1 for w in parents if word_forms(w) & (asked.forms | asked.added_forms))
+        if match > 0 and parents:
+            # A nested path is more specific when the question names its parents too, and
+            # an unlikely answer when it names none (/connect_sessions/authenticate for
+            # "how do I authenticate against the HRIS API").
+            score += self.path_word_weight * named if named else -self.resource_weight / 2
+        elif named >= 2:
+            # A multi-word parent named in full ("custom field definition endpoints").
+            score += self.path_word_weight * named
+        ends_with_param = is_item_path(chunk.path)
+        if (
+            not names_a_resource
+            and position <= self.main_resource_window
+            and (chunk.api, top_segment(chunk.api, chunk.path, api_prefixes)) in self.main_resources
+        ):
+            score += self.main_resource_weight
+        score += self._number_evidence(chunk, asked, resource, ends_with_param)
+        score += -self.kind_weight if asked.asks_fields else self.kind_weight
+        if asked.asks_operation:
+            score += self.kind_weight
+        return score
+
+    def _number_evidence(self, chunk: Chunk, asked: QuestionShape, resource: str, ends_with_param: bool) -> float:
+        """"an account" asks for one item, "accounts" for the list; creating takes the collection path."""
+        number = None
+        if resource and chunk.method == "get":
+            number = grammatical_number(asked.focus_words, resource)
+            if number is None and not (asked.wants_single or asked.wants_many):
+                number = grammatical_number(asked.query_words, resource)
+        if number is not None:
+            matches = (number == "singular") == ends_with_param
+            return self.arity_weight if matches else -self.arity_weight / 2
+        if (asked.wants_single and ends_with_param) or (
+            asked.wants_many and not ends_with_param and not asked.wants_single
+        ):
+            return self.arity_weight
+        return 0.0
+
+    def _schema_evidence(self, chunk: Chunk, asked: QuestionShape) -> float:
+        """A schema named by the question, and whether the question asks for fields or for operations."""
+        score = 0.0
+        name = chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else ""
+        name = _GENERATED_SUFFIX.sub("", name).lower()
+        if any(noun in name for noun in asked.nouns | asked.added_nouns if len(noun) > 3):
+            score += self.resource_weight / 2
+        score += self.kind_weight if asked.asks_fields else -self.kind_weight
+        if asked.asks_operation:
+            score -= self.kind_weight
+        return score
+
+
+@dataclass(frozen=True)
+class QuestionShape:
+    """What the reranker reads from a question: its methods, nouns and word forms (the user's own and
+    those a glossary added), identifiers, grammatical number, and whether it asks for fields or operations."""
+
+    methods: frozenset[str]
+    query_words: tuple[str, ...]
+    focus_words: tuple[str, ...]
+    nouns: set[str]
+    forms: set[str]
+    added_nouns: set[str]
+    added_forms: set[str]
+    identifiers: set[str]
+    wants_single: bool
+    wants_many: bool
+    asks_fields: bool
+    asks_operation: bool
+
+
+def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
+    """The question's shape. In a follow-up the verb and number of the new question decide ("and how do I
+    remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns."""
+    text, own, focus = query.text, query.standalone, query.focus
+    methods = question_methods(focus, verbs) or question_methods(text, verbs)
+    query_words = re.findall(r"[a-z]+", own.lower())
+    nouns = {normalize_term(t) for t in tokenize(own)}
+    forms = {form for word in set(query_words) | nouns if len(word) > 2 for form in word_forms(word)}
+    # Glossary words ("customer" → account, contact) are weaker evidence than the user's own words.
+    added_nouns = {normalize_term(t) for t in tokenize(text)} - nouns
+    added_forms = {form for word in added_nouns if len(word) > 2 for form in word_forms(word)} - forms
+    wants_single = bool(_SINGLE.search(focus))
+    asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", text, re.I)) or bool(
+        _CALL_AN_API.search(text)
+    )
+    asks_fields = bool(
+        re.search(r"\b(fields?|propert(y|ies)|schema|model|object|enums?|types?|values|statuses)\b", text, re.I)
+    )
+    return QuestionShape(
+        methods=frozenset(methods),
+        query_words=tuple(query_words),
+        focus_words=tuple(re.findall(r"[a-z]+", focus.lower())),
+        nouns=nouns,
+        forms=forms,
+        added_nouns=added_nouns,
+        added_forms=added_forms,
+        identifiers={match.lower() for match in _IDENTIFIER.findall(text)},
+        wants_single=wants_single,
+        wants_many=bool(_MANY.search(focus)) or (not wants_single and bool(_MANY.search(text))),
+        # "custom field definition endpoints" asks for operations, whatever nouns come before.
+        asks_fields=asks_fields and not asks_operation,
+        asks_operation=asks_operation,
+    )
 
 
 def lift_payload_operations(candidates: Sequence[RetrievedChunk], scores: list[float], depth: int) -> None:

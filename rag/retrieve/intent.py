@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize
-from rag.retrieve.synonyms import original_query
+from rag.query import Query
 
 _MULTI_API = re.compile(
     r"\b(which|what|all|every|each|across|both|multiple|several|different|any)\b[\w\s,'-]{0,40}?"
@@ -42,7 +42,7 @@ class Intent:
 class IntentDetector(Protocol):
     """Detects the APIs a question is about."""
 
-    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+    def detect(self, question: Query | str, profile: CorpusProfile) -> Intent:
         """The intent of `question` given the indexed corpus."""
         ...
 
@@ -55,11 +55,13 @@ def is_multi_api_question(question: str) -> bool:
 class OfflineIntentDetector:
     """Explicit API mentions plus term distinctiveness; no model."""
 
-    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+    def detect(self, question: Query | str, profile: CorpusProfile) -> Intent:
         """Score APIs; filter only on a clear winner (or the APIs named explicitly)."""
+        query = Query.of(question)
+        question = query.text
         terms = {normalize_term(t) for t in tokenize(question)}
         # Only the user's own words name an API; glossary additions ("HR" → hris) are hints, not names.
-        own = original_query(question)
+        own = query.standalone
         words = set(re.findall(r"[a-z0-9]+", own.lower()))
         own_terms = {normalize_term(t) for t in tokenize(own)}
         explicit = [api for api in profile.apis if api in words or normalize_term(api) in own_terms]
@@ -95,10 +97,11 @@ class LLMIntentDetector:
         self.chat_model = chat_model
         self.fallback = fallback or OfflineIntentDetector()
 
-    def detect(self, question: str, profile: CorpusProfile) -> Intent:
+    def detect(self, question: Query | str, profile: CorpusProfile) -> Intent:
         """One short JSON call; unknown API names are ignored; empty → no filter."""
         from rag.llm.base import ChatMessage
 
+        question = Query.of(question).text
         listing = "\n".join(f"- {api}: {profile.api_titles.get(api, api)}" for api in profile.apis)
         messages = [
             ChatMessage("system", "You route developer questions to API specifications. Reply with JSON only."),

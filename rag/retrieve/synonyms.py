@@ -19,9 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from rag.errors import ConfigError
+from rag.query import Query
 
 GLOSSARY_DIR = Path(__file__).resolve().parent.parent / "data" / "glossaries"
-EXPANSION_OPEN = " (glossary: "
 MIN_TARGET_COVERAGE = 0.6
 
 
@@ -81,18 +81,19 @@ def _patterns(glossary: Glossary) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE), words) for term, words in glossary.terms)
 
 
-def expand_query(query: str, glossaries: tuple[Glossary, ...] | Mapping[str, str] = ()) -> str:
-    """The query plus the spec vocabulary for any glossary term it uses (unchanged when none)."""
+def glossary_words(text: str, glossaries: tuple[Glossary, ...] | Mapping[str, str] = ()) -> tuple[str, ...]:
+    """The spec vocabulary for every glossary term the text uses (empty when none)."""
     if isinstance(glossaries, Mapping):
         glossaries = (Glossary("inline", tuple(glossaries.items())),)
     additions: list[str] = []
     for glossary in glossaries:
         for pattern, words in _patterns(glossary):
-            if pattern.search(query) and words not in additions:
+            if pattern.search(text) and words not in additions:
                 additions.append(words)
-    return f"{query}{EXPANSION_OPEN}{'; '.join(additions)})" if additions else query
+    return tuple(additions)
 
 
-def original_query(query: str) -> str:
-    """The question without the glossary words `expand_query` appended."""
-    return query.split(EXPANSION_OPEN, 1)[0]
+def expand_query(query: Query | str, glossaries: tuple[Glossary, ...] | Mapping[str, str] = ()) -> Query:
+    """The query with the spec vocabulary for any glossary term it uses as its `expansions`."""
+    query = Query.of(query)
+    return query.expanded(glossary_words(query.standalone, glossaries))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
 from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
+from rag.query import Query
 from rag.results import Citation
 from tests.fakes import make_chunk, retrieved
 
@@ -232,8 +235,9 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
         ]),
         kind="operation",
     )
-    question = "what does the response look like? (regarding: How do I list people?)"
-    answer = ExtractiveGenerator().generate(_ask(question, operation)).answer
+    query = Query("what does the response look like?", previous="How do I list people?")
+    request = replace(_ask(query.standalone, operation), focus=query.focus)
+    answer = ExtractiveGenerator().generate(request).answer
     assert "Response 200 → PeoplePaginated: The list of people was retrieved. Fields: next, data. [1]" in answer
 
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from rag.query import Query
 from rag.rerank.base import apply_scores
 from rag.rerank.structural import (
     StructuralReranker,
@@ -16,7 +17,7 @@ from rag.rerank.structural import (
     question_methods,
 )
 from rag.results import RetrievedChunk
-from rag.retrieve.synonyms import expand_query, original_query
+from rag.retrieve.synonyms import expand_query, load_glossary
 from tests.fakes import make_chunk
 
 
@@ -31,7 +32,7 @@ def schema(name: str, api: str = "crm", payload_of: tuple[str, ...] = ()) -> Ret
     return RetrievedChunk(replace(chunk, payload_of=payload_of))
 
 
-def top(question: str, candidates: list[RetrievedChunk]) -> str:
+def top(question: Query | str, candidates: list[RetrievedChunk]) -> str:
     ranked = apply_scores(candidates, StructuralReranker().score(question, candidates))
     return ranked[0].chunk.covers[0]
 
@@ -101,16 +102,18 @@ def test_endpoint_questions_prefer_operations_over_schemas() -> None:
 
 def test_glossary_words_count_less_than_the_users_own_words() -> None:
     """ "customer" adds account and contact; the user wrote "account", so accounts win."""
-    question = expand_query("What API call should I use to retrieve customer account info?")
-    assert original_query(question) == "What API call should I use to retrieve customer account info?"
+    question = expand_query("What API call should I use to retrieve customer account info?", (load_glossary("hr"),))
+    assert question.expansions
+    assert question.standalone == "What API call should I use to retrieve customer account info?"
     candidates = [operation("get", "/unified/crm/contacts/{id}"), operation("get", "/unified/crm/accounts/{id}")]
     assert top(question, candidates).endswith("accounts/{id}.get")
 
 
 def test_a_follow_up_takes_its_verb_from_the_new_question() -> None:
-    query = (
-        "and how do I remove one of them? (regarding: How do I list the users of the IAM API? "
-        "| earlier answer: GET /unified/iam/users returns IamUsersPaginated.)"
+    query = Query(
+        "and how do I remove one of them?",
+        previous="How do I list the users of the IAM API? | earlier answer: GET /unified/iam/users returns "
+        "IamUsersPaginated.",
     )
     candidates = [operation("get", "/unified/iam/users", "iam"), operation("delete", "/unified/iam/users/{id}", "iam")]
     assert top(query, candidates).endswith("users/{id}.delete")

@@ -7,6 +7,7 @@ from dataclasses import replace
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import profile_for
 from rag.index.store import Index
+from rag.query import Query
 from rag.rerank.base import apply_scores
 from rag.rerank.structural import StructuralReranker, question_methods
 from rag.results import RetrievedChunk
@@ -14,7 +15,7 @@ from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
-from rag.rewrite import current_question, is_follow_up, offline_rewrite, recent_history, rewrite_query
+from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
 from rag.write_check import check_write_operation
 from tests.fakes import make_chunk as _make_chunk
 
@@ -57,7 +58,7 @@ def test_intent_detects_explicit_and_distinctive_apis(fixture_index: Index) -> N
     assert is_multi_api_question("Which APIs let me list users?")
     assert not is_multi_api_question("How do I list users?")
     # Words the glossary appended are hints, not names: only the user's own words name an API.
-    hinted = OfflineIntentDetector().detect(f"how do I list the staff? (glossary: {people})", profile)
+    hinted = OfflineIntentDetector().detect(Query("how do I list the staff?", expansions=(people,)), profile)
     assert not hinted.explicit
 
 
@@ -117,9 +118,14 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
     assert is_follow_up("and how do I page through them?", history)
     assert not is_follow_up("How do I create a candidate in the ATS?", [])
     rewritten_offline = offline_rewrite("and page through them?", history)
-    assert rewritten_offline == "and page through them? (regarding: How do I list employees? | earlier answer: GET …)"
-    assert current_question(rewritten_offline) == "and page through them?"
-    assert current_question("no rewrite here (really)") == "no rewrite here (really)"
+    previous = "How do I list employees? | earlier answer: GET …"
+    assert rewritten_offline == Query("and page through them?", previous=previous)
+    assert rewritten_offline.standalone == (
+        "and page through them? (regarding: How do I list employees? | earlier answer: GET …)"
+    )
+    assert rewritten_offline.focus == "and page through them?"
+    # A question that merely contains brackets is taken as asked.
+    assert Query.of("no rewrite here (regarding: really)").focus == "no rewrite here (regarding: really)"
     long = [{"role": "user", "content": "x" * 1500}] * 12
     assert sum(len(m["content"]) for m in recent_history(long)) <= 2000
 
@@ -130,7 +136,17 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
             raise TimeoutError("slow")
 
     rewritten = rewrite_query("and them?", history, Broken())
-    assert rewritten.query == "and them?" and rewritten.method == "fallback"
+    assert rewritten.query == Query("and them?") and rewritten.method == "fallback"
+
+    class Rewriter:
+        name = "rewriter"
+
+        def complete(self, *args: object, **kwargs: object) -> object:
+            return type("Reply", (), {"text": "How do I page through the employees?"})()
+
+    by_llm = rewrite_query("and them?", history, Rewriter())
+    assert by_llm.method == "llm" and by_llm.query.asked == "and them?"
+    assert by_llm.query.focus == by_llm.query.standalone == "How do I page through the employees?"
 
 
 def test_a_question_naming_a_new_api_or_resource_is_not_rewritten() -> None:
@@ -138,7 +154,7 @@ def test_a_question_naming_a_new_api_or_resource_is_not_rewritten() -> None:
                {"role": "assistant", "content": "There is no endpoint to create courses."}]  # fmt: skip
     topics = frozenset({"lms", "hris", "courses", "course", "employees", "employee"})
     switched = rewrite_query("and how do I list employees in HRIS?", history, topics=topics)
-    assert switched.query == "and how do I list employees in HRIS?" and "new topic" in switched.note
+    assert switched.query == Query("and how do I list employees in HRIS?") and "new topic" in switched.note
     assert rewrite_query("what does the response look like?", history, topics=topics).method == "offline"
     # Naming the same resource again is still a follow-up.
     assert is_follow_up("and can I delete a course?", history, topics)

@@ -1,0 +1,60 @@
+"""The query that travels through the pipeline: what was asked, what it continues, what was added.
+
+A follow-up is retrieved with the earlier turn attached and a glossary adds spec words for the search;
+later stages still need the question itself (the gate judges it, the reranker reads its verb and number,
+the extractive answer quotes for it). They read those parts from the fields, never from the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+# How the retrieval text shows the parts (the embedder and BM25 see one string; these stay readable in
+# notes and records).
+REGARDING = " (regarding: "
+ANSWER_EXCERPT = " | earlier answer: "
+EXPANSION_OPEN = " (glossary: "
+
+
+@dataclass(frozen=True)
+class Query:
+    """One question on its way through the pipeline.
+
+    `asked` is the question as the user put it (cleaned); `rewritten` a standalone version an LLM wrote
+    ("" when none); `previous` the earlier turn an offline rewrite attaches (its question, and the start
+    of its answer); `expansions` the spec words a glossary adds for retrieval.
+    """
+
+    asked: str
+    rewritten: str = ""
+    previous: str = ""
+    expansions: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, value: Query | str) -> Query:
+        """A query from a plain question (stages accept both)."""
+        return value if isinstance(value, Query) else cls(value)
+
+    @property
+    def focus(self) -> str:
+        """The question itself: the LLM's standalone version, else the question as asked."""
+        return self.rewritten or self.asked
+
+    @property
+    def standalone(self) -> str:
+        """The question that stands on its own: the focus with the earlier turn it continues."""
+        return f"{self.focus.strip()}{REGARDING}{self.previous})" if self.previous else self.focus
+
+    @property
+    def text(self) -> str:
+        """What retrieval searches with: the standalone question and the glossary's spec words."""
+        if not self.expansions:
+            return self.standalone
+        return f"{self.standalone}{EXPANSION_OPEN}{'; '.join(self.expansions)})"
+
+    def expanded(self, words: tuple[str, ...]) -> Query:
+        """The same query with glossary words added for retrieval."""
+        return replace(self, expansions=words)
+
+    def __str__(self) -> str:
+        return self.text
