@@ -11,7 +11,7 @@ import streamlit as st
 
 from rag.errors import ConfigError
 from rag.runner import clean_question
-from webapp import tables, ui
+from webapp import conversations, tables, ui
 from webapp.asking import (
     ASK_TEXT_KEY,
     PENDING_KEY,
@@ -37,6 +37,26 @@ ui.page_setup("Ask & compare", ":material/forum:")
 engine = ui.engine_or_stop()
 ui.render_sidebar(engine)
 known = ui.configs_or_stop()
+
+# The conversation survives a reload: its id is in the URL and its turns are saved beside the index.
+saved_in = conversations.conversations_dir(engine.index.directory)
+conversation_id = st.query_params.get(conversations.URL_PARAM)
+if not conversations.valid_id(conversation_id):
+    conversation_id = st.session_state.get("conversation_id") or conversations.new_conversation_id()
+    st.query_params[conversations.URL_PARAM] = conversation_id
+if st.session_state.get("conversation_id") != conversation_id or "turns" not in st.session_state:
+    restored, problem = conversations.load_conversation(saved_in, conversation_id, engine.index.get_chunk)
+    st.session_state["turns"] = restored
+    st.session_state["conversation_id"] = conversation_id
+    if restored and "ask_configs" not in st.session_state:
+        # A reload shows the conversation as it was: the last question's configurations and settings.
+        last_turn = restored[-1]
+        st.session_state["ask_configs"] = [name for name in last_turn.configs if name in known]
+        st.session_state["ask_k"] = last_turn.k
+        st.session_state["ask_retrieval_only"] = last_turn.retrieval_only
+    if problem:
+        st.warning(f"Starting a new conversation: {problem}.", icon=":material/history:")
+turns: list[Turn] = st.session_state["turns"]
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
 request = st.session_state.pop(RERUN_KEY, None)
@@ -111,7 +131,6 @@ with st.container(border=True):
         st.caption(ui.config_caption(known, names))
     st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")
 
-turns: list[Turn] = st.session_state.setdefault("turns", [])
 
 # ---------------------------------------------------------------------- the question box and examples
 # A form keeps the typed text when a question is refused (a chat input would clear it); an accepted question
@@ -140,6 +159,8 @@ question = st.session_state.pop(PENDING_KEY, None) or pending_question
 if (turns or question) and st.button("New conversation", icon=":material/refresh:",
                                      help="Forget the earlier questions"):
     turns.clear()
+    st.session_state["conversation_id"] = conversations.new_conversation_id()
+    st.query_params[conversations.URL_PARAM] = st.session_state["conversation_id"]
     st.rerun()
 
 
@@ -227,6 +248,10 @@ if question:
     for rewritten in turn.rewritten:
         st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
     turns.append(turn)
+    try:
+        conversations.save_conversation(saved_in, conversation_id, turns)
+    except OSError as error:
+        st.caption(f"This conversation could not be saved for a reload ({error}).")
     with summary.container():
         ui.render_results_summary(turn.results)
     ui.render_overlap(turn.results, key=f"t{number}")

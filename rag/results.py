@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,6 +42,17 @@ class RetrievedChunk:
             data["text"] = self.chunk.text
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], chunk: Chunk) -> RetrievedChunk:
+        """The entry `to_dict` wrote, around `chunk` (the indexed chunk it names)."""
+        return cls(
+            chunk,
+            {str(name): float(value) for name, value in dict(data.get("scores") or {}).items()},
+            int(data.get("rank") or 0),
+            data.get("rank_before_rerank"),
+            bool(data.get("from_expansion")),
+        )
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -65,6 +77,18 @@ class Citation:
             "source": self.source,
             "number": self.number,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Citation:
+        """The citation `to_dict` wrote."""
+        return cls(
+            str(data.get("structural_id", "")),
+            str(data.get("json_pointer", "")),
+            str(data.get("api", "")),
+            str(data.get("chunk_id", "")),
+            str(data.get("source", "")),
+            int(data.get("number") or 0),
+        )
 
     @classmethod
     def of(cls, chunk: Chunk, number: int = 0) -> Citation:
@@ -152,3 +176,41 @@ class AnswerResult:
             "errors": self.errors,
             "fallbacks": self.fallbacks,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], chunk_for: Callable[[str], Chunk | None]) -> AnswerResult:
+        """A result back from `to_dict` (a saved conversation). Chunks come from the index by id
+        (`chunk_for`); those it no longer has are left out. Timings keep their stages; the total is derived."""
+
+        def retrieved(entries: Any) -> list[RetrievedChunk]:
+            found = []
+            for entry in entries or []:
+                chunk = chunk_for(str(entry.get("chunk_id", "")))
+                if chunk is not None:
+                    found.append(RetrievedChunk.from_dict(entry, chunk))
+            return found
+
+        return cls(
+            config=str(data.get("config", "")),
+            question=str(data.get("question", "")),
+            standalone_query=str(data.get("standalone_query", "")),
+            answer=str(data.get("answer", "")),
+            abstained=bool(data.get("abstained")),
+            confidence=data.get("confidence", "answer"),
+            confidence_score=float(data.get("confidence_score") or 0.0),
+            citations=[Citation.from_dict(c) for c in data.get("citations") or []],
+            dropped_citations=int(data.get("dropped_citations") or 0),
+            reasoning_steps=list(data.get("reasoning_steps") or []),
+            chunks=retrieved(data.get("chunks")),
+            pool=retrieved(data.get("pool")),
+            detected_apis=list(data.get("detected_apis") or []),
+            timings_ms={str(k): float(v) for k, v in dict(data.get("timings_ms") or {}).items()},
+            tokens_in=int(data.get("tokens_in") or 0),
+            tokens_out=int(data.get("tokens_out") or 0),
+            generator=str(data.get("generator", "")),
+            retrieval_only=bool(data.get("retrieval_only")),
+            notes=list(data.get("notes") or []),
+            facts=list(data.get("facts") or []),
+            errors=list(data.get("errors") or []),
+            fallbacks=list(data.get("fallbacks") or []),
+        )

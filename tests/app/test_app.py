@@ -474,3 +474,28 @@ def test_a_failed_evaluation_is_reported_on_the_page(app_engine, saved_runs, tmp
     at.run()
     assert any("failed" in e.value and "nope.paths./x.get" in e.value for e in at.error)
     assert len(plotly_charts(at)) == 5  # the saved run is still shown
+
+
+def test_the_conversation_survives_a_reload_and_a_new_one_starts_empty(app_engine) -> None:  # type: ignore[no-untyped-def]
+    first = ask(open_app(), ANSWERABLE, ["C0", "full"])
+    conversation = first.query_params["conversation"]
+    conversation = conversation[0] if isinstance(conversation, list) else conversation
+    assert len(conversation) == 16
+    # A reload is a new session with the same URL.
+    reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    reloaded.query_params["conversation"] = conversation
+    reloaded.run()
+    assert_ok(reloaded)
+    turns = reloaded.session_state["turns"]
+    assert [t.question for t in turns] == [ANSWERABLE]
+    restored = turns[0].result_for("full")
+    assert restored is not None and restored.chunks and restored.answer
+    assert restored.chunks[0].chunk.text  # the chunk is read from the index again
+    # The follow-up continues the restored conversation.
+    followed = ask(reloaded, "and what about its default value?")
+    assert ANSWERABLE in followed.session_state["turns"][-1].rewritten[0]
+    # "New conversation" forgets it and gets a new id.
+    next(b for b in followed.button if b.label == "New conversation").click().run()
+    assert followed.session_state["turns"] == []
+    renewed = followed.query_params["conversation"]
+    assert (renewed[0] if isinstance(renewed, list) else renewed) != conversation

@@ -272,6 +272,16 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
             screenshot(page, "home.png")
 
+            # ---- a reload keeps the conversation (its id is in the URL)
+            assert "conversation=" in page.url
+            page.reload()
+            page.get_by_role("heading", name="Ask & compare").wait_for()
+            wait_idle(page)
+            asked = page.locator('[data-testid="stChatMessage"]').filter(has_text="page_size parameter of list orders")
+            expect(asked.first).to_be_visible()
+            expect(columns.nth(1).locator("h3")).to_have_text("full")
+            screenshot(page, "home-after-reload.png")
+
             # ---- documents: upload a spec, then it is askable on the home page
             page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
             page.get_by_role("heading", name="Documents", exact=True).wait_for()

@@ -1,0 +1,100 @@
+"""The conversation of a browser session, kept across page reloads.
+
+The Ask page puts a conversation id in its URL (`?conversation=…`) and saves the turns after each question
+to `<index dir>/conversations/<id>.json`; a reload (or the same URL in another tab) reads them back, with
+each chunk taken from the index again. Writes are atomic, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rag.chunk import Chunk
+from rag.results import AnswerResult
+from webapp.asking import Turn
+
+URL_PARAM = "conversation"
+_ID = re.compile(r"^[0-9a-f]{16}$")
+MAX_TURNS = 50
+
+
+def new_conversation_id() -> str:
+    """A fresh random id (16 hex digits)."""
+    return secrets.token_hex(8)
+
+
+def valid_id(value: object) -> bool:
+    """Whether a URL value is an id this module made (nothing else may name a file)."""
+    return isinstance(value, str) and bool(_ID.match(value))
+
+
+def conversations_dir(index_dir: Path) -> Path:
+    """Where an index's saved conversations live."""
+    return Path(index_dir) / "conversations"
+
+
+def turn_to_dict(turn: Turn) -> dict[str, Any]:
+    """A JSON-ready turn (results without chunk texts: they are read from the index again)."""
+    return {
+        "question": turn.question,
+        "configs": list(turn.configs),
+        "retrieval_only": turn.retrieval_only,
+        "generator": turn.generator,
+        "k": turn.k,
+        "seconds": round(turn.seconds, 3),
+        "results": [result.to_dict(include_text=False) for result in turn.results],
+    }
+
+
+def turn_from_dict(data: dict[str, Any], chunk_for: Callable[[str], Chunk | None]) -> Turn:
+    """The turn `turn_to_dict` wrote."""
+    return Turn(
+        question=str(data["question"]),
+        configs=[str(name) for name in data.get("configs", [])],
+        retrieval_only=bool(data.get("retrieval_only")),
+        generator=str(data.get("generator", "")),
+        k=int(data.get("k") or 5),
+        results=[AnswerResult.from_dict(item, chunk_for) for item in data.get("results", [])],
+        seconds=float(data.get("seconds") or 0.0),
+    )
+
+
+def save_conversation(directory: Path, conversation_id: str, turns: Sequence[Turn]) -> Path:
+    """Write the turns (the last MAX_TURNS) atomically; returns the file."""
+    if not valid_id(conversation_id):
+        raise ValueError(f"conversation id {conversation_id!r} is not allowed; ids are 16 hex digits")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{conversation_id}.json"
+    payload = {"version": 1, "turns": [turn_to_dict(turn) for turn in list(turns)[-MAX_TURNS:]]}
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(payload, stream)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_conversation(
+    directory: Path, conversation_id: str, chunk_for: Callable[[str], Chunk | None]
+) -> tuple[list[Turn], str]:
+    """The saved turns of a conversation and a note ("" when all is well, or why nothing was restored)."""
+    if not valid_id(conversation_id):
+        return [], ""
+    path = directory / f"{conversation_id}.json"
+    if not path.is_file():
+        return [], ""
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        return [turn_from_dict(item, chunk_for) for item in payload["turns"]], ""
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return [], f"the saved conversation {path.name} could not be read ({type(error).__name__}: {error})"
