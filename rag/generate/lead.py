@@ -29,7 +29,9 @@ _ENUM_WORDS = re.compile(
 _RESPONSE_WORDS = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|look like)\b", re.I)
 _YES_NO = re.compile(r"^\s*(can|could|is there|are there|does|do|is|are)\b", re.I)
 _ENDPOINT_WORDS = re.compile(
-    r"^\s*(how (do|can|should) (i|we)|how to|which (endpoint|call|operation|api)|what (endpoint|call))", re.I
+    r"^\s*(?:(?:and|so|then|ok|okay|also)\s+)?"
+    r"(how (do|can|should) (i|we)|how to|which (endpoint|call|operation|api)|what (endpoint|call))",
+    re.I,
 )
 MAX_VALUES = 8
 

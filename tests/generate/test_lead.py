@@ -101,6 +101,7 @@ def test_a_missing_operation_answers_no_and_how_to_names_the_operation() -> None
     fact = "There is no endpoint to create course records in the lms API."
     assert lead("Can I create a course?", EMPLOYEES, facts=(fact,)) == f"No. {fact}"
     assert lead("How do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
+    assert lead("and how do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
     assert lead("Tell me something", EMPLOYEES) == ""
 
 
