@@ -1,4 +1,5 @@
-"""`python -m bench [SECTION...]`: index, retrieval, eval (default: all); prints a report, writes bench/results.json."""
+"""`python -m bench [SECTION...]`: index, retrieval, eval, …, local-llm, c4-local (default: all); prints a report,
+writes bench/results.json. The local-llm and c4-local sections need `make local-llm` and say so when skipped."""
 
 from __future__ import annotations
 
@@ -205,6 +206,20 @@ def bench_app() -> None:
     RESULTS["app"] = run_app()
 
 
+def bench_local_llm() -> None:
+    """llama.cpp settings, then the five assignment questions with each local model (bench/local_llm.py)."""
+    from bench.local_llm import bench_answers, bench_settings
+
+    RESULTS["local_llm"] = {"settings": bench_settings(), "answers": bench_answers()}
+
+
+def bench_c4_local() -> None:
+    """C4's LLM reranker against the local model's server on 20 validation questions (bench/local_llm.py)."""
+    from bench.local_llm import bench_c4_local as run_c4_local
+
+    RESULTS["c4_local_server"] = run_c4_local()
+
+
 SECTIONS = {
     "index": bench_index,
     "retrieval": bench_retrieval,
@@ -212,6 +227,8 @@ SECTIONS = {
     "throughput": bench_scale,
     "all-specs": bench_all_specs,
     "app": bench_app,
+    "local-llm": bench_local_llm,
+    "c4-local": bench_c4_local,
 }
 
 

@@ -41,6 +41,8 @@ def block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
     monkeypatch.setenv("RAG_LLM", os.environ.get("RAG_TEST_LLM", "extractive"))
+    # Fake OpenAI servers on 127.0.0.1 stand for hosted APIs: full prompts, not the local models' compact ones.
+    monkeypatch.setenv("RAG_LLM_PROMPT", "full")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     yield

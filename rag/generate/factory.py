@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rag.errors import ConfigError
 from rag.generate.base import Generator
+from rag.generate.compact import wants_compact
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.llm import LLMGenerator
 from rag.llm.base import ChatModel
@@ -18,7 +19,9 @@ def make_generator(spec: str, chat_model_factory: Callable[[str], ChatModel] | N
 
     `extractive` → ExtractiveGenerator (no LLM); anything else (`openai:M`, `groq:M`, `local`,
     `local:PATH`) → LLMGenerator over `chat_model_factory(spec)`, by default
-    `rag.llm.factory.make_chat_model`, which raises ConfigError for specs it does not know.
+    `rag.llm.factory.make_chat_model`, which raises ConfigError for specs it does not know. Local models
+    (in-process, or a server on a loopback address) get compact prompts unless `RAG_LLM_PROMPT` says
+    otherwise (see `rag.generate.compact`).
     `auto` must be resolved by the caller first.
     """
     cleaned = (spec or "").strip()
@@ -33,4 +36,5 @@ def make_generator(spec: str, chat_model_factory: Callable[[str], ChatModel] | N
         from rag.llm.factory import make_chat_model
 
         chat_model_factory = make_chat_model
-    return LLMGenerator(chat_model_factory(cleaned))
+    chat_model = chat_model_factory(cleaned)
+    return LLMGenerator(chat_model, compact=wants_compact(chat_model))

@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
+from rag.generate.compact import (
+    COMPACT_ANSWER_TOKENS,
+    COMPACT_REASONING_TOKENS,
+    build_compact_messages,
+    compact_blocks,
+)
 from rag.generate.context import (
     ContextBlock,
     build_context,
@@ -23,7 +29,7 @@ from rag.generate.context import (
     resolve_references,
 )
 from rag.generate.prompts import build_messages
-from rag.llm.base import ChatModel, estimate_prompt_tokens
+from rag.llm.base import ChatMessage, ChatModel, estimate_prompt_tokens
 from rag.tokens import estimate_tokens
 
 ANSWER_MAX_TOKENS = 700
@@ -244,24 +250,43 @@ class AnswerableFilter:
 
 
 class LLMGenerator:
-    """Answers with a chat model from the numbered context; every claim cited as [n]."""
+    """Answers with a chat model from the numbered context; every claim cited as [n].
 
-    def __init__(self, chat_model: ChatModel, *, max_tokens: int = ANSWER_MAX_TOKENS,
-                 reasoning_max_tokens: int = REASONING_MAX_TOKENS) -> None:
+    `compact=True` (slow local models, see `rag.generate.compact`) sends only the lines of the context
+    that bear on the question under a short system prompt, caps the answer at a few sentences, and
+    answers `generate` in plain text through `stream` (no JSON, except for chain-of-thought).
+    """
+
+    def __init__(self, chat_model: ChatModel, *, max_tokens: int | None = None,
+                 reasoning_max_tokens: int | None = None, compact: bool = False) -> None:
         self.chat_model = chat_model
         self.name: str = chat_model.name
-        self.max_tokens = max_tokens
-        self.reasoning_max_tokens = reasoning_max_tokens
+        self.compact = compact
+        self.max_tokens = max_tokens or (COMPACT_ANSWER_TOKENS if compact else ANSWER_MAX_TOKENS)
+        self.reasoning_max_tokens = reasoning_max_tokens or (
+            COMPACT_REASONING_TOKENS if compact else REASONING_MAX_TOKENS
+        )
 
     def _max_tokens(self, request: GenerationRequest) -> int:
         return self.reasoning_max_tokens if request.reasoning else self.max_tokens
 
+    def _prompt(self, request: GenerationRequest, blocks: list[ContextBlock], *, stream: bool
+                ) -> tuple[list[ContextBlock], list[ChatMessage]]:
+        """The blocks the model sees (cut down when compact) and the messages."""
+        if self.compact:
+            shown = compact_blocks(request.question, blocks, asked=getattr(request, "asked", ""))
+            return shown, build_compact_messages(request, shown, stream=stream)
+        return blocks, build_messages(request, blocks, stream=stream)
+
     def generate(self, request: GenerationRequest) -> Generation:
         """One JSON-mode call; the reply is parsed leniently and its citations checked against the context."""
+        if self.compact and not request.reasoning:
+            done = [event.generation for event in self.stream(request) if event.kind == "done" and event.generation]
+            return done[-1] if done else Generation(answer=EMPTY_ANSWER, generator=self.name)
         blocks = build_context(request.chunks, request.context_tokens)
         if request.gate == "abstain" and request.abstain_allowed:
             return gate_abstention(request, blocks, self.name)
-        messages = build_messages(request, blocks)
+        blocks, messages = self._prompt(request, blocks, stream=False)
         response = self.chat_model.complete(messages, max_tokens=self._max_tokens(request), temperature=0.0,
                                             json_mode=True)
         parsed = parse_model_output(response.text)
@@ -288,8 +313,12 @@ class LLMGenerator:
             yield StreamEvent("sources")
             yield StreamEvent("done", generation=generation)
             return
-        messages = build_messages(request, blocks, stream=True)
-        answer_filter = AnswerableFilter(request.abstain_allowed)
+        blocks, messages = self._prompt(request, blocks, stream=True)
+        # A small local model tends to answer "ANSWERABLE: no" when only a verified fact ("no endpoint creates
+        # courses") answers the question: with compact prompts such facts answer it, never an abstention.
+        facts = [fact.strip() for fact in request.facts if fact and fact.strip()] if self.compact else []
+        abstain_allowed = request.abstain_allowed and not facts
+        answer_filter = AnswerableFilter(abstain_allowed)
         raw: list[str] = []
         for piece in self.chat_model.stream(messages, max_tokens=self._max_tokens(request), temperature=0.0):
             raw.append(piece)
@@ -297,8 +326,11 @@ class LLMGenerator:
                 yield StreamEvent("token", text=text)
         for text in answer_filter.finish():
             yield StreamEvent("token", text=text)
+        if facts and not answer_filter.shown.strip():
+            answer_filter.shown = "\n".join(facts)
+            yield StreamEvent("token", text=answer_filter.shown)
         shown = answer_filter.shown.strip()
-        abstained = request.abstain_allowed and (answer_filter.answerable is False or starts_with_abstention(shown))
+        abstained = abstain_allowed and (answer_filter.answerable is False or starts_with_abstention(shown))
         citations, dropped = resolve_references(extract_references(shown), blocks)
         yield StreamEvent("sources", citations=tuple(citations))
         tokens_in, tokens_out = getattr(self.chat_model, "last_usage", (0, 0)) or (0, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from rag.errors import RagError, allowed
 from rag.tokens import estimate_tokens
@@ -89,6 +90,12 @@ class LLMError(RagError):
     def retryable(self) -> bool:
         """True for failures that may pass later (timeouts, connection errors, 429, 5xx)."""
         return self.kind in {"timeout", "connection", "rate_limit", "server"}
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether `url` points at this machine (localhost, 127.x.x.x, ::1): a local server, not a hosted API."""
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def estimate_prompt_tokens(messages: Sequence[ChatMessage]) -> int:

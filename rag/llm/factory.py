@@ -2,7 +2,9 @@
 
 Spec forms:
 - `openai:<model>` — OpenAI, or any OpenAI-compatible server when `OPENAI_BASE_URL` is set (Ollama,
-  vLLM, llama.cpp server); needs `OPENAI_API_KEY` unless `OPENAI_BASE_URL` is set.
+  vLLM, llama.cpp server, `make llm-server`); needs `OPENAI_API_KEY` unless `OPENAI_BASE_URL` is set (any
+  key, or none, is accepted then). A server on a loopback address gets LOCAL_SERVER_TIMEOUT seconds per
+  attempt unless a timeout is given.
 - `groq:<model>` — Groq; needs `GROQ_API_KEY` (`GROQ_BASE_URL` is honoured).
 - `local` or `local:<path.gguf>` — llama.cpp in-process; the file is `<path>`, else `RAG_LOCAL_MODEL`,
   else `models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf` under the project root (`make local-llm`).
@@ -18,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rag.errors import ConfigError, allowed
-from rag.llm.base import ChatModel
+from rag.llm.base import ChatModel, is_loopback_url
 from rag.llm.local import INSTALL_HINT, LlamaCppChatModel
 from rag.llm.openai_compat import OpenAIChatModel
 from rag.settings import PROJECT_ROOT
@@ -28,6 +30,8 @@ DEFAULT_GROQ_MODEL = "llama-3.1-8b-instant"
 DEFAULT_LOCAL_MODEL = PROJECT_ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 EXTRACTIVE = "extractive"
 MAX_RETRIES = 2
+DEFAULT_TIMEOUT = 60.0  # seconds per HTTP attempt
+LOCAL_SERVER_TIMEOUT = 300.0  # the default for an OpenAI-compatible server on a loopback address
 SPEC_FORMS = "'openai:<model>', 'groq:<model>', 'local', 'local:<path.gguf>', 'extractive' (no LLM)"
 
 
@@ -73,23 +77,24 @@ def local_llm_available(env: Mapping[str, str] | None = None) -> bool:
     return local_model_path(env).is_file() and local_runtime_installed()
 
 
-def make_chat_model(spec: str, *, timeout: float = 60.0, env: Mapping[str, str] | None = None) -> ChatModel:
+def make_chat_model(spec: str, *, timeout: float | None = None, env: Mapping[str, str] | None = None) -> ChatModel:
     """Build the chat model named by `spec` (see the module docstring for the forms).
 
-    `timeout` is seconds per HTTP attempt (hosted models make at most 3 attempts). `env` defaults to
-    `os.environ`. Raises ConfigError for an unknown spec, a missing API key or a missing local model.
+    `timeout` is seconds per HTTP attempt (hosted models make at most 3 attempts; default 60, and 300 for a
+    server on a loopback address). `env` defaults to `os.environ`. Raises ConfigError for an unknown spec, a
+    missing API key or a missing local model.
     """
     environ = _env(env)
     text = (spec or "").strip()
     provider, _, rest = text.partition(":")
     provider = provider.lower()
     rest = rest.strip()
-    if timeout <= 0:
+    if timeout is not None and timeout <= 0:
         raise ConfigError(f"timeout={timeout!r} is not allowed; allowed: a number of seconds above 0")
     if provider == "openai":
         return _make_openai(rest or openai_model_name(environ), timeout, environ)
     if provider == "groq":
-        return _make_groq(rest or groq_model_name(environ), timeout, environ)
+        return _make_groq(rest or groq_model_name(environ), timeout or DEFAULT_TIMEOUT, environ)
     if provider == "local":
         path = local_model_path(environ, rest or None)
         if not path.is_file():
@@ -101,7 +106,7 @@ def make_chat_model(spec: str, *, timeout: float = 60.0, env: Mapping[str, str] 
     raise allowed("llm", spec, SPEC_FORMS)
 
 
-def _make_openai(model: str, timeout: float, env: Mapping[str, str]) -> OpenAIChatModel:
+def _make_openai(model: str, timeout: float | None, env: Mapping[str, str]) -> OpenAIChatModel:
     import openai
 
     api_key = _get(env, "OPENAI_API_KEY")
@@ -110,6 +115,8 @@ def _make_openai(model: str, timeout: float, env: Mapping[str, str]) -> OpenAICh
         raise ConfigError(f"'openai:{model}' needs OPENAI_API_KEY (or OPENAI_BASE_URL for an OpenAI-compatible "
                           "server such as Ollama, vLLM or llama.cpp server); set it in the environment or .env")
     # Local OpenAI-compatible servers usually ignore the key, but the SDK requires one.
+    if timeout is None:  # a CPU server on this machine answers one request at a time, slowly: wait longer
+        timeout = LOCAL_SERVER_TIMEOUT if base_url and is_loopback_url(base_url) else DEFAULT_TIMEOUT
     client = openai.OpenAI(api_key=api_key or "not-needed", base_url=base_url or None, timeout=timeout,
                            max_retries=MAX_RETRIES)
     return OpenAIChatModel(client, model, "openai", timeout=timeout, max_retries=MAX_RETRIES)

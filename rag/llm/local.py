@@ -21,8 +21,12 @@ from rag.llm.base import ChatMessage, ChatResponse, LLMError, estimate_prompt_to
 from rag.tokens import estimate_tokens
 
 INSTALL_HINT = "run `make local-llm` (it assembles the model into models/ and builds llama-cpp-python)"
+# Measured on a 2-core x86-64 machine (AVX-512, native build; `python -m bench local-llm`): see README.md.
+DEFAULT_THREADS = 1
+DEFAULT_BATCH = 512
+DEFAULT_CONTEXT = 4096
 
-_CACHE: dict[tuple[str, int, int], tuple[Any, threading.Lock, float]] = {}
+_CACHE: dict[tuple[str, int, int, int], tuple[Any, threading.Lock, float]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -35,9 +39,9 @@ def llama_cpp_module() -> Any:
                           f"({exc}): {INSTALL_HINT}") from exc
 
 
-def _load(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock, float]:
+def _load(path: Path, n_ctx: int, n_threads: int, n_batch: int = DEFAULT_BATCH) -> tuple[Any, threading.Lock, float]:
     """The cached (Llama, call lock, load seconds) for this file and settings, loading it on first use."""
-    key = (str(path), n_ctx, n_threads)
+    key = (str(path), n_ctx, n_threads, n_batch)
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
         if cached is not None:
@@ -45,7 +49,8 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock, 
         llama_cpp = llama_cpp_module()
         started = time.perf_counter()
         try:
-            llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+            llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
+                                  n_batch=n_batch, n_ubatch=n_batch, verbose=False)
         except Exception as exc:
             raise ConfigError(f"cannot load the local model {path}: {exc}; {INSTALL_HINT}") from exc
         cached = (llm, threading.Lock(), time.perf_counter() - started)
@@ -81,7 +86,8 @@ class LlamaCppChatModel:
     this instance has used the model.
     """
 
-    def __init__(self, model_path: str | Path, n_ctx: int = 4096, n_threads: int = 2) -> None:
+    def __init__(self, model_path: str | Path, n_ctx: int = DEFAULT_CONTEXT, n_threads: int = DEFAULT_THREADS,
+                 n_batch: int = DEFAULT_BATCH) -> None:
         self.model_path = Path(model_path).expanduser().resolve()
         if not self.model_path.is_file():
             raise ConfigError(f"local model file {str(self.model_path)!r} does not exist; {INSTALL_HINT}")
@@ -89,9 +95,12 @@ class LlamaCppChatModel:
             raise ConfigError(f"n_ctx={n_ctx!r} is not allowed; allowed: 256 or more")
         if n_threads < 1:
             raise ConfigError(f"n_threads={n_threads!r} is not allowed; allowed: 1 or more")
+        if not 1 <= n_batch <= n_ctx:
+            raise ConfigError(f"n_batch={n_batch!r} is not allowed; allowed: 1 to n_ctx ({n_ctx})")
         llama_cpp_module()
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.n_batch = n_batch
         self.model = self.model_path.stem
         self.name = f"local:{self.model}"
         self.last_usage: tuple[int, int] = (0, 0)
@@ -102,7 +111,7 @@ class LlamaCppChatModel:
 
     def load(self) -> float:
         """Load the weights now (once per process); return the load time in seconds."""
-        _, _, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads)
+        _, _, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads, self.n_batch)
         return self.load_seconds
 
     def complete(
@@ -114,7 +123,7 @@ class LlamaCppChatModel:
         json_mode: bool = False,
     ) -> ChatResponse:
         """Answer the conversation; `json_mode` constrains the output to a JSON object (llama.cpp grammar)."""
-        llm, lock, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads)
+        llm, lock, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads, self.n_batch)
         kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
@@ -143,7 +152,7 @@ class LlamaCppChatModel:
         `tokens_out` counts the streamed pieces (one per decoded token); `tokens_in` is the context length
         minus those (an estimate when unavailable).
         """
-        llm, lock, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads)
+        llm, lock, self.load_seconds = _load(self.model_path, self.n_ctx, self.n_threads, self.n_batch)
         self.last_usage = (0, 0)
         pieces = 0
         with lock:

