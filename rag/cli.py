@@ -419,8 +419,8 @@ def cmd_suite(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else PROJECT_ROOT / "eval_data" / "results" / "suite"
     log(f"suite {suite.path.name}: {len(suite.sets)} set(s) x {len(configs)} config(s) "
-        f"({', '.join(c.name for c in configs)}), retrieval only")
-    report = run_suite(suite, configs, engine_for, out, log)
+        f"({', '.join(c.name for c in configs)}), " + ("extractive answers" if args.answers else "retrieval only"))
+    report = run_suite(suite, configs, engine_for, out, log, retrieval_only=not args.answers)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
@@ -547,6 +547,8 @@ def _add_evaluation_commands(add: AddCommand) -> None:
     suite.add_argument("--configs", help="comma-separated names (default: the suite's, e.g. C2,full)")
     suite.add_argument("--config-file", help="TOML or YAML file with more configs")
     suite.add_argument("--sets", help="comma-separated set names to run (default: all)")
+    suite.add_argument("--answers", action="store_true",
+                       help="also generate extractive answers and report their keyword recall (slower)")
     suite.add_argument("--ablate", help="also run this config with each of its features switched off")
     suite.add_argument("--out", help="folder for latest.json, latest.md and records (default: eval_data/results/suite)")
     suite.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")

@@ -52,7 +52,7 @@ from rag.index.store import Index
 from rag.runner import Engine
 
 ROLES = ("tuning", "validation")
-METRIC_KEYS = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention")
+METRIC_KEYS = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention", "keyword_recall")
 LATEST_JSON = "latest.json"
 LATEST_TABLE = "latest.md"
 
@@ -298,14 +298,17 @@ class SetResult:
 
 
 def set_metrics(records: Sequence[dict[str, Any]], k: int) -> dict[str, float | None]:
-    """The suite's five figures for one config's records (named as the suite table names them)."""
+    """The suite's figures for one config's records (named as the suite table names them); keyword recall
+    of the answers only when answers were generated."""
     core = core_metrics(records, k)
+    answered = any(not r.get("retrieval_only", True) for r in records)
     return {
         "hit_rate": core[f"hit@{k}"],
         "mrr": core["mrr"],
         "recall": core[f"recall@{k}"],
         "false_abstention_rate": core["false_abstention_rate"],
         "out_of_scope_abstention": core["abstention_accuracy"],
+        "keyword_recall": core["keyword_recall"] if answered else None,
     }
 
 
@@ -315,7 +318,7 @@ def macro_average(results: Sequence[SetResult], configs: Sequence[str]) -> dict[
     for config in configs:
         average[config] = {}
         for key in METRIC_KEYS:
-            values = [r.metrics[config][key] for r in results if config in r.metrics]
+            values = [r.metrics[config].get(key) for r in results if config in r.metrics]
             present = [float(v) for v in values if v is not None]
             average[config][key] = round(sum(present) / len(present), 4) if present else None
     return average
@@ -394,12 +397,14 @@ def _fmt(value: float | None) -> str:
 
 
 def format_suite_table(report: SuiteReport) -> str:
-    """A Markdown table: one row per set and config, then the validation macro average."""
+    """A Markdown table: one row per set and config, then the validation macro average (and the answers'
+    keyword recall when the run generated answers)."""
     k = report.k
+    answers = any(m.get("keyword_recall") is not None for item in report.sets for m in item.metrics.values())
     lines = [
         f"| set | role | n (answerable / out of scope) | config | hit@{k} | MRR | recall@{k} | false abstention | "
-        "out-of-scope abstained | full ≥ C2 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "out-of-scope abstained | full ≥ C2 |" + (" answer keyword recall |" if answers else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if answers else ""),
     ]
     for item in report.sets:
         beats = item.full_beats_c2()
@@ -412,7 +417,7 @@ def format_suite_table(report: SuiteReport) -> str:
                 f"{f'{item.questions} ({item.answerable} / {item.out_of_scope})' if first else ''} | {config} | "
                 f"{_fmt(m.get('hit_rate'))} | {_fmt(m.get('mrr'))} | {_fmt(m.get('recall'))} | "
                 f"{_fmt(m.get('false_abstention_rate'))} | {_fmt(m.get('out_of_scope_abstention'))} | "
-                f"{verdict if first else ''} |"
+                f"{verdict if first else ''} |" + (f" {_fmt(m.get('keyword_recall'))} |" if answers else "")
             )
     for label, average in (("validation macro average", report.macro_validation()),):
         for position, config in enumerate(report.configs):
@@ -420,7 +425,7 @@ def format_suite_table(report: SuiteReport) -> str:
             lines.append(
                 f"| {'**' + label + '**' if position == 0 else ''} | | | {config} | {_fmt(m['hit_rate'])} | "
                 f"{_fmt(m['mrr'])} | {_fmt(m['recall'])} | {_fmt(m['false_abstention_rate'])} | "
-                f"{_fmt(m['out_of_scope_abstention'])} | |"
+                f"{_fmt(m['out_of_scope_abstention'])} | |" + (f" {_fmt(m['keyword_recall'])} |" if answers else "")
             )
     return "\n".join(lines)
 

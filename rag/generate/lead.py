@@ -40,6 +40,8 @@ def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence
     """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
     rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[str]], str], ...] = (
         _authentication,
+        _required_parameters,
+        _required_fields,
         _default_value,
         _allowed_values,
         _success_response,
@@ -55,6 +57,54 @@ def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence
     return ""
 
 
+_REQUIRED_WORDS = re.compile(r"\b(required|mandatory|must|always send|need to send|have to send)\b", re.I)
+_HEADER_WORDS = re.compile(r"\bheaders?\b", re.I)
+_PARAMETER_WORDS = re.compile(r"\b(parameters?|headers?|arguments?|inputs?)\b", re.I)
+_FIELD_WORDS = re.compile(r"\b(fields?|properties|attributes)\b", re.I)
+
+
+def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"Which parameters must I send …" / "Which headers does the request take …": the first operation's
+    required parameters (from the chunk's fields), headers first when headers are asked for."""
+    if not _PARAMETER_WORDS.search(question) or _FIELD_WORDS.search(question):
+        return ""
+    wants_headers = bool(_HEADER_WORDS.search(question))
+    if not (wants_headers or _REQUIRED_WORDS.search(question)):
+        return ""
+    for block in blocks:
+        parameters = block.chunk.parameters
+        if block.chunk.kind != "operation" or not parameters:
+            continue
+        chosen = [p for p in parameters if p.location == "header"] if wants_headers else []
+        if not wants_headers:
+            chosen = [p for p in parameters if p.required]
+            body = block.chunk.request_body
+            chosen += [f for f in (body.fields if body and body.required else ()) if f.required]
+        if not chosen:
+            return ""
+        listed = ", ".join(
+            f"`{p.name}` ({p.location or 'body'}{', required' if wants_headers and p.required else ''})" for p in chosen
+        )
+        kind = "takes the headers" if wants_headers else "requires"
+        return _cited(f"{_header(block)} {kind} {listed}", block)
+    return ""
+
+
+def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"Which fields are mandatory in X?": the `Required fields:` line of the schema the question names
+    (or of the first schema retrieved)."""
+    if not (_FIELD_WORDS.search(question) and _REQUIRED_WORDS.search(question)):
+        return ""
+    schemas = [b for b in blocks if re.match(r"^Schema \S+", _header(b))]
+    named = [b for b in schemas if re.search(rf"\b{re.escape(_header(b).split()[1])}\b", question)]
+    for block in named or schemas[:1]:
+        line = next((ln for ln in block.text.splitlines() if ln.startswith("Required fields:")), "")
+        if line:
+            return _cited(f"In {_where(block)}, the required fields are {line.split(':', 1)[1].strip()}", block)
+        return _cited(f"{_where(block).capitalize()} marks no field as required", block)
+    return ""
+
+
 def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
     """"Can I create a course?" when the write check established there is no such operation."""
     missing = [fact for fact in facts if fact.startswith("There is no endpoint")]
@@ -66,6 +116,11 @@ def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Seq
 def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
     if not _AUTH_WORDS.search(question):
         return ""
+    first = blocks[0] if blocks else None
+    security = next((ln for ln in first.text.splitlines() if ln.startswith("Security: ")), "") if first else ""
+    if first is not None and security and _OPERATION.match(_header(first)):
+        # The operation the question is about states its own scheme(s): "basic (HTTP Basic)".
+        return _cited(f"{_header(first)} uses {security.removeprefix('Security: ').strip()} authentication", first)
     for block in blocks:
         lines = block.text.splitlines()
         schemes = []

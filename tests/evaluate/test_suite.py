@@ -92,9 +92,16 @@ def test_a_suite_runs_every_set_on_its_own_index_and_saves_one_table(tmp_path: P
     table = (out / "latest.md").read_text(encoding="utf-8")
     assert "shop-generated" in table and "validation macro average" in table
     assert (out / "records" / "shop-generated" / "full.jsonl").is_file()
+    assert "keyword recall" not in table and shop.metrics["full"]["keyword_recall"] is None  # retrieval only
     # A second run reuses the indexes: nothing is re-embedded or re-added.
     again = corpus_index(suite.corpora["shop"], tmp_path / "suite" / "shop", lambda f: indexes["shop"])
     assert again.snapshot().generation == indexes["shop"].snapshot().generation
+    # With answers, the extractive answers' keyword recall is a column of its own.
+    answered = run_suite(suite.select(["shop-generated"]), [PRESETS["full"]], engine_for, tmp_path / "answers",
+                         retrieval_only=False)
+    recall = answered.sets[0].metrics["full"]["keyword_recall"]
+    assert recall is not None and 0.0 < recall <= 1.0
+    assert "answer keyword recall" in (tmp_path / "answers" / "latest.md").read_text(encoding="utf-8")
 
 
 def test_full_beats_c2_and_the_macro_average_skip_missing_figures() -> None:

@@ -67,6 +67,48 @@ def test_authentication_is_stated_with_the_header_to_send() -> None:
     assert "Authorization: Basic" in sentence and sentence.endswith("[2]")
 
 
+def test_an_operation_states_its_own_security_scheme() -> None:
+    secured = make_chunk(
+        "stackone.paths./connect_sessions.post",
+        "POST /connect_sessions  [stackone API]\nSecurity: basic (HTTP Basic)",
+        kind="operation",
+    )
+    assert lead("What auth does the create connect session endpoint use?", secured, OVERVIEW) == (
+        "POST /connect_sessions uses basic (HTTP Basic) authentication. [1]"
+    )
+
+
+def test_required_parameters_and_headers_come_from_the_chunk_fields() -> None:
+    from dataclasses import replace
+
+    from rag.chunk import FieldFacts
+
+    operation = replace(
+        ACCOUNTS,
+        parameters=(
+            FieldFacts("x-account-id", "string", "header", ("required",)),
+            FieldFacts("id", "string", "path", ("required",)),
+            FieldFacts("provider", "string", "query", ("optional",)),
+        ),
+    )
+    assert lead("Which parameters must I always send to get an account?", operation) == (
+        "GET /accounts requires `x-account-id` (header), `id` (path). [1]"
+    )
+    assert lead("Which HTTP headers does the request take?", operation) == (
+        "GET /accounts takes the headers `x-account-id` (header, required). [1]"
+    )
+
+
+def test_required_fields_of_the_schema_the_question_names() -> None:
+    schema = make_chunk(
+        "stackone.components.ConnectSessionCreate",
+        "Schema ConnectSessionCreate  [stackone API]\nRequired fields: origin_owner_id, origin_owner_name\nFields:",
+    )
+    assert lead("Which fields are mandatory in a ConnectSessionCreate object?", SESSIONS, schema) == (
+        "In the ConnectSessionCreate schema, the required fields are origin_owner_id, origin_owner_name. [2]"
+    )
+
+
 def test_a_default_is_stated_with_its_field_and_meaning() -> None:
     for question in ("What is the default expiry of a connect session?", "How long is a session valid by default?"):
         sentence = lead(question, SESSIONS)
