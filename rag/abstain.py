@@ -308,10 +308,24 @@ def foreign_nouns(
         asked_kind = re.search(rf"\b(?:what|which)\s+{re.escape(term)}\b", question, re.I)
         if asked_kind or lexicon.noun_class(term) in ABSTRACT_NOUN_CLASSES:
             continue
-        if any(profile.knows(synonym) for synonym in lexicon.synonyms(term)):
+        if any(profile.knows(word) for word in (*lexicon.synonyms(term), *derivation_stems(term))):
             continue
         found.append(term)
     return tuple(found)
+
+
+_DERIVATIONAL_ENDINGS = ("ations", "ation", "itions", "ition", "ions", "ion", "ments", "ment", "als", "al")
+
+
+def derivation_stems(noun: str) -> list[str]:
+    """The verbs an English noun is derived from, as the docs may spell them: `invitation` → invite,
+    `deletion` → delete, `assignment` → assign."""
+    stems = []
+    for ending in _DERIVATIONAL_ENDINGS:
+        if noun.endswith(ending) and len(noun) - len(ending) >= 3:
+            stem = noun[: -len(ending)]
+            stems += [stem, stem + "e"]
+    return stems
 
 
 def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
@@ -452,7 +466,7 @@ def abstain_reason(
         # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
         # ("play some lofi") the unfamiliar word is a value: both stay partial.
         return "asks for something the docs never mention: " + ", ".join(rare)
-    if evidence.foreign_nouns and not evidence.names_foreign_values and docs_question:
+    if evidence.foreign_nouns and not evidence.names_foreign_values and asks_about_the_docs(question):
         # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
         # English, and the docs use neither the word nor a synonym of it.
         return "asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns)

@@ -244,3 +244,19 @@ def test_a_task_request_naming_its_own_values_is_not_refused_for_a_foreign_noun(
     # A name the index itself uses (its API's title) is no value of the user's world.
     decision = decide("Which endpoint writes employees to a ledger in HRIS?", 0.5, profile(), lexicon=lexicon)
     assert decision.tier == "abstain"
+
+
+def test_is_there_a_thing_the_docs_never_mention_abstains_but_a_derived_word_is_known(tmp_path: Path) -> None:
+    lexicon = english(tmp_path)
+    assert decide("Is there a way to book a meeting room for employees?", 0.5, profile(), lexicon=lexicon).tier == (
+        "abstain"
+    )
+    invited = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()},
+        vocabulary={"employee", "employees", "invite", "send", "hire"}, api_titles={"hris": "HRIS"},
+    )  # fmt: skip
+    with_invitation = load_lexicon(
+        write_wordnet(tmp_path / "wordnet-2", nouns={"invitation": [("noun.communication", [], 9)]})
+    )
+    question = "Is there an endpoint to send a new hire their invitation?"
+    assert decide(question, 0.5, invited, lexicon=with_invitation).tier != "abstain"
