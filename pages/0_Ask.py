@@ -40,22 +40,11 @@ known = ui.configs_or_stop()
 
 # The conversation survives a reload: its id is in the URL and its turns are saved beside the index.
 saved_in = conversations.conversations_dir(engine.index.directory)
-conversation_id = st.query_params.get(conversations.URL_PARAM)
-if not conversations.valid_id(conversation_id):
-    conversation_id = st.session_state.get("conversation_id") or conversations.new_conversation_id()
-    st.query_params[conversations.URL_PARAM] = conversation_id
-if st.session_state.get("conversation_id") != conversation_id or "turns" not in st.session_state:
-    restored, problem = conversations.load_conversation(saved_in, conversation_id, engine.index.get_chunk)
-    st.session_state["turns"] = restored
-    st.session_state["conversation_id"] = conversation_id
-    if restored and "ask_configs" not in st.session_state:
-        # A reload shows the conversation as it was: the last question's configurations and settings.
-        last_turn = restored[-1]
-        st.session_state["ask_configs"] = [name for name in last_turn.configs if name in known]
-        st.session_state["ask_k"] = last_turn.k
-        st.session_state["ask_retrieval_only"] = last_turn.retrieval_only
-    if problem:
-        st.warning(f"Starting a new conversation: {problem}.", icon=":material/history:")
+conversation_id, problem = conversations.open_conversation(
+    st.session_state, st.query_params, saved_in, engine.index.get_chunk, list(known)
+)
+if problem:
+    st.warning(f"Starting a new conversation: {problem}.", icon=":material/history:")
 turns: list[Turn] = st.session_state["turns"]
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
@@ -158,9 +147,7 @@ if examples:
 question = st.session_state.pop(PENDING_KEY, None) or pending_question
 if (turns or question) and st.button("New conversation", icon=":material/refresh:",
                                      help="Forget the earlier questions"):
-    turns.clear()
-    st.session_state["conversation_id"] = conversations.new_conversation_id()
-    st.query_params[conversations.URL_PARAM] = st.session_state["conversation_id"]
+    conversations.start_new_conversation(st.session_state, st.query_params)
     st.rerun()
 
 

@@ -354,6 +354,12 @@ class Evidence:
     foreign_nouns: tuple[str, ...] = ()
     names_foreign_values: bool = False
 
+    @property
+    def telling_rare(self) -> tuple[str, ...]:
+        """The rare terms that count: none when the question names an identifier the index has (its own
+        words are judged with it)."""
+        return () if self.names_known_identifier else self.rare
+
 
 def gather_evidence(
     question: str, profile: CorpusProfile, known_words: Iterable[str] = (), lexicon: Lexicon | None = None
@@ -447,8 +453,7 @@ def abstain_reason(
     question: str, evidence: Evidence, profile: CorpusProfile, thresholds: GateThresholds, signals: Signals
 ) -> str:
     """Why the question must be abstained (positive evidence, first that applies); "" when none."""
-    top, names_known = signals.top, evidence.names_known_identifier
-    rare = () if names_known else evidence.rare
+    top, names_known, rare = signals.top, evidence.names_known_identifier, evidence.telling_rare
     docs_question = asks_about_the_docs(question) and not is_yes_no_question(question)
     asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
     if signals.weak_is_evidence and not evidence.terms and not names_known and top < thresholds.partial_below:
@@ -483,10 +488,9 @@ def abstain_reason(
 
 def is_partial(evidence: Evidence, top_similarity: float, thresholds: GateThresholds) -> bool:
     """Weak evidence either way: a weak match, or words, terms or identifiers the docs do not use."""
-    rare = () if evidence.names_known_identifier else evidence.rare
     return bool(
         top_similarity < thresholds.partial_below
-        or rare
+        or evidence.telling_rare
         or evidence.foreign_nouns
         or evidence.half_known_identifiers
         or (len(evidence.unknown) >= 2 and not evidence.names_known_identifier)

@@ -97,8 +97,9 @@ def _lexicographer_file(line: str) -> str:
     return LEXICOGRAPHER_FILES[number] if number < len(LEXICOGRAPHER_FILES) else ""
 
 
+@lru_cache(maxsize=4096)
 def _read_line(path: Path, offset: int) -> str:
-    """The data-file line at byte `offset` (WordNet addresses synsets by offset)."""
+    """The data-file line at byte `offset` (WordNet addresses synsets by offset); read once per process."""
     with path.open("rb") as data:
         data.seek(offset)
         return data.readline().decode("utf-8", "replace")

@@ -89,8 +89,9 @@ class Engine:
     generator_factory: Callable[[str], Generator] | None = None
     thresholds: GateThresholds | None = None
     max_workers: int = 6
-    # English lexicon (WordNet) for the gate's foreign-noun rule; None switches the rule off.
-    lexicon: Lexicon | None = field(default_factory=load_lexicon)
+    # English lexicon (WordNet) for the gate's foreign-noun rule: "default" reads the installed one when the
+    # gate first runs (not at start-up); None switches the rule off.
+    lexicon: Lexicon | Literal["default"] | None = "default"
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -294,7 +295,7 @@ class Engine:
         )
         known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
         profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
-        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.lexicon)
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.english())
         asked = result.question.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
@@ -315,10 +316,14 @@ class Engine:
         probe = QueryContext(self.index, asked)
         out_of_scope = self._out_of_scope_similarity(probe, asked)
         top = best_similarity(probe, config.chunking)
-        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.lexicon)
+        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.english())
         if own.tier != "abstain":
             return None
         return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
+
+    def english(self) -> Lexicon | None:
+        """The gate's English lexicon: the given one, or the installed WordNet (read once per process)."""
+        return load_lexicon() if self.lexicon == "default" else self.lexicon
 
     def gate_thresholds(self, ctx: QueryContext, config: Config) -> GateThresholds:
         """The gate's thresholds for this index: given ones, else the model's calibrated on the index itself

@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +98,39 @@ def load_conversation(
         return [turn_from_dict(item, chunk_for) for item in payload["turns"]], ""
     except (OSError, ValueError, KeyError, TypeError) as error:
         return [], f"the saved conversation {path.name} could not be read ({type(error).__name__}: {error})"
+
+
+def open_conversation(
+    state: MutableMapping[str, Any],
+    url: MutableMapping[str, Any],
+    directory: Path,
+    chunk_for: Callable[[str], Chunk | None],
+    configs: Sequence[str],
+) -> tuple[str, str]:
+    """The page's conversation: the id in the URL (a new one put there when it has none) and its turns
+    in `state["turns"]`, read from disk when the session does not hold them yet (a reload). A restored
+    conversation brings back the last question's configurations (those in `configs`), k and
+    retrieval-only choice unless the session already has choices. Returns the id and a problem note."""
+    conversation_id = url.get(URL_PARAM)
+    if not valid_id(conversation_id):
+        conversation_id = state.get("conversation_id") or new_conversation_id()
+        url[URL_PARAM] = conversation_id
+    if state.get("conversation_id") == conversation_id and "turns" in state:
+        return conversation_id, ""
+    restored, problem = load_conversation(directory, conversation_id, chunk_for)
+    state["turns"] = restored
+    state["conversation_id"] = conversation_id
+    if restored and "ask_configs" not in state:
+        last = restored[-1]
+        state["ask_configs"] = [name for name in last.configs if name in configs]
+        state["ask_k"] = last.k
+        state["ask_retrieval_only"] = last.retrieval_only
+    return conversation_id, problem
+
+
+def start_new_conversation(state: MutableMapping[str, Any], url: MutableMapping[str, Any]) -> str:
+    """Forget the turns and put a new conversation id in the session and the URL."""
+    state.setdefault("turns", []).clear()
+    state["conversation_id"] = new_conversation_id()
+    url[URL_PARAM] = state["conversation_id"]
+    return state["conversation_id"]

@@ -131,13 +131,6 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
     return frozenset(names)
 
 
-def operation_summary(chunk: Chunk) -> str:
-    """An operation chunk's summary ("" when the operation has none): its `summary` field, set at ingest.
-
-    Kept for callers written against the text-parsing version; new code reads `chunk.summary`."""
-    return chunk.summary
-
-
 def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:
     """Verbs that open operation summaries, with the method they are used with in most (`min_share`) of
     at least `min_uses` operations: `Enroll User` → post. Questions use the same verbs."""

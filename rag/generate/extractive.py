@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
+from rag.generate.chunk_lines import FIELD_LINE, child_fields
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import lead_sentence
 from rag.results import Citation
@@ -55,7 +56,6 @@ _FACT_MARKERS: tuple[tuple[re.Pattern[str], float, float, frozenset[str]], ...] 
     (re.compile(r"\bExample:"), 1.0, 0.1, frozenset({"example", "examples", "sample", "format"})),
 )
 _ENDPOINT_WORDS = frozenset({"endpoint", "endpoints", "path", "route", "method", "operation", "call", "url"})
-_FIELD_LINE = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(")
 _REQUIRED_HEADER = re.compile(r"^-\s+([A-Za-z0-9_\-]+) \(header,[^)]*\brequired\b")
 # "How do I list employees?", "How can I create …", "Show me how to call …": the reader will send the request.
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|show\s+me\s+how)\b", re.I)
@@ -110,7 +110,7 @@ def _fact_bonus(line: str, question_terms: set[str]) -> float:
             bonus += asked if question_terms & words else otherwise
     if _HEADER.match(stripped):
         bonus += 2.0 if question_terms & _ENDPOINT_WORDS else 0.5
-    field = _FIELD_LINE.match(line)
+    field = FIELD_LINE.match(line)
     if field and field.group(1).lower() in question_terms:
         bonus += 3.0  # the line documents exactly the field the question names
     return bonus
@@ -220,24 +220,6 @@ def required_headers(block: ContextBlock) -> list[str]:
     return [m.group(1) for line in block.text.splitlines() if (m := _REQUIRED_HEADER.match(line.strip()))]
 
 
-def child_fields(lines: Sequence[str], position: int) -> list[str]:
-    """Names of the fields nested directly under the field line at `position` (`compensations` → rate, currency…)."""
-    line = lines[position]
-    indent = len(line) - len(line.lstrip())
-    names: list[str] = []
-    child_indent: int | None = None
-    for following in lines[position + 1 :]:
-        if not following.strip():
-            break
-        depth = len(following) - len(following.lstrip())
-        if depth <= indent:
-            break
-        child_indent = depth if child_indent is None else child_indent
-        if depth == child_indent and (match := _FIELD_LINE.match(following)):
-            names.append(match.group(1))
-    return names
-
-
 _SCHEMA_TYPE = re.compile(r"\((?:array of )?([A-Z][A-Za-z0-9_]+)[,)]")
 
 
@@ -246,7 +228,7 @@ def schema_fields(name: str, texts: Sequence[str]) -> list[str]:
     for text in texts:
         lines = text.splitlines()
         if lines and lines[0].startswith(f"Schema {name} "):
-            return [m.group(1) for line in lines[1:] if line.startswith("- ") and (m := _FIELD_LINE.match(line))]
+            return [m.group(1) for line in lines[1:] if line.startswith("- ") and (m := FIELD_LINE.match(line))]
     return []
 
 
@@ -323,8 +305,8 @@ class ExtractiveGenerator:
             for line in body:
                 shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
                 text = f"- {_clean_line(shown)}"
-                nested = child_fields(block_lines, line.position) if _FIELD_LINE.match(line.text) else []
-                if not nested and _FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
+                nested = child_fields(block_lines, line.position) if FIELD_LINE.match(line.text) else []
+                if not nested and FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
                     # the schema was retrieved too (perhaps beyond the context budget, or by reference expansion)
                     nested = schema_fields(typed.group(1), [item.chunk.text for item in request.chunks])
                 if nested:

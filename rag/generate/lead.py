@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rag.corpus.profile import operation_summary
+from rag.generate.chunk_lines import child_fields
 from rag.generate.context import ContextBlock
 
 _FIELD = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(([^)]*)\)(?::\s*(.*))?$")
@@ -215,23 +215,12 @@ def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequ
             match = _SUCCESS.match(line.strip())
             if not match:
                 continue
-            fields = _nested_field_names(lines, position)
+            fields = child_fields(lines, position)
             code, schema = match.group(1), match.group(2)
             listed = f", whose fields are {', '.join(fields[:MAX_VALUES])}" if fields else ""
             return _cited(f"{_header(block)} responds {code} with {schema}{listed}", block)
         return ""
     return ""
-
-
-def _nested_field_names(lines: Sequence[str], position: int) -> list[str]:
-    """The field names one level under the line at `position` (a response's top-level fields)."""
-    names = []
-    for following in lines[position + 1 :]:
-        if not following.startswith("  "):
-            break
-        if not following.startswith("    ") and (match := _FIELD.match(following)):
-            names.append(match.group(1))
-    return names
 
 
 def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
@@ -255,5 +244,5 @@ def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequ
     header = _header(block)
     if not _OPERATION.match(header):
         return ""
-    summary = operation_summary(block.chunk)
+    summary = block.chunk.summary
     return _cited(f"Use {header}" + (f" ({summary})" if summary else ""), block)
