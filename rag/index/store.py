@@ -31,6 +31,10 @@ DUPLICATE_POLICIES: tuple[str, ...] = ("reject", "skip", "replace")
 COLLECTION_PREFIX = "specrag_"
 BATCH_SIZE = 256
 SNAPSHOT_ATTEMPTS = 3  # optimistic reads of a changing index before one read under the write lock
+# Up to this many live chunks per strategy, vector search is exact (a matrix product over the stored
+# embeddings, ties broken by chunk id): approximate HNSW search, above all with an API filter, can miss
+# the best match and order equal scores differently from run to run. Above it, Chroma's HNSW index.
+EXACT_SEARCH_LIMIT = 50_000
 
 
 class ChromaEmbeddingAdapter:
@@ -170,6 +174,8 @@ class Index:
         self._write_lock = threading.Lock()
         self._snapshot_lock = threading.Lock()
         self._snapshot: Snapshot | None = None
+        self._vectors: dict[tuple[int, str], tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
+        self._vectors_lock = threading.Lock()
         self.collect_orphans()
         self._check_complete()
 
@@ -351,6 +357,8 @@ class Index:
         total = len(snapshot.by_strategy.get(strategy, ()))
         if total == 0 or n <= 0:
             return []
+        if total <= EXACT_SEARCH_LIMIT:
+            return self._exact_search(strategy, query_vector, n, apis, snapshot)
         where: dict[str, Any] | None = None
         if apis:
             where = {"api": apis[0]} if len(apis) == 1 else {"api": {"$in": list(apis)}}
@@ -365,6 +373,52 @@ class Index:
             if chunk_id in snapshot.chunks:
                 pairs.append((chunk_id, 1.0 - float(distance)))
         return pairs[:n]
+
+    def _exact_search(
+        self, strategy: str, query_vector: np.ndarray, n: int, apis: Sequence[str] | None, snapshot: Snapshot
+    ) -> list[tuple[str, float]]:
+        """Cosine similarity against every live chunk of the strategy (of `apis`); best first, ties by id."""
+        ids, matrix, chunk_apis = self.stored_vectors(strategy, snapshot)
+        query = np.asarray(query_vector, dtype=np.float32).ravel()
+        norm = float(np.linalg.norm(query))
+        if not ids or norm == 0.0:
+            return []
+        # Rounded so that scores equal but for the last bits of float32 arithmetic tie (and go by id).
+        scores = np.round(matrix @ (query / norm), 6)
+        if apis:
+            scores = np.where(np.isin(chunk_apis, list(apis)), scores, -np.inf)
+        keep = min(len(ids), n)
+        best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(ids) else np.arange(len(ids))
+        # Everything tied with the n-th score competes on id, so the cut never depends on partition order.
+        cutoff = scores[best].min()
+        tied = np.flatnonzero(scores >= cutoff)
+        candidates = ((float(scores[i]), ids[i]) for i in tied if np.isfinite(scores[i]))
+        ranked = sorted(candidates, key=lambda pair: (-pair[0], pair[1]))
+        return [(chunk_id, score) for score, chunk_id in ranked[:n]]
+
+    def stored_vectors(self, strategy: str, snapshot: Snapshot) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """The live chunks' ids, unit-length stored embeddings and APIs of one strategy (read once per
+        generation from the vector store, so they are exactly what the collection holds)."""
+        key = (snapshot.generation, strategy)
+        with self._vectors_lock:
+            cached = self._vectors.get(key)
+            if cached is not None:
+                return cached
+            ids = snapshot.by_strategy.get(strategy, ())
+            vectors: dict[str, np.ndarray] = {}
+            for start in range(0, len(ids), 5000):
+                stored = self._collections[strategy].get(ids=list(ids[start:start + 5000]), include=["embeddings"])
+                embeddings = stored["embeddings"] if stored["embeddings"] is not None else []
+                vectors.update(zip(stored["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=False))
+            found = tuple(i for i in ids if i in vectors)
+            dimension = len(next(iter(vectors.values()))) if vectors else 0
+            matrix = np.vstack([vectors[i] for i in found]) if found else np.zeros((0, dimension), dtype=np.float32)
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            matrix = matrix / np.where(norms == 0, 1.0, norms)
+            chunk_apis = np.array([snapshot.chunks[i].api for i in found], dtype=str)
+            self._vectors = {k: v for k, v in self._vectors.items() if k[0] == snapshot.generation}
+            self._vectors[key] = (found, matrix, chunk_apis)
+            return self._vectors[key]
 
     def bm25_search(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.errors import DuplicateDocumentError, IndexUnavailableError
@@ -103,6 +104,46 @@ def test_vector_and_bm25_search_filter_by_api(fixture_index: Index) -> None:
         assert hits and all(fixture_index.get_chunk(i).api == api for i, _ in hits)  # type: ignore[union-attr]
         lexical = fixture_index.bm25_search("smart", "employees orders", 10, apis=[api])
         assert all(fixture_index.get_chunk(i).api == api for i, _ in lexical)  # type: ignore[union-attr]
+
+
+def test_vector_search_is_exact_and_orders_ties_by_chunk_id(fixture_index: Index) -> None:
+    vector = fixture_index.embedder.embed(["list employees"])[0]
+    snapshot = fixture_index.snapshot()
+    ids = snapshot.by_strategy["smart"]
+    stored = fixture_index._collections["smart"].get(ids=list(ids), include=["embeddings"])
+    matrix = np.asarray(stored["embeddings"], dtype=np.float64)
+    cosine = matrix @ vector / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(vector))
+    expected = sorted(zip(stored["ids"], cosine, strict=True), key=lambda pair: -pair[1])[:6]
+    hits = fixture_index.vector_search("smart", vector, 6)
+    assert [round(score, 5) for _, score in hits] == [round(float(score), 5) for _, score in expected]
+    cutoff = expected[-1][1]
+    clearly_above = {chunk_id for chunk_id, score in expected if score > cutoff + 1e-5}
+    assert clearly_above <= {chunk_id for chunk_id, _ in hits}
+    tied = [chunk_id for chunk_id, score in hits if abs(score - hits[0][1]) < 1e-6]
+    assert tied == sorted(tied)
+    assert fixture_index.vector_search("smart", vector, 6) == hits
+    every = fixture_index.vector_search("smart", vector, len(ids) + 5)
+    assert len(every) == len(ids)
+
+
+def test_vector_search_ties_are_cut_by_chunk_id(fixture_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = fixture_index.snapshot()
+    ids, matrix, apis = fixture_index.stored_vectors("smart", snapshot)
+    flat = np.ones_like(matrix) / np.sqrt(matrix.shape[1])
+    monkeypatch.setattr(fixture_index, "stored_vectors", lambda strategy, snap: (ids, flat, apis))
+    hits = fixture_index.vector_search("smart", flat[0], 3)
+    assert [chunk_id for chunk_id, _ in hits] == sorted(ids)[:3]
+
+
+def test_large_collections_use_chromas_approximate_index(fixture_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    import rag.index.store as store
+
+    vector = fixture_index.embedder.embed(["list orders"])[0]
+    exact = fixture_index.vector_search("smart", vector, 4)
+    monkeypatch.setattr(store, "EXACT_SEARCH_LIMIT", 0)
+    monkeypatch.setattr(fixture_index, "stored_vectors", lambda *_: pytest.fail("exact search used"))
+    approximate = fixture_index.vector_search("smart", vector, 4)
+    assert [i for i, _ in approximate] == [i for i, _ in exact]
 
 
 def test_a_different_embedding_model_is_refused_with_instructions(tmp_path: Path) -> None:
