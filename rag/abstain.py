@@ -20,10 +20,11 @@ full of them. When the evidence is weak the tier is `partial`, not `abstain`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 from rag.corpus.profile import RATE_UNIT, CorpusProfile
 from rag.corpus.vocabulary import tokenize, word_forms
@@ -66,6 +67,8 @@ class GateThresholds:
     out_of_scope_margin: float = 0.05
     out_of_scope_floor: float = 0.40
     rare_term_similarity: float = 0.45
+    # A question word this similar to a word naming part of the API means that part (`staff` → employee).
+    synonym_similarity: float = 0.6
 
 
 # Similarities depend on the embedding model: the model-free hashing embedder gives far lower ones.
@@ -260,6 +263,17 @@ def stop_words() -> frozenset[str]:
 
 
 # ---------------------------------------------------------------------- foreign things
+# Which of some question words the index has in other words (see rag.corpus.meanings).
+MeansKnown = Callable[[Sequence[str]], set[str]]
+
+
+class Meanings(Protocol):
+    """An index's naming vocabulary, embedded (rag.corpus.meanings.NamingVocabulary)."""
+
+    def close(self, terms: Sequence[str], threshold: float) -> set[str]:
+        """The terms at least `threshold` similar to some word naming part of the API."""
+        ...
+
 _WORD_OR_MARK = re.compile(r"[A-Za-z][\w'’-]*|[^\w\s]")
 
 
@@ -290,10 +304,17 @@ def is_phrase_head(term: str, question: str) -> bool:
 
 
 def foreign_nouns(
-    question: str, unknown: Sequence[str], profile: CorpusProfile, lexicon: Lexicon | None
+    question: str,
+    unknown: Sequence[str],
+    profile: CorpusProfile,
+    lexicon: Lexicon | None,
+    means_known: MeansKnown | None = None,
+    heads: bool = True,
 ) -> tuple[str, ...]:
     """Unknown words that name a thing the docs never mention: mostly nouns in English (`refund`,
-    `ledger`, `room`), heading their phrase, with no synonym the index uses (`listings` → list is known).
+    `ledger`, `room`), with no synonym the index uses (`listings` → list is known) and not close in
+    meaning to a word naming part of the API (`staff` → employee). With `heads`, the words that head
+    their phrase (`a meeting room` *through*); otherwise those that modify the next word (`drone` delivery).
 
     Verbs, adjectives and adverbs the docs happen not to use ("extend", "mandatory", "certain") say how
     the question is put, not what it is about; they are never evidence.
@@ -302,16 +323,21 @@ def foreign_nouns(
         return ()
     found = []
     for term in unknown:
-        if not lexicon.is_mainly_noun(term) or not is_phrase_head(term, question):
+        if not lexicon.is_mainly_noun(term) or is_phrase_head(term, question) != heads:
             continue
         # "in the last hour", "into our workflow", "in what scenarios": when and how, not a thing asked for.
         asked_kind = re.search(rf"\b(?:what|which)\s+{re.escape(term)}\b", question, re.I)
         if asked_kind or lexicon.noun_class(term) in ABSTRACT_NOUN_CLASSES:
             continue
-        if any(profile.knows(word) for word in (*lexicon.synonyms(term), *derivation_stems(term))):
+        # Its own lemmas and the verbs it derives from count wherever the docs use them; a synonym only
+        # where it names part of the API (a large spec uses `book` somewhere, which says nothing of `ledger`).
+        if any(profile.knows(word) for word in (*lexicon.base_forms(term, "n"), *derivation_stems(term))):
+            continue
+        if any(profile.names_part(word) for word in lexicon.synonyms(term)):
             continue
         found.append(term)
-    return tuple(found)
+    meant = means_known(found) if means_known and found else set()
+    return tuple(term for term in found if term not in meant)
 
 
 _DERIVATIONAL_ENDINGS = ("ations", "ation", "itions", "ition", "ions", "ion", "ments", "ment", "als", "al")
@@ -353,6 +379,17 @@ class Evidence:
     names_known_identifier: bool
     foreign_nouns: tuple[str, ...] = ()
     names_foreign_values: bool = False
+    # Foreign nouns that modify the next word (`drone` delivery, `wine` pairing), and unknown words no
+    # English lexicon lists that are no rare term either (`blockchain`, `websocket`: common words joined).
+    foreign_modifiers: tuple[str, ...] = ()
+    unlisted: tuple[str, ...] = ()
+
+    @property
+    def foreign_things(self) -> tuple[str, ...]:
+        """Every word naming a thing the docs never mention: foreign nouns, heads or modifiers, unlisted
+        compounds and telling rare terms."""
+        return tuple(dict.fromkeys((*self.foreign_nouns, *self.foreign_modifiers, *self.unlisted,
+                                    *self.telling_rare)))
 
     @property
     def telling_rare(self) -> tuple[str, ...]:
@@ -362,10 +399,15 @@ class Evidence:
 
 
 def gather_evidence(
-    question: str, profile: CorpusProfile, known_words: Iterable[str] = (), lexicon: Lexicon | None = None
+    question: str,
+    profile: CorpusProfile,
+    known_words: Iterable[str] = (),
+    lexicon: Lexicon | None = None,
+    means_known: MeansKnown | None = None,
 ) -> Evidence:
     """Check the question's terms, identifiers, paths and named APIs against the index (and, given an
-    English lexicon, which unknown words name things)."""
+    English lexicon, which unknown words name things; given `means_known`, which of those the index
+    has in other words)."""
     extra = frozenset(known_words)
     # Paths are judged as paths (below), not word by word.
     terms = salient_terms(_PATH.sub(" ", _METHOD_PATH.sub(" ", question)))
@@ -384,6 +426,7 @@ def gather_evidence(
     # Identifiers' own words are judged with the identifier, not again as terms.
     identifier_words = {w for i in identifiers for w in tokenize(i)}
     rare = tuple(t for t in rare_terms(unknown) if t not in identifier_words)
+    plain = [t for t in unknown if t not in rare and t not in identifier_words]
     return Evidence(
         tuple(terms),
         unknown,
@@ -393,9 +436,21 @@ def gather_evidence(
         half_known,
         tuple(unindexed_api_names(question, profile)),
         names_known,
-        foreign_nouns(question, [t for t in unknown if t not in rare and t not in identifier_words], profile, lexicon),
+        foreign_nouns(question, plain, profile, lexicon, means_known),
         names_foreign_values(question, profile),
+        foreign_nouns(question, plain, profile, lexicon, means_known, heads=False),
+        unlisted_words(plain, lexicon, means_known),
     )
+
+
+def unlisted_words(terms: Sequence[str], lexicon: Lexicon | None, means_known: MeansKnown | None) -> tuple[str, ...]:
+    """Alphabetic words of four letters or more that the English lexicon does not list in any form
+    (`blockchain`, `websocket`, `namespace`) and the index does not have in other words."""
+    if lexicon is None:
+        return ()
+    found = [t for t in terms if t.isalpha() and len(t) >= 4 and not lexicon.usage(t)]
+    meant = means_known(found) if means_known and found else set()
+    return tuple(t for t in found if t not in meant)
 
 
 def decide(
@@ -407,17 +462,21 @@ def decide(
     known_words: Iterable[str] = (),
     elliptical: bool = False,
     lexicon: Lexicon | None = None,
+    meanings: Meanings | None = None,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
     `known_words` are words the engine understands beyond the index (those of an applied glossary).
     `elliptical` judges a follow-up as asked ("and the orders?"): being short or barely similar to any
-    chunk is its nature, so a low similarity alone is no evidence there.
+    chunk is its nature, so a low similarity alone is no evidence there. `meanings` says which question
+    words the index has in other words (rag.corpus.meanings).
     """
     thresholds = thresholds or GateThresholds()
+    limit = thresholds.synonym_similarity
+    means_known = (lambda words: meanings.close(words, limit)) if meanings is not None else None
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = Query.of(question).focus
-    evidence = gather_evidence(question, profile, known_words, lexicon)
+    evidence = gather_evidence(question, profile, known_words, lexicon, means_known)
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
@@ -475,6 +534,11 @@ def abstain_reason(
         # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
         # English, and the docs use neither the word nor a synonym of it.
         return "asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns)
+    things = evidence.foreign_things
+    if len(things) >= 2 and not evidence.names_foreign_values and asks_about_the_docs(question):
+        # "Which endpoint writes contacts to a blockchain ledger?", "How do I schedule a drone delivery?":
+        # two or more words name things the docs never mention, even where none heads its phrase.
+        return "asks about things the docs never mention: " + ", ".join(things)
     if len(evidence.unknown) >= 2 and top < thresholds.partial_below:
         return "a weak match, and several words the docs never use"
     if asked_units and not (asked_units & profile.rate_units):

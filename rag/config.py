@@ -44,6 +44,8 @@ class Config:
     reranker_model: str = DEFAULT_CROSS_ENCODER
     abstention: bool = False
     write_check: bool = False
+    # Put the API's lookup (search) operation first for a request that names things by value.
+    lookup: bool = False
     reasoning: bool = False
     rewrite: bool = True
     generator: str = "auto"
@@ -101,6 +103,7 @@ class Config:
             "rerank": self.reranker != "none",
             "abstention": self.abstention,
             "write_check": self.write_check,
+            "lookup": self.lookup,
             "reasoning": self.reasoning,
         }
 
@@ -115,6 +118,7 @@ class Config:
             "rerank": {"reranker": "none"},
             "abstention": {"abstention": False},
             "write_check": {"write_check": False},
+            "lookup": {"lookup": False},
             "reasoning": {"reasoning": False},
         }
         if feature not in changes:
@@ -153,7 +157,9 @@ _FULL = Config(
     reranker="structural",
     abstention=True,
     write_check=True,
-    description="hybrid + intent filter (APIs named in the question) + structural rerank + write-operation check + "
+    lookup=True,
+    description="hybrid + intent filter (APIs named in the question) + structural rerank + lookup lift + "
+    "write-operation check + "
     "reference expansion + per-API k + abstention (glossary expansion is off: the suite's ablation)",
 )
 

@@ -18,13 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
+from rag.abstain import GateDecision, GateThresholds, names_foreign_values
+from rag.chunk import Chunk
 from rag.config import Config
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.errors import ConfigError, RagError
+from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
-from rag.lexicon import Lexicon, load_lexicon
+from rag.lexicon import Lexicon
 from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.cross_encoder import CrossEncoderReranker
@@ -34,6 +36,7 @@ from rag.results import AnswerResult, Citation, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
+from rag.retrieve.lookup import lift_lookup
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
@@ -95,8 +98,7 @@ class Engine:
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    _prototypes: Any = field(default=None, init=False, repr=False)
-    _calibrated: dict[tuple[int, str], GateThresholds] = field(default_factory=dict, init=False, repr=False)
+    _gate: ConfidenceGate | None = field(default=None, init=False, repr=False)
 
     # ------------------------------------------------------------------ models
     def llm_spec(self, config: Config) -> str:
@@ -179,6 +181,8 @@ class Engine:
                 result.notes.append(f"query expanded: {query.text}")
         pool, apis, k = self._first_stage(config, query, ctx, result, scope)
         pool = demote_repeated_covers(self._rerank(config, query, ctx, result, pool))
+        if config.lookup and config.chunking == "smart":
+            pool = self._lookup(query, ctx, result, pool, apis)
         for rank, candidate in enumerate(pool, start=1):
             candidate.rank = rank
         result.pool = list(pool)
@@ -192,6 +196,21 @@ class Engine:
             top = expand_references(top, ctx.snapshot, config.context_tokens)
             result.timings_ms["expand"] = _ms(started)
         return top
+
+    def _lookup(
+        self, query: Query, ctx: QueryContext, result: AnswerResult, pool: list[RetrievedChunk], apis: tuple[str, ...]
+    ) -> list[RetrievedChunk]:
+        """Put the corpus's lookup operation first when the question names values (rag.retrieve.lookup)."""
+        profile = profile_for(ctx.snapshot)
+
+        def similarity(chunk: Chunk) -> float:
+            return self.index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
+
+        names_values = names_foreign_values(query.focus, profile)
+        lifted, note = lift_lookup(pool, profile.operations, names_values, similarity, apis)
+        if note:
+            result.notes.append(note)
+        return lifted
 
     def _scope(
         self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...]
@@ -283,76 +302,24 @@ class Engine:
         return top
 
     def gate(self, config: Config, query: Query | str, ctx: QueryContext, result: AnswerResult) -> None:
-        """Apply the confidence gate (when the config has abstention) to `result`."""
-        if not config.abstention:
-            return
-        started = time.perf_counter()
-        query = Query.of(query)
-        standalone = query.standalone
-        top_similarity = best_similarity(ctx, config.chunking)
-        out_of_scope = ctx.memo(
-            ("out-of-scope", standalone), lambda: self._out_of_scope_similarity(ctx, standalone)
-        )
-        known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
-        profile, thresholds = profile_for(ctx.snapshot), self.gate_thresholds(ctx, config)
-        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.english())
-        asked = result.question.strip()
-        if decision.tier != "abstain" and asked and asked != standalone:
-            # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
-            # too ("What's the weather in Berlin?" at turn 4). Low similarity alone does not count for it:
-            # a follow-up is elliptical by nature.
-            own = self.asked_decision(config, asked, profile, thresholds, known)
-            if own is not None:
-                decision = own
-        result.confidence = decision.tier
-        result.confidence_score = decision.score
-        result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
-        result.timings_ms["gate"] = _ms(started)
+        """Apply the confidence gate (when the config has abstention) to `result` (rag.gate)."""
+        if config.abstention:
+            known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
+            self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known)
 
     def asked_decision(
         self, config: Config, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]
     ) -> GateDecision | None:
         """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
-        probe = QueryContext(self.index, asked)
-        out_of_scope = self._out_of_scope_similarity(probe, asked)
-        top = best_similarity(probe, config.chunking)
-        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.english())
-        if own.tier != "abstain":
-            return None
-        return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
+        return self.confidence_gate.asked_decision(config.chunking, asked, profile, thresholds, known)
 
-    def english(self) -> Lexicon | None:
-        """The gate's English lexicon: the given one, or the installed WordNet (read once per process)."""
-        return load_lexicon() if self.lexicon == "default" else self.lexicon
-
-    def gate_thresholds(self, ctx: QueryContext, config: Config) -> GateThresholds:
-        """The gate's thresholds for this index: given ones, else the model's calibrated on the index itself
-        (how similar the out-of-scope prototypes are to its chunks; computed once per index generation)."""
-        if self.thresholds is not None:
-            return self.thresholds
-        key = (ctx.snapshot.generation, config.chunking)
+    @property
+    def confidence_gate(self) -> ConfidenceGate:
+        """The engine's confidence gate (its lexicon, thresholds and caches), made on first use."""
         with self._lock:
-            cached = self._calibrated.get(key)
-        if cached is not None:
-            return cached
-        similarities = [
-            best_similarity(QueryContext(self.index, prototype), config.chunking)
-            for prototype in out_of_scope_prototypes()
-        ]
-        thresholds = calibrate(thresholds_for(self.index.embedder.name), similarities)
-        with self._lock:
-            if len(self._calibrated) > 8:
-                self._calibrated.clear()
-            self._calibrated[key] = thresholds
-        return thresholds
-
-    def _out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
-        """Best cosine similarity between the query and the out-of-scope prototypes."""
-        with self._lock:
-            prototypes = self._prototypes
-            if prototypes is None:
-                prototypes = self._prototypes = ctx.embedder.embed(list(out_of_scope_prototypes()))
-        return float((prototypes @ ctx.query_vector(query)).max())
+            if self._gate is None:
+                self._gate = ConfidenceGate(self.index, self.thresholds, self.lexicon)
+            return self._gate
 
     # ------------------------------------------------------------------ run
     def prepare(
@@ -575,12 +542,6 @@ class Engine:
         if generation is None:
             generation = Generation(answer=ABSTAIN_MESSAGE if not result.errors else "", generator=spec)
         yield self._finish(config, result, generation) if not result.errors else result
-
-
-def best_similarity(ctx: QueryContext, chunking: str) -> float:
-    """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
-    pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
-    return max((pool[0][1] for pool in pools if pool), default=0.0)
 
 
 def _ms(started: float) -> float:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rag.abstain import (
     GateThresholds,
@@ -196,24 +198,27 @@ def test_calibration_follows_the_index_and_never_gets_stricter_than_the_defaults
     assert len(out_of_scope_prototypes()) >= 5
 
 
-def english(tmp_path: Path) -> Lexicon:
-    lexicon = load_lexicon(
-        write_wordnet(
-            tmp_path / "wordnet",
-            nouns={
-                "room": [("noun.artifact", ["chamber"], 40)],
-                "ledger": [("noun.possession", ["book"], 3)],
-                "hour": [("noun.time", ["hr"], 20)],
-                "scenario": [("noun.communication", ["script"], 2)],
-                "listing": [("noun.communication", ["list"], 1)],
-                "album": [("noun.communication", [], 5)],
-            },
-            verbs={"extend": 18},
-            adjectives={"mandatory": 2, "certain": 8},
-        )
-    )
+def tiny_lexicon(directory: Path, **tables: Any) -> Lexicon:
+    """A WordNet of the given tables (see tests.fakes.write_wordnet), read back."""
+    lexicon = load_lexicon(write_wordnet(directory, **tables))
     assert lexicon is not None
     return lexicon
+
+
+def english(tmp_path: Path) -> Lexicon:
+    return tiny_lexicon(
+        tmp_path / "wordnet",
+        nouns={
+            "room": [("noun.artifact", ["chamber"], 40)],
+            "ledger": [("noun.possession", ["book"], 3)],
+            "hour": [("noun.time", ["hr"], 20)],
+            "scenario": [("noun.communication", ["script"], 2)],
+            "listing": [("noun.communication", ["list"], 1)],
+            "album": [("noun.communication", [], 5)],
+        },
+        verbs={"extend": 18},
+        adjectives={"mandatory": 2, "certain": 8},
+    )
 
 
 def test_a_thing_the_docs_never_mention_abstains_in_a_docs_question(tmp_path: Path) -> None:
@@ -260,3 +265,68 @@ def test_is_there_a_thing_the_docs_never_mention_abstains_but_a_derived_word_is_
     )
     question = "Is there an endpoint to send a new hire their invitation?"
     assert decide(question, 0.5, invited, lexicon=with_invitation).tier != "abstain"
+
+
+def things_lexicon(tmp_path: Path) -> Lexicon:
+    return tiny_lexicon(
+        tmp_path / "wordnet-things",
+        nouns={
+            "drone": [("noun.artifact", ["pilotless_aircraft"], 2)],
+            "delivery": [("noun.act", ["bringing"], 9)],
+            "ledger": [("noun.possession", ["book"], 3)],
+            "staff": [("noun.group", ["faculty"], 12)],
+        },
+        verbs={"schedule": 20},
+    )
+
+
+def test_two_things_the_docs_never_mention_abstain_even_when_none_heads_its_phrase(tmp_path: Path) -> None:
+    lexicon = things_lexicon(tmp_path)
+    # `blockchain` is in no lexicon (common words joined), `drone` modifies the next word.
+    question = "Which endpoint sends employees through a blockchain drone relay?"
+    decision = decide(question, 0.5, profile(), lexicon=lexicon)
+    assert decision.tier == "abstain"
+    assert "blockchain" in decision.reasons[-1] and "drone" in decision.reasons[-1]
+    # One modifier alone is weak evidence: partial, not abstain ("hiring pipeline stages" is in scope).
+    single = decide("How do I schedule a drone delivery for an employee?", 0.5, profile(), lexicon=lexicon)
+    assert single.tier == "partial", single.reasons
+    # A task request is never judged this way: its unfamiliar words are values.
+    assert decide("Send employees through a blockchain drone relay", 0.5, profile(), lexicon=lexicon).tier != "abstain"
+
+
+def test_a_synonym_counts_only_where_it_names_part_of_the_api(tmp_path: Path) -> None:
+    lexicon = things_lexicon(tmp_path)
+    wordy = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary={"employee", "employees", "list", "book", "write", "writes", "endpoint"},
+    )  # fmt: skip
+    question = "Which endpoint writes employees to a ledger?"
+    # A description somewhere uses `book`: that says nothing of ledgers.
+    assert decide(question, 0.5, wordy, lexicon=lexicon).tier == "abstain"
+    named = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary=wordy.vocabulary, structural_terms={"book", "employee"},
+    )  # fmt: skip
+    assert decide(question, 0.5, named, lexicon=lexicon).tier != "abstain"
+
+
+class StaffMeansEmployee:
+    """The index's naming vocabulary as a fake: `staff` is close to `employee`, nothing else is."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def close(self, terms: Sequence[str], threshold: float) -> set[str]:
+        self.asked.append(list(terms))
+        return {t for t in terms if t == "staff" and threshold <= 0.63}
+
+
+def test_a_word_close_in_meaning_to_a_naming_word_is_no_foreign_thing(tmp_path: Path) -> None:
+    lexicon = things_lexicon(tmp_path)
+    question = "How do I list the staff of the HRIS?"
+    assert decide(question, 0.5, profile(), lexicon=lexicon).tier == "abstain"
+    meanings = StaffMeansEmployee()
+    assert decide(question, 0.5, profile(), lexicon=lexicon, meanings=meanings).tier != "abstain"
+    assert ["staff"] in meanings.asked
+    strict = GateThresholds(synonym_similarity=0.9)
+    assert decide(question, 0.5, profile(), strict, lexicon=lexicon, meanings=meanings).tier == "abstain"

@@ -175,3 +175,37 @@ def test_stream_many_gives_each_config_its_own_conversation_and_run_many_keeps_o
     configs = [PRESETS["full"], PRESETS["C0"], PRESETS["C2"]]
     ordered = engine.run_many("How do I list orders?", configs, retrieval_only=True)
     assert [r.config for r in ordered] == ["full", "C0", "C2"]
+
+
+MUSIC_SPEC = {
+    "openapi": "3.0.3",
+    "info": {"title": "Music", "version": "1"},
+    "paths": {
+        "/search": {"get": {"summary": "Search for Item", "parameters": [
+            {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "Albums, artists and tracks matching the query"}}}},
+        "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "An album"}}}},
+        "/me/player/play": {"put": {"summary": "Start playing an album", "responses": {"204": {"description": "ok"}}}},
+    },
+}  # fmt: skip
+
+
+def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_index: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from rag.index.build import ingest_paths
+
+    spec = tmp_path / "music.json"
+    spec.write_text(json.dumps(MUSIC_SPEC))
+    assert ingest_paths(empty_index, [spec])[0].status == "added"
+    engine = Engine(empty_index, default_llm="extractive")
+    named = engine.run("Play the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
+    assert named.chunks[0].chunk.path == "/search"
+    assert any(note.startswith("lookup lift: GET /search first") for note in named.notes), named.notes
+    without = engine.run("Play the album Kind of Blue by Miles Davis", PRESETS["full"].without("lookup"),
+                         retrieval_only=True)  # fmt: skip
+    assert not any(note.startswith("lookup lift") for note in without.notes)
+    plain = engine.run("Start playing an album", PRESETS["full"], retrieval_only=True)
+    assert not any(note.startswith("lookup lift") for note in plain.notes), plain.notes

@@ -60,6 +60,12 @@ class CorpusProfile:
         """Whether the term, its singular or its stem (listing → list, created → create) occurs in the text."""
         return any(form in self.vocabulary for form in word_forms(term))
 
+    def names_part(self, word: str) -> bool:
+        """Whether the word (or its singular) names part of an API: a path segment, tag, operationId,
+        schema or operation name word (not merely a word some description uses)."""
+        term = normalize_term(word)
+        return term in self.structural_terms or term in self.term_apis
+
     def knows_path(self, path: str) -> bool:
         """Whether a path names an indexed operation path: the same shape, a concrete value where the spec
         has a parameter (`/users/42` ↔ `/users/{id}`), or the leading part of one (`/unified/hris`)."""

@@ -176,6 +176,7 @@ class Index:
         self._snapshot: Snapshot | None = None
         self._vectors: dict[tuple[int, str], tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
         self._vectors_lock = threading.Lock()
+        self._positions: dict[tuple[int, str], dict[str, int]] = {}
         self.collect_orphans()
         self._check_complete()
 
@@ -395,6 +396,21 @@ class Index:
         candidates = ((float(scores[i]), ids[i]) for i in tied if np.isfinite(scores[i]))
         ranked = sorted(candidates, key=lambda pair: (-pair[0], pair[1]))
         return [(chunk_id, score) for score, chunk_id in ranked[:n]]
+
+    def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
+        """Cosine similarity between a query vector and one live chunk's stored embedding (0 when absent)."""
+        ids, matrix, _ = self.stored_vectors(strategy, snapshot)
+        key = (snapshot.generation, strategy)
+        with self._vectors_lock:
+            positions = self._positions.get(key)
+            if positions is None:
+                positions = {chunk_id: row for row, chunk_id in enumerate(ids)}
+                self._positions = {key: positions}
+        row = positions.get(chunk_id)
+        norm = float(np.linalg.norm(query_vector))
+        if row is None or norm == 0.0:
+            return 0.0
+        return float(matrix[row] @ (np.asarray(query_vector, dtype=np.float32).ravel() / norm))
 
     def stored_vectors(self, strategy: str, snapshot: Snapshot) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
         """The live chunks' ids, unit-length stored embeddings and APIs of one strategy (read once per
