@@ -177,6 +177,7 @@ class Index:
         self._vectors: dict[tuple[int, str], tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
         self._vectors_lock = threading.Lock()
         self._positions: dict[tuple[int, str], dict[str, int]] = {}
+        self._masks: dict[tuple[int, str, tuple[str, ...]], np.ndarray] = {}
         self.collect_orphans()
         self._check_complete()
 
@@ -387,7 +388,7 @@ class Index:
         # Rounded so that scores equal but for the last bits of float32 arithmetic tie (and go by id).
         scores = np.round(matrix @ (query / norm), 6)
         if apis:
-            scores = np.where(np.isin(chunk_apis, list(apis)), scores, -np.inf)
+            scores = np.where(self._api_mask(strategy, snapshot, chunk_apis, tuple(sorted(apis))), scores, -np.inf)
         keep = min(len(ids), n)
         best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(ids) else np.arange(len(ids))
         # Everything tied with the n-th score competes on id, so the cut never depends on partition order.
@@ -396,6 +397,20 @@ class Index:
         candidates = ((float(scores[i]), ids[i]) for i in tied if np.isfinite(scores[i]))
         ranked = sorted(candidates, key=lambda pair: (-pair[0], pair[1]))
         return [(chunk_id, score) for score, chunk_id in ranked[:n]]
+
+    def _api_mask(
+        self, strategy: str, snapshot: Snapshot, chunk_apis: np.ndarray, apis: tuple[str, ...]
+    ) -> np.ndarray:
+        """Which rows of the strategy's matrix belong to `apis` (cached per generation and API set)."""
+        key = (snapshot.generation, strategy, apis)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.isin(chunk_apis, list(apis))
+            with self._vectors_lock:
+                if len(self._masks) > 256:
+                    self._masks.clear()
+                self._masks[key] = mask
+        return mask
 
     def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
         """Cosine similarity between a query vector and one live chunk's stored embedding (0 when absent)."""
