@@ -201,6 +201,7 @@ class Engine:
         self, query: Query, ctx: QueryContext, result: AnswerResult, pool: list[RetrievedChunk], apis: tuple[str, ...]
     ) -> list[RetrievedChunk]:
         """Put the corpus's lookup operation first when the question names values (rag.retrieve.lookup)."""
+        started = time.perf_counter()
         profile = profile_for(ctx.snapshot)
 
         def similarity(chunk: Chunk) -> float:
@@ -210,6 +211,7 @@ class Engine:
         lifted, note = lift_lookup(pool, profile.operations, names_values, similarity, apis)
         if note:
             result.notes.append(note)
+        result.timings_ms["lookup"] = _ms(started)
         return lifted
 
     def _scope(
