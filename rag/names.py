@@ -33,3 +33,20 @@ def without_names_and_values(question: str) -> str:
     starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
     text = _TITLE_WORD.sub(lambda m: m.group(0) if m.start() in starts else " ", text)
     return re.sub(r"\b\d[\d.,:]*\b", " ", text)
+
+
+# "my playlist called Workout", "my playlist Oldies", "our team 'Core'": lower-case words after "my"/"our",
+# an optional naming word, then the name.
+_OWNED = re.compile(r"\b(?:my|our)\s+(?:[a-z][\w'’-]*\s+){1,3}?(?:(?:called|named|titled)\s+)?[\"“‘']?$")
+
+
+def names_the_users_own(question: str) -> bool:
+    """Whether the question names one of the user's own things by its name ("my playlist called Workout",
+    "rename my playlist Chill"): found in the user's collection, not looked up in the catalogue."""
+    for name in names_and_values(question):
+        start = question.find(name)
+        while start > 0:
+            if _OWNED.search(question[max(0, start - 60):start]):
+                return True
+            start = question.find(name, start + 1)
+    return False

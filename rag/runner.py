@@ -27,6 +27,7 @@ from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
 from rag.lexicon import Lexicon
+from rag.names import names_the_users_own
 from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.cross_encoder import CrossEncoderReranker
@@ -207,7 +208,8 @@ class Engine:
         def similarity(chunk: Chunk) -> float:
             return self.index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
 
-        names_values = names_foreign_values(query.focus, profile)
+        # A value that is the user's own ("my playlist called Workout") is found in their collection.
+        names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
         lifted, note = lift_lookup(pool, profile.operations, names_values, similarity, apis)
         if note:
             result.notes.append(note)

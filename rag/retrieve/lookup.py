@@ -4,6 +4,8 @@
 the id of a thing named by value comes from the API's search operation. So when a question names
 values the index does not have (songs, people, films: `rag.names`) and the corpus has lookup
 operations, the one that fits the question best leads the list: it is the first call of the chain.
+A value that is the user's own ("my playlist called Workout") is found in their collection instead, so
+then nothing moves (the engine passes `names_values=False`).
 
 Lookup operations are found per index: GET operations with a `search` or `lookup` path segment, or
 whose summary starts with "Search", "Lookup" or "Find". A corpus without them is left as it is.
