@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
-from rag.corpus.meanings import naming_vocabulary
+from rag.corpus.meanings import NamingVocabulary, naming_vocabulary
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.index.store import Index
 from rag.lexicon import Lexicon, load_lexicon
@@ -26,6 +27,21 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
     pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
     return max((pool[0][1] for pool in pools if pool), default=0.0)
+
+
+class LazyMeanings:
+    """The index's naming vocabulary, embedded only when the gate first asks about a word (most questions
+    have no foreign word to judge; the first embedding of a large spec's naming words takes seconds)."""
+
+    def __init__(self, build: Callable[[], NamingVocabulary]) -> None:
+        self._build = build
+        self._vocabulary: NamingVocabulary | None = None
+
+    def close(self, terms: Sequence[str], threshold: float) -> set[str]:
+        """The terms at least `threshold` similar to some word naming part of the API."""
+        if self._vocabulary is None:
+            self._vocabulary = self._build()
+        return self._vocabulary.close(terms, threshold)
 
 
 @dataclass
@@ -49,7 +65,7 @@ class ConfidenceGate:
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
-        meanings = naming_vocabulary(ctx.snapshot, profile, self.index.embedder)
+        meanings = LazyMeanings(lambda: naming_vocabulary(ctx.snapshot, profile, self.index.embedder))
         decision = decide(
             query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.english(), meanings=meanings
         )
@@ -73,7 +89,7 @@ class ConfidenceGate:
         probe = QueryContext(self.index, asked)
         out_of_scope = self.out_of_scope_similarity(probe, asked)
         top = best_similarity(probe, chunking)
-        meanings = naming_vocabulary(probe.snapshot, profile, self.index.embedder)
+        meanings = LazyMeanings(lambda: naming_vocabulary(probe.snapshot, profile, self.index.embedder))
         own = decide(
             asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.english(),
             meanings=meanings,
