@@ -18,11 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from rag.abstain import GateDecision, GateThresholds, names_foreign_values
+from rag.abstain import GateDecision, GateThresholds
 from rag.chunk import Chunk
 from rag.config import Config
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.errors import ConfigError, RagError
+from rag.foreign import names_foreign_values
 from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index

@@ -1,0 +1,150 @@
+"""Words that name things the docs never mention: the gate's lexical evidence.
+
+An unknown word of a question is a *foreign thing* when an English lexicon (WordNet, rag.lexicon) says
+it is mostly a noun that names a thing (not a time, a way of doing or a state), the docs use neither
+it, its lemma, the verb it derives from, nor a synonym that names part of the API, and it is not close
+in meaning to a word naming part of the API (rag.corpus.meanings). Names and values a question
+mentions (rag.names) are never foreign things; a question naming values the index does not have is a
+task request about the user's own data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Protocol
+
+from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import tokenize
+from rag.lexicon import Lexicon
+from rag.names import names_and_values
+
+GENERIC_TERMS = frozenset(
+    """able about add added all allow allowed also another any anything ask available back based best call calls
+    change check com create created data delete describe detail details different do does doing done each else
+    endpoint endpoints example exist exists explain field fields find first format get give go going good got have
+    help here info information into its just know last let like list look looking made make many may mean means
+    method methods more most much need needed new next not number object one only other out over parameter parameters
+    possible pull put query remove request requests response return returned returns right same say see send set
+    should show so some something specific still such support supported sure take tell than thing things through
+    time type types update use used using value values want way ways what whats work works would yes""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list) plus contractions and greetings: never evidence."""
+    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
+    return frozenset(words | function_words())
+
+
+# Which of some question words the index has in other words (see rag.corpus.meanings).
+MeansKnown = Callable[[Sequence[str]], set[str]]
+
+
+class Meanings(Protocol):
+    """An index's naming vocabulary, embedded (rag.corpus.meanings.NamingVocabulary)."""
+
+    def close(self, terms: Sequence[str], threshold: float) -> set[str]:
+        """The terms at least `threshold` similar to some word naming part of the API."""
+        ...
+
+_WORD_OR_MARK = re.compile(r"[A-Za-z][\w'’-]*|[^\w\s]")
+
+
+# Semantic classes of nouns that say when or how (an hour, a workflow, a state), not what is asked about.
+ABSTRACT_NOUN_CLASSES = frozenset(
+    {"noun.Tops", "noun.act", "noun.attribute", "noun.feeling", "noun.motive", "noun.quantity", "noun.relation",
+     "noun.shape", "noun.state", "noun.time"}
+)
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list): the words that end a noun phrase when they follow it."""
+    try:  # the private module is the cheap import; the public path is the fallback
+        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+    except ImportError:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def is_phrase_head(term: str, question: str) -> bool:
+    """Whether `term` ends a noun phrase in the question (`a meeting room` *through*, `the ledger`?) rather
+    than modifying the next word (`pipeline` stages): a stop word, a mark or the end follows it."""
+    tokens = [t.lower() for t in _WORD_OR_MARK.findall(question)]
+    positions = [i for i, t in enumerate(tokens) if t == term]
+    following = [tokens[i + 1] if i + 1 < len(tokens) else "" for i in positions]
+    return any(not nxt or not nxt[0].isalpha() or nxt in function_words() for nxt in following)
+
+
+def foreign_nouns(
+    question: str,
+    unknown: Sequence[str],
+    profile: CorpusProfile,
+    lexicon: Lexicon | None,
+    means_known: MeansKnown | None = None,
+    heads: bool = True,
+) -> tuple[str, ...]:
+    """Unknown words that name a thing the docs never mention: mostly nouns in English (`refund`,
+    `ledger`, `room`), with no synonym the index uses (`listings` → list is known) and not close in
+    meaning to a word naming part of the API (`staff` → employee). With `heads`, the words that head
+    their phrase (`a meeting room` *through*); otherwise those that modify the next word (`drone` delivery).
+
+    Verbs, adjectives and adverbs the docs happen not to use ("extend", "mandatory", "certain") say how
+    the question is put, not what it is about; they are never evidence.
+    """
+    if lexicon is None:
+        return ()
+    found = []
+    for term in unknown:
+        if not lexicon.is_mainly_noun(term) or is_phrase_head(term, question) != heads:
+            continue
+        # "in the last hour", "into our workflow", "in what scenarios": when and how, not a thing asked for.
+        asked_kind = re.search(rf"\b(?:what|which)\s+{re.escape(term)}\b", question, re.I)
+        if asked_kind or lexicon.noun_class(term) in ABSTRACT_NOUN_CLASSES:
+            continue
+        # Its own lemmas and the verbs it derives from count wherever the docs use them; a synonym only
+        # where it names part of the API (a large spec uses `book` somewhere, which says nothing of `ledger`).
+        if any(profile.knows(word) for word in (*lexicon.base_forms(term, "n"), *derivation_stems(term))):
+            continue
+        if any(profile.names_part(word) for word in lexicon.synonyms(term)):
+            continue
+        found.append(term)
+    meant = means_known(found) if means_known and found else set()
+    return tuple(term for term in found if term not in meant)
+
+
+_DERIVATIONAL_ENDINGS = ("ations", "ation", "itions", "ition", "ions", "ion", "ments", "ment", "als", "al")
+
+
+def derivation_stems(noun: str) -> list[str]:
+    """The verbs an English noun is derived from, as the docs may spell them: `invitation` → invite,
+    `deletion` → delete, `assignment` → assign."""
+    stems = []
+    for ending in _DERIVATIONAL_ENDINGS:
+        if noun.endswith(ending) and len(noun) - len(ending) >= 3:
+            stem = noun[: -len(ending)]
+            stems += [stem, stem + "e"]
+    return stems
+
+
+def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
+    """Whether the question names something the index does not (a song, a film, a person): then it is a
+    request about the user's own data, and an unfamiliar noun in it may be one more value."""
+    for name in names_and_values(question):
+        words = [w for w in tokenize(name) if w not in stop_words()]
+        if words and not all(profile.knows(w) or w in profile.apis for w in words):
+            return True
+    return False
+
+
+def unlisted_words(terms: Sequence[str], lexicon: Lexicon | None, means_known: MeansKnown | None) -> tuple[str, ...]:
+    """Alphabetic words of four letters or more that the English lexicon does not list in any form
+    (`blockchain`, `websocket`, `namespace`) and the index does not have in other words."""
+    if lexicon is None:
+        return ()
+    found = [t for t in terms if t.isalpha() and len(t) >= 4 and not lexicon.usage(t)]
+    meant = means_known(found) if means_known and found else set()
+    return tuple(t for t in found if t not in meant)
