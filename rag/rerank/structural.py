@@ -205,11 +205,14 @@ class StructuralReranker:
         if asked.methods:
             score += self.method_weight if chunk.method in asked.methods else -self.method_weight / 2
         resource = resource_of(chunk.path)
-        score += self.resource_weight * match
+        container = bool(asked.containers) and normalize_term(resource) in asked.containers
+        # What a question puts something into is the parent of the operation it wants, not its resource.
+        score += self.resource_weight * match * (0.5 if container else 1.0)
         api_prefixes = dict(self.prefixes).get(chunk.api, frozenset())
         api_names = {chunk.api, normalize_term(chunk.api)}
         parents = [w for w in parent_words(chunk.path, api_prefixes) if w not in api_names and len(w) > 2]
         named = sum(1 for w in parents if word_forms(w) & (asked.forms | asked.added_forms))
+        named += sum(1 for w in parents if w in asked.containers)
         if match > 0 and parents:
             # A nested path is more specific when the question names its parents too, and
             # an unlikely answer when it names none (/connect_sessions/authenticate for
@@ -277,6 +280,9 @@ class QuestionShape:
     wants_many: bool
     asks_fields: bool
     asks_operation: bool
+    # Nouns a question puts something into or takes it out of ("add a song *to my playlist*", "remove a
+    # member *from the group*"): the parent of what is written, not the resource itself.
+    containers: frozenset[str] = frozenset()
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
@@ -311,7 +317,24 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
         # "custom field definition endpoints" asks for operations, whatever nouns come before.
         asks_fields=asks_fields and not asks_operation,
         asks_operation=asks_operation,
+        containers=container_nouns(focus),
     )
+
+
+_CONTAINER = re.compile(
+    r"\b(?:to|into|onto|from)\s+(?:my|our|your|their|his|her|its|the|a|an|this|that)\s+"
+    r"(?:(?:new|saved|existing|current)\s+)?([a-z][a-z_]+)",
+    re.I,
+)
+
+
+def container_nouns(question: str) -> frozenset[str]:
+    """Nouns after "to/into/onto/from" and a determiner that the question names nowhere else ("add the
+    song to my playlist" → playlist; "delete albums from my saved albums" → none: the albums are what is
+    deleted; "set my player to repeat" → none: an infinitive takes no determiner)."""
+    words = [normalize_term(w) for w in re.findall(r"[a-z]+", question.lower())]
+    found = {normalize_term(m.group(1).lower()) for m in _CONTAINER.finditer(question)}
+    return frozenset(word for word in found if len(word) > 2 and words.count(word) == 1)
 
 
 def lift_payload_operations(candidates: Sequence[RetrievedChunk], scores: list[float], depth: int) -> None:

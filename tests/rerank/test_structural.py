@@ -11,6 +11,7 @@ from rag.query import Query
 from rag.rerank.base import apply_scores
 from rag.rerank.structural import (
     StructuralReranker,
+    container_nouns,
     grammatical_number,
     lift_payload_operations,
     parent_words,
@@ -196,3 +197,29 @@ def test_the_main_resource_is_the_example_when_no_resource_is_named() -> None:
     deep = [*(schema(f"S{n}", "hris") for n in range(10)), operation("get", "/unified/hris/employees", "hris")]
     question = "Which header tells the HRIS endpoints which account to use?"
     assert knows_main.score(question, deep)[-1] == plain.score(question, deep)[-1]
+
+
+@pytest.mark.parametrize(
+    ("question", "containers"),
+    [
+        ("Add the song Hey Jude to my playlist Sixties Gems", {"playlist"}),
+        ("How do I add a note to an application?", {"application"}),
+        ("Move the candidate into the new stage", {"stage"}),
+        ("Delete all albums by Nickelback from my saved albums", set()),  # the albums are what is deleted
+        ("Set my player to repeat the current track", set()),  # an infinitive, not a container
+    ],
+)
+def test_containers_are_nouns_things_are_put_into_or_taken_from(question: str, containers: set[str]) -> None:
+    assert container_nouns(question) == containers
+
+
+def test_adding_to_a_container_prefers_the_containers_items_over_creating_it() -> None:
+    candidates = [
+        operation("post", "/users/{user_id}/playlists", api="music"),
+        operation("post", "/playlists/{playlist_id}/tracks", api="music"),
+    ]
+    assert top("Add the song Hey Jude to my playlist Sixties Gems", candidates) == (
+        "music.paths./playlists/{playlist_id}/tracks.post"
+    )
+    # Creating the playlist itself is still the playlist's own operation.
+    assert top("Create a new playlist called Sixties Gems", candidates) == "music.paths./users/{user_id}/playlists.post"
