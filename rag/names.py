@@ -26,6 +26,23 @@ def names_and_values(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_NAME_RUN = re.compile(
+    r"\b[A-Z][\w'’-]+(?:\s+(?:(?:of|the|and|de|la|le|von|van|del|&)\s+)*[A-Z0-9][\w'’-]*)*"
+)
+
+
+def name_phrases(question: str) -> list[str]:
+    """Whole names as a person would say them: quoted strings, what follows "called"/"named", and runs of
+    capitalised words inside a sentence with their short joining words ("Kind of Blue", "Miles Davis")."""
+    found = [m.group(0).strip("\"'“”‘’") for m in _QUOTED.finditer(question)]
+    found += [m.group(1) for m in _NAMED_BY.finditer(question)]
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(question)}
+    found += [m.group(0) for m in _NAME_RUN.finditer(_QUOTED.sub(lambda q: " " * len(q.group(0)), question))
+              if m.start() not in starts]
+    phrases = [p for p in dict.fromkeys(found) if p]
+    return [p for p in phrases if not any(p != other and p in other for other in phrases)]
+
+
 def without_names_and_values(question: str) -> str:
     """The question with its names, values and numbers blanked out."""
     text = _QUOTED.sub(" ", question)

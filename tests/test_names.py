@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.names import names_and_values, names_the_users_own, without_names_and_values
+from rag.names import name_phrases, names_and_values, names_the_users_own, without_names_and_values
 
 
 def test_names_and_values_are_found_and_blanked() -> None:
@@ -29,3 +29,9 @@ def test_names_and_values_are_found_and_blanked() -> None:
 )
 def test_a_name_the_user_gives_their_own_thing_is_owned(question: str, owned: bool) -> None:
     assert names_the_users_own(question) is owned
+
+
+def test_name_phrases_keep_whole_names_with_their_joining_words() -> None:
+    assert name_phrases("Play the album Kind of Blue by Miles Davis") == ["Kind of Blue", "Miles Davis"]
+    assert name_phrases('Add "Love Mariah" to a playlist named Road Trip') == ["Love Mariah", "Road Trip"]
+    assert name_phrases("How do I list the employees?") == []

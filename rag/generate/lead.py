@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 
 from rag.generate.chunk_lines import child_fields
 from rag.generate.context import ContextBlock
+from rag.names import name_phrases
+from rag.retrieve.lookup import is_lookup_operation
 
 _FIELD = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(([^)]*)\)(?::\s*(.*))?$")
 _DEFAULT = re.compile(r"\bDefault:\s*([^.]+(?:\.\d+)?)\.?")
@@ -39,6 +41,7 @@ MAX_VALUES = 8
 def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> str:
     """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
     rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[str]], str], ...] = (
+        _look_up_first,
         _authentication,
         _required_parameters,
         _required_fields,
@@ -235,6 +238,23 @@ def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: S
         meaning = description.split(" Default:")[0].split(" Enum:")[0].strip().rstrip(".")
         return _cited(f"Yes: {_header(block)} takes the `{name}` {kind}" + (f" ({meaning})" if meaning else ""), block)
     return ""
+
+
+def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"Play the album Kind of Blue by Miles Davis" with the API's lookup operation first (the lookup lift):
+    "First find Kind of Blue, Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]"."""
+    values = name_phrases(question)
+    if not blocks or not values or not is_lookup_operation(blocks[0].chunk):
+        return ""
+    lookup = blocks[0]
+    query = [f"`{p.name}`" for p in lookup.chunk.parameters if p.required and p.location == "query"][:2]
+    sentence = f"First find {' and '.join(values[:3])} with {_header(lookup)}"
+    sentence += (f" ({', '.join(query)})" if query else "") + f" [{lookup.number}]"
+    following = next((b for b in blocks[1:] if b.chunk.kind == "operation" and _OPERATION.match(_header(b))), None)
+    if following is not None:
+        summary = following.chunk.summary
+        sentence += f"; then {_header(following)}" + (f" ({summary})" if summary else "") + f" [{following.number}]"
+    return sentence + "."
 
 
 def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from rag.chunk import FieldFacts
 from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
@@ -153,3 +156,21 @@ def test_the_extractive_answer_opens_with_the_lead_and_states_a_fact_once() -> N
     answer = ExtractiveGenerator().generate(request).answer
     assert answer.splitlines()[0] == f"No. {fact}"
     assert answer.count(fact) == 1
+
+
+def music_operation(method: str, path: str, summary: str, parameters: tuple[FieldFacts, ...] = ()):  # type: ignore[no-untyped-def]
+    chunk = make_chunk(f"music.paths.{path}.{method}", f"{method.upper()} {path}  [music API]", kind="operation")
+    return replace(chunk, method=method, path=path, summary=summary, parameters=parameters)
+
+
+def test_a_request_naming_values_starts_with_the_lookup_operation() -> None:
+    query = FieldFacts(name="q", type="string", location="query", flags=("required",))
+    search = music_operation("get", "/search", "Search for Item", (query,))
+    album = music_operation("get", "/albums/{id}", "Get Album")
+    sentence = lead("Play the album Kind of Blue by Miles Davis", search, album)
+    assert sentence == (
+        "First find Kind of Blue and Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]."
+    )
+    # No values named, or no lookup operation first: no such sentence.
+    assert not lead("Play an album", search, album).startswith("First find")
+    assert not lead("Play the album Kind of Blue by Miles Davis", album, search).startswith("First find")
