@@ -84,7 +84,10 @@ SECOND_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("tarot", "Which field stores the tarot card drawn for {a_thing}?"),
     ("firmware", "How do I flash new firmware onto {a_thing} through {title}?"),
 )
-FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+# The third pool was the "fresh" one until its templates were seen (stop 18, while reading this file to add a
+# pool): it is tuning now, and the pool below replaced it as the validation sets' pool. Nothing in the gate
+# was designed on it before it was seen.
+THIRD_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("vending machine",
      "How do I connect {title} to the office vending machine so it restocks when {a_thing} changes?"),
     ("handwriting", "Which endpoint converts {a_thing} into handwriting?"),
@@ -99,9 +102,26 @@ FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("bonsai", "How do I prune the bonsai tree attached to {a_thing}?"),
     ("morse code", "Is there an endpoint that reads {a_thing} aloud in Morse code?"),
 )
+# Written in stop 18 after the third pool was seen, before any further gate change; only the validation
+# sets use it.
+FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+    ("balloon", "How do I schedule a hot air balloon ride for {a_thing}?"),
+    ("astrology", "Which endpoint returns the astrology chart of {a_thing}?"),
+    ("origami", "Can {title} fold {things} into origami?"),
+    ("lullaby", "What parameter picks the lullaby played for {a_thing}?"),
+    ("aquarium", "How do I feed the fish in the aquarium linked to {a_thing}?"),
+    ("snowboard", "Where is the snowboard rental endpoint for {things}?"),
+    ("poetry", "Does {title} write poetry about {things}?"),
+    ("tattoo", "Which field stores the tattoo design chosen for {a_thing}?"),
+    ("volcano", "How can I get volcano eruption alerts for {a_thing}?"),
+    ("chess", "Is there an endpoint to play chess against {a_thing}?"),
+    ("submarine", "How do I ship {things} by submarine through {title}?"),
+    ("karate", "What is the karate belt level of {a_thing}?"),
+)
 DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {
     "tuning": DISTRACTORS,
     "tuning-2": SECOND_DISTRACTORS,
+    "tuning-3": THIRD_DISTRACTORS,
     "fresh": FRESH_DISTRACTORS,
 }
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
