@@ -31,7 +31,9 @@ from rag.foreign import (
     GENERIC_TERMS,
     Meanings,
     MeansKnown,
+    foreign_actions,
     foreign_nouns,
+    modified_heads,
     names_foreign_values,
     stop_words,
     unlisted_words,
@@ -275,13 +277,19 @@ class Evidence:
     # English lexicon lists that are no rare term either (`blockchain`, `websocket`: common words joined).
     foreign_modifiers: tuple[str, ...] = ()
     unlisted: tuple[str, ...] = ()
+    # Unknown heads of foreign modifiers (`crossword` *puzzle*) and unknown verbs (`render`, `press`).
+    modified_heads: tuple[str, ...] = ()
+    actions: tuple[str, ...] = ()
 
     @property
     def foreign_things(self) -> tuple[str, ...]:
         """Every word naming a thing the docs never mention: foreign nouns, heads or modifiers, unlisted
         compounds and telling rare terms."""
-        return tuple(dict.fromkeys((*self.foreign_nouns, *self.foreign_modifiers, *self.unlisted,
-                                    *self.telling_rare)))
+        things = (
+            *self.foreign_nouns, *self.foreign_modifiers, *self.modified_heads, *self.unlisted, *self.telling_rare
+        )
+        # An action the docs never describe counts beside a foreign thing ("press locations onto vinyl records").
+        return tuple(dict.fromkeys((*things, *self.actions) if things else ()))
 
     @property
     def telling_rare(self) -> tuple[str, ...]:
@@ -319,6 +327,7 @@ def gather_evidence(
     identifier_words = {w for i in identifiers for w in tokenize(i)}
     rare = tuple(t for t in rare_terms(unknown) if t not in identifier_words)
     plain = [t for t in unknown if t not in rare and t not in identifier_words]
+    modifiers = foreign_nouns(question, plain, profile, lexicon, means_known, heads=False)
     return Evidence(
         tuple(terms),
         unknown,
@@ -330,8 +339,10 @@ def gather_evidence(
         names_known,
         foreign_nouns(question, plain, profile, lexicon, means_known),
         names_foreign_values(question, profile),
-        foreign_nouns(question, plain, profile, lexicon, means_known, heads=False),
+        modifiers,
         unlisted_words(plain, lexicon, means_known),
+        modified_heads(question, modifiers, plain),
+        foreign_actions(plain, lexicon),
     )
 
 

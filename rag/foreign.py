@@ -140,6 +140,28 @@ def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
     return False
 
 
+def modified_heads(question: str, modifiers: Sequence[str], unknown: Sequence[str]) -> tuple[str, ...]:
+    """The words that foreign modifiers modify, when the docs do not use them either (`crossword` *puzzle*,
+    `moon` *phase*): then the whole phrase names something foreign, not a known thing of a new kind."""
+    tokens = [t.lower() for t in _WORD_OR_MARK.findall(question)]
+    heads = [tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t in modifiers]
+    return tuple(dict.fromkeys(h for h in heads if h in unknown and h not in modifiers))
+
+
+def foreign_actions(unknown: Sequence[str], lexicon: Lexicon | None) -> tuple[str, ...]:
+    """Unknown words used mostly as verbs (`render`, `press`, `mint`): an action the docs never describe.
+    Alone they say only how a question is put; beside a foreign thing they are what it asks the API to do."""
+    if lexicon is None:
+        return ()
+    found = []
+    for term in unknown:
+        weights = lexicon.usage(term)
+        verb = weights.pop("verb", 0.0)
+        if verb > 0 and verb > sum(weights.values()):
+            found.append(term)
+    return tuple(found)
+
+
 def unlisted_words(terms: Sequence[str], lexicon: Lexicon | None, means_known: MeansKnown | None) -> tuple[str, ...]:
     """Alphabetic words of four letters or more that the English lexicon does not list in any form
     (`blockchain`, `websocket`, `namespace`) and the index does not have in other words."""

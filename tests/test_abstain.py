@@ -287,9 +287,11 @@ def test_two_things_the_docs_never_mention_abstain_even_when_none_heads_its_phra
     decision = decide(question, 0.5, profile(), lexicon=lexicon)
     assert decision.tier == "abstain"
     assert "blockchain" in decision.reasons[-1] and "drone" in decision.reasons[-1]
-    # One modifier alone is weak evidence: partial, not abstain ("hiring pipeline stages" is in scope).
-    single = decide("How do I schedule a drone delivery for an employee?", 0.5, profile(), lexicon=lexicon)
-    assert single.tier == "partial", single.reasons
+    # One modifier of a known head is no evidence to abstain on ("hiring pipeline stages" is in scope).
+    delivering = profile()
+    delivering.vocabulary |= {"delivery", "schedule"}
+    single = decide("How do I schedule a drone delivery for an employee?", 0.5, delivering, lexicon=lexicon)
+    assert single.tier != "abstain", single.reasons
     # A task request is never judged this way: its unfamiliar words are values.
     assert decide("Send employees through a blockchain drone relay", 0.5, profile(), lexicon=lexicon).tier != "abstain"
 
@@ -330,3 +332,20 @@ def test_a_word_close_in_meaning_to_a_naming_word_is_no_foreign_thing(tmp_path: 
     assert ["staff"] in meanings.asked
     strict = GateThresholds(synonym_similarity=0.9)
     assert decide(question, 0.5, profile(), strict, lexicon=lexicon, meanings=meanings).tier == "abstain"
+
+
+def test_a_foreign_modifier_of_an_unknown_head_and_a_foreign_action_beside_a_thing_abstain(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(
+        tmp_path / "wordnet-phrases",
+        nouns={"crossword": [("noun.communication", [], 1)], "vinyl": [("noun.substance", [], 2)],
+               "drone": [("noun.artifact", [], 2)]},
+        verbs={"generate": 9, "press": 12, "puzzle": 3, "schedule": 20},
+    )  # fmt: skip
+    # `crossword` modifies `puzzle`, which the docs do not use either: the whole phrase is foreign.
+    crossword = decide("What endpoint generates a crossword puzzle from employees?", 0.5, profile(), lexicon=lexicon)
+    assert crossword.tier == "abstain" and "crossword" in crossword.reasons[-1], crossword.reasons
+    # An action the docs never describe (`press`) beside a foreign thing (`vinyl`).
+    pressed = decide("Does the HRIS API press employees onto vinyl records?", 0.5, profile(), lexicon=lexicon)
+    assert pressed.tier == "abstain", pressed.reasons
+    # An unknown verb alone is how a question is put, not evidence.
+    assert decide("Does the HRIS API press employees?", 0.5, profile(), lexicon=lexicon).tier != "abstain"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import word_forms
 from rag.index.embedder import Embedder
 from rag.index.store import Snapshot
 
@@ -45,7 +46,7 @@ class NamingVocabulary:
         for row, term in zip(similarities, terms, strict=True):
             for j in np.argsort(-row):
                 word = self.words[int(j)]
-                if word not in term and term not in word:
+                if not shares_letters(word, term):
                     found[term] = (word, float(row[int(j)]))
                     break
         return found
@@ -54,6 +55,16 @@ class NamingVocabulary:
         """The terms whose closest naming word is at least `threshold` similar: words the index has in
         other words."""
         return {term for term, (_, similarity) in self.nearest(terms).items() if similarity >= threshold}
+
+
+def shares_letters(word: str, term: str) -> bool:
+    """Whether two words share letters rather than a meaning: one contains the other, or a base form of
+    the other (`list` in `playlist`, `write` in handwrite of `handwriting`)."""
+    if word in term or term in word:
+        return True
+    return any(word in form for form in word_forms(term) if len(form) >= 5) or any(
+        term in form for form in word_forms(word) if len(form) >= 5
+    )
 
 
 def naming_words(profile: CorpusProfile) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag.corpus.meanings import NamingVocabulary, naming_words
+from rag.corpus.meanings import NamingVocabulary, naming_words, shares_letters
 from rag.corpus.profile import CorpusProfile
 
 # Word vectors by hand: staff sits near employee, playlist near list only by its letters.
@@ -69,3 +69,8 @@ def test_naming_words_come_from_structure_not_descriptions() -> None:
     )  # fmt: skip
     assert naming_words(profile) == ("employee", "hris")
     assert profile.names_part("employees") and not profile.names_part("book")
+
+
+def test_words_sharing_a_stem_share_letters_not_meaning() -> None:
+    assert shares_letters("write", "handwriting") and shares_letters("list", "playlist")
+    assert not shares_letters("center", "centre") and not shares_letters("employee", "staff")
