@@ -205,13 +205,15 @@ class Engine:
         """Put the corpus's lookup operation first when the question names values (rag.retrieve.lookup)."""
         started = time.perf_counter()
         profile = profile_for(ctx.snapshot)
+        if not profile.lookup_operations:
+            return pool
 
         def similarity(chunk: Chunk) -> float:
             return self.index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
 
         # A value that is the user's own ("my playlist called Workout") is found in their collection.
         names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
-        lifted, note = lift_lookup(pool, profile.operations, names_values, similarity, apis)
+        lifted, note = lift_lookup(pool, profile.lookup_operations, names_values, similarity, apis)
         if note:
             result.notes.append(note)
         result.timings_ms["lookup"] = _ms(started)

@@ -47,6 +47,8 @@ class CorpusProfile:
     # The names a question uses to start a new topic: the indexed APIs and their resources (path segments
     # below the shared prefixes, and their words), singular and plural.
     topics: frozenset[str] = frozenset()
+    # The operations that find things by value (`GET /search`): the first call for a request naming values.
+    lookup_operations: tuple[Chunk, ...] = ()
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -114,6 +116,7 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         profile.structural_terms.update(normalize_term(t) for t in tokenize(f"{record.api} {record.title}"))
     profile.verb_methods = summary_verbs(profile.operations)
     profile.topics = topic_names(profile)
+    profile.lookup_operations = tuple(op for op in profile.operations if is_lookup_operation(op))
     segment_counts: dict[str, Counter[str]] = {}
     for chunk in profile.operations:
         segment = top_segment(chunk.api, chunk.path, profile.prefixes.get(chunk.api, frozenset()))
@@ -121,6 +124,20 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
             segment_counts.setdefault(chunk.api, Counter())[segment] += 1
     profile.main_resources = frozenset((api, counts.most_common(1)[0][0]) for api, counts in segment_counts.items())
     return profile
+
+
+LOOKUP_SEGMENTS = frozenset({"search", "lookup"})
+LOOKUP_SUMMARY_VERBS = frozenset({"search", "lookup", "find"})
+
+
+def is_lookup_operation(chunk: Chunk) -> bool:
+    """Whether an operation chunk finds things by value: `GET /search`, `GET /search/person`,
+    `GET /lookup`, or a GET whose summary starts with Search/Lookup/Find."""
+    if chunk.kind != "operation" or chunk.method.lower() != "get" or not chunk.path:
+        return False
+    segments = {segment.lower() for segment in chunk.path.strip("/").split("/")}
+    words = re.findall(r"[A-Za-z]+", chunk.summary)
+    return bool(segments & LOOKUP_SEGMENTS) or bool(words and words[0].lower() in LOOKUP_SUMMARY_VERBS)
 
 
 def topic_names(profile: CorpusProfile) -> frozenset[str]:

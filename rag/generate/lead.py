@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from rag.corpus.profile import is_lookup_operation
 from rag.generate.chunk_lines import child_fields
 from rag.generate.context import ContextBlock
 from rag.names import name_phrases
-from rag.retrieve.lookup import is_lookup_operation
 
 _FIELD = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(([^)]*)\)(?::\s*(.*))?$")
 _DEFAULT = re.compile(r"\bDefault:\s*([^.]+(?:\.\d+)?)\.?")

@@ -7,30 +7,18 @@ operations, the one that fits the question best leads the list: it is the first 
 A value that is the user's own ("my playlist called Workout") is found in their collection instead, so
 then nothing moves (the engine passes `names_values=False`).
 
-Lookup operations are found per index: GET operations with a `search` or `lookup` path segment, or
-whose summary starts with "Search", "Lookup" or "Find". A corpus without them is left as it is.
+Lookup operations are found per index (`CorpusProfile.lookup_operations`): GET operations with a `search`
+or `lookup` path segment, or whose summary starts with "Search", "Lookup" or "Find". A corpus without
+them is left as it is.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from rag.chunk import Chunk
+from rag.corpus.profile import is_lookup_operation
 from rag.results import RetrievedChunk
-
-LOOKUP_SEGMENTS = frozenset({"search", "lookup"})
-LOOKUP_SUMMARY_VERBS = frozenset({"search", "lookup", "find"})
-
-
-def is_lookup_operation(chunk: Chunk) -> bool:
-    """Whether an operation chunk finds things by value: `GET /search`, `GET /search/person`,
-    `GET /lookup`, or a GET whose summary starts with Search/Lookup/Find."""
-    if chunk.kind != "operation" or chunk.method.lower() != "get" or not chunk.path:
-        return False
-    segments = {segment.lower() for segment in chunk.path.strip("/").split("/")}
-    words = re.findall(r"[A-Za-z]+", chunk.summary)
-    return bool(segments & LOOKUP_SEGMENTS) or bool(words and words[0].lower() in LOOKUP_SUMMARY_VERBS)
 
 
 def lift_lookup(
@@ -47,8 +35,10 @@ def lift_lookup(
     `similarity`-similar of the corpus's lookup operations in `apis` (all APIs when empty).
     """
     ranked = list(pool)
+    if not names_values or not ranked or is_lookup_operation(ranked[0].chunk):
+        return ranked, ""
     lookups = [op for op in operations if is_lookup_operation(op) and (not apis or op.api in apis)]
-    if not names_values or not lookups or not ranked or is_lookup_operation(ranked[0].chunk):
+    if not lookups:
         return ranked, ""
     lookup_ids = {op.chunk_id for op in lookups}
     in_pool = [candidate for candidate in ranked if candidate.chunk.chunk_id in lookup_ids]
