@@ -32,6 +32,7 @@ from rag.foreign import (
     Meanings,
     MeansKnown,
     foreign_actions,
+    foreign_compounds,
     foreign_nouns,
     modified_heads,
     names_foreign_values,
@@ -280,13 +281,16 @@ class Evidence:
     # Unknown heads of foreign modifiers (`crossword` *puzzle*) and unknown verbs (`render`, `press`).
     modified_heads: tuple[str, ...] = ()
     actions: tuple[str, ...] = ()
+    # English compounds the docs never use side by side (`sign language`, `Morse code`).
+    compounds: tuple[str, ...] = ()
 
     @property
     def foreign_things(self) -> tuple[str, ...]:
         """Every word naming a thing the docs never mention: foreign nouns, heads or modifiers, unlisted
         compounds and telling rare terms."""
         things = (
-            *self.foreign_nouns, *self.foreign_modifiers, *self.modified_heads, *self.unlisted, *self.telling_rare
+            *self.foreign_nouns, *self.compounds, *self.foreign_modifiers, *self.modified_heads, *self.unlisted,
+            *self.telling_rare,
         )
         # An action the docs never describe counts beside a foreign thing ("press locations onto vinyl records").
         return tuple(dict.fromkeys((*things, *self.actions) if things else ()))
@@ -328,6 +332,7 @@ def gather_evidence(
     rare = tuple(t for t in rare_terms(unknown) if t not in identifier_words)
     plain = [t for t in unknown if t not in rare and t not in identifier_words]
     modifiers = foreign_nouns(question, plain, profile, lexicon, means_known, heads=False)
+    compounds = foreign_compounds(question, profile, lexicon)
     return Evidence(
         tuple(terms),
         unknown,
@@ -338,11 +343,12 @@ def gather_evidence(
         tuple(unindexed_api_names(question, profile)),
         names_known,
         foreign_nouns(question, plain, profile, lexicon, means_known),
-        names_foreign_values(question, profile),
+        names_foreign_values(question, profile, compounds),
         modifiers,
         unlisted_words(plain, lexicon, means_known),
-        modified_heads(question, modifiers, plain),
+        modified_heads(question, modifiers, plain, profile),
         foreign_actions(plain, lexicon),
+        compounds,
     )
 
 
@@ -423,10 +429,12 @@ def abstain_reason(
         # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
         # ("play some lofi") the unfamiliar word is a value: both stay partial.
         return "asks for something the docs never mention: " + ", ".join(rare)
-    if evidence.foreign_nouns and not evidence.names_foreign_values and asks_about_the_docs(question):
-        # "How do I book a meeting room through the HRIS API?": the thing asked about is named in plain
-        # English, and the docs use neither the word nor a synonym of it.
-        return "asks about things the docs never mention: " + ", ".join(evidence.foreign_nouns)
+    named_things = (*evidence.foreign_nouns, *evidence.compounds)
+    if named_things and not evidence.names_foreign_values and asks_about_the_docs(question):
+        # "How do I book a meeting room through the HRIS API?", "Can the LMS API render assignments in sign
+        # language?": the thing asked about is named in plain English, and the docs use neither the word
+        # (or the compound) nor a synonym of it.
+        return "asks about things the docs never mention: " + ", ".join(named_things)
     things = evidence.foreign_things
     if len(things) >= 2 and not evidence.names_foreign_values and asks_about_the_docs(question):
         # "Which endpoint writes contacts to a blockchain ledger?", "How do I schedule a drone delivery?":
@@ -449,6 +457,7 @@ def is_partial(evidence: Evidence, top_similarity: float, thresholds: GateThresh
         top_similarity < thresholds.partial_below
         or evidence.telling_rare
         or evidence.foreign_nouns
+        or evidence.compounds
         or evidence.half_known_identifiers
         or (len(evidence.unknown) >= 2 and not evidence.names_known_identifier)
     )

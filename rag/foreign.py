@@ -130,22 +130,64 @@ def derivation_stems(noun: str) -> list[str]:
     return stems
 
 
-def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
+def names_foreign_values(question: str, profile: CorpusProfile, concepts: Sequence[str] = ()) -> bool:
     """Whether the question names something the index does not (a song, a film, a person): then it is a
-    request about the user's own data, and an unfamiliar noun in it may be one more value."""
+    request about the user's own data, and an unfamiliar noun in it may be one more value. Words of
+    `concepts` (English compounds such as "Morse code") name no value, capitalised or not."""
+    concept_words = {w for phrase in concepts for w in phrase.split()}
     for name in names_and_values(question):
-        words = [w for w in tokenize(name) if w not in stop_words()]
+        words = [w for w in tokenize(name) if w not in stop_words() and w not in concept_words]
         if words and not all(profile.knows(w) or w in profile.apis for w in words):
             return True
     return False
 
 
-def modified_heads(question: str, modifiers: Sequence[str], unknown: Sequence[str]) -> tuple[str, ...]:
-    """The words that foreign modifiers modify, when the docs do not use them either (`crossword` *puzzle*,
-    `moon` *phase*): then the whole phrase names something foreign, not a known thing of a new kind."""
+# Classes of compounds that name someone or somewhere (`Miles Davis`, `New York`) when capitalised: values.
+NAMED_ENTITY_CLASSES = frozenset({"noun.person", "noun.location", "noun.group"})
+
+
+def foreign_compounds(question: str, profile: CorpusProfile, lexicon: Lexicon | None) -> tuple[str, ...]:
+    """Two-word English compounds (WordNet lists them: `sign language`, `Morse code`, `crossword puzzle`)
+    that the docs never use side by side and that name a thing, not a time or a way (`time off`), nor
+    someone's or somewhere's name (`Miles Davis`): a concept the docs never mention, whether or not they
+    use its words apart (an LMS spec says `sign` and `language`)."""
+    if lexicon is None:
+        return ()
+    words = [t for t in _WORD_OR_MARK.findall(question)]
+    found = []
+    for first, second in zip(words, words[1:], strict=False):
+        pair = (first.lower(), second.lower())
+        if not all(w.isalpha() and len(w) > 1 and w not in function_words() for w in pair):
+            continue
+        lemmas = lexicon.base_forms(f"{pair[0]} {pair[1]}", "n")
+        if not lemmas or profile.says_phrase(*pair):
+            continue
+        kind = lexicon.noun_class(f"{pair[0]} {pair[1]}")
+        named = first[:1].isupper() and second[:1].isupper() and kind in NAMED_ENTITY_CLASSES
+        if named or kind in ABSTRACT_NOUN_CLASSES:
+            continue
+        if any(profile.names_part(word) for word in lexicon.synonyms(lemmas[0])):
+            continue
+        found.append(" ".join(pair))
+    return tuple(dict.fromkeys(found))
+
+
+def modified_heads(
+    question: str, modifiers: Sequence[str], unknown: Sequence[str], profile: CorpusProfile | None = None
+) -> tuple[str, ...]:
+    """The words that foreign modifiers modify, when the docs do not use them either (`crossword` *puzzle*)
+    or use them without naming any part of the API by them (a large spec's descriptions say `phase` and
+    `records`, yet none of its paths, schemas or operations is a phase): then the whole phrase names
+    something foreign (`moon` *phase*, `vinyl` *records*), not a known thing of a new kind."""
     tokens = [t.lower() for t in _WORD_OR_MARK.findall(question)]
     heads = [tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t in modifiers]
-    return tuple(dict.fromkeys(h for h in heads if h in unknown and h not in modifiers))
+    return tuple(
+        dict.fromkeys(
+            h for h in heads
+            if h not in modifiers and h[:1].isalpha() and h not in stop_words()
+            and (h in unknown or (profile is not None and not profile.names_part(h)))
+        )
+    )
 
 
 def foreign_actions(unknown: Sequence[str], lexicon: Lexicon | None) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -287,9 +288,11 @@ def test_two_things_the_docs_never_mention_abstain_even_when_none_heads_its_phra
     decision = decide(question, 0.5, profile(), lexicon=lexicon)
     assert decision.tier == "abstain"
     assert "blockchain" in decision.reasons[-1] and "drone" in decision.reasons[-1]
-    # One modifier of a known head is no evidence to abstain on ("hiring pipeline stages" is in scope).
+    # One modifier of a head naming part of the API is no evidence to abstain on ("hiring pipeline stages"
+    # is in scope).
     delivering = profile()
     delivering.vocabulary |= {"delivery", "schedule"}
+    delivering.structural_terms |= {"delivery"}
     single = decide("How do I schedule a drone delivery for an employee?", 0.5, delivering, lexicon=lexicon)
     assert single.tier != "abstain", single.reasons
     # A task request is never judged this way: its unfamiliar words are values.
@@ -349,3 +352,42 @@ def test_a_foreign_modifier_of_an_unknown_head_and_a_foreign_action_beside_a_thi
     assert pressed.tier == "abstain", pressed.reasons
     # An unknown verb alone is how a question is put, not evidence.
     assert decide("Does the HRIS API press employees?", 0.5, profile(), lexicon=lexicon).tier != "abstain"
+
+
+def test_a_foreign_modifier_of_a_word_naming_no_part_of_the_api_abstains(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(tmp_path / "wordnet-moon", nouns={"moon": [("noun.object", [], 5)]}, verbs={"tell": 40})
+    wordy = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary={"employee", "employees", "phase", "field", "tell"}, structural_terms={"employee"},
+    )  # fmt: skip
+    question = "Which field tells the moon phase of an employee?"
+    # A description says `phase`, yet nothing in the API is a phase: "moon phase" is one foreign thing.
+    decision = decide(question, 0.5, wordy, lexicon=lexicon)
+    assert decision.tier == "abstain" and "moon, phase" in decision.reasons[-1], decision.reasons
+    # Where the API names a phase, a moon phase is a known thing of a new kind: not enough to abstain.
+    phased = replace(wordy, structural_terms={"employee", "phase"})
+    assert decide(question, 0.5, phased, lexicon=lexicon).tier != "abstain"
+
+
+def test_an_english_compound_the_docs_never_use_is_a_foreign_thing(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(
+        tmp_path / "wordnet-compounds",
+        nouns={"sign_language": [("noun.communication", [], 1)], "morse_code": [("noun.communication", [], 1)],
+               "miles_davis": [("noun.person", [], 1)], "time_off": [("noun.time", [], 1)]},
+    )  # fmt: skip
+    wordy = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary={"employee", "employees", "sign", "language", "code", "time", "render", "read", "reads"},
+    )  # fmt: skip
+    # The docs say `sign` and `language` apart, never "sign language".
+    signed = decide("Can the HRIS API render employees in sign language?", 0.5, wordy, lexicon=lexicon)
+    assert signed.tier == "abstain" and "sign language" in signed.reasons[-1], signed.reasons
+    said = replace(wordy, word_pairs={("sign", "language")})
+    assert decide("Can the HRIS API render employees in sign language?", 0.5, said, lexicon=lexicon).tier != "abstain"
+    # "Morse" is capitalised, yet as part of an English compound it names no value of the user's.
+    morse = decide("Is there an endpoint that reads employees aloud in Morse code?", 0.5, wordy, lexicon=lexicon)
+    assert morse.tier == "abstain", morse.reasons
+    # A person's name and a time are no foreign things.
+    named = decide("Which endpoint lists employees named Miles Davis?", 0.5, wordy, lexicon=lexicon)
+    assert named.tier != "abstain", named.reasons
+    assert decide("Which endpoint lists employees on time off?", 0.5, wordy, lexicon=lexicon).tier != "abstain"

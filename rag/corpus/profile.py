@@ -49,6 +49,9 @@ class CorpusProfile:
     topics: frozenset[str] = frozenset()
     # The operations that find things by value (`GET /search`): the first call for a request naming values.
     lookup_operations: tuple[Chunk, ...] = ()
+    # Adjacent content-word pairs of the text, singular (`phone number`, `sign language`): the phrases the
+    # docs use, to tell whether a compound a question names is theirs.
+    word_pairs: set[tuple[str, str]] = field(default_factory=set)
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -57,6 +60,11 @@ class CorpusProfile:
             return {}
         total = sum(counts.values())
         return {api: count / total for api, count in counts.items()}
+
+    def says_phrase(self, first: str, second: str) -> bool:
+        """Whether the text uses the two words side by side (stop words between them aside), in any form
+        (`sign languages` ↔ `sign language`)."""
+        return (normalize_term(first), normalize_term(second)) in self.word_pairs
 
     def knows(self, term: str) -> bool:
         """Whether the term, its singular or its stem (listing → list, created → create) occurs in the text."""
@@ -96,7 +104,9 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         terms = tokenize(chunk.title + "\n" + chunk.text)
         profile.rate_units.update(unit.lower() for unit in RATE_UNIT.findall(chunk.text))
         profile.vocabulary.update(terms)
-        profile.vocabulary.update(normalize_term(t) for t in terms)
+        singular = [normalize_term(t) for t in terms]
+        profile.vocabulary.update(singular)
+        profile.word_pairs.update(zip(singular, singular[1:], strict=False))
         if chunk.kind == "operation":
             profile.operations.append(chunk)
             # What names an operation: its path, tags, operationId, title and summary (not its long description).
