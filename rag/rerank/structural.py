@@ -123,15 +123,15 @@ def resource_match(
     glossary_factor: float,
 ) -> float:
     """How strongly the question names an operation's resource: 1 in the user's own words,
-    `glossary_factor` through a glossary word only, 0.5 for one long word of a compound
-    (`time_off` ← "time"), else 0."""
+    `glossary_factor` through a glossary word only, 0.5 for one long word of a compound, snake or kebab
+    case (`time_off` ← "time", `related-artists` ← "artists"), else 0."""
     if not resource:
         return 0.0
     if resource in nouns or word_forms(resource) & forms:
         return 1.0
     if resource in added_nouns or word_forms(resource) & added_forms:
         return glossary_factor
-    if any(word_forms(word) & (forms | added_forms) for word in resource.split("_") if len(word) > 3):
+    if any(word_forms(word) & (forms | added_forms) for word in re.split(r"[_\-]+", resource) if len(word) > 3):
         return 0.5
     return 0.0
 
@@ -254,8 +254,12 @@ class StructuralReranker:
         """A schema named by the question, and whether the question asks for fields or for operations."""
         score = 0.0
         name = chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else ""
+        full_name = name.lower()
         name = _GENERATED_SUFFIX.sub("", name).lower()
-        if any(noun in name for noun in asked.nouns | asked.added_nouns if len(noun) > 3):
+        if full_name in asked.compound_names or name in asked.compound_names:
+            # The question names the schema itself ("… allowed for `status` in TimeOffRequestsFilter?").
+            score += self.resource_weight
+        elif any(noun in name for noun in asked.nouns | asked.added_nouns if len(noun) > 3):
             score += self.resource_weight / 2
         score += self.kind_weight if asked.asks_fields else -self.kind_weight
         if asked.asks_operation:
@@ -283,6 +287,9 @@ class QuestionShape:
     # Nouns a question puts something into or takes it out of ("add a song *to my playlist*", "remove a
     # member *from the group*"): the parent of what is written, not the resource itself.
     containers: frozenset[str] = frozenset()
+    # Names written as one compound word (`TimeOffRequest`, `time_off_request`), lower-case: a schema's name,
+    # where plain words (`campaign`) may only mean the resource.
+    compound_names: frozenset[str] = frozenset()
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
@@ -318,7 +325,12 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
         asks_fields=asks_fields and not asks_operation,
         asks_operation=asks_operation,
         containers=container_nouns(focus),
+        compound_names=frozenset(match.lower() for match in _COMPOUND_NAME.findall(text)),
     )
+
+
+# A word with a capital or a joint inside: `TimeOffRequest`, `InviteEmployeeResult`, `api.v2010.account`.
+_COMPOUND_NAME = re.compile(r"\b[A-Za-z][a-z0-9]*(?:[A-Z_.][A-Za-z0-9]*)+\b")
 
 
 _CONTAINER = re.compile(

@@ -16,6 +16,7 @@ from rag.rerank.structural import (
     lift_payload_operations,
     parent_words,
     question_methods,
+    resource_match,
 )
 from rag.results import RetrievedChunk
 from rag.retrieve.synonyms import expand_query, load_glossary
@@ -223,3 +224,26 @@ def test_adding_to_a_container_prefers_the_containers_items_over_creating_it() -
     )
     # Creating the playlist itself is still the playlist's own operation.
     assert top("Create a new playlist called Sixties Gems", candidates) == "music.paths./users/{user_id}/playlists.post"
+
+
+def test_one_word_of_a_kebab_case_resource_is_named_like_one_of_a_snake_case_one() -> None:
+    candidates = [
+        operation("get", "/albums/{id}", "spotify"),
+        operation("get", "/artists/{id}/related-artists", "spotify"),
+    ]
+    assert top("Which endpoint gives the artists related to an artist?", candidates).endswith("related-artists.get")
+    assert resource_match("new-release", set(), {"release", "releases"}, set(), set(), 0.75) == 0.5
+    assert resource_match("new-release", set(), {"album"}, set(), set(), 0.75) == 0.0
+
+
+def test_a_schema_named_as_one_compound_word_beats_operations_on_its_resource() -> None:
+    candidates = [
+        operation("get", "/hris/time-off-requests", "hris"),
+        operation("patch", "/hris/time-off-requests/{id}", "hris"),
+        schema("TimeOffRequestsFilter", "hris"),
+    ]
+    question = "What values are allowed for `time_off_request_status` in TimeOffRequestsFilter?"
+    assert top(question, candidates) == "hris.components.TimeOffRequestsFilter"
+    # A plain word names the resource, not its schema: "create a campaign" wants the operation.
+    campaigns = [operation("post", "/marketing/campaigns", "marketing"), schema("Campaign", "marketing")]
+    assert top("How do I create a new campaign?", campaigns).startswith("marketing.paths.")
