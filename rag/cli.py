@@ -558,9 +558,10 @@ def _add_evaluation_commands(add: AddCommand) -> None:
     make_questions.add_argument("--out", required=True, help="JSONL file to write")
     make_questions.add_argument("--limit", type=int, default=50, help="number of questions (default: 50)")
     make_questions.add_argument("--seed", type=int, default=0, help="random seed (same seed, same questions)")
-    make_questions.add_argument("--distractors", choices=["tuning", "tuning-2", "tuning-3", "fresh"], default="tuning",
-                                help="pool of out-of-scope templates (default: tuning; the suite's validation "
-                                "sets use fresh)")
+    make_questions.add_argument("--distractors", choices=["tuning", "tuning-2", "tuning-3", "tuning-4", "fresh"],
+                                default="tuning",
+                                help="pool of out-of-scope templates (default: tuning; the suite's validation sets "
+                                "use fresh)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

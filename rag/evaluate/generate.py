@@ -102,9 +102,10 @@ THIRD_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("bonsai", "How do I prune the bonsai tree attached to {a_thing}?"),
     ("morse code", "Is there an endpoint that reads {a_thing} aloud in Morse code?"),
 )
-# Written in stop 18 after the third pool was seen, before any further gate change; only the validation
-# sets use it.
-FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+# Written in stop 18 after the third pool was seen, before any further gate change. It was the validation
+# sets' pool until one of its templates was seen in stop 19 (printing a line range of this file): it is tuning
+# now, and the pool below replaced it.
+FOURTH_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("balloon", "How do I schedule a hot air balloon ride for {a_thing}?"),
     ("astrology", "Which endpoint returns the astrology chart of {a_thing}?"),
     ("origami", "Can {title} fold {things} into origami?"),
@@ -118,10 +119,29 @@ FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
     ("submarine", "How do I ship {things} by submarine through {title}?"),
     ("karate", "What is the karate belt level of {a_thing}?"),
 )
+# Written in stop 19 when the fourth pool became tuning, before any rule was designed on that pool. Many of
+# its first terms, or their ideas, turned out to be the fourth pool's too (the same writer thinks of the same
+# things: an aquarium, origami, a submarine, even one template word for word); they were replaced, checked
+# against every tuning pool, before any rule was designed. Only the validation sets use it.
+FRESH_DISTRACTORS: tuple[tuple[str, str], ...] = (
+    ("typewriter", "Can {title} print {things} on a typewriter?"),
+    ("trampoline", "Which endpoint measures how high {things} bounce on a trampoline?"),
+    ("glacier", "How do I store {things} inside a glacier for the winter?"),
+    ("pillow", "Is there a way to embroider {a_thing} onto a pillow?"),
+    ("espresso", "Where do I set how strong the espresso should be for {a_thing}?"),
+    ("aria", "Can {title} perform {a_thing} as an opera aria?"),
+    ("harpoon", "What is the harpoon range of {a_thing} in {title}?"),
+    ("sandcastle", "Where do I upload a photo of the sandcastle built by {a_thing}?"),
+    ("knitting", "Which field stores the knitting pattern of {a_thing}?"),
+    ("lighthouse", "How can I signal {things} from a lighthouse?"),
+    ("mushroom", "Which parameter filters {things} by their favourite mushroom?"),
+    ("skateboard", "What's the skateboard trick score for {a_thing}?"),
+)
 DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {
     "tuning": DISTRACTORS,
     "tuning-2": SECOND_DISTRACTORS,
     "tuning-3": THIRD_DISTRACTORS,
+    "tuning-4": FOURTH_DISTRACTORS,
     "fresh": FRESH_DISTRACTORS,
 }
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."

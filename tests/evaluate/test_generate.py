@@ -12,6 +12,7 @@ import pytest
 from rag.chunk import FieldFacts, RequestBodyFacts
 from rag.errors import ConfigError
 from rag.evaluate.generate import (
+    DISTRACTOR_POOLS,
     DISTRACTORS,
     KINDS,
     default_of,
@@ -155,3 +156,13 @@ def test_operation_facts_read_the_fields_not_the_text() -> None:
     assert stated_facts(facts.parameters[0])[1]["Maximum"] == "100"
     assert enum_of(facts.parameters[1]) == ["a", "b"]
     assert [f.name for f in facts.body_fields if f.required] == ["name"]
+
+
+def test_the_validation_pool_names_no_thing_a_tuning_pool_names() -> None:
+    """A rule designed on a tuning pool's made-up features must not meet them again in validation."""
+    def words(pools: list[str]) -> set[str]:
+        return {w for name in pools for term, _ in DISTRACTOR_POOLS[name] for w in term.split()}
+
+    tuning = [name for name in DISTRACTOR_POOLS if name != "fresh"]
+    assert tuning and not words(["fresh"]) & words(tuning)
+    assert len(DISTRACTOR_POOLS["fresh"]) >= 10
