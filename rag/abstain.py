@@ -32,6 +32,7 @@ from rag.foreign import (
     Meanings,
     MeansKnown,
     foreign_actions,
+    foreign_acts,
     foreign_compounds,
     foreign_nouns,
     modified_heads,
@@ -283,6 +284,8 @@ class Evidence:
     actions: tuple[str, ...] = ()
     # English compounds the docs never use side by side (`sign language`, `Morse code`).
     compounds: tuple[str, ...] = ()
+    # Activities the docs never mention (`origami`, `karate`): things only beside another foreign thing.
+    acts: tuple[str, ...] = ()
 
     @property
     def foreign_things(self) -> tuple[str, ...]:
@@ -292,8 +295,9 @@ class Evidence:
             *self.foreign_nouns, *self.compounds, *self.foreign_modifiers, *self.modified_heads, *self.unlisted,
             *self.telling_rare,
         )
-        # An action the docs never describe counts beside a foreign thing ("press locations onto vinyl records").
-        return tuple(dict.fromkeys((*things, *self.actions) if things else ()))
+        # An action or an activity the docs never describe counts beside a foreign thing ("press locations onto
+        # vinyl records", "the karate belt level").
+        return tuple(dict.fromkeys((*things, *self.acts, *self.actions) if things else ()))
 
     @property
     def telling_rare(self) -> tuple[str, ...]:
@@ -347,8 +351,9 @@ def gather_evidence(
         modifiers,
         unlisted_words(plain, lexicon, means_known),
         modified_heads(question, modifiers, plain, profile),
-        foreign_actions(plain, lexicon),
+        foreign_actions(question, plain, lexicon),
         compounds,
+        foreign_acts(question, plain, profile, lexicon, means_known),
     )
 
 

@@ -79,6 +79,53 @@ def is_phrase_head(term: str, question: str) -> bool:
     return any(not nxt or not nxt[0].isalpha() or nxt in function_words() for nxt in following)
 
 
+# Words after which a word is used as a noun ("by *submarine*", "the *snowboard* rental"), or as a verb
+# ("I *ship*", "to *fold*", "Can the API *fold* …").
+_NOUN_CONTEXT = frozenset(
+    """a an the this that these those my your our their its his her some any each every of by into onto in on
+    with for from about via through per""".split()
+)
+_VERB_CONTEXT = frozenset({"to", "i", "we", "you", "they"})
+_YES_NO_START = frozenset({"can", "could", "does", "do", "will", "would", "is", "are"})
+
+
+def _preceding(term: str, question: str) -> list[str]:
+    """The words right before each use of `term` in the question (lower-case; "" at the start)."""
+    tokens = [t.lower() for t in _WORD_OR_MARK.findall(question)]
+    return [tokens[i - 1] if i else "" for i, t in enumerate(tokens) if t == term]
+
+
+def used_as_noun(term: str, question: str, lexicon: Lexicon) -> bool:
+    """Whether the question uses `term` as a noun: English mostly does, or it has noun senses and follows an
+    article, a possessive or a preposition here ("ship candidates by *submarine*")."""
+    if lexicon.is_mainly_noun(term):
+        return True
+    return lexicon.usage(term).get("noun", 0.0) > 0 and any(w in _NOUN_CONTEXT for w in _preceding(term, question))
+
+
+def used_as_verb(term: str, question: str, lexicon: Lexicon) -> bool:
+    """Whether the question uses `term` as a verb: English mostly does, or it has verb senses and follows a
+    subject or `to` ("How do I *ship* …"), or the API in a yes/no question ("Can the HRIS API *fold* …")."""
+    weights = lexicon.usage(term)
+    verb = weights.pop("verb", 0.0)
+    if verb <= 0:
+        return False
+    if verb > sum(weights.values()):
+        return True
+    before = _preceding(term, question)
+    yes_no = question.split(maxsplit=1)[0].lower() in _YES_NO_START if question.strip() else False
+    return any(w in _VERB_CONTEXT or (yes_no and w in ("api", "apis")) for w in before)
+
+
+def _no_known_sense(term: str, profile: CorpusProfile, lexicon: Lexicon) -> bool:
+    """Whether the docs use neither the term's lemmas nor the verbs it derives from anywhere, nor one of its
+    synonyms to name part of the API (a large spec uses `book` somewhere, which says nothing of `ledger`;
+    an abbreviation such as `sub` for *submarine* names nothing)."""
+    if any(profile.knows(word) for word in (*lexicon.base_forms(term, "n"), *derivation_stems(term))):
+        return False
+    return not any(profile.names_part(word) for word in lexicon.synonyms(term) if len(word) > 3)
+
+
 def foreign_nouns(
     question: str,
     unknown: Sequence[str],
@@ -99,19 +146,14 @@ def foreign_nouns(
         return ()
     found = []
     for term in unknown:
-        if not lexicon.is_mainly_noun(term) or is_phrase_head(term, question) != heads:
+        if not used_as_noun(term, question, lexicon) or is_phrase_head(term, question) != heads:
             continue
         # "in the last hour", "into our workflow", "in what scenarios": when and how, not a thing asked for.
         asked_kind = re.search(rf"\b(?:what|which)\s+{re.escape(term)}\b", question, re.I)
         if asked_kind or lexicon.noun_class(term) in ABSTRACT_NOUN_CLASSES:
             continue
-        # Its own lemmas and the verbs it derives from count wherever the docs use them; a synonym only
-        # where it names part of the API (a large spec uses `book` somewhere, which says nothing of `ledger`).
-        if any(profile.knows(word) for word in (*lexicon.base_forms(term, "n"), *derivation_stems(term))):
-            continue
-        if any(profile.names_part(word) for word in lexicon.synonyms(term)):
-            continue
-        found.append(term)
+        if _no_known_sense(term, profile, lexicon):
+            found.append(term)
     meant = means_known(found) if means_known and found else set()
     return tuple(term for term in found if term not in meant)
 
@@ -190,18 +232,29 @@ def modified_heads(
     )
 
 
-def foreign_actions(unknown: Sequence[str], lexicon: Lexicon | None) -> tuple[str, ...]:
-    """Unknown words used mostly as verbs (`render`, `press`, `mint`): an action the docs never describe.
+def foreign_actions(question: str, unknown: Sequence[str], lexicon: Lexicon | None) -> tuple[str, ...]:
+    """Unknown words used as verbs (`render`, `press`, `mint`; "I *ship*"): an action the docs never describe.
     Alone they say only how a question is put; beside a foreign thing they are what it asks the API to do."""
     if lexicon is None:
         return ()
-    found = []
-    for term in unknown:
-        weights = lexicon.usage(term)
-        verb = weights.pop("verb", 0.0)
-        if verb > 0 and verb > sum(weights.values()):
-            found.append(term)
-    return tuple(found)
+    return tuple(term for term in unknown if used_as_verb(term, question, lexicon))
+
+
+def foreign_acts(
+    question: str, unknown: Sequence[str], profile: CorpusProfile, lexicon: Lexicon | None,
+    means_known: MeansKnown | None = None,
+) -> tuple[str, ...]:
+    """Unknown nouns naming an activity the docs never mention (`origami`, `karate`). An activity word may
+    also say how something is done ("into our workflow"), so it counts only beside another foreign thing."""
+    if lexicon is None:
+        return ()
+    found = [
+        term for term in unknown
+        if used_as_noun(term, question, lexicon) and not used_as_verb(term, question, lexicon)
+        and lexicon.noun_class(term) == "noun.act" and _no_known_sense(term, profile, lexicon)
+    ]
+    meant = means_known(found) if means_known and found else set()
+    return tuple(term for term in found if term not in meant)
 
 
 def unlisted_words(terms: Sequence[str], lexicon: Lexicon | None, means_known: MeansKnown | None) -> tuple[str, ...]:

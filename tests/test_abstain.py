@@ -391,3 +391,38 @@ def test_an_english_compound_the_docs_never_use_is_a_foreign_thing(tmp_path: Pat
     named = decide("Which endpoint lists employees named Miles Davis?", 0.5, wordy, lexicon=lexicon)
     assert named.tier != "abstain", named.reasons
     assert decide("Which endpoint lists employees on time off?", 0.5, wordy, lexicon=lexicon).tier != "abstain"
+
+
+def test_the_words_around_a_word_tell_a_noun_from_a_verb(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(
+        tmp_path / "wordnet-context",
+        nouns={"submarine": [("noun.artifact", ["sub"], 1)], "ship": [("noun.artifact", [], 1)]},
+        verbs={"submarine": 3, "ship": 5},
+    )
+    # `sub` names part of this API (`subResourceId`), but an abbreviation says nothing of submarines.
+    named = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary={"employee", "employees", "sub"}, structural_terms={"employee", "sub"},
+    )  # fmt: skip
+    # English uses `submarine` mostly as a verb; after "by" it is a thing, and "I ship" is an action.
+    shipped = decide("How do I ship employees by submarine through the HRIS API?", 0.5, named, lexicon=lexicon)
+    assert shipped.tier == "abstain" and "submarine" in shipped.reasons[-1], shipped.reasons
+    # A verb the docs never use, alone, is still only how the question is put.
+    assert decide("How do I ship employees with the HRIS API?", 0.5, named, lexicon=lexicon).tier != "abstain"
+
+
+def test_an_activity_counts_only_beside_another_foreign_thing(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(
+        tmp_path / "wordnet-acts",
+        nouns={"karate": [("noun.act", [], 0)], "belt": [("noun.artifact", [], 5)], "workflow": [("noun.act", [], 1)]},
+    )
+    leveled = CorpusProfile(
+        generation=1, apis=["hris"], term_apis={"hris": Counter()}, api_titles={"hris": "HRIS"},
+        vocabulary={"employee", "employees", "level", "add"}, structural_terms={"employee", "level"},
+    )  # fmt: skip
+    # `belt` modifies a level the API names (one foreign thing); `karate` is an activity beside it.
+    karate = decide("What is the karate belt level of an employee?", 0.5, leveled, lexicon=lexicon)
+    assert karate.tier == "abstain" and "karate" in karate.reasons[-1], karate.reasons
+    assert decide("What is the belt level of an employee?", 0.5, leveled, lexicon=lexicon).tier != "abstain"
+    # An activity alone says how something is done.
+    assert decide("How do I add employees into our workflow?", 0.5, leveled, lexicon=lexicon).tier != "abstain"
