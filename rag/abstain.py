@@ -25,6 +25,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from rag.corpus.paths import METHOD_PATH as _METHOD_PATH
+from rag.corpus.paths import PATH_IN_TEXT as _PATH
+from rag.corpus.paths import named_paths
 from rag.corpus.profile import RATE_UNIT, CorpusProfile
 from rag.corpus.vocabulary import tokenize, word_forms
 from rag.foreign import (
@@ -129,20 +132,11 @@ def salient_terms(question: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------- identifiers
-_METHOD_PATH = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s`'\"),;?]*)", re.IGNORECASE)
-_PATH = re.compile(r"(?<![\w/.:])(/[A-Za-z0-9_{}.\-]+(?:/[A-Za-z0-9_{}.\-]*)*)")
 _IDENTIFIER_WORD = re.compile(
     r"\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b|\b[a-z]+(?:-[a-z0-9]+){2,}\b"
 )
 _BACKTICKS = re.compile(r"`([^`]{2,80})`")
 _IDENTIFIER_SHAPE = re.compile(r"^[A-Za-z_][\w.\-]*$")
-
-
-def named_paths(question: str) -> list[str]:
-    """API paths a question names: `GET /users/{id}`, `/unified/hris/employees`, `/mcp`."""
-    found = [m.group(1) for m in _METHOD_PATH.finditer(question)]
-    found += [m.group(1) for m in _PATH.finditer(question)]
-    return list(dict.fromkeys(p.rstrip(".") for p in found if len(p.strip("/")) >= 2))
 
 
 def identifiers_in(question: str) -> list[str]:

@@ -21,14 +21,28 @@ def operation_id(api: str, path: str, method: str) -> str:
 _PATH_PARAMETER = re.compile(r"^\{.*\}$")
 
 
+# A response-format extension some vendors end their paths with (`/Accounts/{AccountSid}/Calls.json`).
+_FORMAT_EXTENSION = re.compile(r"\.(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
+
+
 def resource_segments(path: str) -> list[str]:
-    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta)."""
-    return [s for s in path.strip("/").split("/") if s and not _PATH_PARAMETER.match(s)]
+    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta), without
+    a format extension (`/Calls/{CallSid}.json` → Calls)."""
+    segments = (_FORMAT_EXTENSION.sub("", s) for s in path.strip("/").split("/"))
+    return [s for s in segments if s and not _PATH_PARAMETER.match(s)]
 
 
 def is_item_path(path: str) -> bool:
-    """Whether a path addresses one item (`/accounts/{id}`) rather than a collection (`/accounts`)."""
-    return path.rstrip("/").endswith("}")
+    """Whether a path addresses one item (`/accounts/{id}`, `/Calls/{CallSid}.json`) rather than a
+    collection (`/accounts`, `/Calls.json`)."""
+    return _FORMAT_EXTENSION.sub("", path.rstrip("/")).endswith("}")
+
+
+def segment_words(segment: str) -> list[str]:
+    """The lower-case words of a path segment in any naming style: `time_off`, `new-releases`,
+    `IncomingPhoneNumbers` → incoming, phone, numbers."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", segment)
+    return [part.lower() for part in re.split(r"[_\-.]+", spaced) if part]
 
 
 def schema_id(api: str, name: str) -> str:

@@ -6,15 +6,16 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from rag.chunk import resource_segments
+from rag.chunk import resource_segments, segment_words
 from rag.corpus.vocabulary import normalize_term
 
 
 @lru_cache(maxsize=65536)
 def resource_of(path: str) -> str:
-    """The resource an operation acts on: the last path segment that is not a parameter."""
+    """The resource an operation acts on: the last path segment that is not a parameter, its words joined
+    snake-case (`/Accounts/{AccountSid}/IncomingPhoneNumbers.json` → incoming_phone_number)."""
     segments = resource_segments(path)
-    return normalize_term(segments[-1]) if segments else ""
+    return normalize_term("_".join(segment_words(segments[-1]))) if segments else ""
 
 
 def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
@@ -47,3 +48,14 @@ _TEMPLATE = re.compile(r"\{[^}]*\}")
 def path_shape(path: str) -> str:
     """A path with every parameter written `{}` and no trailing slash (`/users/{user_id}/` → `/users/{}`)."""
     return _TEMPLATE.sub("{}", path.strip().rstrip("/").lower()) or "/"
+
+
+METHOD_PATH = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s`'\"),;?]*)", re.IGNORECASE)
+PATH_IN_TEXT = re.compile(r"(?<![\w/.:])(/[A-Za-z0-9_{}.\-]+(?:/[A-Za-z0-9_{}.\-]*)*)")
+
+
+def named_paths(question: str) -> list[str]:
+    """API paths a question names: `GET /users/{id}`, `/unified/hris/employees`, `/mcp`."""
+    found = [m.group(1) for m in METHOD_PATH.finditer(question)]
+    found += [m.group(1) for m in PATH_IN_TEXT.finditer(question)]
+    return list(dict.fromkeys(p.rstrip(".") for p in found if len(p.strip("/")) >= 2))

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.chunk import Chunk, is_item_path, resource_segments
-from rag.corpus.paths import resource_of, top_segment
+from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.corpus.paths import named_paths, path_shape, resource_of, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.query import Query
@@ -93,7 +93,7 @@ def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str
     """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
     → job); parameters and the API's shared prefix segments are left out."""
     segments = [s for s in resource_segments(path) if s not in prefixes]
-    words = [normalize_term(part) for segment in segments[:-1] for part in re.split(r"[_\-.]+", segment) if part]
+    words = [normalize_term(part) for segment in segments[:-1] for part in segment_words(segment)]
     return tuple(dict.fromkeys(words))
 
 
@@ -150,6 +150,8 @@ class StructuralReranker:
     glossary_factor: float = 0.75
     payload_lift_depth: int = 3
     main_resource_weight: float = 0.2
+    # The question names the operation's path itself ("… to call GET /Usage/Records/Today.json").
+    path_weight: float = 1.0
     # A tie-breaker among the first-stage top candidates, not a way to pull operations up from deep in the pool.
     main_resource_window: int = 10
     main_resources: frozenset[tuple[str, str]] = frozenset()
@@ -204,6 +206,8 @@ class StructuralReranker:
         score = 0.0
         if asked.methods:
             score += self.method_weight if chunk.method in asked.methods else -self.method_weight / 2
+        if path_shape(chunk.path) in asked.paths:
+            score += self.path_weight
         resource = resource_of(chunk.path)
         container = bool(asked.containers) and normalize_term(resource) in asked.containers
         # What a question puts something into is the parent of the operation it wants, not its resource.
@@ -253,12 +257,15 @@ class StructuralReranker:
     def _schema_evidence(self, chunk: Chunk, asked: QuestionShape) -> float:
         """A schema named by the question, and whether the question asks for fields or for operations."""
         score = 0.0
-        name = chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else ""
-        full_name = name.lower()
+        covered = chunk.covers[0] if chunk.covers else ""
+        # A schema's name may hold dots (`api.v2010.account.recording`): all that follows `components.`.
+        full_name = covered.split(".components.", 1)[-1].lower() if ".components." in covered else ""
+        name = covered.rsplit(".", 1)[-1]
         name = _GENERATED_SUFFIX.sub("", name).lower()
         if full_name in asked.compound_names or name in asked.compound_names:
-            # The question names the schema itself ("… allowed for `status` in TimeOffRequestsFilter?").
-            score += self.resource_weight
+            # The question names the schema itself ("… allowed for `status` in TimeOffRequestsFilter?"): its
+            # resource, and an identifier only this chunk has.
+            score += self.resource_weight + self.identifier_weight
         elif any(noun in name for noun in asked.nouns | asked.added_nouns if len(noun) > 3):
             score += self.resource_weight / 2
         score += self.kind_weight if asked.asks_fields else -self.kind_weight
@@ -290,6 +297,8 @@ class QuestionShape:
     # Names written as one compound word (`TimeOffRequest`, `time_off_request`), lower-case: a schema's name,
     # where plain words (`campaign`) may only mean the resource.
     compound_names: frozenset[str] = frozenset()
+    # The paths the question names, in `path_shape` form.
+    paths: frozenset[str] = frozenset()
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
@@ -326,6 +335,7 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
         asks_operation=asks_operation,
         containers=container_nouns(focus),
         compound_names=frozenset(match.lower() for match in _COMPOUND_NAME.findall(text)),
+        paths=frozenset(path_shape(path) for path in named_paths(text)),
     )
 
 

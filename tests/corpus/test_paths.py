@@ -1,12 +1,27 @@
 """Paths as the stages read them: resources, shared prefixes, shapes."""
 
-from rag.corpus.paths import path_prefixes, path_shape, resource_of, top_segment
+from rag.chunk import is_item_path, resource_segments, segment_words
+from rag.corpus.paths import named_paths, path_prefixes, path_shape, resource_of, top_segment
 
 
 def test_resource_of_is_the_last_non_parameter_segment_singular() -> None:
     assert resource_of("/unified/hris/employees/{id}") == "employee"
     assert resource_of("/unified/hris/employees/{id}/documents") == "document"
     assert resource_of("/{id}") == ""
+
+
+def test_any_naming_style_and_a_format_extension_read_the_same() -> None:
+    twilio = "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{Sid}.json"
+    assert resource_segments(twilio) == ["2010-04-01", "Accounts", "IncomingPhoneNumbers"]
+    assert is_item_path(twilio) and not is_item_path("/2010-04-01/Accounts/{AccountSid}/Calls.json")
+    assert resource_of(twilio) == "incoming_phone_number"
+    assert resource_of("/browse/new-releases") == "new_release"
+    assert resource_of("/unified/hris/time_off") == "time_off"
+    assert segment_words("IpAccessControlListMappings") == ["ip", "access", "control", "list", "mappings"]
+
+
+def test_named_paths_are_read_with_or_without_a_method() -> None:
+    assert named_paths("Call GET /users/{id} then /mcp.") == ["/users/{id}", "/mcp"]
 
 
 def test_prefixes_are_the_segments_most_paths_share() -> None:

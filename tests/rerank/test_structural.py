@@ -247,3 +247,19 @@ def test_a_schema_named_as_one_compound_word_beats_operations_on_its_resource() 
     # A plain word names the resource, not its schema: "create a campaign" wants the operation.
     campaigns = [operation("post", "/marketing/campaigns", "marketing"), schema("Campaign", "marketing")]
     assert top("How do I create a new campaign?", campaigns).startswith("marketing.paths.")
+
+
+def test_a_path_the_question_names_is_the_operation_it_asks_about() -> None:
+    base = "/2010-04-01/Accounts/{AccountSid}/Usage/Records"
+    candidates = [operation("get", f"{base}.json", "twilio"), operation("get", f"{base}/Today.json", "twilio")]
+    question = f"Which parameters must I always send to call GET {base}/Today.json?"
+    assert top(question, candidates).endswith("Records/Today.json.get")
+
+
+def test_a_schema_name_with_dots_named_whole_beats_operations_on_its_resource() -> None:
+    candidates = [
+        operation("get", "/2010-04-01/Accounts/{AccountSid}/Recordings/{Sid}.json", "twilio"),
+        schema("api.v2010.account.recording", "twilio"),
+    ]
+    question = "What values are allowed for `status` in api.v2010.account.recording?"
+    assert top(question, candidates) == "twilio.components.api.v2010.account.recording"
