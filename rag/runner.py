@@ -39,6 +39,7 @@ from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.lookup import lift_lookup
+from rag.retrieve.named import add_named_operations, named_operations
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
@@ -265,6 +266,11 @@ class Engine:
             seen = {c.chunk.chunk_id for c in merged}
             pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
+        if config.named_paths and config.chunking == "smart":
+            named = named_operations(query.focus, profile_for(ctx.snapshot).operations, apis)
+            pool, note = add_named_operations(pool, named)
+            if note:
+                result.notes.append(note)
         result.timings_ms["retrieve"] = _ms(started)
         return pool, apis, k
 

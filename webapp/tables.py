@@ -15,7 +15,7 @@ from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
 from webapp.eval_runs import fallback_reason
 
-SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank", "lookup")
+SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "named", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
     "rank",
     "rank before rerank",

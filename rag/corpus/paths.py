@@ -59,3 +59,14 @@ def named_paths(question: str) -> list[str]:
     found = [m.group(1) for m in METHOD_PATH.finditer(question)]
     found += [m.group(1) for m in PATH_IN_TEXT.finditer(question)]
     return list(dict.fromkeys(p.rstrip(".") for p in found if len(p.strip("/")) >= 2))
+
+
+def path_fits(asked: str, shape: str) -> bool:
+    """Whether a path a question writes (in `path_shape` form) is the operation path `shape`, written the
+    same or with concrete values (`/accounts/ac123/calls.json` fits `/accounts/{}/calls.json`)."""
+    if asked == shape:
+        return True
+    if "{}" not in shape or "?" in shape:
+        return False
+    pattern = re.escape(shape).replace(re.escape("{}"), "[^/]+")
+    return re.fullmatch(pattern, asked) is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
-from rag.corpus.paths import named_paths, path_shape, resource_of, top_segment
+from rag.corpus.paths import named_paths, path_fits, path_shape, resource_of, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.query import Query
@@ -190,6 +190,10 @@ class StructuralReranker:
                 score += self._operation_evidence(chunk, asked, match, names_a_resource, position)
             elif chunk.kind == "schema":
                 score += self._schema_evidence(chunk, asked)
+            elif asked.asks_auth and not names_a_resource and any(".securitySchemes." in c for c in chunk.covers):
+                # "How do I authenticate?": the overview that states the security schemes answers it, unless
+                # the question names a resource ("the credentials of a linked account").
+                score += self.resource_weight
             if asked.identifiers:
                 text = chunk.text.lower()
                 hits = sum(1 for ident in asked.identifiers if ident in text)
@@ -206,7 +210,7 @@ class StructuralReranker:
         score = 0.0
         if asked.methods:
             score += self.method_weight if chunk.method in asked.methods else -self.method_weight / 2
-        if path_shape(chunk.path) in asked.paths:
+        if asked.paths and any(path_fits(path, path_shape(chunk.path)) for path in asked.paths):
             score += self.path_weight
         resource = resource_of(chunk.path)
         container = bool(asked.containers) and normalize_term(resource) in asked.containers
@@ -299,6 +303,8 @@ class QuestionShape:
     compound_names: frozenset[str] = frozenset()
     # The paths the question names, in `path_shape` form.
     paths: frozenset[str] = frozenset()
+    # Whether it asks how to authenticate (HTTP's own vocabulary: auth, credentials, tokens, API keys).
+    asks_auth: bool = False
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
@@ -336,7 +342,16 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
         containers=container_nouns(focus),
         compound_names=frozenset(match.lower() for match in _COMPOUND_NAME.findall(text)),
         paths=frozenset(path_shape(path) for path in named_paths(text)),
+        asks_auth=bool(_AUTH.search(focus)),
     )
+
+
+# How a question asks about authentication, in HTTP's own words.
+_AUTH = re.compile(
+    r"\b(?:authenticat\w*|authoriz\w*|authoris\w*|auth|credentials?|bearer|oauth\w*|api[ -]?keys?|"
+    r"access tokens?|security schemes?)\b",
+    re.I,
+)
 
 
 # A word with a capital or a joint inside: `TimeOffRequest`, `InviteEmployeeResult`, `api.v2010.account`.

@@ -1,7 +1,7 @@
 """Paths as the stages read them: resources, shared prefixes, shapes."""
 
 from rag.chunk import is_item_path, resource_segments, segment_words
-from rag.corpus.paths import named_paths, path_prefixes, path_shape, resource_of, top_segment
+from rag.corpus.paths import named_paths, path_fits, path_prefixes, path_shape, resource_of, top_segment
 
 
 def test_resource_of_is_the_last_non_parameter_segment_singular() -> None:
@@ -36,3 +36,11 @@ def test_path_shape_writes_every_parameter_the_same_way() -> None:
     assert path_shape("/users/{user_id}/") == "/users/{}"
     assert path_shape("/Users/{id}") == "/users/{}"
     assert path_shape("/") == "/"
+
+
+def test_a_path_written_with_values_fits_the_operation_path() -> None:
+    shape = path_shape("/2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json")
+    assert path_fits(path_shape("/2010-04-01/Accounts/AC1/Calls/CA9.json"), shape)
+    assert path_fits(shape, shape)
+    assert not path_fits(path_shape("/2010-04-01/Accounts/AC1/Calls.json"), shape)
+    assert not path_fits("/users/me", "/users")

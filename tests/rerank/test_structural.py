@@ -263,3 +263,15 @@ def test_a_schema_name_with_dots_named_whole_beats_operations_on_its_resource() 
     ]
     question = "What values are allowed for `status` in api.v2010.account.recording?"
     assert top(question, candidates) == "twilio.components.api.v2010.account.recording"
+
+
+def test_how_to_authenticate_is_answered_by_the_security_schemes_unless_a_resource_is_named() -> None:
+    overview = make_chunk("twilio.overview", "Twilio API: HTTP basic auth with the account SID", kind="overview")
+    overview = replace(overview, covers=("twilio.overview", "twilio.components.securitySchemes.accountSid_authToken"))
+    calls = operation("post", "/Accounts/{AccountSid}/Calls.json", "twilio")
+    assert top("How do I authenticate my requests to the Twilio API?", [calls, RetrievedChunk(overview)]) == (
+        "twilio.overview"
+    )
+    sessions = operation("post", "/connect_sessions/authenticate", "stackone")
+    question = "Which call authenticates a connect session?"
+    assert top(question, [sessions, RetrievedChunk(overview)]).endswith("authenticate.post")
