@@ -462,11 +462,18 @@ class Engine:
         retrieval_only: bool = False,
         on_result: Callable[[AnswerResult], None] | None = None,
     ) -> list[AnswerResult]:
-        """Run several configs concurrently, sharing embeddings and candidate pools; results in config order
-        (`on_result` is called in that order too)."""
+        """Run several configs sharing embeddings and candidate pools: concurrently when some call a model
+        server, one after another when none does (threads would only take turns on the interpreter). Results
+        come in config order (`on_result` is called in that order too); a failing config yields a result
+        with `errors`."""
         if len(configs) <= 1:
             contexts: dict[str, QueryContext] = {}
             results = [self.run(question, c, history, retrieval_only, contexts=contexts) for c in configs]
+        elif all(self.runs_offline(c) for c in configs):
+            # Nothing waits on a model server: threads would only take turns on the interpreter, so the configs
+            # run one after another on shared contexts (one embedding, one pool per retriever).
+            contexts = {}
+            results = [self._run_isolated(question, c, history, retrieval_only, contexts) for c in configs]
         else:
             found = {
                 event.config: event.result
@@ -478,6 +485,27 @@ class Engine:
             if on_result:
                 on_result(item)
         return results
+
+    def runs_offline(self, config: Config) -> bool:
+        """Whether a config calls no model server: its LLM (for intent, LLM reranking and the answer) is the
+        extractive generator."""
+        return self.llm_spec(config) == "extractive"
+
+    def _run_isolated(
+        self,
+        question: str,
+        config: Config,
+        history: Sequence[Mapping[str, str]] | None,
+        retrieval_only: bool,
+        contexts: dict[str, QueryContext],
+    ) -> AnswerResult:
+        """`run`, with a failure turned into a result that carries the error (one failing configuration
+        must not break the others)."""
+        messages = [dict(m) for m in history] if history else None
+        try:
+            return self.run(question, config, messages, retrieval_only, None, contexts)
+        except Exception as error:
+            return AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
 
     def stream_many(
         self,
@@ -511,7 +539,7 @@ class Engine:
                     final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
                     events.put(ConfigEvent(config.name, "result", result=final))
                 else:
-                    result = self.run(question, config, messages, retrieval_only, None, contexts)
+                    result = self._run_isolated(question, config, messages, retrieval_only, contexts)
                     events.put(ConfigEvent(config.name, "result", result=result))
             except Exception as error:  # one failing configuration must not break the others
                 failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])

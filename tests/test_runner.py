@@ -209,3 +209,28 @@ def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_
     assert not any(note.startswith("lookup lift") for note in without.notes)
     plain = engine.run("Start playing an album", PRESETS["full"], retrieval_only=True)
     assert not any(note.startswith("lookup lift") for note in plain.notes), plain.notes
+
+
+def test_configs_that_call_no_model_server_run_one_after_another_and_fail_alone(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    configs = [PRESETS["C1"], PRESETS["C2"], PRESETS["full"]]
+    assert all(engine.runs_offline(c) for c in configs)
+    assert not engine.runs_offline(replace(PRESETS["C1"], name="hosted", generator="openai:gpt-4o-mini"))
+    threads: list[str] = []
+    original = engine.run
+
+    def recording_run(question: str, config: Config, *args: object, **kwargs: object) -> AnswerResult:
+        threads.append(threading.current_thread().name)
+        if config.name == "C2":
+            raise RuntimeError("index went away")
+        return original(question, config, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "run", recording_run)
+    results = engine.run_many("How do I list employees?", configs, retrieval_only=True)
+    assert [r.config for r in results] == ["C1", "C2", "full"]
+    assert set(threads) == {threading.current_thread().name}  # no worker threads
+    assert results[1].errors == ["RuntimeError: index went away"]
+    assert results[0].chunks and results[2].chunks

@@ -100,7 +100,7 @@ def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str
 def grammatical_number(query_words: Sequence[str], resource: str) -> str | None:
     """`plural` or `singular` when the question names the resource (its head word) in that form.
 
-    "an account" asks for one item, "accounts" and "the employee list" for the collection.
+    "an account" asks for one item, "accounts", "the employee list" and "every account" for the collection.
     """
     head = resource.rsplit("_", 1)[-1]
     if len(head) < 3:
@@ -110,7 +110,9 @@ def grammatical_number(query_words: Sequence[str], resource: str) -> str | None:
         if normalize_term(word) != head:
             continue
         following = query_words[position + 1] if position + 1 < len(query_words) else ""
-        numbers.add("plural" if word != head or following in _LIST_NOUNS else "singular")
+        # "every time off request" asks for the collection, though the noun is singular.
+        every = "every" in query_words[max(0, position - 3):position]
+        numbers.add("plural" if word != head or following in _LIST_NOUNS or every else "singular")
     return numbers.pop() if len(numbers) == 1 else None
 
 

@@ -22,6 +22,9 @@ MAX_NAMED_OPERATIONS = 6
 
 def named_operations(question: str, operations: Sequence[Chunk], apis: Sequence[str] = ()) -> list[Chunk]:
     """The operations of `apis` (all when empty) whose path the question names, in the order named."""
+    paths = named_paths(question)
+    if not paths:
+        return []
     methods: dict[str, set[str]] = {}
     for match in METHOD_PATH.finditer(question):
         verb = match.group(0).split(None, 1)[0].lower()
@@ -33,7 +36,7 @@ def named_operations(question: str, operations: Sequence[Chunk], apis: Sequence[
     # Some specs key a path with a query (`/responses/{id}?beta=true`): named when the question writes it whole.
     written = path_shape(re.sub(r"\s+", " ", question))
     found: list[Chunk] = []
-    for path in named_paths(question):
+    for path in paths:
         shape = path_shape(path)
         stated = methods.get(shape)
         with_query = [s for s in by_shape if s.startswith(shape + "?") and s in written]

@@ -1,5 +1,8 @@
 """The BM25 index ranks exact identifiers first (the tokenizer is tested in tests/corpus)."""
 
+import numpy as np
+
+from rag.corpus.vocabulary import tokenize
 from rag.index.bm25 import BM25Index
 
 
@@ -19,3 +22,18 @@ def test_search_respects_allowed_ids_and_empty_queries() -> None:
     assert [i for i, _ in index.search("employees", 5, allowed={"b"})] == ["b"]
     assert index.search("the a of", 5) == []
     assert BM25Index([], []).search("anything", 5) == []
+
+
+def test_scores_over_postings_equal_rank_bm25s_own() -> None:
+    texts = [
+        "List employees with pagination: page_size, next cursor",
+        "Get one employee by id; employee fields include name and manager",
+        "Create a time off request for an employee",
+        "Employees employees employees: a long text about employees and their employments and more words here",
+        "Nothing related at all",
+    ]
+    index = BM25Index([f"c{i}" for i in range(len(texts))], texts)
+    for query in ("employee time off", "employees employees page_size", "unknown words only", "id"):
+        terms = tokenize(query)
+        assert np.array_equal(index.scores(terms), index._bm25.get_scores(terms)), query  # type: ignore[union-attr]
+    assert BM25Index([], []).scores(["employee"]).size == 0

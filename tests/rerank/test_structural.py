@@ -46,6 +46,7 @@ def top(question: Query | str, candidates: list[RetrievedChunk]) -> str:
         ("What API call should I use to retrieve customer account info?", "singular"),
         ("What's the API call for accounts?", "plural"),
         ("is there a flag on the unified account list?", "plural"),
+        ("What is the largest `limit` when I fetch every time off account?", "plural"),
         ("How do I create a contact?", None),
     ],
 )
