@@ -1,11 +1,15 @@
 """Words that name things the docs never mention: the gate's lexical evidence.
 
 An unknown word of a question is a *foreign thing* when an English lexicon (WordNet, rag.lexicon) says
-it is mostly a noun that names a thing (not a time, a way of doing or a state), the docs use neither
-it, its lemma, the verb it derives from, nor a synonym that names part of the API, and it is not close
-in meaning to a word naming part of the API (rag.corpus.meanings). Names and values a question
-mentions (rag.names) are never foreign things; a question naming values the index does not have is a
-task request about the user's own data.
+it names a thing (not a time, a way of doing or a state) and the question uses it as a noun (English
+mostly does, or an article or preposition comes before it: "by *submarine*"), the docs use neither it,
+its lemma, the verb it derives from, nor a synonym (of four letters or more) that names part of the API,
+and it is not close in meaning to a word naming part of the API (rag.corpus.meanings). An English
+compound the docs never write (`sign language`) is one too, and so is the head a foreign word modifies
+when the API names nothing by it (`moon` *phase*). Activities (`origami`) and actions (`ship`, `render`)
+the docs never mention count beside a foreign thing. Names and values a question mentions (rag.names)
+are never foreign things; a question naming values the index does not have is a task request about the
+user's own data.
 """
 
 from __future__ import annotations
