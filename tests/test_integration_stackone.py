@@ -96,6 +96,7 @@ def test_out_of_scope_questions_abstain_and_answerable_ones_do_not(engine: Engin
         # Questions about running the product, not about its API (the prototypes of rag/data).
         "Can we run StackOne on our own servers instead of the cloud?",
         "When does the next StackOne version come out?",
+        "Who founded StackOne?",
     ):
         assert engine.run(question, PRESETS["full"], retrieval_only=True).abstained, question
     for question in (
