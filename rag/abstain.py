@@ -280,6 +280,13 @@ class Evidence:
     compounds: tuple[str, ...] = ()
     # Activities the docs never mention (`origami`, `karate`): things only beside another foreign thing.
     acts: tuple[str, ...] = ()
+    # Unknown words that may name something (not ordinary verbs, adjectives or adverbs: "did", "latest").
+    unknown_names: tuple[str, ...] | None = None
+
+    @property
+    def unknown_content(self) -> tuple[str, ...]:
+        """The unknown words that may name something (all of them when no lexicon judged them)."""
+        return self.unknown if self.unknown_names is None else self.unknown_names
 
     @property
     def foreign_things(self) -> tuple[str, ...]:
@@ -348,6 +355,7 @@ def gather_evidence(
         foreign_actions(question, plain, lexicon),
         compounds,
         foreign_acts(question, plain, profile, lexicon, means_known),
+        None if lexicon is None else tuple(t for t in unknown if not lexicon.usage(t) or lexicon.is_mainly_noun(t)),
     )
 
 
@@ -439,7 +447,7 @@ def abstain_reason(
         # "Which endpoint writes contacts to a blockchain ledger?", "How do I schedule a drone delivery?":
         # two or more words name things the docs never mention, even where none heads its phrase.
         return "asks about things the docs never mention: " + ", ".join(things)
-    if len(evidence.unknown) >= 2 and top < thresholds.partial_below:
+    if len(evidence.unknown_content) >= 2 and top < thresholds.partial_below:
         return "a weak match, and several words the docs never use"
     if asked_units and not (asked_units & profile.rate_units):
         return "asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none"

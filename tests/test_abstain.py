@@ -426,3 +426,20 @@ def test_an_activity_counts_only_beside_another_foreign_thing(tmp_path: Path) ->
     assert decide("What is the belt level of an employee?", 0.5, leveled, lexicon=lexicon).tier != "abstain"
     # An activity alone says how something is done.
     assert decide("How do I add employees into our workflow?", 0.5, leveled, lexicon=lexicon).tier != "abstain"
+
+
+def test_a_weak_match_abstains_on_unknown_names_not_on_ordinary_words(tmp_path: Path) -> None:
+    lexicon = tiny_lexicon(
+        tmp_path / "wordnet-weak",
+        nouns={"ledger": [("noun.possession", [], 3)], "abacus": [("noun.artifact", [], 1)]},
+        verbs={"do": 90},
+        adjectives={"latest": 5},
+    )
+    weak = GateThresholds(abstain_below=0.1, partial_below=0.4)
+    # "did" and "latest" say how the question is put; a weak match alone is no reason to abstain.
+    plain = decide("When did the latest employee list change?", 0.3, profile(), weak, lexicon=lexicon)
+    assert plain.tier == "partial", plain.reasons
+    named = decide("When did the employee ledger abacus change?", 0.3, profile(), weak, lexicon=lexicon)
+    assert named.tier == "abstain", named.reasons
+    # Without a lexicon every unknown word counts, as before.
+    assert decide("When did the latest employee list change?", 0.3, profile(), weak).tier == "abstain"
