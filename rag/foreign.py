@@ -199,7 +199,7 @@ def foreign_compounds(question: str, profile: CorpusProfile, lexicon: Lexicon | 
     use its words apart (an LMS spec says `sign` and `language`)."""
     if lexicon is None:
         return ()
-    words = [t for t in _WORD_OR_MARK.findall(question)]
+    words = _WORD_OR_MARK.findall(question)
     found = []
     for first, second in zip(words, words[1:], strict=False):
         pair = (first.lower(), second.lower())
@@ -212,7 +212,7 @@ def foreign_compounds(question: str, profile: CorpusProfile, lexicon: Lexicon | 
         named = first[:1].isupper() and second[:1].isupper() and kind in NAMED_ENTITY_CLASSES
         if named or kind in ABSTRACT_NOUN_CLASSES:
             continue
-        if any(profile.names_part(word) for word in lexicon.synonyms(lemmas[0])):
+        if any(profile.names_part(word) for word in lexicon.synonyms(lemmas[0]) if len(word) > 3):
             continue
         found.append(" ".join(pair))
     return tuple(dict.fromkeys(found))
