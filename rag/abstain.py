@@ -51,7 +51,6 @@ from rag.results import Confidence
 PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"
 
 
-
 @lru_cache(maxsize=1)
 def out_of_scope_prototypes() -> tuple[str, ...]:
     """The out-of-scope requests of `rag/data/out_of_scope_prototypes.txt` (one per line, # comments)."""
@@ -249,9 +248,6 @@ def asks_about_the_docs(question: str) -> bool:
 def is_yes_no_question(question: str) -> bool:
     """Whether the question starts like a yes/no question ("Do the ATS endpoints need …")."""
     return bool(_YES_NO.match(question))
-
-
-
 
 
 # ---------------------------------------------------------------------- the decision

@@ -123,11 +123,16 @@ def used_as_verb(term: str, question: str, lexicon: Lexicon) -> bool:
 
 def _no_known_sense(term: str, profile: CorpusProfile, lexicon: Lexicon) -> bool:
     """Whether the docs use neither the term's lemmas nor the verbs it derives from anywhere, nor one of its
-    synonyms to name part of the API (a large spec uses `book` somewhere, which says nothing of `ledger`;
-    an abbreviation such as `sub` for *submarine* names nothing)."""
+    synonyms to name part of the API."""
     if any(profile.knows(word) for word in (*lexicon.base_forms(term, "n"), *derivation_stems(term))):
         return False
-    return not any(profile.names_part(word) for word in lexicon.synonyms(term) if len(word) > 3)
+    return not _synonym_names_part(term, profile, lexicon)
+
+
+def _synonym_names_part(term: str, profile: CorpusProfile, lexicon: Lexicon) -> bool:
+    """Whether a WordNet synonym of the term names part of the API (a large spec uses `book` somewhere,
+    which says nothing of `ledger`; an abbreviation such as `sub` for *submarine* names nothing)."""
+    return any(profile.names_part(word) for word in lexicon.synonyms(term) if len(word) > 3)
 
 
 def foreign_nouns(
@@ -212,7 +217,7 @@ def foreign_compounds(question: str, profile: CorpusProfile, lexicon: Lexicon | 
         named = first[:1].isupper() and second[:1].isupper() and kind in NAMED_ENTITY_CLASSES
         if named or kind in ABSTRACT_NOUN_CLASSES:
             continue
-        if any(profile.names_part(word) for word in lexicon.synonyms(lemmas[0]) if len(word) > 3):
+        if _synonym_names_part(lemmas[0], profile, lexicon):
             continue
         found.append(" ".join(pair))
     return tuple(dict.fromkeys(found))

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from rag.abstain import GateDecision, GateThresholds
+from rag.abstain import GateThresholds
 from rag.chunk import Chunk
 from rag.config import Config
-from rag.corpus.profile import CorpusProfile, profile_for
+from rag.corpus.profile import profile_for
 from rag.errors import ConfigError, RagError
 from rag.foreign import names_foreign_values
 from rag.gate import ConfidenceGate
@@ -320,12 +320,6 @@ class Engine:
             known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
             self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known)
 
-    def asked_decision(
-        self, config: Config, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]
-    ) -> GateDecision | None:
-        """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
-        return self.confidence_gate.asked_decision(config.chunking, asked, profile, thresholds, known)
-
     @property
     def confidence_gate(self) -> ConfidenceGate:
         """The engine's confidence gate (its lexicon, thresholds and caches), made on first use."""
@@ -466,13 +460,10 @@ class Engine:
         server, one after another when none does (threads would only take turns on the interpreter). Results
         come in config order (`on_result` is called in that order too); a failing config yields a result
         with `errors`."""
-        if len(configs) <= 1:
-            contexts: dict[str, QueryContext] = {}
-            results = [self.run(question, c, history, retrieval_only, contexts=contexts) for c in configs]
-        elif all(self.runs_offline(c) for c in configs):
+        if len(configs) <= 1 or all(self.runs_offline(c) for c in configs):
             # Nothing waits on a model server: threads would only take turns on the interpreter, so the configs
             # run one after another on shared contexts (one embedding, one pool per retriever).
-            contexts = {}
+            contexts: dict[str, QueryContext] = {}
             results = [self._run_isolated(question, c, history, retrieval_only, contexts) for c in configs]
         else:
             found = {
@@ -539,7 +530,7 @@ class Engine:
                     final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
                     events.put(ConfigEvent(config.name, "result", result=final))
                 else:
-                    result = self._run_isolated(question, config, messages, retrieval_only, contexts)
+                    result = self.run(question, config, messages, retrieval_only, None, contexts)
                     events.put(ConfigEvent(config.name, "result", result=result))
             except Exception as error:  # one failing configuration must not break the others
                 failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])

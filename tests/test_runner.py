@@ -153,7 +153,8 @@ def test_an_out_of_scope_question_is_abstained_at_any_turn_of_a_conversation(fix
     assert later.standalone_query != later.question  # rewritten with the earlier turn's words
     assert later.abstained, later.notes
     profile = profile_for(fixture_index.snapshot())
-    own = engine.asked_decision(PRESETS["full"], "What is the weather forecast today?", profile, thresholds, set())
+    gate = engine.confidence_gate
+    own = gate.asked_decision("smart", "What is the weather forecast today?", profile, thresholds, set())
     assert own is not None and own.tier == "abstain" and "as asked" in " ".join(own.reasons)
     # An elliptical follow-up is not out of scope for being short or vague.
     plain = Engine(fixture_index, default_llm="extractive").run("and the orders?", PRESETS["full"], history)

@@ -18,7 +18,7 @@ import numpy as np
 
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import word_forms
-from rag.index.embedder import Embedder
+from rag.index.embedder import Embedder, unit_rows
 from rag.index.store import Snapshot
 
 
@@ -40,7 +40,7 @@ class NamingVocabulary:
         terms = [t for t in dict.fromkeys(terms) if t]
         if not terms or not self.words:
             return {}
-        asked = _unit(np.asarray(self.embedder.embed(terms), dtype=np.float32))
+        asked = unit_rows(np.asarray(self.embedder.embed(terms)))
         similarities = asked @ self.vectors.T
         found: dict[str, tuple[str, float]] = {}
         for row, term in zip(similarities, terms, strict=True):
@@ -74,11 +74,6 @@ def naming_words(profile: CorpusProfile) -> tuple[str, ...]:
     return tuple(sorted(w for w in words if w.isalpha() and len(w) >= 3))
 
 
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms == 0, 1.0, norms)
-
-
 _cache_lock = threading.Lock()
 _cache: dict[tuple[int, str], tuple[Snapshot, NamingVocabulary]] = {}
 
@@ -93,7 +88,7 @@ def naming_vocabulary(snapshot: Snapshot, profile: CorpusProfile, embedder: Embe
             return hit[1]
     words = naming_words(profile)
     dimension = int(getattr(embedder, "dimension", 0) or 0)
-    vectors = _unit(np.asarray(embedder.embed(list(words)), dtype=np.float32)) if words else np.zeros((0, dimension))
+    vectors = unit_rows(np.asarray(embedder.embed(list(words)))) if words else np.zeros((0, dimension))
     vocabulary = NamingVocabulary(words, vectors, embedder)
     with _cache_lock:
         if len(_cache) > 8:

@@ -37,7 +37,8 @@ class Embedder(Protocol):
         ...
 
 
-def _normalise(vectors: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """The rows scaled to unit length (a zero row stays zero), as float32."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (vectors / norms).astype(np.float32)
@@ -92,7 +93,7 @@ class OpenAIEmbedder:
             rows.extend(item.embedding for item in response.data)
         if not rows:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return _normalise(np.asarray(rows, dtype=np.float32))
+        return unit_rows(np.asarray(rows, dtype=np.float32))
 
 
 class HashingEmbedder:
@@ -120,7 +121,7 @@ class HashingEmbedder:
         """Embed every text by hashing its words."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return _normalise(np.stack([self._vector(text) for text in texts]))
+        return unit_rows(np.stack([self._vector(text) for text in texts]))
 
 
 class CachedEmbedder:

@@ -22,7 +22,7 @@ import numpy as np
 from rag.chunk import STRATEGIES, Chunk
 from rag.errors import DuplicateDocumentError, IndexUnavailableError, allowed
 from rag.index.bm25 import BM25Index
-from rag.index.embedder import Embedder
+from rag.index.embedder import Embedder, unit_rows
 from rag.index.registry import DocumentRecord, Registry
 from rag.ingest.pipeline import ParsedDocument
 
@@ -444,8 +444,7 @@ class Index:
             found = tuple(i for i in ids if i in vectors)
             dimension = len(next(iter(vectors.values()))) if vectors else 0
             matrix = np.vstack([vectors[i] for i in found]) if found else np.zeros((0, dimension), dtype=np.float32)
-            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-            matrix = matrix / np.where(norms == 0, 1.0, norms)
+            matrix = unit_rows(matrix)
             chunk_apis = np.array([snapshot.chunks[i].api for i in found], dtype=str)
             self._vectors = {k: v for k, v in self._vectors.items() if k[0] == snapshot.generation}
             self._vectors[key] = (found, matrix, chunk_apis)
