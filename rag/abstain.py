@@ -1,20 +1,17 @@
-"""Unknown detection: an evidence-based confidence gate with answer / partial / abstain tiers.
+"""Unknown detection: a confidence gate with answer / partial / abstain tiers, from evidence about content.
 
-The gate abstains only on positive evidence that the index cannot answer:
+The gate abstains only on evidence about what the index holds, never on the words a question uses:
 
 - nothing indexed is similar enough (below the typical similarity of generic off-topic requests to
   *this* index, calibrated per index by `calibrate`);
-- the question names an identifier, path or API that the index truly does not have (every identifier
-  form is recognised: `METHOD /path`, templated and concrete paths, backticks, snake_case, camelCase,
-  kebab-case, operationIds);
-- it is closer to an out-of-scope prototype (pricing, weather, …) than to any chunk;
-- it asks for something the docs never mention: a rare technical term (not an ordinary English word)
-  that no indexed text uses, in a question that is not a yes/no question;
-- it asks for a rate (per minute, per month) and the docs state none.
+- the question is closer to an out-of-scope prototype (pricing, weather, …) than to any chunk;
+- it names an identifier, path or API that the index truly does not have (every identifier form is
+  recognised: `METHOD /path`, templated and concrete paths, backticks, snake_case, camelCase,
+  kebab-case, operationIds).
 
-Names and values a user mentions (people, titles, songs, companies: capitalised words inside the
-sentence, quoted strings, numbers) and ordinary English words are never evidence: task requests are
-full of them. When the evidence is weak the tier is `partial`, not `abstain`.
+People do not use a spec's vocabulary: a question in words the docs never use ("personnel file" for an
+employee record) is at most `partial`, never abstained. When an LLM is configured it also judges whether
+the retrieved chunks answer the question (rag.gate).
 """
 
 from __future__ import annotations
@@ -28,22 +25,8 @@ from pathlib import Path
 from rag.corpus.paths import METHOD_PATH as _METHOD_PATH
 from rag.corpus.paths import PATH_IN_TEXT as _PATH
 from rag.corpus.paths import named_paths
-from rag.corpus.profile import RATE_UNIT, CorpusProfile
-from rag.corpus.vocabulary import tokenize, word_forms
-from rag.foreign import (
-    GENERIC_TERMS,
-    Meanings,
-    MeansKnown,
-    foreign_actions,
-    foreign_acts,
-    foreign_compounds,
-    foreign_nouns,
-    modified_heads,
-    names_foreign_values,
-    stop_words,
-    unlisted_words,
-)
-from rag.lexicon import Lexicon
+from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import GENERIC_TERMS, stop_words, tokenize, word_forms
 from rag.names import without_names_and_values
 from rag.query import Query
 from rag.results import Confidence
@@ -68,19 +51,16 @@ class GateThresholds:
 
     abstain_below: float = 0.25
     partial_below: float = 0.40
-    out_of_scope_margin: float = 0.05
+    # Closer to an out-of-scope prototype than to any chunk by this much (and at least this similar to it).
+    out_of_scope_margin: float = 0.15
     out_of_scope_floor: float = 0.40
-    rare_term_similarity: float = 0.45
-    # A question word this similar to a word naming part of the API means that part (`staff` → employee).
-    synonym_similarity: float = 0.6
 
 
 # Similarities depend on the embedding model: the model-free hashing embedder gives far lower ones.
 CALIBRATIONS: dict[str, GateThresholds] = {
     "all-MiniLM-L6-v2": GateThresholds(),
     "hashing-384": GateThresholds(
-        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2,
-        rare_term_similarity=0.2,
+        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2
     ),
 }
 
@@ -94,17 +74,18 @@ def calibrate(base: GateThresholds, off_topic_similarities: Sequence[float]) -> 
     """Thresholds for one index from how similar generic off-topic requests are to it.
 
     Each out-of-scope prototype's best similarity to the index says how high an unrelated question
-    scores against this corpus (a large, wordy corpus scores higher than a small one). Below their
-    median nothing is similar enough (abstain); below their highest the match is weak (partial). The
-    model's defaults bound the result so a corpus can never make the gate stricter than they are.
+    scores against this corpus (a large, wordy corpus scores higher than a small one). Below their lower
+    quartile nothing is similar enough (abstain): a question less like the docs than three in four
+    off-topic requests are. Below their highest the match is weak (partial). The model's defaults bound
+    the result so a corpus can never make the gate stricter than they are.
     """
     values = sorted(float(v) for v in off_topic_similarities)
     if not values:
         return base
-    median = values[len(values) // 2]
+    lower_quartile, median = values[len(values) // 4], values[len(values) // 2]
     return replace(
         base,
-        abstain_below=round(min(base.abstain_below, median), 4),
+        abstain_below=round(min(base.abstain_below, lower_quartile), 4),
         partial_below=round(min(base.partial_below, max(values[-1], median)), 4),
     )
 
@@ -136,17 +117,23 @@ _IDENTIFIER_WORD = re.compile(
 )
 _BACKTICKS = re.compile(r"`([^`]{2,80})`")
 _IDENTIFIER_SHAPE = re.compile(r"^[A-Za-z_][\w.\-]*$")
+_VALUES = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:https?://|www\.)\S+|\"[^\"]{1,200}\"|“[^”]{1,200}”|'[^'\s][^']{0,199}'(?!\w)"
+)
 
 
 def identifiers_in(question: str) -> list[str]:
     """Identifier-like words (`blood_type`, `x-account-id`, `createdAt`, identifiers in backticks).
 
-    Paths are returned by `named_paths`; text in backticks that is not shaped like an identifier
-    (`Love Mariah`, `1800`) is a value.
+    Paths are returned by `named_paths`; values the user names are no identifiers of the API: e-mail
+    addresses, URLs, quoted strings, text in backticks that is not shaped like an identifier (`Love
+    Mariah`, `1800`) and words with digits outside backticks.
     """
-    without_paths = _PATH.sub(" ", _METHOD_PATH.sub(" ", question))
+    without_paths = _PATH.sub(" ", _METHOD_PATH.sub(" ", _VALUES.sub(" ", question)))
     found = [t.strip() for t in _BACKTICKS.findall(without_paths) if _IDENTIFIER_SHAPE.match(t.strip())]
-    found += _IDENTIFIER_WORD.findall(_BACKTICKS.sub(" ", without_paths))
+    # Outside backticks a word with digits is a value the user names (`user_42`, `covid-19-data`).
+    words = _IDENTIFIER_WORD.findall(_BACKTICKS.sub(" ", without_paths))
+    found += [w for w in words if not any(c.isdigit() for c in w)]
     return list(dict.fromkeys(f for f in found if f))
 
 
@@ -188,131 +175,22 @@ def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
     return names
 
 
-# ---------------------------------------------------------------------- rare terms
-@lru_cache(maxsize=1)
-def common_words() -> frozenset[str]:
-    """Whole words of the packaged embedder's WordPiece vocabulary (~20k common English words)."""
-    try:
-        from rag.index.embedder import packaged_minilm_path
-
-        vocab = (packaged_minilm_path() / "vocab.txt").read_text(encoding="utf-8").split()
-    except Exception:  # the vocabulary is only a refinement; without it every word counts as common
-        return frozenset()
-    return frozenset(word for word in vocab if word.isalpha())
-
-
-def rare_terms(terms: Sequence[str]) -> list[str]:
-    """Terms that are not common English words (`graphql`, `kubernetes`, `hmac`, `nft`)."""
-    vocabulary = common_words()
-    if not vocabulary:
-        return []
-    return [
-        t
-        for t in terms
-        if t.isalpha()
-        and len(t) >= 3
-        and not any(form in vocabulary for form in word_forms(t) if len(form) >= 3)
-        and not t.endswith("ly")  # manner adverbs ("programmatically") are never the topic
-        and not _compound_of_common_words(t, vocabulary)
-    ]
-
-
-_PREFIXES = ("re", "un", "pre")
-
-
-def _compound_of_common_words(term: str, vocabulary: frozenset[str]) -> bool:
-    """`timeout` (time + out) and `workflow` (work + flow) are ordinary words written together, and
-    `rename`, `unfollow`, `preload` ordinary words with a prefix."""
-    if any(term.startswith(p) and len(term) - len(p) >= 3 and term[len(p):] in vocabulary for p in _PREFIXES):
-        return True
-    return any(term[:cut] in vocabulary and term[cut:] in vocabulary for cut in range(3, len(term) - 2))
-
-
-_YES_NO = re.compile(r"^\s*(do|does|did|is|are|was|were|can|could|will|would|should|has|have|may)\b", re.I)
-
-
-_DOCS_QUESTION = re.compile(r"^\s*(how|what|what's|whats|which|where|when|why|who|is there|are there)\b", re.I)
-_DOCS_WORDS = re.compile(
-    r"\b(endpoints?|apis?|fields?|parameters?|operations?|schemas?|headers?|requests?|responses?|calls?|routes?)\b",
-    re.I,
-)
-
-
-def asks_about_the_docs(question: str) -> bool:
-    """Whether a question asks what the documentation says ("How do I …?", "Which endpoint …") rather
-    than requesting a task ("Add the first song of … to my queue"). A task request names things to act
-    on, so an unfamiliar word in it is a value; in a question about the docs it is what is asked about."""
-    return bool(_DOCS_QUESTION.match(question) or _DOCS_WORDS.search(question))
-
-
-def is_yes_no_question(question: str) -> bool:
-    """Whether the question starts like a yes/no question ("Do the ATS endpoints need …")."""
-    return bool(_YES_NO.match(question))
-
-
 # ---------------------------------------------------------------------- the decision
 @dataclass(frozen=True)
 class Evidence:
-    """What the question says that the index can check."""
+    """What the question names that the index can check."""
 
     terms: tuple[str, ...]
     unknown: tuple[str, ...]
-    rare: tuple[str, ...]
     unknown_paths: tuple[str, ...]
     unknown_identifiers: tuple[str, ...]
     half_known_identifiers: tuple[str, ...]
     unindexed_apis: tuple[str, ...]
     names_known_identifier: bool
-    foreign_nouns: tuple[str, ...] = ()
-    names_foreign_values: bool = False
-    # Foreign nouns that modify the next word (`drone` delivery, `wine` pairing), and unknown words no
-    # English lexicon lists that are no rare term either (`blockchain`, `websocket`: common words joined).
-    foreign_modifiers: tuple[str, ...] = ()
-    unlisted: tuple[str, ...] = ()
-    # Unknown heads of foreign modifiers (`crossword` *puzzle*) and unknown verbs (`render`, `press`).
-    modified_heads: tuple[str, ...] = ()
-    actions: tuple[str, ...] = ()
-    # English compounds the docs never use side by side (`sign language`, `Morse code`).
-    compounds: tuple[str, ...] = ()
-    # Activities the docs never mention (`origami`, `karate`): things only beside another foreign thing.
-    acts: tuple[str, ...] = ()
-    # Unknown words that may name something (not ordinary verbs, adjectives or adverbs: "did", "latest").
-    unknown_names: tuple[str, ...] | None = None
-
-    @property
-    def unknown_content(self) -> tuple[str, ...]:
-        """The unknown words that may name something (all of them when no lexicon judged them)."""
-        return self.unknown if self.unknown_names is None else self.unknown_names
-
-    @property
-    def foreign_things(self) -> tuple[str, ...]:
-        """Every word naming a thing the docs never mention: foreign nouns, heads or modifiers, unlisted
-        compounds and telling rare terms."""
-        things = (
-            *self.foreign_nouns, *self.compounds, *self.foreign_modifiers, *self.modified_heads, *self.unlisted,
-            *self.telling_rare,
-        )
-        # An action or an activity the docs never describe counts beside a foreign thing ("press locations onto
-        # vinyl records", "the karate belt level").
-        return tuple(dict.fromkeys((*things, *self.acts, *self.actions) if things else ()))
-
-    @property
-    def telling_rare(self) -> tuple[str, ...]:
-        """The rare terms that count: none when the question names an identifier the index has (its own
-        words are judged with it)."""
-        return () if self.names_known_identifier else self.rare
 
 
-def gather_evidence(
-    question: str,
-    profile: CorpusProfile,
-    known_words: Iterable[str] = (),
-    lexicon: Lexicon | None = None,
-    means_known: MeansKnown | None = None,
-) -> Evidence:
-    """Check the question's terms, identifiers, paths and named APIs against the index (and, given an
-    English lexicon, which unknown words name things; given `means_known`, which of those the index
-    has in other words)."""
+def gather_evidence(question: str, profile: CorpusProfile, known_words: Iterable[str] = ()) -> Evidence:
+    """Check the question's terms, identifiers, paths and named APIs against the index."""
     extra = frozenset(known_words)
     # Paths are judged as paths (below), not word by word.
     terms = salient_terms(_PATH.sub(" ", _METHOD_PATH.sub(" ", question)))
@@ -328,30 +206,9 @@ def gather_evidence(
     fully_unknown = tuple(i for i in unknown_identifiers if unknown_parts(i, profile))
     half_known = tuple(i for i in unknown_identifiers if i not in fully_unknown)
     names_known = len(unknown_identifiers) < len(identifiers) or len(unknown_paths) < len(paths)
-    # Identifiers' own words are judged with the identifier, not again as terms.
-    identifier_words = {w for i in identifiers for w in tokenize(i)}
-    rare = tuple(t for t in rare_terms(unknown) if t not in identifier_words)
-    plain = [t for t in unknown if t not in rare and t not in identifier_words]
-    modifiers = foreign_nouns(question, plain, profile, lexicon, means_known, heads=False)
-    compounds = foreign_compounds(question, profile, lexicon)
     return Evidence(
-        tuple(terms),
-        unknown,
-        rare,
-        unknown_paths,
-        fully_unknown,
-        half_known,
-        tuple(unindexed_api_names(question, profile)),
-        names_known,
-        foreign_nouns(question, plain, profile, lexicon, means_known),
-        names_foreign_values(question, profile, compounds),
-        modifiers,
-        unlisted_words(plain, lexicon, means_known),
-        modified_heads(question, modifiers, plain, profile),
-        foreign_actions(question, plain, lexicon),
-        compounds,
-        foreign_acts(question, plain, profile, lexicon, means_known),
-        None if lexicon is None else tuple(t for t in unknown if not lexicon.usage(t) or lexicon.is_mainly_noun(t)),
+        tuple(terms), unknown, unknown_paths, fully_unknown, half_known,
+        tuple(unindexed_api_names(question, profile)), names_known,
     )
 
 
@@ -363,22 +220,17 @@ def decide(
     out_of_scope_similarity: float = 0.0,
     known_words: Iterable[str] = (),
     elliptical: bool = False,
-    lexicon: Lexicon | None = None,
-    meanings: Meanings | None = None,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
     `known_words` are words the engine understands beyond the index (those of an applied glossary).
     `elliptical` judges a follow-up as asked ("and the orders?"): being short or barely similar to any
-    chunk is its nature, so a low similarity alone is no evidence there. `meanings` says which question
-    words the index has in other words (rag.corpus.meanings).
+    chunk is its nature, so a low similarity alone is no evidence there.
     """
     thresholds = thresholds or GateThresholds()
-    limit = thresholds.synonym_similarity
-    means_known = (lambda words: meanings.close(words, limit)) if meanings is not None else None
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = Query.of(question).focus
-    evidence = gather_evidence(question, profile, known_words, lexicon, means_known)
+    evidence = gather_evidence(question, profile, known_words)
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
@@ -386,7 +238,7 @@ def decide(
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
     signals = Signals(top_similarity, out_of_scope_similarity, not elliptical)
-    reason = abstain_reason(question, evidence, profile, thresholds, signals)
+    reason = abstain_reason(evidence, thresholds, signals)
     tier: Confidence = "answer"
     if reason:
         tier = "abstain"
@@ -397,6 +249,8 @@ def decide(
         if evidence.half_known_identifiers:
             reasons.append("identifiers not in the docs, though their words are: "
                            + ", ".join(evidence.half_known_identifiers))
+        if evidence.unindexed_apis:
+            reasons.append("names an API that is not indexed: " + ", ".join(evidence.unindexed_apis))
     return GateDecision(tier, round(score, 4), top_similarity, unknown, tuple(reasons))
 
 
@@ -410,13 +264,10 @@ class Signals:
     weak_is_evidence: bool = True
 
 
-def abstain_reason(
-    question: str, evidence: Evidence, profile: CorpusProfile, thresholds: GateThresholds, signals: Signals
-) -> str:
-    """Why the question must be abstained (positive evidence, first that applies); "" when none."""
-    top, names_known, rare = signals.top, evidence.names_known_identifier, evidence.telling_rare
-    docs_question = asks_about_the_docs(question) and not is_yes_no_question(question)
-    asked_units = {unit.lower() for unit in RATE_UNIT.findall(question)}
+def abstain_reason(evidence: Evidence, thresholds: GateThresholds, signals: Signals) -> str:
+    """Why the question must be abstained (evidence about the index's content, first that applies); ""
+    when none."""
+    top, names_known = signals.top, evidence.names_known_identifier
     if signals.weak_is_evidence and not evidence.terms and not names_known and top < thresholds.partial_below:
         return "no content words"
     if signals.weak_is_evidence and top < thresholds.abstain_below:
@@ -425,28 +276,6 @@ def abstain_reason(
         return "paths not in the docs: " + ", ".join(evidence.unknown_paths)
     if evidence.unknown_identifiers and not names_known:
         return "names not in the docs: " + ", ".join(evidence.unknown_identifiers)
-    if evidence.unindexed_apis:
-        return "asks about an API that is not indexed: " + ", ".join(evidence.unindexed_apis)
-    if rare and (len(rare) >= 2 or top < thresholds.rare_term_similarity or docs_question):
-        # "What's the GraphQL endpoint …" presupposes something the docs never mention; "Do the
-        # endpoints need OAuth?" can be answered from what the docs do say, and in a task request
-        # ("play some lofi") the unfamiliar word is a value: both stay partial.
-        return "asks for something the docs never mention: " + ", ".join(rare)
-    named_things = (*evidence.foreign_nouns, *evidence.compounds)
-    if named_things and not evidence.names_foreign_values and asks_about_the_docs(question):
-        # "How do I book a meeting room through the HRIS API?", "Can the LMS API render assignments in sign
-        # language?": the thing asked about is named in plain English, and the docs use neither the word
-        # (or the compound) nor a synonym of it.
-        return "asks about things the docs never mention: " + ", ".join(named_things)
-    things = evidence.foreign_things
-    if len(things) >= 2 and not evidence.names_foreign_values and asks_about_the_docs(question):
-        # "Which endpoint writes contacts to a blockchain ledger?", "How do I schedule a drone delivery?":
-        # two or more words name things the docs never mention, even where none heads its phrase.
-        return "asks about things the docs never mention: " + ", ".join(things)
-    if len(evidence.unknown_content) >= 2 and top < thresholds.partial_below:
-        return "a weak match, and several words the docs never use"
-    if asked_units and not (asked_units & profile.rate_units):
-        return "asks for a rate per " + "/".join(sorted(asked_units)) + "; the docs state none"
     if signals.out_of_scope >= thresholds.out_of_scope_floor and signals.out_of_scope > top + (
         thresholds.out_of_scope_margin
     ):
@@ -455,12 +284,10 @@ def abstain_reason(
 
 
 def is_partial(evidence: Evidence, top_similarity: float, thresholds: GateThresholds) -> bool:
-    """Weak evidence either way: a weak match, or words, terms or identifiers the docs do not use."""
+    """Weak evidence either way: a weak match, words or identifiers the docs do not use, an API not indexed."""
     return bool(
         top_similarity < thresholds.partial_below
-        or evidence.telling_rare
-        or evidence.foreign_nouns
-        or evidence.compounds
         or evidence.half_known_identifiers
+        or evidence.unindexed_apis
         or (len(evidence.unknown) >= 2 and not evidence.names_known_identifier)
     )

@@ -1,25 +1,25 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk, the similarity to the out-of-scope prototypes, thresholds calibrated on
-the index itself, the English lexicon and the index's embedded naming vocabulary (rag.corpus.meanings);
-then it records the tier, score and reasons on the result.
+The best similarity to any chunk, the similarity to the out-of-scope prototypes and thresholds calibrated
+on the index itself; with an LLM configured, the model's verdict on whether the retrieved chunks answer
+the question (rag.answerability). It records the tier, score and reasons on the result.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
-from rag.corpus.meanings import NamingVocabulary, naming_vocabulary
+from rag.answerability import LLMAnswerabilityJudge
 from rag.corpus.profile import CorpusProfile, profile_for
+from rag.errors import RagError
 from rag.index.store import Index
-from rag.lexicon import Lexicon, load_lexicon
 from rag.query import Query
-from rag.results import AnswerResult
+from rag.results import AnswerResult, RetrievedChunk
 from rag.retrieve.context import QueryContext
 
 
@@ -29,46 +29,36 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     return max((pool[0][1] for pool in pools if pool), default=0.0)
 
 
-class LazyMeanings:
-    """The index's naming vocabulary, embedded only when the gate first asks about a word (most questions
-    have no foreign word to judge; the first embedding of a large spec's naming words takes seconds)."""
-
-    def __init__(self, build: Callable[[], NamingVocabulary]) -> None:
-        self._build = build
-        self._vocabulary: NamingVocabulary | None = None
-
-    def close(self, terms: Sequence[str], threshold: float) -> set[str]:
-        """The terms at least `threshold` similar to some word naming part of the API."""
-        if self._vocabulary is None:
-            self._vocabulary = self._build()
-        return self._vocabulary.close(terms, threshold)
-
-
 @dataclass
 class ConfidenceGate:
     """The gate of one index. `thresholds` fixes the cut-offs (else they are calibrated per index
-    generation); `lexicon` is the English lexicon ("default": the installed WordNet, read on first use;
-    None switches the foreign-noun rules off)."""
+    generation)."""
 
     index: Index
     thresholds: GateThresholds | None = None
-    lexicon: Lexicon | Literal["default"] | None = "default"
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _prototypes: Any = field(default=None, init=False, repr=False)
     _calibrated: dict[tuple[int, str], GateThresholds] = field(default_factory=dict, init=False, repr=False)
 
-    def apply(self, chunking: str, query: Query, ctx: QueryContext, result: AnswerResult, known: set[str]) -> None:
+    def apply(
+        self,
+        chunking: str,
+        query: Query,
+        ctx: QueryContext,
+        result: AnswerResult,
+        known: set[str],
+        chunks: Sequence[RetrievedChunk] = (),
+        chat_model: Any | None = None,
+    ) -> None:
         """Gate `query` and record the tier, score, reasons and time on `result`. `known` are words the
-        engine understands beyond the index (an applied glossary's)."""
+        engine understands beyond the index (an applied glossary's); given a `chat_model`, it also judges
+        whether `chunks` answer the question."""
         started = time.perf_counter()
         standalone = query.standalone
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
-        meanings = LazyMeanings(lambda: naming_vocabulary(ctx.snapshot, profile, self.index.embedder))
-        decision = decide(
-            query, top_similarity, profile, thresholds, out_of_scope, known, lexicon=self.english(), meanings=meanings
-        )
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known)
         asked = result.question.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
@@ -77,10 +67,32 @@ class ConfidenceGate:
             own = self.asked_decision(chunking, asked, profile, thresholds, known)
             if own is not None:
                 decision = own
+        if decision.tier != "abstain" and chat_model is not None and chunks:
+            decision = self.judged(decision, query.focus, chunks, chat_model, result)
         result.confidence = decision.tier
         result.confidence_score = decision.score
         result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
         result.timings_ms["gate"] = round((time.perf_counter() - started) * 1000.0, 3)
+
+    @staticmethod
+    def judged(
+        decision: GateDecision, question: str, chunks: Sequence[RetrievedChunk], chat_model: Any, result: AnswerResult
+    ) -> GateDecision:
+        """The decision after the LLM's answerability verdict: `no` abstains, `partly` is partial, `yes`
+        keeps the evidence's tier. A failing model leaves the decision as it was (noted)."""
+        try:
+            verdict = LLMAnswerabilityJudge(chat_model).judge(question, chunks)
+        except RagError as error:
+            result.notes.append(f"answerability judge failed: {error}; the similarity gate decides alone")
+            return decision
+        result.tokens_in += verdict.tokens_in
+        result.tokens_out += verdict.tokens_out
+        reason = f"LLM: {verdict.verdict}" + (f" ({verdict.reason})" if verdict.reason else "")
+        if verdict.verdict == "no":
+            reasons = (*decision.reasons, reason)
+            return replace(decision, tier="abstain", score=min(decision.score, 0.3), reasons=reasons)
+        tier = "partial" if verdict.verdict == "partly" else decision.tier
+        return replace(decision, tier=tier, reasons=(*decision.reasons, reason))
 
     def asked_decision(
         self, chunking: str, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]
@@ -89,18 +101,10 @@ class ConfidenceGate:
         probe = QueryContext(self.index, asked)
         out_of_scope = self.out_of_scope_similarity(probe, asked)
         top = best_similarity(probe, chunking)
-        meanings = LazyMeanings(lambda: naming_vocabulary(probe.snapshot, profile, self.index.embedder))
-        own = decide(
-            asked, top, profile, thresholds, out_of_scope, known, elliptical=True, lexicon=self.english(),
-            meanings=meanings,
-        )
+        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True)
         if own.tier != "abstain":
             return None
         return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
-
-    def english(self) -> Lexicon | None:
-        """The gate's English lexicon: the given one, or the installed WordNet (read once per process)."""
-        return load_lexicon() if self.lexicon == "default" else self.lexicon
 
     def thresholds_for(self, ctx: QueryContext, chunking: str) -> GateThresholds:
         """The thresholds for this index: given ones, else the model's calibrated on the index itself

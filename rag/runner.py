@@ -23,11 +23,9 @@ from rag.chunk import Chunk
 from rag.config import Config
 from rag.corpus.profile import profile_for
 from rag.errors import ConfigError, RagError
-from rag.foreign import names_foreign_values
 from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
-from rag.lexicon import Lexicon
 from rag.names import names_the_users_own
 from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
@@ -36,9 +34,9 @@ from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
 from rag.results import AnswerResult, Citation, RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
+from rag.retrieve.expansion import balance_by_api, demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
-from rag.retrieve.lookup import lift_lookup
+from rag.retrieve.lookup import lift_lookup, names_foreign_values
 from rag.retrieve.named import add_named_operations, named_operations
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
@@ -95,9 +93,6 @@ class Engine:
     generator_factory: Callable[[str], Generator] | None = None
     thresholds: GateThresholds | None = None
     max_workers: int = 6
-    # English lexicon (WordNet) for the gate's foreign-noun rule: "default" reads the installed one when the
-    # gate first runs (not at start-up); None switches the rule off.
-    lexicon: Lexicon | Literal["default"] | None = "default"
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -182,8 +177,10 @@ class Engine:
             query = expand_query(query, self.active_glossaries(config, ctx))
             if query.expansions:
                 result.notes.append(f"query expanded: {query.text}")
-        pool, apis, k = self._first_stage(config, query, ctx, result, scope)
+        pool, apis, k, balanced = self._first_stage(config, query, ctx, result, scope)
         pool = demote_repeated_covers(self._rerank(config, query, ctx, result, pool))
+        if balanced:
+            pool = balance_by_api(pool, balanced, k)
         if config.lookup and config.chunking == "smart":
             pool = self._lookup(query, ctx, result, pool, apis)
         for rank, candidate in enumerate(pool, start=1):
@@ -245,8 +242,9 @@ class Engine:
 
     def _first_stage(
         self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, scope: tuple[str, ...]
-    ) -> tuple[list[RetrievedChunk], tuple[str, ...], int]:
-        """The candidate pool, the APIs searched and k (a multi-API question takes the best of each API)."""
+    ) -> tuple[list[RetrievedChunk], tuple[str, ...], int, tuple[str, ...]]:
+        """The candidate pool, the APIs searched, k, and the APIs a multi-API question shares the top k
+        among (none for other questions)."""
         strategies = (config.chunking, "docs")
         retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
         intent, apis = self._scope(config, query, ctx, result, scope)
@@ -257,7 +255,7 @@ class Engine:
             result.detected_apis = []
             apis = ()
             pool = retriever.retrieve(ctx, strategies, config.candidate_pool, (), query.text)
-        k = config.k
+        k, balanced = config.k, ()
         if config.dynamic_k and intent.multi_api and not scope:
             targets = list(intent.apis) if len(intent.apis) >= 2 else ctx.snapshot.apis()
             per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query.text) for api in targets}
@@ -265,6 +263,7 @@ class Engine:
             merged = interleave_by_api(per_api, k)
             seen = {c.chunk.chunk_id for c in merged}
             pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
+            balanced = tuple(targets)
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
         if config.named_paths and config.chunking == "smart":
             named = named_operations(query.focus, profile_for(ctx.snapshot).operations, apis)
@@ -272,7 +271,7 @@ class Engine:
             if note:
                 result.notes.append(note)
         result.timings_ms["retrieve"] = _ms(started)
-        return pool, apis, k
+        return pool, apis, k, balanced
 
     def _rerank(
         self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, pool: list[RetrievedChunk]
@@ -314,18 +313,39 @@ class Engine:
         result.timings_ms["write_check"] = _ms(started)
         return top
 
-    def gate(self, config: Config, query: Query | str, ctx: QueryContext, result: AnswerResult) -> None:
-        """Apply the confidence gate (when the config has abstention) to `result` (rag.gate)."""
+    def gate(
+        self,
+        config: Config,
+        query: Query | str,
+        ctx: QueryContext,
+        result: AnswerResult,
+        chunks: Sequence[RetrievedChunk] = (),
+    ) -> None:
+        """Apply the confidence gate (when the config has abstention) to `result` (rag.gate); with an LLM
+        configured, the model also judges whether `chunks` answer the question."""
         if config.abstention:
             known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
-            self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known)
+            chat_model = self.judge_model(config, result)
+            self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known, chunks, chat_model)
+
+    def judge_model(self, config: Config, result: AnswerResult) -> Any | None:
+        """The chat model that judges answerability for a config: its LLM, or None offline (or when the
+        model cannot be made: noted, and the similarity gate decides alone)."""
+        spec = self.llm_spec(config)
+        if spec == "extractive":
+            return None
+        try:
+            return self.chat_model(spec)
+        except RagError as error:
+            result.notes.append(f"answerability judge unavailable: {error}")
+            return None
 
     @property
     def confidence_gate(self) -> ConfidenceGate:
-        """The engine's confidence gate (its lexicon, thresholds and caches), made on first use."""
+        """The engine's confidence gate (its thresholds and caches), made on first use."""
         with self._lock:
             if self._gate is None:
-                self._gate = ConfidenceGate(self.index, self.thresholds, self.lexicon)
+                self._gate = ConfidenceGate(self.index, self.thresholds)
             return self._gate
 
     # ------------------------------------------------------------------ run
@@ -361,7 +381,7 @@ class Engine:
         ctx.query_vector(query.standalone)
         result.timings_ms["embed"] = _ms(started)
         chunks = self.retrieve(config, query, ctx, result, scope)
-        self.gate(config, query, ctx, result)
+        self.gate(config, query, ctx, result, chunks)
         result.chunks = chunks
         return result, ctx, chunks
 

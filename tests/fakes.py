@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rag.chunk import Chunk
@@ -124,40 +123,3 @@ def retrieved(*chunks: Chunk) -> list[RetrievedChunk]:
     return [RetrievedChunk(chunk=chunk, rank=rank) for rank, chunk in enumerate(chunks, start=1)]
 
 
-def write_wordnet(
-    directory: Path,
-    nouns: dict[str, list[tuple[str, list[str], int]]],
-    verbs: dict[str, int] | None = None,
-    adjectives: dict[str, int] | None = None,
-) -> Path:
-    """A tiny WordNet database in WordNet's own file format (what `rag.lexicon` reads).
-
-    `nouns` maps a lemma to its senses, most frequent first: (lexicographer file such as "noun.artifact",
-    the other lemmas of the synset, tagged-sense count). `verbs` and `adjectives` map a lemma to its
-    tagged-sense count (one sense each).
-    """
-    from rag.lexicon import LEXICOGRAPHER_FILES
-
-    directory.mkdir(parents=True, exist_ok=True)
-    data = "  1 A tiny WordNet written by the tests.\n"
-    index_lines: dict[str, list[str]] = {}
-    for lemma, senses in sorted(nouns.items()):
-        offsets, tagged = [], 0
-        for lexfile, synonyms, count in senses:
-            offsets.append(len(data.encode()))
-            words = [lemma, *synonyms]
-            listed = " ".join(f"{w} 0" for w in words)
-            data += f"{offsets[-1]:08d} {LEXICOGRAPHER_FILES.index(lexfile):02d} n {len(words):02x} {listed} 000 | x\n"
-            tagged += count
-        index_lines.setdefault("noun", []).append(
-            f"{lemma} n {len(senses)} 0 {len(senses)} {tagged} " + " ".join(f"{o:08d}" for o in offsets)
-        )
-    for name, table in (("verb", verbs or {}), ("adj", adjectives or {})):
-        pos = name[0]
-        index_lines[name] = [f"{lemma} {pos} 1 0 1 {count} 00000000" for lemma, count in sorted(table.items())]
-    (directory / "data.noun").write_text(data, encoding="utf-8")
-    for name in ("noun", "verb", "adj", "adv"):
-        (directory / f"index.{name}").write_text(
-            "  1 A tiny WordNet written by the tests.\n" + "\n".join(index_lines.get(name, [])) + "\n", encoding="utf-8"
-        )
-    return directory

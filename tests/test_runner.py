@@ -202,10 +202,11 @@ def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_
     spec.write_text(json.dumps(MUSIC_SPEC))
     assert ingest_paths(empty_index, [spec])[0].status == "added"
     engine = Engine(empty_index, default_llm="extractive")
-    named = engine.run("Play the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
+    # The album operation takes an id: the album named by value is looked up first.
+    named = engine.run("Get the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
     assert named.chunks[0].chunk.path == "/search"
     assert any(note.startswith("lookup lift: GET /search first") for note in named.notes), named.notes
-    without = engine.run("Play the album Kind of Blue by Miles Davis", PRESETS["full"].without("lookup"),
+    without = engine.run("Get the album Kind of Blue by Miles Davis", PRESETS["full"].without("lookup"),
                          retrieval_only=True)  # fmt: skip
     assert not any(note.startswith("lookup lift") for note in without.notes)
     plain = engine.run("Start playing an album", PRESETS["full"], retrieval_only=True)

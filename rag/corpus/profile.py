@@ -18,7 +18,6 @@ from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.index.store import Snapshot
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
-RATE_UNIT = re.compile(r"\b(?:per|a|an|each|every)\s+(second|minute|hour|day|week|month)s?\b", re.IGNORECASE)
 
 
 @dataclass
@@ -31,7 +30,6 @@ class CorpusProfile:
     vocabulary: set[str] = field(default_factory=set)
     operations: list[Chunk] = field(default_factory=list)
     api_titles: dict[str, str] = field(default_factory=dict)
-    rate_units: set[str] = field(default_factory=set)
     # Each API's main resource: the top-level path segment with the most operations
     # (hris → employees, ats → applications, stackone → accounts).
     main_resources: frozenset[tuple[str, str]] = frozenset()
@@ -49,9 +47,6 @@ class CorpusProfile:
     topics: frozenset[str] = frozenset()
     # The operations that find things by value (`GET /search`): the first call for a request naming values.
     lookup_operations: tuple[Chunk, ...] = ()
-    # Adjacent content-word pairs of the text, singular (`phone number`, `sign language`): the phrases the
-    # docs use, to tell whether a compound a question names is theirs.
-    word_pairs: set[tuple[str, str]] = field(default_factory=set)
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -61,20 +56,9 @@ class CorpusProfile:
         total = sum(counts.values())
         return {api: count / total for api, count in counts.items()}
 
-    def says_phrase(self, first: str, second: str) -> bool:
-        """Whether the text uses the two words side by side (stop words between them aside), in any form
-        (`sign languages` ↔ `sign language`)."""
-        return (normalize_term(first), normalize_term(second)) in self.word_pairs
-
     def knows(self, term: str) -> bool:
         """Whether the term, its singular or its stem (listing → list, created → create) occurs in the text."""
         return any(form in self.vocabulary for form in word_forms(term))
-
-    def names_part(self, word: str) -> bool:
-        """Whether the word (or its singular) names part of an API: a path segment, tag, operationId,
-        schema or operation name word (not merely a word some description uses)."""
-        term = normalize_term(word)
-        return term in self.structural_terms or term in self.term_apis
 
     def knows_path(self, path: str) -> bool:
         """Whether a path names an indexed operation path: the same shape, a concrete value where the spec
@@ -102,11 +86,8 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         if chunk.strategy == "naive":
             continue
         terms = tokenize(chunk.title + "\n" + chunk.text)
-        profile.rate_units.update(unit.lower() for unit in RATE_UNIT.findall(chunk.text))
         profile.vocabulary.update(terms)
-        singular = [normalize_term(t) for t in terms]
-        profile.vocabulary.update(singular)
-        profile.word_pairs.update(zip(singular, singular[1:], strict=False))
+        profile.vocabulary.update(normalize_term(t) for t in terms)
         if chunk.kind == "operation":
             profile.operations.append(chunk)
             # What names an operation: its path, tags, operationId, title and summary (not its long description).

@@ -63,3 +63,33 @@ def word_forms(term: str) -> frozenset[str]:
             if len(stem) > 3 and stem[-1] == stem[-2]:
                 forms.add(stem[:-1])
     return frozenset(forms)
+
+
+GENERIC_TERMS = frozenset(
+    """able about add added all allow allowed also another any anything ask available back based best call calls
+    change check com create created data delete describe detail details different do does doing done each else
+    endpoint endpoints example exist exists explain field fields find first format get give go going good got have
+    help here info information into its just know last let like list look looking made make many may mean means
+    method methods more most much need needed new next not number object one only other out over parameter parameters
+    possible pull put query remove request requests response return returned returns right same say see send set
+    should show so some something specific still such support supported sure take tell than thing things through
+    time type types update use used using value values want way ways what whats work works would yes""".split()
+)
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """English stop words (scikit-learn's list)."""
+    try:  # the private module is the cheap import; the public path is the fallback
+        from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+    except ImportError:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """English stop words plus the generic words of questions about APIs, contractions and greetings:
+    never evidence of what a question is about."""
+    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
+    return frozenset(words | function_words())

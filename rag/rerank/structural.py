@@ -159,6 +159,10 @@ class StructuralReranker:
     main_resources: frozenset[tuple[str, str]] = frozenset()
     prefixes: tuple[tuple[str, frozenset[str]], ...] = ()
     corpus_verbs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The evidence's order is fused with the first-stage order (reciprocal rank fusion, this k): word-level
+    # evidence misleads on some corpora (several small APIs sharing resource words), so it may reorder the
+    # candidates but never overrule the retriever alone.
+    fusion_k: int = 60
 
     @classmethod
     def for_corpus(cls, profile: CorpusProfile) -> StructuralReranker:
@@ -170,7 +174,11 @@ class StructuralReranker:
         )
 
     def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
-        """First-stage rank prior plus structural evidence."""
+        """The order of the structural evidence fused with the first-stage order (`fuse_with_first_stage`)."""
+        return fuse_with_first_stage(self.evidence(query, candidates), self.fusion_k)
+
+    def evidence(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+        """First-stage rank prior plus structural evidence, per candidate."""
         asked = read_question(Query.of(query), dict(self.corpus_verbs))
         # A question that names no resource of any candidate ("which header selects the account on the
         # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
@@ -374,6 +382,14 @@ def container_nouns(question: str) -> frozenset[str]:
     words = [normalize_term(w) for w in re.findall(r"[a-z]+", question.lower())]
     found = {normalize_term(m.group(1).lower()) for m in _CONTAINER.finditer(question)}
     return frozenset(word for word in found if len(word) > 2 and words.count(word) == 1)
+
+
+def fuse_with_first_stage(scores: Sequence[float], k: int) -> list[float]:
+    """Reciprocal rank fusion of the first-stage order (the candidates' positions) and the order of `scores`
+    (ties by position): 1/(k + first-stage rank) + 1/(k + evidence rank)."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    evidence_rank = {i: rank for rank, i in enumerate(order, start=1)}
+    return [1.0 / (k + i + 1) + 1.0 / (k + evidence_rank[i]) for i in range(len(scores))]
 
 
 def lift_payload_operations(candidates: Sequence[RetrievedChunk], scores: list[float], depth: int) -> None:

@@ -72,6 +72,22 @@ def interleave_by_api(per_api: dict[str, list[RetrievedChunk]], n: int) -> list[
     return merged
 
 
+def balance_by_api(pool: list[RetrievedChunk], apis: Sequence[str], k: int) -> list[RetrievedChunk]:
+    """The ranked pool with its first `k` shared among `apis` (round robin, each API's best first, the API
+    whose best candidate ranks highest leading): a multi-API question keeps every API it asks about in the
+    top k after reranking. The rest of the pool follows in its order."""
+    per_api = {api: [c for c in pool if c.chunk.api == api] for api in apis}
+    leaders = sorted((api for api in apis if per_api[api]), key=lambda api: pool.index(per_api[api][0]))
+    queues = [list(per_api[api]) for api in leaders]
+    head: list[RetrievedChunk] = []
+    while len(head) < k and any(queues):
+        for queue in queues:
+            if queue and len(head) < k:
+                head.append(queue.pop(0))
+    chosen = {id(c) for c in head}
+    return head + [c for c in pool if id(c) not in chosen]
+
+
 def _first_score(items: list[RetrievedChunk]) -> float:
     if not items:
         return -1.0

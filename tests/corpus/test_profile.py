@@ -21,9 +21,6 @@ def test_the_profile_knows_the_vocabulary_and_paths_of_the_fixture_specs(fixture
     main = dict(profile.main_resources)
     assert "employees" in main.values() and "orders" in main.values()
     assert profile_for(snapshot) is profile_for(snapshot)
-    # Words the text uses side by side, in any form; not words it uses apart.
-    assert profile.says_phrase("list", "employees") and profile.says_phrase("List", "employee")
-    assert not profile.says_phrase("employees", "orders")
 
 
 def test_summary_verbs_read_the_summary_field_not_the_text() -> None:

@@ -12,6 +12,7 @@ from rag.rerank.base import apply_scores
 from rag.rerank.structural import (
     StructuralReranker,
     container_nouns,
+    fuse_with_first_stage,
     grammatical_number,
     lift_payload_operations,
     parent_words,
@@ -35,7 +36,7 @@ def schema(name: str, api: str = "crm", payload_of: tuple[str, ...] = ()) -> Ret
 
 
 def top(question: Query | str, candidates: list[RetrievedChunk]) -> str:
-    ranked = apply_scores(candidates, StructuralReranker().score(question, candidates))
+    ranked = apply_scores(candidates, StructuralReranker().evidence(question, candidates))
     return ranked[0].chunk.covers[0]
 
 
@@ -85,8 +86,8 @@ def test_a_nested_path_needs_its_parent_named() -> None:
     reranker = StructuralReranker()
     nested = operation("post", "/connect_sessions/authenticate", "stackone")
     unnested = operation("post", "/authenticate", "stackone")
-    plain, penalised = reranker.score("How do I authenticate against the HRIS API?", [unnested, nested])
-    named = reranker.score("How do I authenticate a connect session?", [unnested, nested])[1]
+    plain, penalised = reranker.evidence("How do I authenticate against the HRIS API?", [unnested, nested])
+    named = reranker.evidence("How do I authenticate a connect session?", [unnested, nested])[1]
     assert penalised < named and penalised < plain
     nested = operation("post", "/connect_sessions/authenticate", "stackone")
     create = operation("post", "/connect_sessions", "stackone")
@@ -135,7 +136,8 @@ def test_a_schema_that_is_one_operations_payload_lifts_that_operation() -> None:
             operation("get", "/accounts", "stackone"),
             operation("post", "/unified/proxy", "stackone"),
         ]
-        return [c.chunk.covers[0] for c in apply_scores(candidates, StructuralReranker().score(question, candidates))]
+        scores = StructuralReranker().evidence(question, candidates)
+        return [c.chunk.covers[0] for c in apply_scores(candidates, scores)]
 
     response = "stackone.components.ProxyResponseApiModel"
     lifted, unlifted = order((proxy,)), order(())
@@ -167,13 +169,13 @@ def test_product_names_are_not_identifiers_and_generated_suffixes_are_not_words(
     reranker = StructuralReranker()
     prior_gap = 1.0 - 1 / 1.25  # first vs second place, nothing else differs
     suffixed = [schema("ProxyResponseApiModel", "stackone"), schema("UnifiedLogs", "stackone")]
-    first, second = reranker.score("The unified model lacks a field; what can I do?", suffixed)
+    first, second = reranker.evidence("The unified model lacks a field; what can I do?", suffixed)
     assert first - second == pytest.approx(prior_gap - 0.4)  # "unified" names UnifiedLogs; "model" names nothing
     mentions = RetrievedChunk(make_chunk("stackone.components.A", "Accounts linked in StackOne"))
-    first, second = reranker.score("How does StackOne link accounts?", [mentions, schema("B", "stackone")])
+    first, second = reranker.evidence("How does StackOne link accounts?", [mentions, schema("B", "stackone")])
     assert first - second == pytest.approx(prior_gap)
     header = RetrievedChunk(make_chunk("stackone.components.A", "the x-account-id header"))
-    first, second = reranker.score("where does x-account-id go?", [header, schema("B", "stackone")])
+    first, second = reranker.evidence("where does x-account-id go?", [header, schema("B", "stackone")])
     assert first - second == pytest.approx(prior_gap + 0.5)
 
 
@@ -189,7 +191,7 @@ def test_the_main_resource_is_the_example_when_no_resource_is_named() -> None:
             operation("get", "/unified/hris/benefits", "hris"),
             operation("get", "/unified/hris/employees", "hris"),
         ]
-        with_main, without = knows_main.score(question, candidates), plain.score(question, candidates)
+        with_main, without = knows_main.evidence(question, candidates), plain.evidence(question, candidates)
         return [round(a - b, 6) for a, b in zip(with_main, without, strict=True)]
 
     assert bonus("Which header tells the HRIS endpoints which account to use?") == [0.0, 0.2]
@@ -198,7 +200,7 @@ def test_the_main_resource_is_the_example_when_no_resource_is_named() -> None:
     # Only a tie-breaker near the top: an operation deep in the first-stage pool is left where it is.
     deep = [*(schema(f"S{n}", "hris") for n in range(10)), operation("get", "/unified/hris/employees", "hris")]
     question = "Which header tells the HRIS endpoints which account to use?"
-    assert knows_main.score(question, deep)[-1] == plain.score(question, deep)[-1]
+    assert knows_main.evidence(question, deep)[-1] == plain.evidence(question, deep)[-1]
 
 
 @pytest.mark.parametrize(
@@ -276,3 +278,14 @@ def test_how_to_authenticate_is_answered_by_the_security_schemes_unless_a_resour
     sessions = operation("post", "/connect_sessions/authenticate", "stackone")
     question = "Which call authenticates a connect session?"
     assert top(question, [sessions, RetrievedChunk(overview)]).endswith("authenticate.post")
+
+
+def test_the_evidence_reorders_the_first_stage_only_through_rank_fusion() -> None:
+    """Evidence that swaps two neighbours ties (the first stage keeps its order); evidence that ranks the
+    third candidate first lifts it above the second, not above the first it only narrowly beats."""
+    assert fuse_with_first_stage([0.1, 0.9], 60)[0] == fuse_with_first_stage([0.1, 0.9], 60)[1]
+    fused = fuse_with_first_stage([0.8, 0.2, 0.9], 60)
+    assert sorted(range(3), key=lambda i: -fused[i]) == [0, 2, 1]
+    candidates = [operation("get", "/contacts"), operation("post", "/contacts"), operation("delete", "/contacts/{id}")]
+    scores = StructuralReranker().score("How do I create a contact?", candidates)
+    assert scores == fuse_with_first_stage(StructuralReranker().evidence("How do I create a contact?", candidates), 60)

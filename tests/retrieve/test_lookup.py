@@ -53,3 +53,25 @@ def test_nothing_moves_without_values_lookups_or_when_one_already_leads() -> Non
     assert lift_lookup(leading, [ALBUM, SEARCH, FIND], True, lambda c: 1.0) == (leading, "")
     # Only the APIs searched: the films API's search is no lookup for the music API.
     assert lift_lookup(pool[:1], [ALBUM, SEARCH_PEOPLE], True, lambda c: 1.0, apis=("music",)) == (pool[:1], "")
+
+
+def test_another_apis_search_never_leads_a_request_about_one_api() -> None:
+    """Two APIs that both have a search operation: a request naming a value lifts only its own API's."""
+    film = operation("films.paths./movie/{movie_id}/credits.get", "get", "/movie/{movie_id}/credits", "Get Credits",
+                     api="films")
+    corpus = [ALBUM, SEARCH, film, SEARCH_PEOPLE]
+    closest_first = {SEARCH.chunk_id: 0.9, SEARCH_PEOPLE.chunk_id: 0.1}
+    lifted, note = lift_lookup(retrieved(film, ALBUM), corpus, True, lambda c: closest_first.get(c.chunk_id, 0.0))
+    assert [c.chunk for c in lifted] == [SEARCH_PEOPLE, film, ALBUM], "the films API's own search, not music's"
+    assert "GET /search/person" in note
+    # The music API's search leads a request whose best candidate is a music operation.
+    lifted, _ = lift_lookup(retrieved(ALBUM, film), corpus, True, lambda c: closest_first.get(c.chunk_id, 0.0))
+    assert lifted[0].chunk == SEARCH
+
+
+def test_an_operation_that_takes_the_value_itself_needs_no_lookup() -> None:
+    """`GET /tracks?title=` takes the title: only an operation acting on an id needs one looked up first."""
+    by_title = operation("music.paths./tracks.get", "get", "/tracks", "List tracks")
+    pool = retrieved(by_title, SEARCH)
+    assert lift_lookup(pool, [by_title, SEARCH], True, lambda c: 1.0) == (pool, "")
+    assert lift_lookup(retrieved(PLAY, SEARCH), [PLAY, SEARCH], True, lambda c: 1.0)[1] == ""

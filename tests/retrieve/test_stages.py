@@ -83,7 +83,7 @@ def test_structural_reranker_prefers_matching_method_and_resource() -> None:
     other = RetrievedChunk(make_chunk("p.paths./refunds.post", kind="operation", path="/refunds", method="post"))
     assert question_methods("How do I create an order?") == {"post"}
     candidates = [get_one, other, post]
-    ranked = apply_scores(candidates, StructuralReranker().score("How do I create an order?", candidates))
+    ranked = apply_scores(candidates, StructuralReranker().evidence("How do I create an order?", candidates))
     assert ranked[0] is post
     assert post.rank_before_rerank == 3 and post.rank == 1 and "rerank" in post.scores
 
