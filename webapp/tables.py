@@ -195,10 +195,27 @@ def citation_frame(citations: Sequence[Citation]) -> pd.DataFrame:
     )
 
 
+_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
+
+
+def readable_id(structural_id: str) -> str:
+    """A structural id as a reader names it: `GET /unified/hris/employees`, the schema's name (`Employee`),
+    `HRIS API overview`, `HRIS API conventions`; anything else unchanged."""
+    api, _, rest = structural_id.partition(".")
+    if rest.startswith("paths."):
+        path, _, method = rest.removeprefix("paths.").rpartition(".")
+        if path and method.lower() in _METHODS:
+            return f"{method.upper()} {path}"
+    if rest.startswith("components."):
+        return rest.removeprefix("components.").split(".")[-1]
+    if rest in ("overview", "conventions"):
+        return f"{api.upper() if len(api) <= 4 else api} API {rest}"
+    return structural_id
+
+
 def citation_label(number: int, citation: Citation) -> str:
-    """`[1] hris.paths./x.get — /paths/~1x/get`."""
-    pointer = f" — {citation.json_pointer}" if citation.json_pointer else ""
-    return f"[{number}] {citation.structural_id}{pointer}"
+    """`[1] GET /unified/hris/employees` (an operation), `[2] Employee` (a schema), `[3] HRIS API overview`."""
+    return f"[{number}] {readable_id(citation.structural_id)}"
 
 
 def find_cited_chunk(citation: Citation, result: AnswerResult) -> RetrievedChunk | None:

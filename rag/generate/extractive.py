@@ -254,6 +254,12 @@ def success_response(block: ContextBlock) -> str:
     return ""
 
 
+def found_no_match(answer: str) -> bool:
+    """Whether an extractive answer says no line matched the question (it then quotes the best source's opening
+    lines, or had nothing to quote): the badge says "no match", not "answered"."""
+    return NO_MATCH_NOTE in answer or NO_CONTEXT_ANSWER in answer
+
+
 def cited_blocks(answer: str, blocks: Sequence[ContextBlock]) -> list[Citation]:
     """The citation of every block the answer cites `[n]`, in the order the answer first cites them."""
     by_number = {block.number: block for block in blocks}

@@ -76,7 +76,7 @@ def plotly_charts(at: AppTest) -> list[Any]:
 def test_home_shows_controls_generator_and_about(app_engine) -> None:  # type: ignore[no-untyped-def]
     at = open_app()
     assert at.title[0].value == "Ask & compare"
-    assert at.multiselect(key="ask_configs").value == ["C0", "C5", "full"]
+    assert at.multiselect(key="ask_configs").value == ["C0", "C3", "full"]
     generator = at.selectbox(key="ask_generator")
     assert generator.value == "extractive"
     assert "extractive (no LLM)" in generator.options
@@ -136,7 +136,7 @@ def test_out_of_scope_question_shows_abstained_badge(app_engine) -> None:  # typ
 def test_answered_and_abstained_side_by_side(app_engine) -> None:  # type: ignore[no-untyped-def]
     at = ask(open_app(), OUT_OF_SCOPE, ["C0", "full"])
     shown = badges(at)
-    assert "answered" in shown[0]  # C0 has no gate: it answers anyway
+    assert "no match" in shown[0]  # C0 has no gate: it answers anyway, but no line matched the question
     assert "abstained" in shown[1]
     assert any("confidence gate off" in c.value for c in at.caption)
 
@@ -147,8 +147,13 @@ def test_follow_up_keeps_history_and_shows_the_rewritten_query(app_engine) -> No
     turns = at.session_state["turns"]
     assert len(turns) == 2
     rewritten = turns[-1].rewritten
-    assert rewritten and ANSWERABLE in rewritten[0]
-    assert any("Rewritten as" in c.value and "regarding" in c.value for c in at.caption)
+    assert rewritten == [f"and what about its default value? — continuing “{ANSWERABLE}”"]
+    folded = [e for e in at.expander if e.label == "Read as a follow-up"]
+    assert len(folded) == 1 and "earlier answer" not in folded[0].caption[0].value
+    assert not any("regarding" in c.value or "Rewritten as" in c.value for c in at.caption)
+    # A question that stands on its own shows no rewrite.
+    at = ask(at, OUT_OF_SCOPE)
+    assert at.session_state["turns"][-1].rewritten == []
     earlier = [e for e in at.expander if e.label.startswith("Earlier question 1")]
     assert earlier, "the first turn stays visible, folded"
 
@@ -209,13 +214,26 @@ def test_home_names_the_product_and_offers_examples(app_engine) -> None:  # type
     at = open_app()
     assert any("SpecRAG Workbench" in c.value for c in at.caption)
     shown = [b.label for b in at.button if b.key and b.key.startswith("example-")]
-    assert shown == [e.label for e in examples_for({"people-3_1", "shop-3_0"})]
+    offered = examples_for({"people-3_1", "shop-3_0"})
+    assert shown == [e.question for e in offered]  # the question itself is on the button
+    captions = [c.value for c in at.caption]
+    assert all(any(e.reveals in caption for caption in captions) for e in offered)  # and what it shows
     assert len(examples_for({"hris", "ats", "lms", "crm", "iam", "marketing", "stackone"})) == len(EXAMPLES)
     assert 4 <= len(EXAMPLES) <= 6
     at.button(key="example-0").click().run()
     assert_ok(at)
+    first = at.session_state["conversation_id"]
     turn = at.session_state["turns"][-1]
-    assert turn.question == EXAMPLES[0].question and turn.configs == ["C0", "C5", "full"]
+    assert turn.question == EXAMPLES[0].question and turn.configs == ["C0", "C3", "full"]
+    # A second example starts a conversation of its own; the first is listed among the recent ones.
+    at.button(key="example-0").click().run()
+    assert_ok(at)
+    assert len(at.session_state["turns"]) == 1 and at.session_state["conversation_id"] != first
+    recent = [b for b in at.sidebar.button if b.key == f"recent-{first}"]
+    assert recent and recent[0].label == EXAMPLES[0].question
+    recent[0].click().run()
+    assert_ok(at)
+    assert at.session_state["conversation_id"] == first and len(at.session_state["turns"]) == 1
 
 
 def test_a_refused_question_stays_in_the_box(app_engine) -> None:  # type: ignore[no-untyped-def]

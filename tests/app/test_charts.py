@@ -19,7 +19,7 @@ from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
 from tests.fakes import make_chunk
 from webapp import charts, eval_runs, tables
 from webapp.asking import Turn, ask_all, ask_live, conversation_history
-from webapp.badges import badge_for, badge_for_record, badge_status
+from webapp.badges import Badge, badge_for, badge_for_record, badge_status
 from webapp.documents import ingest_uploads, report_frame
 from webapp.engine import (
     apply_choices,
@@ -338,7 +338,12 @@ def test_timings_tokens_and_citations() -> None:
     assert tables.timing_summary(item).startswith("embed 1.2 ms · retrieve 10.0 ms · generate 80.0 ms = 91 ms")
     assert tables.token_summary(item) == "tokens in 812 · out 96 · generator extractive"
     citation = Citation("api.paths./x.get", "/paths/~1x/get", "api", "full/api.paths./x.get", "api.json")
-    assert tables.citation_label(1, citation) == "[1] api.paths./x.get — /paths/~1x/get"
+    assert tables.citation_label(1, citation) == "[1] GET /x"
+    assert [tables.readable_id(i) for i in ("hris.paths./unified/hris/employees/{id}.delete",
+                                             "hris.components.Employee", "hris.overview", "stackone.conventions",
+                                             "docs.guide#intro")] == [
+        "DELETE /unified/hris/employees/{id}", "Employee", "HRIS API overview", "stackone API conventions",
+        "docs.guide#intro"]
     assert tables.find_cited_chunk(citation, item) is item.chunks[0]
     other = Citation("api.paths./x.get", "", "api", "gone", "")
     assert tables.find_cited_chunk(other, item) is item.chunks[0]
@@ -398,6 +403,21 @@ def test_badge_for_results_and_records() -> None:
     assert badge_for(partial, gated=True).color == "orange"
     assert badge_for_record({"abstained": False, "confidence": "partial"}).status == "partial"
     assert badge_for_record({"error": "boom"}).status == "error"
+
+
+def test_badges_say_no_match_and_fell_back() -> None:
+    from rag.generate.extractive import NO_MATCH_NOTE
+
+    unmatched = badge_for(AnswerResult("C0", "q", answer=f"{NO_MATCH_NOTE}\n- some line [1]"))
+    assert (unmatched.status, unmatched.color) == ("no match", "gray")
+    degraded = badge_for(AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable"]))
+    assert (degraded.status, degraded.color) == ("fell back", "orange")
+    # Abstaining says so even when a stage fell back; an error wins over everything.
+    assert badge_for(AnswerResult("C5", "q", abstained=True, fallbacks=["x"])).status == "abstained"
+    assert badge_for_record({"answer": NO_MATCH_NOTE, "error": "boom"}).status == "error"
+    assert badge_for_record({"answer": "x", "fallbacks": ["no cross-encoder"]}).status == "fell back"
+    with pytest.raises(ValueError, match="allowed: answered"):
+        Badge("maybe", "maybe", "green", "", "")
 
 
 # ---------------------------------------------------------------------- engine and configs
