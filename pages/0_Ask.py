@@ -33,7 +33,7 @@ from webapp.engine import (
     resolve_config_name,
 )
 
-ui.page_setup("Ask & compare", ":material/forum:")
+ui.page_setup("Ask & compare")
 engine = ui.engine_or_stop()
 ui.render_sidebar(engine)
 known = ui.configs_or_stop()

@@ -10,7 +10,7 @@ from webapp.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_
 from webapp.engine import default_config_names
 from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
 
-ui.page_setup("Documents", ":material/description:")
+ui.page_setup("Documents")
 engine = ui.engine_or_stop()
 index = engine.index
 ui.render_sidebar(engine)

@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from webapp import charts, eval_runs, tables, ui
+from webapp import verdict as verdicts
 from webapp.asking import RERUN_KEY, rerun_request
 from webapp.badges import badge_for_record
 from webapp.engine import default_config_names
@@ -14,7 +15,7 @@ from webapp.eval_bridge import default_run_name, evaluation_available, start_eva
 from webapp.eval_runs import SavedRun
 from webapp.jobs import jobs
 
-ui.page_setup("Evaluation", ":material/monitoring:")
+ui.page_setup("Evaluation")
 ui.render_sidebar()
 known = ui.configs_or_stop()
 
@@ -80,30 +81,55 @@ if not paths:
     st.info(f"No saved runs yet in {root}. Start one above, or run an evaluation from the command line.")
     st.stop()
 
-# ---------------------------------------------------------------------- verdict and suite
+# ---------------------------------------------------------------------- verdict, blinded sets and suite
 everything = read_runs([str(path) for path in paths])
-summary_text = eval_runs.verdict(everything, suite)
+blind_file = verdicts.blind_path(root)
+blind, blind_warning = verdicts.load_blind_table(blind_file)
+found = verdicts.verdict(everything, blind, blind_file)
 with st.container(border=True):
     st.markdown("**Verdict**")
-    st.markdown(summary_text or "No validation run is saved yet: run an evaluation on held-out questions (for example "
-                "`eval_data/heldout_set.jsonl`) to see which configuration generalises best.")
+    if found.text:
+        st.markdown(found.text)
+    for line in found.missing:
+        st.caption(tables.md_escape(line))
+    if found.sources:
+        st.caption("Read from " + " · ".join(tables.md_escape(source) for source in found.sources) + " — nothing "
+                   "else: the team's own tuning and generated sets below say how the pipeline was tuned, not how it "
+                   "generalises.")
     st.caption("Runs whose questions were used to tune the pipeline are **tuning** runs (the dev set, train splits, "
-               "and any set the evaluation suite lists as tuning); the others are **validation** runs (held-out "
-               "sets, test splits) — judge configurations on validation runs. "
-               "Configurations marked **(fallback)** ran without one of their stages (no LLM for C4/C5's LLM rerank, "
-               "no cross-encoder for E3/E4), so their scores are those of a simpler configuration.")
+               "and any set the evaluation suite lists as tuning); the others are **validation** runs. Ablations "
+               "(`full-minus-…`) measure one stage and are never contenders. Configurations marked **(fallback)** "
+               "ran without one of their stages (no LLM for C4/C5's LLM rerank, no cross-encoder for E3/E4), so "
+               "they are left out of the verdict.")
+if blind_warning:
+    st.warning(blind_warning)
+if blind is not None:
+    with st.expander(f"Blinded sets — latest totals (generated {tables.md_escape(blind.generated)})",
+                     expanded=False, icon=":material/visibility_off:"):
+        blind_metric = st.selectbox("Blinded-set metric", list(verdicts.BLIND_METRICS),
+                                    format_func=verdicts.BLIND_LABELS.get, key="blind_metric")
+        blind_table = verdicts.blind_frame(blind, blind_metric)
+        st.dataframe(blind_table, hide_index=True, width="stretch", key="blind_table", placeholder=ui.MISSING,
+                     height=35 * (len(blind_table) + 1) + 3,
+                     column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
+                                    **{config: st.column_config.NumberColumn(config, format="%.3f")
+                                       for config in blind.all_configs}})
+        st.caption(f"Questions nobody on the team has read. From {tables.md_escape(str(blind.path))}.")
 if suite_warning:
     st.warning(suite_warning)
 if suite:
-    with st.expander(f"Evaluation suite — latest table ({tables.md_escape(str(suite.get('created', '')))})",
-                     expanded=True, icon=":material/table_chart:"):
+    with st.expander(f"Evaluation suite (the team's own sets) — latest table "
+                     f"({tables.md_escape(str(suite.get('created', '')))})",
+                     expanded=False, icon=":material/table_chart:"):
         suite_metric = st.selectbox("Suite metric", list(eval_runs.SUITE_METRICS),
                                     format_func=eval_runs.SUITE_LABELS.get, key="suite_metric")
         suite_table = eval_runs.suite_frame(suite, suite_metric)
         st.dataframe(suite_table, hide_index=True, width="stretch", key="suite_table", placeholder=ui.MISSING,
                      height=35 * (len(suite_table) + 1) + 3,  # every set and the macro average, no inner scrolling
-                     column_config={config: st.column_config.NumberColumn(config, format="%.3f")
-                                    for config in suite.get("configs") or []})
+                     column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
+                                    "full beats C2": st.column_config.TextColumn("full beats C2", width="small"),
+                                    **{config: st.column_config.NumberColumn(config, format="%.3f")
+                                       for config in suite.get("configs") or []}})
         st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
                    "validation sets. From " + tables.md_escape(str(eval_runs.suite_path(root))))
 

@@ -8,6 +8,7 @@ st.code, st.json or st.dataframe, and `unsafe_allow_html` is never used.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -30,6 +31,7 @@ EVALUATION_PAGE = "pages/2_Evaluation.py"
 MAX_SIDE_BY_SIDE = 4  # more configurations than this get a tab each (columns would be too narrow)
 CODE_HEIGHT = 320  # long chunk texts scroll inside their box
 MISSING = "–"  # how tables show a missing value (no score, not retrieved)
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
 
 STAGES: tuple[tuple[str, str], ...] = (
     ("rewrite", "A follow-up (\"and its fields?\") becomes a standalone query using the conversation so far "
@@ -71,10 +73,11 @@ FAILURES: tuple[tuple[str, str], ...] = (
 
 
 # ---------------------------------------------------------------------- setup
-def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
-    """Page title, wide layout (one column per configuration needs the width)."""
+def page_setup(title: str) -> None:
+    """Page title, the local favicon (an emoji or icon name would be fetched from the internet), wide layout (one
+    column per configuration needs the width)."""
     leave_pages_directory_mode()
-    st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=str(FAVICON), layout="wide")
 
 
 def leave_pages_directory_mode() -> None:

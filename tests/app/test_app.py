@@ -418,8 +418,11 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     metrics["manifest"]["questions_source"] = "eval_data/heldout_set.jsonl"
     (saved_runs / "tiny-run" / "metrics.json").write_text(json.dumps(metrics))
     at = open_app("pages/2_Evaluation.py")
-    verdict = [m.value for m in at.markdown if "Best on held-out questions" in m.value]
+    verdict = [m.value for m in at.markdown if "Best on the validation runs" in m.value]
     assert verdict and "full" in verdict[0] and "ms per question" in verdict[0]
+    captions = " ".join(c.value for c in at.caption)
+    assert "Read from validation runs: tiny-run" in captions
+    assert "blinded sets' table is absent" in captions and "make eval-blind" in captions
     assert not frames_with_column(at, "full beats C2")  # no suite table yet, and nothing breaks
     summary = frames_with_column(at, "MRR")[0]
     assert set(summary["role"]) == {"validation"}
@@ -434,7 +437,17 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     at.selectbox(key="suite_metric").set_value("mrr").run()
     assert_ok(at)
     assert frames_with_column(at, "full beats C2")[0]["C2"].tolist() == [0.52, 0.81, 0.81]
-    assert any("evaluation suite" in m.value for m in at.markdown)
+    assert not any("suite" in m.value for m in at.markdown if "Best on" in m.value)  # no source of the verdict
+
+    from tests.app.test_verdict import BLIND
+
+    (saved_runs / "blind").mkdir()
+    (saved_runs / "blind" / "latest.json").write_text(BLIND.read_text())
+    at = open_app("pages/2_Evaluation.py")
+    verdict = [m.value for m in at.markdown if "Best on the blinded sets" in m.value]
+    assert verdict and "tied" not in verdict[0]
+    assert frames_with_column(at, "full-minus-lookup")[0]["set"].tolist()[-1] == "mean over the sets"
+    assert at.multiselect(key="eval_runs").options == ["tiny-run (validation)"]  # nor is the blind folder
 
 
 def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
