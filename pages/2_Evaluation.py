@@ -178,13 +178,17 @@ st.dataframe(
     key="summary_table",
     placeholder=ui.MISSING,
     column_config={
-        "label": st.column_config.TextColumn("configuration", width="medium", pinned=True),
-        "role": st.column_config.TextColumn("role", width=84, help="tuning: tuned on these questions; validation: "
+        **ui.fitted_columns(summary),
+        "label": st.column_config.TextColumn("configuration", width=tables.text_width(summary["label"], 12),
+                                             pinned=True),
+        "role": st.column_config.TextColumn("role", width=90, help="tuning: tuned on these questions; validation: "
                                             "held out"),
         "fallback": st.column_config.TextColumn("fallback", width="large", help="the stage it ran without"),
-        **{column: st.column_config.NumberColumn(column, format="%.3f") for column in summary.columns
+        **{column: st.column_config.NumberColumn(column, format="%.3f", width=tables.header_width(column))
+           for column in summary.columns
            if column not in ("label", "role", "fallback", "n") and not str(column).startswith(("latency", "tokens"))},
-        **{column: st.column_config.NumberColumn(column, format="%.1f" if str(column).startswith("latency") else "%.0f")
+        **{column: st.column_config.NumberColumn(column, format="%.1f" if str(column).startswith("latency") else "%.0f",
+                                                 width=tables.header_width(column))
            for column in summary.columns if str(column).startswith(("latency", "tokens"))},
     },
 )
@@ -194,15 +198,28 @@ if fell_back:
     st.caption("Fell back (hatched bars, paler points, “(fallback)” in every label): " + "; ".join(
         f"{tables.md_escape(eval_runs.config_label(next(r for r in runs if r.name == name), config, runs))} — "
         f"{tables.md_escape(reason)}" for (name, config), reason in fell_back.items()))
-st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
+if len(runs) > 1:  # one metric at a time, a panel per run: never every run's bars in one row
+    bar_options = charts.chart_metrics(metrics) or [eval_runs.hit_metric(runs)]
+    ui.valid_choice("bars_metric", bar_options, bar_options[0])
+    bar_metric = st.selectbox("Chart metric", bar_options, format_func=eval_runs.metric_label, key="bars_metric",
+                              help="Several runs are shown a metric at a time, one panel per run")
+    st.plotly_chart(charts.metric_bars(metrics, metric=bar_metric), key="metric_bars", width="stretch")
+else:
+    st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
 
 left, right = st.columns(2)
 with left:
-    category_options = eval_runs.category_metrics(runs) or [eval_runs.hit_metric(runs)]
+    run_names = [run.name for run in runs]
+    ui.valid_choice("heatmap_run", run_names, run_names[0])
+    heat_run = (st.selectbox("Heatmap run", run_names, key="heatmap_run",
+                             help="One run at a time: every configuration keeps a readable column")
+                if len(runs) > 1 else run_names[0])
+    heat_runs = [run for run in runs if run.name == heat_run]
+    category_options = eval_runs.category_metrics(heat_runs) or [eval_runs.hit_metric(heat_runs)]
     ui.valid_choice("heatmap_metric", category_options, category_options[0])
     heat_metric = st.selectbox("Heatmap metric", category_options, format_func=eval_runs.metric_label,
                                key="heatmap_metric")
-    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(runs, heat_metric), heat_metric),
+    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(heat_runs, heat_metric), heat_metric),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
@@ -242,8 +259,11 @@ event = st.dataframe(
     key="questions_table",
     placeholder=ui.MISSING,
     column_config={
-        "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)"),
-        "total ms": st.column_config.NumberColumn(format="%.0f"),
+        **ui.fitted_columns(shown),
+        "config": st.column_config.TextColumn("config", width=tables.text_width(shown["config"], 8), pinned=True),
+        "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)",
+                                               width=tables.text_width(shown["failure"], 8)),
+        "total ms": st.column_config.NumberColumn(format="%.0f", width=tables.header_width("total ms")),
         "answer": st.column_config.TextColumn(width="medium"),
     },
 )

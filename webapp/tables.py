@@ -401,3 +401,34 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
 def md_escape(text: str) -> str:
     """Text shown literally inside Markdown (labels, captions): Markdown and LaTeX markers escaped."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+
+
+# ---------------------------------------------------------------------- column widths (no truncated key columns)
+CHARACTER_PX = 8  # about one character of the dataframe font
+PADDING_PX = 28
+MAX_TEXT_PX = 420
+
+
+def header_width(name: object) -> int:
+    """Pixels a column needs to show its whole header (`false-abstention rate`, `ranked_low`)."""
+    return len(str(name)) * CHARACTER_PX + PADDING_PX
+
+
+def text_width(values: Iterable[object], least: int = 6) -> int:
+    """Pixels a text column needs for its longest value (at least `least` characters, at most MAX_TEXT_PX)."""
+    longest = max((len(str(value)) for value in values), default=0)
+    return min(max(longest, least) * CHARACTER_PX + PADDING_PX, MAX_TEXT_PX)
+
+
+def fitted_widths(frame: pd.DataFrame) -> dict[str, int]:
+    """Pixels per column of `frame`: enough for its header (numbers) or its values (short text), so no key
+    column is cut to `heldout…`; long free text is left out (it keeps the table's default width)."""
+    widths: dict[str, int] = {}
+    for column in frame.columns:
+        if pd.api.types.is_numeric_dtype(frame[column]):
+            widths[str(column)] = header_width(column)
+        else:
+            width = max(text_width(frame[column]), header_width(column))
+            if width < MAX_TEXT_PX:
+                widths[str(column)] = width
+    return widths

@@ -338,6 +338,11 @@ def render_result(
     render_chunk_table(result.chunks, key=f"{key}-chunks")
 
 
+def fitted_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """column_config entries giving each column of `frame` the width `tables.fitted_widths` asks for."""
+    return {column: st.column_config.Column(width=width) for column, width in tables.fitted_widths(frame).items()}
+
+
 def result_containers(names: Sequence[str]) -> list[Any]:
     """One container per configuration: side-by-side bordered columns for up to MAX_SIDE_BY_SIDE, else a tab
     each (every configuration keeps a readable width)."""

@@ -456,7 +456,7 @@ def stackone_server(tmp_path: Path) -> Iterator[dict[str, object]]:
     if not STACKONE_SPECS.is_dir():
         pytest.fail(f"real specs not found at {STACKONE_SPECS}")
     results = tmp_path / "results"
-    results.mkdir()
+    results.mkdir(exist_ok=True)
     process, url, log = start_server(tmp_path, results, sorted(STACKONE_SPECS.glob("*.json")), embedding="")
     try:
         yield {"url": url, "log": log, "tmp": tmp_path}
@@ -509,7 +509,7 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
                     expect(column).to_have_count(1)
                     expect(column.get_by_text("Fell back")).to_have_count(0)  # the defaults run offline
                     for text in EXAMPLE_CLAIMS[example.label].get(name, ()):
-                        expect(column.get_by_text(text, exact=False).first).to_be_visible()
+                        expect(column.get_by_text(text, exact=False).filter(visible=True).first).to_be_visible()
                     for text in EXAMPLE_ABSENT[example.label].get(name, ()):
                         expect(column.get_by_text(text, exact=False)).to_have_count(0)
                 expect(page.get_by_text("Read as a follow-up")).to_have_count(0)

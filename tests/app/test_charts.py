@@ -722,3 +722,39 @@ def test_each_configuration_continues_its_own_conversation() -> None:
     assert conversation_history([turn], "full")[1]["content"] == "There is no endpoint to create courses [1]."
     assert conversation_history([turn], "C0")[1]["content"].startswith('"/unified/lms/courses"')
     assert conversation_history([turn], "E2") == [{"role": "user", "content": "Can I create a course in the LMS API?"}]
+
+
+# ---------------------------------------------------------------------- many runs stay readable
+def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path: Path) -> None:
+    runs = eval_runs.with_unique_names([eval_runs.load_run(_named_run(tmp_path, name, "eval_data/x.jsonl"))
+                                        for name in ("first", "second", "third")])
+    metrics = eval_runs.metrics_frame(runs)
+    figure = charts.metric_bars(metrics, metric="mrr")
+    assert [a.text for a in figure.layout.annotations] == ["first", "second", "third"]  # a panel per run
+    assert all(len(trace.x) == 1 and trace.x[0] in ("C0", "full") for trace in figure.data)
+    colours = {(trace.x[0], trace.marker.color) for trace in figure.data}
+    assert colours == {("C0", charts.config_colour("C0")), ("full", charts.config_colour("full"))}
+    # The colour is the configuration's, whichever runs are chosen and whatever the label.
+    alone = charts.metric_bars(eval_runs.metrics_frame(runs[1:2]))
+    assert {trace.marker.color for trace in alone.data if trace.name == "full"} == {charts.config_colour("full")}
+    presets = [charts.config_colour(name) for name in charts.PRESET_ORDER]
+    assert len(set(presets)) == len(presets)  # no preset shares a colour
+    assert charts.config_colour("second / full (fallback)") == charts.config_colour("full")
+    assert charts.config_colour("full-minus-lookup") == charts.config_colour("full-minus-lookup")
+    assert charts.config_colour("full-minus-lookup") not in presets
+    scatter = charts.quality_latency_scatter(metrics)
+    assert {trace.marker.color for trace in scatter.data if trace.name.endswith("/ full")} == {
+        charts.config_colour("full")}
+    assert len({trace.marker.symbol for trace in scatter.data if trace.name.endswith("/ full")}) == 3  # by run
+    failures = charts.failure_bars(eval_runs.questions_frame(runs))
+    assert sorted(a.text for a in failures.layout.annotations) == ["first", "second", "third"]
+    assert {x for trace in failures.data for x in trace.x} == {"C0", "full"}
+
+
+def test_widths_fit_headers_and_short_values() -> None:
+    frame = pd.DataFrame({"label": ["heldout-retrieval / full-minus-write_check"], "ranked_low": [0.5],
+                          "answer": ["x" * 400]})
+    widths = tables.fitted_widths(frame)
+    assert widths["ranked_low"] >= len("ranked_low") * tables.CHARACTER_PX
+    assert widths["label"] >= len("heldout-retrieval / full-minus-write_check") * tables.CHARACTER_PX
+    assert "answer" not in widths  # long free text keeps the default width
