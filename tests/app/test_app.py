@@ -326,7 +326,17 @@ def test_duplicate_policy_and_delete(app_engine) -> None:  # type: ignore[no-unt
     at.run()
     at.button(key="index_button").click().run()
     assert at.session_state["ingest_reports"][0].status == "rejected"
-    assert any("already indexed" in e.value for e in at.error)
+    refused = [e.value for e in at.error if "already indexed" in e.value]
+    # In the words on screen: the choice to make and where, never the command-line option.
+    assert refused and "“replace (index the new content)”" in refused[0] and "on_duplicate" not in refused[0]
+    assert "“When a document with the same file name is already indexed”" in refused[0]
+
+    at.file_uploader[0].set_value(("setup.exe", b"MZ\x90\x00", "application/octet-stream"))
+    at.run()
+    at.button(key="index_button").click().run()
+    assert_ok(at)
+    exe = [e.value for e in at.error if "setup.exe" in e.value]
+    assert exe and ".exe files cannot be indexed" in exe[0] and ".json .yaml .yml" in exe[0]
 
     at.selectbox(key="delete_source").set_value("people-3.1.json").run()
     at.button(key="delete_button").click().run()

@@ -445,7 +445,7 @@ EXAMPLE_ABSENT: dict[str, dict[str, tuple[str, ...]]] = {
     "Out of scope": {"C0": ("abstained",), "C3": ("abstained",)},
     "Missing endpoint": {"full": ("POST /unified/lms/users",), "C0": ("There is no endpoint",)},
     "Cross-API": {},
-    "Authentication": {"full": ("DELETE /unified", "TooManyRequests"), "C0": ("HTTP Basic",)},
+    "Authentication": {"full": ("DELETE /unified", "Also relevant"), "C0": ("HTTP Basic",)},
     "Shared header": {"full": ("GET /unified/hris/benefits/{id}",)},
 }
 
