@@ -319,7 +319,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
 
 
 STACKONE_SPECS = ROOT.parent / "shared" / "specs" / "stackone"
-SCREENSHOT_RUNS = ("dev-extractive", "heldout-retrieval")  # 3 and 10 configurations
+SCREENSHOT_RUNS = ("dev-retrieval", "dev-extractive", "heldout-retrieval")  # 3, 3 and 10 configurations
 ALL_CONFIGS = ("C0", "C1", "C2", "C3", "C4", "C5", "E2", "E3", "E4", "full")
 
 
@@ -393,6 +393,22 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_text("Showing the first chunk").wait_for()
             wait_idle(page)
             screenshot(page, "documents.png")
+            # A file already indexed (the default choice rejects it) and a file that cannot be indexed: each gets
+            # a message in the words on screen.
+            tmp = Path(str(showcase_server["tmp"]))
+            indexed = next(iter(sorted(STACKONE_SPECS.glob("*.json"))), None) if STACKONE_SPECS.is_dir() else None
+            again = tmp / (indexed.name if indexed else "people-3.1.json")
+            again.write_bytes((indexed or FIXTURES / "specs" / "people-3.1.json").read_bytes())
+            binary = tmp / "setup.exe"
+            binary.write_bytes(b"MZ\x90\x00")
+            page.locator('input[type="file"]').set_input_files([str(again), str(binary)])
+            page.get_by_role("button", name="Index 2 file(s)").click()
+            page.get_by_text(re.compile("already indexed, so it was not added")).first.wait_for()
+            refused = page.get_by_text(re.compile(r"setup\.exe: not indexed — \.exe files cannot be indexed"))
+            expect(refused.first).to_be_visible()
+            expect(page.get_by_text("on_duplicate")).to_have_count(0)
+            wait_idle(page)
+            screenshot(page, "documents-rejected.png")
 
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
             page.get_by_role("heading", name="Per question").wait_for()
@@ -420,6 +436,17 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
             screenshot(page, "evaluation-10-configs.png")
+
+            # Three runs at once: a metric at a time, a panel per run, one colour per configuration.
+            for name in ("dev-extractive", "dev-retrieval"):
+                choose(page, "Runs to compare", re.compile(rf"^{name} \("))
+                wait_idle(page)
+            expect(runs.get_by_role("button", name=re.compile("^Remove "))).to_have_count(3)
+            page.get_by_role("heading", name="Per question").wait_for()
+            expect(page.get_by_text("Chart metric")).to_be_visible()
+            expect(page.get_by_text("Heatmap run")).to_be_visible()
+            assert_no_exception(page)
+            screenshot(page, "evaluation-3-runs.png")
         finally:
             browser.close()
     assert not errors, errors
@@ -530,7 +557,7 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
                              exact=True).click()
             page.get_by_text("Overlap across configurations").wait_for()
             wait_idle(page)
-            ask(page, "Which fields are required?")
+            ask(page, "And where do I send it?")
             page.get_by_text("Overlap across configurations").wait_for()
             wait_idle(page)
             folded = page.get_by_text("Read as a follow-up")
