@@ -611,18 +611,25 @@ def suite_path(root: Path | str | None = None) -> Path:
     return Path(root if root is not None else results_dir()) / "suite" / "latest.json"
 
 
-def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
-    """The latest suite table (None when there is none) and a warning when the file cannot be read."""
+def read_table(path: Path | str, what: str, sets: type) -> tuple[dict[str, Any] | None, str | None]:
+    """A saved JSON table whose `sets` is a `sets` (list or dict): None when the file is absent, and a warning
+    naming the file and `what` it should be when it cannot be read."""
     path = Path(path)
     if not path.is_file():
         return None, None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, f"{path}: cannot read the suite table ({error})"
-    if not isinstance(data, dict) or not isinstance(data.get("sets"), list):
-        return None, f"{path}: not a suite table (expected an object with a 'sets' list)"
+        return None, f"{path}: cannot read the {what} ({error})"
+    shape = "list" if sets is list else "object"
+    if not isinstance(data, dict) or not isinstance(data.get("sets"), sets):
+        return None, f"{path}: not a {what} (expected an object with a 'sets' {shape})"
     return data, None
+
+
+def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
+    """The latest suite table (None when there is none) and a warning when the file cannot be read."""
+    return read_table(path, "suite table", list)
 
 
 def suite_frame(suite: Mapping[str, Any], metric: str = "hit_rate") -> pd.DataFrame:

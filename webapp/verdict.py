@@ -14,7 +14,6 @@ verdict reports them apart and never calls one a winner or "tied" with one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from webapp.eval_runs import (
     failure_of,
     hit_metric,
     metric_label,
+    read_table,
     results_dir,
     run_role,
 )
@@ -97,14 +97,9 @@ def blind_path(root: Path | str | None = None) -> Path:
 def load_blind_table(path: Path | str) -> tuple[BlindTable | None, str | None]:
     """The blinded sets' table (None when the file is absent) and a warning when it cannot be read."""
     path = Path(path)
-    if not path.is_file():
-        return None, None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, f"{path}: cannot read the blinded sets' table ({error})"
-    if not isinstance(data, dict) or not isinstance(data.get("sets"), dict):
-        return None, f"{path}: not a blinded sets' table (expected an object with a 'sets' object)"
+    data, warning = read_table(path, "blinded sets' table", dict)
+    if data is None:
+        return None, warning
     try:
         table = BlindTable(path, str(data.get("generated") or "?"), tuple(str(c) for c in data.get("configs") or []),
                            data["sets"])

@@ -538,7 +538,9 @@ def test_ingest_uploads_reports_each_file(empty_index) -> None:  # type: ignore[
         progress=lambda fraction, text: seen.append(fraction),
     )
     assert [r.status for r in reports] == ["added", "error", "error", "rejected"]
-    assert "not allowed" in reports[2].message
+    assert ".exe files cannot be indexed" in reports[2].message and ".json .yaml .yml" in reports[2].message
+    assert reports[1].message.startswith("empty.md: not indexed — ")
+    assert "already indexed, so it was not added" in reports[3].message and "on_duplicate" not in reports[3].message
     assert seen == sorted(seen) and seen[-1] == 1.0
     frame = report_frame(reports)
     assert frame.loc[0, "chunks"] > 0 and frame.loc[3, "status"] == "rejected"
