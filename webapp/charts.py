@@ -91,7 +91,10 @@ def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS, me
     for number, (_, panel) in enumerate(panels):
         row, column = number // columns + 1, number % columns + 1
         for item in panel.itertuples(index=False):
-            label, config = str(item.label), str(item.config)
+            config = str(item.config)
+            # several runs: the legend names configurations once (their colour), the panels name the runs
+            label = config + (FALLBACK_SUFFIX if str(item.label).endswith(FALLBACK_SUFFIX) else "") if metric \
+                else str(item.label)
             figure.add_trace(
                 go.Bar(x=[config], y=[item.value], name=label, legendgroup=label, showlegend=label not in shown,
                        marker_color=config_colour(config), text=[f"{item.value:.2f}"], textposition="outside",
@@ -291,6 +294,7 @@ def failure_bars(questions: pd.DataFrame) -> go.Figure:
     )
     if several:
         figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+        figure.update_xaxes(matches=None)  # each run's panel shows only its own configurations
     panels = questions["run"].nunique() if several else 1
     rows = (panels + 2) // 3
     figure.update_layout(

@@ -306,7 +306,8 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             # the configurations chosen before visiting the documents page are still the ones asked
             columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
             expect(columns).to_have_count(2)
-            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").first).to_be_visible()
+            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").filter(visible=True).first).to_be_visible()
+            expect(page.get_by_text("GET /warehouses/{id}/stock").filter(visible=True).first).to_be_visible()  # cited
             screenshot(page, "home-after-upload.png")
 
             # ---- evaluation: charts of the saved run

@@ -734,6 +734,7 @@ def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path
     figure = charts.metric_bars(metrics, metric="mrr")
     assert [a.text for a in figure.layout.annotations] == ["first", "second", "third"]  # a panel per run
     assert all(len(trace.x) == 1 and trace.x[0] in ("C0", "full") for trace in figure.data)
+    assert [trace.name for trace in figure.data if trace.showlegend] == ["C0", "full"]  # once per configuration
     colours = {(trace.x[0], trace.marker.color) for trace in figure.data}
     assert colours == {("C0", charts.config_colour("C0")), ("full", charts.config_colour("full"))}
     # The colour is the configuration's, whichever runs are chosen and whatever the label.
@@ -751,6 +752,7 @@ def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path
     failures = charts.failure_bars(eval_runs.questions_frame(runs))
     assert sorted(a.text for a in failures.layout.annotations) == ["first", "second", "third"]
     assert {x for trace in failures.data for x in trace.x} == {"C0", "full"}
+    assert failures.layout.xaxis2.matches is None  # each panel shows only its run's configurations
 
 
 def test_widths_fit_headers_and_short_values() -> None:
