@@ -210,16 +210,23 @@ def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go
     figure = go.Figure()
     biggest = float(data["tokens"].max()) if sized else 0.0
     runs = list(dict.fromkeys(data["run"]))
+    several = len(runs) > 1
+    shown: set[str] = set()
     for number, row in enumerate(data.itertuples(index=False)):
-        # one colour per configuration; several runs: one symbol per run, else one per configuration
-        symbol = SYMBOLS[(runs.index(row.run) if len(runs) > 1 else number) % len(SYMBOLS)]
+        # one colour per configuration; several runs: one symbol per run (the legend names each configuration
+        # once), else one symbol per configuration
+        symbol = SYMBOLS[(runs.index(row.run) if several else number) % len(SYMBOLS)]
         size = 12 + (30 * float(row.tokens) / biggest if sized and biggest > 0 else 0)
+        name = str(row.config) + (FALLBACK_SUFFIX if str(row.label).endswith(FALLBACK_SUFFIX) else "") \
+            if several else str(row.label)
         figure.add_trace(
             go.Scatter(
                 x=[row.latency_ms_p50],
                 y=[row.quality],
                 mode="markers",
-                name=str(row.label),
+                name=name,
+                legendgroup=name,
+                showlegend=name not in shown,
                 marker={"size": size, "symbol": symbol,
                         "color": config_colour(str(row.config)), "line": {"width": 1, "color": "#333"},
                         "opacity": 0.6 if str(row.label).endswith(FALLBACK_SUFFIX) else 0.9},
@@ -227,12 +234,15 @@ def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go
                                f"<br>tokens per question {row.tokens:,.0f}<extra></extra>"),
             )
         )
+        shown.add(name)
     how = "point size: tokens per question" if sized else "no LLM tokens used: equal points"
+    if several:
+        how += "; symbol = run: " + ", ".join(f"{SYMBOLS[i % len(SYMBOLS)]} {run}" for i, run in enumerate(runs))
     figure.update_layout(
         template=TEMPLATE,
         height=420,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        title={"text": f"{metric_label(quality)} vs median latency ({how})", "x": 0.0},
+        title={"text": f"{metric_label(quality)} vs median latency<br><sup>{how}</sup>", "x": 0.0},
         xaxis_title="latency p50 (ms per question)",
         yaxis_title=y_title,
         legend={"title": {"text": "configuration"}, "font": {"size": 11}},
@@ -287,7 +297,8 @@ def failure_bars(questions: pd.DataFrame) -> go.Figure:
         color="failure",
         facet_col="run" if several else None,
         facet_col_wrap=3 if several else 0,
-        category_orders={"failure": order, x: list(dict.fromkeys(questions[x]))},
+        # several runs: each panel keeps its own configurations in their order (no empty slots)
+        category_orders={"failure": order} if several else {"failure": order, x: list(dict.fromkeys(questions[x]))},
         color_discrete_map=FAILURE_COLOURS,
         template=TEMPLATE,
         facet_row_spacing=0.2,

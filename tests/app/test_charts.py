@@ -746,9 +746,10 @@ def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path
     assert charts.config_colour("full-minus-lookup") == charts.config_colour("full-minus-lookup")
     assert charts.config_colour("full-minus-lookup") not in presets
     scatter = charts.quality_latency_scatter(metrics)
-    assert {trace.marker.color for trace in scatter.data if trace.name.endswith("/ full")} == {
-        charts.config_colour("full")}
-    assert len({trace.marker.symbol for trace in scatter.data if trace.name.endswith("/ full")}) == 3  # by run
+    assert {trace.marker.color for trace in scatter.data if trace.name == "full"} == {charts.config_colour("full")}
+    assert len({trace.marker.symbol for trace in scatter.data if trace.name == "full"}) == 3  # a symbol per run
+    assert [trace.name for trace in scatter.data if trace.showlegend] == ["C0", "full"]
+    assert "symbol = run: circle first, square second, diamond third" in scatter.layout.title.text
     failures = charts.failure_bars(eval_runs.questions_frame(runs))
     assert sorted(a.text for a in failures.layout.annotations) == ["first", "second", "third"]
     assert {x for trace in failures.data for x in trace.x} == {"C0", "full"}
