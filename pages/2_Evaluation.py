@@ -324,7 +324,8 @@ with st.container(border=True):
     citations = record.get("citations") or []
     if citations:
         st.caption("Citations: " + "; ".join(
-            tables.md_escape(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)) for c in citations
+            tables.md_escape(tables.readable_id(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)))
+            for c in citations
         ))
     st.caption(tables.md_escape(eval_runs.record_summary(record)))
     retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, dict)]

@@ -237,11 +237,11 @@ def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go
         shown.add(name)
     how = "point size: tokens per question" if sized else "no LLM tokens used: equal points"
     if several:
-        how += "; symbol = run: " + ", ".join(f"{SYMBOLS[i % len(SYMBOLS)]} {run}" for i, run in enumerate(runs))
+        how += "<br>symbol = run: " + ", ".join(f"{SYMBOLS[i % len(SYMBOLS)]} {run}" for i, run in enumerate(runs))
     figure.update_layout(
         template=TEMPLATE,
-        height=420,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=440 if several else 420,
+        margin={"l": 10, "r": 10, "t": 80 if several else 50, "b": 10},
         title={"text": f"{metric_label(quality)} vs median latency<br><sup>{how}</sup>", "x": 0.0},
         xaxis_title="latency p50 (ms per question)",
         yaxis_title=y_title,
