@@ -23,6 +23,7 @@ import pandas as pd
 
 from webapp.eval_runs import (
     OK_LABEL,
+    SUITE_LABELS,
     VALIDATION,
     SavedRun,
     failure_of,
@@ -35,12 +36,11 @@ from webapp.eval_runs import (
 
 BLIND_COMMAND = "make eval-blind"
 BLIND_METRICS: tuple[str, ...] = ("hit@5", "mrr", "recall@5", "false_abstention", "oos_abstained")
+# The suite's and the runs' own words for the same measures.
 BLIND_LABELS: dict[str, str] = {
-    "hit@5": "hit@5",
-    "mrr": "MRR",
-    "recall@5": "recall@5",
-    "false_abstention": "false-abstention rate",
-    "oos_abstained": "out-of-scope abstention",
+    **{metric: metric_label(metric) for metric in ("hit@5", "mrr", "recall@5")},
+    "false_abstention": SUITE_LABELS["false_abstention_rate"],
+    "oos_abstained": SUITE_LABELS["out_of_scope_abstention"],
 }
 TIE = 0.005  # scores closer than this are tied
 ABLATION_MARK = "-minus-"
