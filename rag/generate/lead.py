@@ -110,6 +110,11 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
     return bool(words & asked)
 
 
+def _lower_first(text: str) -> str:
+    """"The account identifier" → "the account identifier" (an acronym such as "ID of …" stays)."""
+    return text[:1].lower() + text[1:] if text[:2].istitle() else text
+
+
 def _api_name(api: str) -> str:
     """How a sentence names an API: short names are acronyms (HRIS, ATS, LMS), others keep their spelling."""
     return api.upper() if len(api) <= 4 else api
@@ -223,8 +228,9 @@ def _shared_header(question: str, blocks: Sequence[ContextBlock]) -> Lead:
             continue
         api = block.chunk.api
         described = "; ".join(
-            f"`{m.group(1)}` ({m.group(2).rstrip('.')}, on {m.group(3)} of {m.group(4)} operations"
-            + (", required" if "required" in m.group(0).split(":")[0] else "") + ")"
+            f"`{m.group(1)}` ({_lower_first(m.group(2).rstrip('.'))}; "
+            + ("required " if "required" in m.group(0).split(":")[0] else "")
+            + f"on {m.group(3)} of {m.group(4)} operations)"
             for m in chosen
         )
         noun = "header" if len(chosen) == 1 else "headers"

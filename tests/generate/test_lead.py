@@ -228,8 +228,8 @@ def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() 
     )
     first = generation.answer.splitlines()[0]
     assert first == (
-        "The HRIS API's operations share the header `x-account-id` (The account identifier, on 74 of 74 "
-        "operations, required). [2]"
+        "The HRIS API's operations share the header `x-account-id` (the account identifier; required on 74 of 74 "
+        "operations). [2]"
     )
     assert "benefits" not in generation.answer
     assert [c.structural_id for c in generation.citations] == ["hris.conventions"]
