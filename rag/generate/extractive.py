@@ -169,7 +169,8 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     all_terms = set(tokenize(question))
     # The APIs' own names scope the question ("… in the HRIS API"); a line sharing only them says nothing.
     api_names = {block.chunk.api.lower() for block in blocks if block.chunk.api}
-    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE - api_names}
+    # A lone letter ("What's" → "s") matches every possessive; it selects nothing.
+    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE - api_names if len(term) > 1}
     if not question_terms:
         return []
     operation_ids = bool(_ASKS_OPERATION_ID.search(question))
