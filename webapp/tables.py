@@ -104,16 +104,11 @@ def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
 def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
     """One row per configuration of a question: status, confidence, top structural id, chunks and time — the
     at-a-glance comparison shown above the per-configuration tabs when many configurations answer."""
+    from webapp.badges import badge_for
+
     rows = []
     for result in results:
-        if result.errors:
-            status = "error"
-        elif result.abstained:
-            status = "abstained"
-        elif result.retrieval_only:
-            status = "retrieval only"
-        else:
-            status = "partial" if result.confidence == "partial" else "answered"
+        status = badge_for(result).status  # the same words as each column's badge
         top = structural_label(result.chunks[0].chunk) if result.chunks else ""
         fell_back = fallback_reason([{"notes": result.notes}]) or ""
         rows.append(

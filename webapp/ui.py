@@ -356,8 +356,11 @@ def render_results_summary(results: Sequence[AnswerResult]) -> None:
     if len(results) <= MAX_SIDE_BY_SIDE:
         return
     st.caption(f"{len(results)} configurations: the summary below, each configuration's answer and chunks in its tab.")
-    st.dataframe(tables.results_summary_frame(results), hide_index=True, width="stretch", placeholder=MISSING,
-                 column_config={"top structural id": st.column_config.TextColumn(width="medium"),
+    frame = tables.results_summary_frame(results)
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=MISSING,
+                 column_config={**fitted_columns(frame),
+                                "top structural id": st.column_config.TextColumn(
+                                    width=tables.text_width(frame["top structural id"], 20)),
                                 "fell back": st.column_config.TextColumn(width="large"),
                                 "ms": st.column_config.NumberColumn("ms", format="%d")})
 

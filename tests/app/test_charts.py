@@ -763,3 +763,13 @@ def test_widths_fit_headers_and_short_values() -> None:
     assert widths["ranked_low"] >= len("ranked_low") * tables.CHARACTER_PX
     assert widths["label"] >= len("heldout-retrieval / full-minus-write_check") * tables.CHARACTER_PX
     assert "answer" not in widths  # long free text keeps the default width
+
+
+def test_the_summary_of_many_configurations_uses_the_badges_words() -> None:
+    rows = tables.results_summary_frame([
+        AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable: ran without reranking"]),
+        AnswerResult("full", "q", abstained=True, confidence="abstain"),
+        AnswerResult("C0", "q", answer="No line matched the question's terms; the best-ranked source begins:"),
+        AnswerResult("C3", "q", answer="Use GET /x. [1]"),
+    ])  # fmt: skip
+    assert list(rows["status"]) == ["fell back", "abstained", "no match", "answered"]
