@@ -360,8 +360,9 @@ def render_results_summary(results: Sequence[AnswerResult]) -> None:
     st.dataframe(frame, hide_index=True, width="stretch", placeholder=MISSING,
                  column_config={**fitted_columns(frame),
                                 "top structural id": st.column_config.TextColumn(
-                                    width=tables.text_width(frame["top structural id"], 20)),
-                                "fell back": st.column_config.TextColumn(width="large"),
+                                    width=min(tables.text_width(frame["top structural id"], 20), 330)),
+                                "fell back": st.column_config.TextColumn(
+                                    width=tables.text_width(frame["fell back"], 10)),
                                 "ms": st.column_config.NumberColumn("ms", format="%d")})
 
 
