@@ -9,7 +9,7 @@ import streamlit as st
 
 from webapp import ui
 
-ui.page_setup("Ask & compare", ":material/forum:")
+ui.page_setup("Ask & compare")
 navigation = st.navigation(
     {
         ui.PRODUCT: [

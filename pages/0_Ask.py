@@ -33,7 +33,7 @@ from webapp.engine import (
     resolve_config_name,
 )
 
-ui.page_setup("Ask & compare", ":material/forum:")
+ui.page_setup("Ask & compare")
 engine = ui.engine_or_stop()
 ui.render_sidebar(engine)
 known = ui.configs_or_stop()
@@ -46,6 +46,14 @@ conversation_id, problem = conversations.open_conversation(
 if problem:
     st.warning(f"Starting a new conversation: {problem}.", icon=":material/history:")
 turns: list[Turn] = st.session_state["turns"]
+recent = conversations.recent_conversations(saved_in, 5, skip=conversation_id)
+if recent:
+    with st.sidebar:
+        st.markdown("**Recent conversations**")
+        for saved in recent:
+            st.button(ui.conversation_label(saved), key=f"recent-{saved.conversation_id}", width="stretch",
+                      on_click=ui.open_saved_conversation, args=(saved.conversation_id,),
+                      help=f"“{saved.first_question}” — open it again")
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
 request = st.session_state.pop(RERUN_KEY, None)
@@ -99,8 +107,8 @@ with st.container(border=True):
         "Configurations",
         options=list(known),
         key="ask_configs",
-        help="Any number: up to four side by side, more get a tab each. Default: C0 (naive baseline), C5 "
-        "(cumulative study) and full.",
+        help="Any number: up to four side by side, more get a tab each. Default: C0 (naive baseline), C3 "
+        "(smart chunks, hybrid search, API filter) and full — all run offline; C4, C5, E3 and E4 need a model.",
     )
     middle, right, last, _ = st.columns([1, 2, 1.4, 3.6], vertical_alignment="bottom")
     k = int(middle.number_input("k", min_value=1, max_value=MAX_K, step=1, key="ask_k",
@@ -139,11 +147,15 @@ if refused:
 
 examples = examples_for({record.api for record in engine.index.documents()})
 if examples:
-    st.caption("Try an example — each shows something the side-by-side comparison reveals:")
+    st.markdown("**Try an example** — each starts a conversation of its own and shows what the side-by-side "
+                "comparison reveals:")
     example_columns = st.columns(len(examples))
     for number, (column, example) in enumerate(zip(example_columns, examples, strict=True)):
-        column.button(example.label, key=f"example-{number}", help=f"“{example.question}” — {example.reveals}",
-                      on_click=ui.submit_example, args=(example.question,), icon=example.icon, width="stretch")
+        with column.container(border=True):
+            st.markdown(f"{example.icon} **{tables.md_escape(example.label)}**")
+            st.button(example.question, key=f"example-{number}", on_click=ui.submit_example,
+                      args=(example.question,), width="stretch")
+            st.caption(tables.md_escape(example.reveals))
 question = st.session_state.pop(PENDING_KEY, None) or pending_question
 if (turns or question) and st.button("New conversation", icon=":material/refresh:",
                                      help="Forget the earlier questions"):
@@ -155,8 +167,7 @@ def render_turn(number: int, turn: Turn, latest: bool) -> None:
     """One question and one column per configuration."""
     with st.chat_message("user"):
         st.markdown(tables.md_escape(turn.question))
-        for rewritten in turn.rewritten:
-            st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
+        ui.render_rewritten(turn.rewritten)
     ui.render_results_summary(turn.results)
     containers = ui.result_containers(turn.configs)
     for container, name in zip(containers, turn.configs, strict=True):
@@ -198,6 +209,7 @@ if question:
     number = len(turns)
     with st.chat_message("user"):
         st.markdown(tables.md_escape(question))
+        rewritten_slot = st.empty()
     status = st.status(f"Asking {len(configs)} configuration(s)…", expanded=False)
     summary = st.empty()
     containers = ui.result_containers([config.name for config in configs])
@@ -225,6 +237,8 @@ if question:
         with body.container():
             ui.render_result(event.result, known.get(event.config), key=f"t{number}-{event.config}", engine=engine)
     turn.results = [results[c.name] for c in configs if c.name in results]
+    with rewritten_slot.container():
+        ui.render_rewritten(turn.rewritten)
     turn.seconds = time.perf_counter() - started
     failed = [r.config for r in turn.results if not r.ok]
     status.update(
@@ -232,8 +246,6 @@ if question:
         + (f" · failed: {', '.join(failed)}" if failed else ""),
         state="error" if failed and len(failed) == len(configs) else "complete",
     )
-    for rewritten in turn.rewritten:
-        st.caption(f"Rewritten as a standalone query: {tables.md_escape(rewritten)}")
     turns.append(turn)
     try:
         conversations.save_conversation(saved_in, conversation_id, turns)

@@ -6,11 +6,18 @@ import streamlit as st
 
 from rag.index.store import DUPLICATE_POLICIES
 from webapp import tables, ui
-from webapp.documents import UPLOAD_TYPES, ingest_uploads, report_frame, report_line
+from webapp.documents import (
+    DUPLICATE_QUESTION,
+    POLICY_LABELS,
+    UPLOAD_LABEL,
+    ingest_uploads,
+    report_frame,
+    report_line,
+)
 from webapp.engine import default_config_names
 from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
 
-ui.page_setup("Documents", ":material/description:")
+ui.page_setup("Documents")
 engine = ui.engine_or_stop()
 index = engine.index
 ui.render_sidebar(engine)
@@ -22,24 +29,19 @@ st.caption("Index OpenAPI specs and documentation, browse what each was split in
 # ---------------------------------------------------------------------- upload
 st.subheader("Upload", anchor=False)
 uploader_round = st.session_state.setdefault("upload_round", 0)
-files = st.file_uploader(
-    "OpenAPI specs (.json .yaml .yml) or docs (.md .txt .rst .html .pdf), up to 10 MB each",
-    type=UPLOAD_TYPES,
+files = st.file_uploader(  # any type: a file that cannot be indexed gets a message saying why, not just an icon
+    UPLOAD_LABEL,
     accept_multiple_files=True,
     key=f"uploads-{uploader_round}",
 )
 ui.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])
 policy = st.radio(
-    "When a document with the same file name is already indexed",
+    DUPLICATE_QUESTION,
     DUPLICATE_POLICIES,
     index=0,
     horizontal=True,
     key="duplicate_policy",
-    format_func=lambda p: {
-        "reject": "reject (report it)",
-        "skip": "skip (keep the indexed one)",
-        "replace": "replace (index the new content)",
-    }[p],
+    format_func=POLICY_LABELS.__getitem__,
 )
 count = len(files or [])
 if st.button(f"Index {count} file(s)" if count else "Index files", type="primary", disabled=not count,

@@ -7,6 +7,7 @@ from pathlib import Path
 import streamlit as st
 
 from webapp import charts, eval_runs, tables, ui
+from webapp import verdict as verdicts
 from webapp.asking import RERUN_KEY, rerun_request
 from webapp.badges import badge_for_record
 from webapp.engine import default_config_names
@@ -14,7 +15,7 @@ from webapp.eval_bridge import default_run_name, evaluation_available, start_eva
 from webapp.eval_runs import SavedRun
 from webapp.jobs import jobs
 
-ui.page_setup("Evaluation", ":material/monitoring:")
+ui.page_setup("Evaluation")
 ui.render_sidebar()
 known = ui.configs_or_stop()
 
@@ -80,30 +81,55 @@ if not paths:
     st.info(f"No saved runs yet in {root}. Start one above, or run an evaluation from the command line.")
     st.stop()
 
-# ---------------------------------------------------------------------- verdict and suite
+# ---------------------------------------------------------------------- verdict, blinded sets and suite
 everything = read_runs([str(path) for path in paths])
-summary_text = eval_runs.verdict(everything, suite)
+blind_file = verdicts.blind_path(root)
+blind, blind_warning = verdicts.load_blind_table(blind_file)
+found = verdicts.verdict(everything, blind, blind_file)
 with st.container(border=True):
     st.markdown("**Verdict**")
-    st.markdown(summary_text or "No validation run is saved yet: run an evaluation on held-out questions (for example "
-                "`eval_data/heldout_set.jsonl`) to see which configuration generalises best.")
+    if found.text:
+        st.markdown(found.text)
+    for line in found.missing:
+        st.caption(tables.md_escape(line))
+    if found.sources:
+        st.caption("Read from " + " · ".join(tables.md_escape(source) for source in found.sources) + " — nothing "
+                   "else: the team's own tuning and generated sets below say how the pipeline was tuned, not how it "
+                   "generalises.")
     st.caption("Runs whose questions were used to tune the pipeline are **tuning** runs (the dev set, train splits, "
-               "and any set the evaluation suite lists as tuning); the others are **validation** runs (held-out "
-               "sets, test splits) — judge configurations on validation runs. "
-               "Configurations marked **(fallback)** ran without one of their stages (no LLM for C4/C5's LLM rerank, "
-               "no cross-encoder for E3/E4), so their scores are those of a simpler configuration.")
+               "and any set the evaluation suite lists as tuning); the others are **validation** runs. Ablations "
+               "(`full-minus-…`) measure one stage and are never contenders. Configurations marked **(fallback)** "
+               "ran without one of their stages (no LLM for C4/C5's LLM rerank, no cross-encoder for E3/E4), so "
+               "they are left out of the verdict.")
+if blind_warning:
+    st.warning(blind_warning)
+if blind is not None:
+    with st.expander(f"Blinded sets — latest totals (generated {tables.md_escape(blind.generated)})",
+                     expanded=False, icon=":material/visibility_off:"):
+        blind_metric = st.selectbox("Blinded-set metric", list(verdicts.BLIND_METRICS),
+                                    format_func=verdicts.BLIND_LABELS.get, key="blind_metric")
+        blind_table = verdicts.blind_frame(blind, blind_metric)
+        st.dataframe(blind_table, hide_index=True, width="stretch", key="blind_table", placeholder=ui.MISSING,
+                     height=35 * (len(blind_table) + 1) + 3,
+                     column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
+                                    **{config: st.column_config.NumberColumn(config, format="%.3f")
+                                       for config in blind.all_configs}})
+        st.caption(f"Questions nobody on the team has read. From {tables.md_escape(str(blind.path))}.")
 if suite_warning:
     st.warning(suite_warning)
 if suite:
-    with st.expander(f"Evaluation suite — latest table ({tables.md_escape(str(suite.get('created', '')))})",
-                     expanded=True, icon=":material/table_chart:"):
+    with st.expander(f"Evaluation suite (the team's own sets) — latest table "
+                     f"({tables.md_escape(str(suite.get('created', '')))})",
+                     expanded=False, icon=":material/table_chart:"):
         suite_metric = st.selectbox("Suite metric", list(eval_runs.SUITE_METRICS),
                                     format_func=eval_runs.SUITE_LABELS.get, key="suite_metric")
         suite_table = eval_runs.suite_frame(suite, suite_metric)
         st.dataframe(suite_table, hide_index=True, width="stretch", key="suite_table", placeholder=ui.MISSING,
                      height=35 * (len(suite_table) + 1) + 3,  # every set and the macro average, no inner scrolling
-                     column_config={config: st.column_config.NumberColumn(config, format="%.3f")
-                                    for config in suite.get("configs") or []})
+                     column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
+                                    "full beats C2": st.column_config.TextColumn("full beats C2", width="small"),
+                                    **{config: st.column_config.NumberColumn(config, format="%.3f")
+                                       for config in suite.get("configs") or []}})
         st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
                    "validation sets. From " + tables.md_escape(str(eval_runs.suite_path(root))))
 
@@ -152,13 +178,17 @@ st.dataframe(
     key="summary_table",
     placeholder=ui.MISSING,
     column_config={
-        "label": st.column_config.TextColumn("configuration", width="medium", pinned=True),
-        "role": st.column_config.TextColumn("role", width=84, help="tuning: tuned on these questions; validation: "
+        **ui.fitted_columns(summary),
+        "label": st.column_config.TextColumn("configuration", width=tables.text_width(summary["label"], 12),
+                                             pinned=True),
+        "role": st.column_config.TextColumn("role", width=90, help="tuning: tuned on these questions; validation: "
                                             "held out"),
         "fallback": st.column_config.TextColumn("fallback", width="large", help="the stage it ran without"),
-        **{column: st.column_config.NumberColumn(column, format="%.3f") for column in summary.columns
+        **{column: st.column_config.NumberColumn(column, format="%.3f", width=tables.header_width(column))
+           for column in summary.columns
            if column not in ("label", "role", "fallback", "n") and not str(column).startswith(("latency", "tokens"))},
-        **{column: st.column_config.NumberColumn(column, format="%.1f" if str(column).startswith("latency") else "%.0f")
+        **{column: st.column_config.NumberColumn(column, format="%.1f" if str(column).startswith("latency") else "%.0f",
+                                                 width=tables.header_width(column))
            for column in summary.columns if str(column).startswith(("latency", "tokens"))},
     },
 )
@@ -168,15 +198,28 @@ if fell_back:
     st.caption("Fell back (hatched bars, paler points, “(fallback)” in every label): " + "; ".join(
         f"{tables.md_escape(eval_runs.config_label(next(r for r in runs if r.name == name), config, runs))} — "
         f"{tables.md_escape(reason)}" for (name, config), reason in fell_back.items()))
-st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
+if len(runs) > 1:  # one metric at a time, a panel per run: never every run's bars in one row
+    bar_options = charts.chart_metrics(metrics) or [eval_runs.hit_metric(runs)]
+    ui.valid_choice("bars_metric", bar_options, bar_options[0])
+    bar_metric = st.selectbox("Chart metric", bar_options, format_func=eval_runs.metric_label, key="bars_metric",
+                              help="Several runs are shown a metric at a time, one panel per run")
+    st.plotly_chart(charts.metric_bars(metrics, metric=bar_metric), key="metric_bars", width="stretch")
+else:
+    st.plotly_chart(charts.metric_bars(metrics), key="metric_bars", width="stretch")
 
 left, right = st.columns(2)
 with left:
-    category_options = eval_runs.category_metrics(runs) or [eval_runs.hit_metric(runs)]
+    run_names = [run.name for run in runs]
+    ui.valid_choice("heatmap_run", run_names, run_names[0])
+    heat_run = (st.selectbox("Heatmap run", run_names, key="heatmap_run",
+                             help="One run at a time: every configuration keeps a readable column")
+                if len(runs) > 1 else run_names[0])
+    heat_runs = [run for run in runs if run.name == heat_run]
+    category_options = eval_runs.category_metrics(heat_runs) or [eval_runs.hit_metric(heat_runs)]
     ui.valid_choice("heatmap_metric", category_options, category_options[0])
     heat_metric = st.selectbox("Heatmap metric", category_options, format_func=eval_runs.metric_label,
                                key="heatmap_metric")
-    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(runs, heat_metric), heat_metric),
+    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(heat_runs, heat_metric), heat_metric),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
@@ -216,8 +259,11 @@ event = st.dataframe(
     key="questions_table",
     placeholder=ui.MISSING,
     column_config={
-        "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)"),
-        "total ms": st.column_config.NumberColumn(format="%.0f"),
+        **ui.fitted_columns(shown),
+        "config": st.column_config.TextColumn("config", width=tables.text_width(shown["config"], 8), pinned=True),
+        "failure": st.column_config.TextColumn("failure", help="why the record failed (ok: it did not)",
+                                               width=tables.text_width(shown["failure"], 8)),
+        "total ms": st.column_config.NumberColumn(format="%.0f", width=tables.header_width("total ms")),
         "answer": st.column_config.TextColumn(width="medium"),
     },
 )
@@ -278,7 +324,8 @@ with st.container(border=True):
     citations = record.get("citations") or []
     if citations:
         st.caption("Citations: " + "; ".join(
-            tables.md_escape(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)) for c in citations
+            tables.md_escape(tables.readable_id(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)))
+            for c in citations
         ))
     st.caption(tables.md_escape(eval_runs.record_summary(record)))
     retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, dict)]

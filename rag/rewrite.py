@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 
 MAX_MESSAGES = 10
@@ -62,7 +63,11 @@ def is_follow_up(
     name an API or resource of its own that the previous question did not (`topics`: the index's names)."""
     if not history or names_a_new_topic(question, history, topics):
         return False
-    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 6
+    if _FOLLOW_UP.search(question):
+        return True
+    # A short question is a follow-up ("Which fields?") unless it names something of its own ("What's the
+    # weather in Berlin?"): a new topic then, whatever the conversation was about.
+    return len(question.split()) <= 6 and not name_phrases(question)
 
 
 def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> Query:

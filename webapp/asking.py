@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.config import Config
+from rag.query import ANSWER_EXCERPT, REGARDING
 from rag.results import AnswerResult
 from rag.runner import ConfigEvent, Engine
 
@@ -41,9 +42,30 @@ class Turn:
 
     @property
     def rewritten(self) -> list[str]:
-        """Distinct standalone queries that differ from the question (shown as "rewritten as …")."""
-        seen = [r.standalone_query for r in self.results if r.standalone_query and r.standalone_query != self.question]
+        """How the configurations read this question when it continued the conversation (`rewritten_question`
+        of each, distinct); empty for a question that stands on its own."""
+        seen = [shown for r in self.results if (shown := rewritten_question(r))]
         return list(dict.fromkeys(seen))
+
+
+def rewritten_question(result: AnswerResult) -> str:
+    """The question a follow-up was read as, for display: the LLM's standalone question, or (rewritten offline)
+    the question and the earlier question it continues — never the retrieval text with the earlier answer's
+    fragments. "" when the question was taken as asked (a new topic, or no conversation before it)."""
+    query = result.query
+    if query is not None:
+        if query.rewritten and query.rewritten != query.asked:
+            return query.rewritten
+        previous = query.previous.split(ANSWER_EXCERPT)[0].strip()
+        return f"{query.asked} — continuing “{previous}”" if previous else ""
+    standalone = result.standalone_query  # a result read back from a saved conversation keeps only the text
+    if not standalone or standalone == result.question:
+        return ""
+    focus, regarding, rest = standalone.partition(REGARDING)
+    if regarding and focus.strip() == result.question.strip():
+        previous = rest.split(ANSWER_EXCERPT)[0].removesuffix(")").strip()
+        return f"{result.question} — continuing “{previous}”"
+    return standalone
 
 
 def conversation_history(turns: Sequence[Turn], config: str | None = None) -> list[dict[str, str]]:
@@ -118,23 +140,28 @@ class Example:
     apis: tuple[str, ...] = ()  # shown only when these APIs are indexed (none: always)
 
 
+# Each claim is about the default configurations (C0, C3, full) on StackOne's specs, and a test checks it
+# (tests/app/test_examples.py on the engine, tests/app/test_browser.py by clicking the buttons).
 EXAMPLES: tuple[Example, ...] = (
     Example("Out of scope", "What's the weather in Berlin?",
-            "the specs say nothing about weather: C5 and full abstain, the baseline C0 answers from unrelated chunks",
+            "The specs say nothing about weather: full's confidence gate abstains, while C0 and C3 (no gate) "
+            "quote unrelated chunks.",
             ":material/do_not_disturb_on:"),
     Example("Missing endpoint", "How do I create a course in the LMS API?",
-            "the LMS API has no create-course operation: full's write check says so instead of citing a list or "
-            "update endpoint", ":material/edit_off:", ("lms",)),
-    Example("Cross-API", "Which endpoints list employees in the HRIS API and candidates in the ATS API?",
-            "one question, two APIs: C0's top chunks all come from one API, full's per-API k gives each its share",
+            "The LMS API has no create-course operation: full says so first, citing the course operations that "
+            "do exist; C0 and C3 quote course lines without saying it.",
+            ":material/edit_off:", ("lms",)),
+    Example("Cross-API", "How do I list employees in the HRIS API and candidates in the ATS API?",
+            "One question, two APIs: full's per-API k brings both list operations (HRIS employees, ATS "
+            "candidates) into its top 5 and its answer; C0's top 5 all come from one API.",
             ":material/call_split:", ("hris", "ats")),
     Example("Authentication", "How do I authenticate requests to the HRIS API?",
-            "the security scheme (HTTP Basic) sits in the API's overview chunk: C5 and full retrieve it, C0's naive "
-            "JSON chunks do not",
+            "An API-wide question: full opens with the API's own statement (HTTP Basic and the header to send), "
+            "cited to its overview; C0's raw JSON chunks never state the scheme.",
             ":material/key:", ("hris",)),
     Example("Shared header", "Which header selects the account on the HRIS endpoints?",
-            "a question that names no endpoint: the conventions chunk (x-account-id on every operation) is found by "
-            "C5 and full, not by C0",
+            "A question naming no endpoint: full answers from the conventions chunk (x-account-id, on every "
+            "operation) rather than one arbitrary operation; C0 quotes one operation's raw JSON.",
             ":material/badge:", ("hris",)),
 )
 

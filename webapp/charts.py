@@ -4,11 +4,13 @@ stage). Pure functions of DataFrames / results; no Streamlit."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from rag.results import AnswerResult
 from webapp.eval_runs import (
@@ -22,7 +24,10 @@ from webapp.eval_runs import (
 from webapp.tables import STAGE_ORDER
 
 TEMPLATE = "plotly_white"
-PALETTE = px.colors.qualitative.Safe
+# Ten presets, ten colours (Plotly's D3 order); other configurations draw from twelve paler ones by name.
+PRESET_ORDER: tuple[str, ...] = ("C0", "C1", "C2", "C3", "C4", "C5", "E2", "E3", "E4", "full")
+PALETTE = px.colors.qualitative.D3
+EXTRA_PALETTE = px.colors.qualitative.Set3
 FAILURE_COLOURS = {
     OK_LABEL: "#3B8F5A",
     "retrieval_miss": "#C0392B",
@@ -51,47 +56,62 @@ def chart_metrics(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS) 
     return [m for m in chosen if m in present]
 
 
-def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS) -> go.Figure:
-    """One panel per metric (hit@k, MRR, abstention accuracy, false-abstention rate, keyword recall, judge
-    score), one bar per configuration; each panel has its own y axis (the judge score is not a rate)."""
-    chosen = chart_metrics(metrics, wanted)
-    if not chosen:
+def config_colour(config: str) -> str:
+    """The one colour of a configuration in every chart, whatever else is shown: presets have fixed colours,
+    any other name (an ablation, a custom configuration) a colour chosen by its name."""
+    base = config.removesuffix(FALLBACK_SUFFIX).rsplit(" / ", 1)[-1]
+    if base in PRESET_ORDER:
+        return PALETTE[PRESET_ORDER.index(base) % len(PALETTE)]
+    return EXTRA_PALETTE[zlib.crc32(base.encode("utf-8")) % len(EXTRA_PALETTE)]
+
+
+def metric_bars(metrics: pd.DataFrame, wanted: Sequence[str] = CHART_METRICS, metric: str | None = None) -> go.Figure:
+    """Bars of each configuration, one colour per configuration (`config_colour`), configurations that fell back
+    hatched. Without `metric`: one panel per metric (hit@k, MRR, abstention accuracy, false-abstention rate,
+    keyword recall, judge score), each with its own y axis. With `metric` (several runs): one panel per run, so
+    each panel holds one run's configurations, never every run's bars in one row."""
+    chosen = [metric] if metric else chart_metrics(metrics, wanted)
+    data = metrics[metrics["metric"].isin(chosen)] if not metrics.empty else metrics
+    if data.empty:
         return empty_figure("No metrics to chart in the chosen runs")
-    data = metrics[metrics["metric"].isin(chosen)].copy()
 
-    def title(metric: str) -> str:
-        unit = metric_unit(metric)
-        return f"{metric_label(metric)} ({unit})" if unit else metric_label(metric)
+    def title(name: str) -> str:
+        unit = metric_unit(name)
+        return f"{metric_label(name)} ({unit})" if unit else metric_label(name)
 
-    data["metric name"] = data["metric"].map(title)
-    order = [title(m) for m in chosen]
-    labels = list(dict.fromkeys(data["label"]))
-    columns = min(3, len(order))
-    figure = px.bar(
-        data,
-        x="label",
-        y="value",
-        color="label",
-        facet_col="metric name",
-        facet_col_wrap=columns,
-        category_orders={"metric name": order, "label": labels},
-        text_auto=".2f",
-        color_discrete_sequence=PALETTE,
-        template=TEMPLATE,
-        facet_row_spacing=0.16,
-        facet_col_spacing=0.06,
-    )
-    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    figure.update_yaxes(matches=None, showticklabels=True, title_text="", rangemode="tozero")
-    figure.update_xaxes(title_text="", showticklabels=False)
-    rows = (len(order) + columns - 1) // columns
+    if metric:
+        panels = [(str(run), data[data["run"] == run]) for run in dict.fromkeys(data["run"])]
+    else:
+        panels = [(title(name), data[data["metric"] == name]) for name in chosen if (data["metric"] == name).any()]
+    columns = min(3, len(panels))
+    rows = (len(panels) + columns - 1) // columns
+    figure = make_subplots(rows=rows, cols=columns, subplot_titles=[name for name, _ in panels],
+                           vertical_spacing=min(0.5 / rows, 0.3) if rows > 1 else 0.1, horizontal_spacing=0.07)
+    shown: set[str] = set()
+    for number, (_, panel) in enumerate(panels):
+        row, column = number // columns + 1, number % columns + 1
+        for item in panel.itertuples(index=False):
+            config = str(item.config)
+            # several runs: the legend names configurations once (their colour), the panels name the runs
+            label = config + (FALLBACK_SUFFIX if str(item.label).endswith(FALLBACK_SUFFIX) else "") if metric \
+                else str(item.label)
+            figure.add_trace(
+                go.Bar(x=[config], y=[item.value], name=label, legendgroup=label, showlegend=label not in shown,
+                       marker_color=config_colour(config), text=[f"{item.value:.2f}"], textposition="outside",
+                       cliponaxis=False, hovertemplate=f"{label}<br>%{{y:.3f}}<extra></extra>"),
+                row=row, col=column,
+            )
+            shown.add(label)
+    figure.update_xaxes(showticklabels=bool(metric), tickangle=-35 if metric else 0, automargin=True)
+    figure.update_yaxes(rangemode="tozero", automargin=True)
     figure.update_layout(
-        height=260 * rows + 80,
+        template=TEMPLATE,
+        height=(300 if metric else 260) * rows + 80,
         legend_title_text="configuration",
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        bargap=0.25,
+        margin={"l": 10, "r": 10, "t": 60 if metric else 40, "b": 10},
+        bargap=0.2,
+        title={"text": title(metric), "x": 0.0} if metric else None,
     )
-    figure.update_traces(textposition="outside", cliponaxis=False)
     mark_fallback_traces(figure)
     return figure
 
@@ -153,10 +173,11 @@ def _per_question(wide: pd.DataFrame, name: str) -> pd.Series:
 def scatter_frame(metrics: pd.DataFrame, quality: str) -> pd.DataFrame:
     """label, quality, latency p50 and tokens (in + out per question) for the quality/latency chart."""
     if metrics.empty:
-        return pd.DataFrame(columns=["label", "quality", "latency_ms_p50", "tokens"])
+        return pd.DataFrame(columns=["label", "quality", "latency_ms_p50", "tokens", "config", "run"])
     wide = metrics.pivot_table(index="label", columns="metric", values="value", aggfunc="first", sort=False)
     if quality not in wide.columns or "latency_ms_p50" not in wide.columns:
-        return pd.DataFrame(columns=["label", "quality", "latency_ms_p50", "tokens"])
+        return pd.DataFrame(columns=["label", "quality", "latency_ms_p50", "tokens", "config", "run"])
+    owners = metrics.drop_duplicates("label").set_index("label")
     tokens = _per_question(wide, "tokens_in") + _per_question(wide, "tokens_out")
     frame = pd.DataFrame(
         {
@@ -164,6 +185,8 @@ def scatter_frame(metrics: pd.DataFrame, quality: str) -> pd.DataFrame:
             "quality": wide[quality].to_numpy(),
             "latency_ms_p50": wide["latency_ms_p50"].to_numpy(),
             "tokens": tokens.to_numpy(),
+            "config": [str(owners.at[label, "config"]) if "config" in owners else str(label) for label in wide.index],
+            "run": [str(owners.at[label, "run"]) if "run" in owners else "" for label in wide.index],
         }
     )
     return frame.dropna(subset=["quality", "latency_ms_p50"]).reset_index(drop=True)
@@ -186,27 +209,40 @@ def quality_latency_scatter(metrics: pd.DataFrame, quality: str = "hit@5") -> go
     y_title = metric_label(quality) + (f" ({unit})" if unit else "")
     figure = go.Figure()
     biggest = float(data["tokens"].max()) if sized else 0.0
+    runs = list(dict.fromkeys(data["run"]))
+    several = len(runs) > 1
+    shown: set[str] = set()
     for number, row in enumerate(data.itertuples(index=False)):
+        # one colour per configuration; several runs: one symbol per run (the legend names each configuration
+        # once), else one symbol per configuration
+        symbol = SYMBOLS[(runs.index(row.run) if several else number) % len(SYMBOLS)]
         size = 12 + (30 * float(row.tokens) / biggest if sized and biggest > 0 else 0)
+        name = str(row.config) + (FALLBACK_SUFFIX if str(row.label).endswith(FALLBACK_SUFFIX) else "") \
+            if several else str(row.label)
         figure.add_trace(
             go.Scatter(
                 x=[row.latency_ms_p50],
                 y=[row.quality],
                 mode="markers",
-                name=str(row.label),
-                marker={"size": size, "symbol": SYMBOLS[number % len(SYMBOLS)],
-                        "color": PALETTE[number % len(PALETTE)], "line": {"width": 1, "color": "#333"},
+                name=name,
+                legendgroup=name,
+                showlegend=name not in shown,
+                marker={"size": size, "symbol": symbol,
+                        "color": config_colour(str(row.config)), "line": {"width": 1, "color": "#333"},
                         "opacity": 0.6 if str(row.label).endswith(FALLBACK_SUFFIX) else 0.9},
                 hovertemplate=(f"{row.label}<br>latency p50 %{{x:,.0f}} ms<br>{metric_label(quality)} %{{y:.3f}}"
                                f"<br>tokens per question {row.tokens:,.0f}<extra></extra>"),
             )
         )
+        shown.add(name)
     how = "point size: tokens per question" if sized else "no LLM tokens used: equal points"
+    if several:
+        how += "<br>symbol = run: " + ", ".join(f"{SYMBOLS[i % len(SYMBOLS)]} {run}" for i, run in enumerate(runs))
     figure.update_layout(
         template=TEMPLATE,
-        height=420,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        title={"text": f"{metric_label(quality)} vs median latency ({how})", "x": 0.0},
+        height=440 if several else 420,
+        margin={"l": 10, "r": 10, "t": 80 if several else 50, "b": 10},
+        title={"text": f"{metric_label(quality)} vs median latency<br><sup>{how}</sup>", "x": 0.0},
         xaxis_title="latency p50 (ms per question)",
         yaxis_title=y_title,
         legend={"title": {"text": "configuration"}, "font": {"size": 11}},
@@ -245,29 +281,44 @@ def reranker_lift_bars(metrics: pd.DataFrame) -> go.Figure:
 
 
 def failure_bars(questions: pd.DataFrame) -> go.Figure:
-    """Stacked bars: how many questions of each configuration got each failure label."""
+    """Stacked bars: how many questions of each configuration got each failure label; several runs get a panel
+    each (configurations on the x axis), so no row holds every run's bars."""
     if questions.empty:
         return empty_figure("No per-question records in the chosen runs")
-    counts = questions.groupby(["label", "failure"], sort=False).size().reset_index(name="count")
+    several = questions["run"].nunique() > 1 if "run" in questions else False
+    x = "config" if several else "label"
+    keys = ["run", x, "failure"] if several else [x, "failure"]
+    counts = questions.groupby(keys, sort=False).size().reset_index(name="count")
     order = [OK_LABEL, *FAILURE_LABELS, *sorted(set(counts["failure"]) - {OK_LABEL, *FAILURE_LABELS})]
     figure = px.bar(
         counts,
-        x="label",
+        x=x,
         y="count",
         color="failure",
-        category_orders={"failure": order, "label": list(dict.fromkeys(questions["label"]))},
+        facet_col="run" if several else None,
+        facet_col_wrap=3 if several else 0,
+        # several runs: each panel keeps its own configurations in their order (no empty slots)
+        category_orders={"failure": order} if several else {"failure": order, x: list(dict.fromkeys(questions[x]))},
         color_discrete_map=FAILURE_COLOURS,
         template=TEMPLATE,
+        facet_row_spacing=0.2,
     )
+    if several:
+        figure.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+        figure.update_xaxes(matches=None)  # each run's panel shows only its own configurations
+    panels = questions["run"].nunique() if several else 1
+    rows = (panels + 2) // 3
     figure.update_layout(
-        height=340,
+        height=300 * rows + 60,
         barmode="stack",
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
         title={"text": "Failure labels per configuration (questions)", "x": 0.0},
-        xaxis_title="",
-        yaxis_title="questions",
-        xaxis={"automargin": True, "tickangle": -35 if len(set(counts["label"])) > 4 else 0},
+        legend_title_text="failure",
     )
+    figure.update_xaxes(title_text="", automargin=True, tickangle=-35 if counts[x].nunique() > 4 else 0,
+                        showticklabels=True)
+    figure.update_yaxes(title_text="")
+    figure.update_yaxes(title_text="questions", col=1)
     return figure
 
 

@@ -13,6 +13,7 @@ import re
 import secrets
 import tempfile
 from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,48 @@ def start_new_conversation(state: MutableMapping[str, Any], url: MutableMapping[
     state["conversation_id"] = new_conversation_id()
     url[URL_PARAM] = state["conversation_id"]
     return state["conversation_id"]
+
+
+@dataclass(frozen=True)
+class SavedConversation:
+    """A saved conversation as the list of recent ones shows it."""
+
+    conversation_id: str
+    first_question: str
+    questions: int
+    modified: float  # seconds since the epoch
+
+    def __post_init__(self) -> None:
+        if not valid_id(self.conversation_id):
+            raise ValueError(f"conversation id {self.conversation_id!r} is not allowed; ids are 16 hex digits")
+        if self.questions < 1:
+            raise ValueError(f"questions={self.questions!r} is not allowed; allowed: 1 or more")
+
+
+def recent_conversations(directory: Path, limit: int = 5, skip: str = "") -> list[SavedConversation]:
+    """The `limit` most recently saved conversations (newest first), leaving out `skip` (the open one) and
+    files that cannot be read or hold no question."""
+    if limit < 1:
+        raise ValueError(f"limit={limit!r} is not allowed; allowed: 1 or more")
+    try:
+        files = [p for p in Path(directory).glob("*.json") if valid_id(p.stem) and p.stem != skip]
+        dated = sorted(((p.stat().st_mtime, p) for p in files), reverse=True)
+    except OSError:
+        return []
+    found: list[SavedConversation] = []
+    for modified, path in dated:
+        try:
+            turns = json.loads(path.read_text(encoding="utf-8"))["turns"]
+            found.append(SavedConversation(path.stem, str(turns[0]["question"]), len(turns), modified))
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            continue
+        if len(found) >= limit:
+            break
+    return found
+
+
+def switch_to(url: MutableMapping[str, Any], conversation_id: str) -> None:
+    """Open a saved conversation: its id goes into the URL and `open_conversation` reads it on the next run."""
+    if not valid_id(conversation_id):
+        raise ValueError(f"conversation id {conversation_id!r} is not allowed; ids are 16 hex digits")
+    url[URL_PARAM] = conversation_id

@@ -8,13 +8,31 @@ from typing import Any
 
 import pandas as pd
 
-from rag.errors import IngestError, RagError
+from rag.errors import DuplicateDocumentError, IngestError, RagError
 from rag.index.store import DuplicatePolicy, Index, IngestReport
 from rag.ingest.pipeline import parse_document
-from rag.ingest.validate import ALLOWED_EXTENSIONS
 
-UPLOAD_TYPES: list[str] = [extension.lstrip(".") for extension in ALLOWED_EXTENSIONS]
 Progress = Callable[[float, str], None]
+# The words on screen: the question above the duplicate choice and each choice's label (messages quote them).
+DUPLICATE_QUESTION = "When a document with the same file name is already indexed"
+POLICY_LABELS: dict[str, str] = {
+    "reject": "reject (report it)",
+    "skip": "skip (keep the indexed one)",
+    "replace": "replace (index the new content)",
+}
+UPLOAD_LABEL = "OpenAPI specs (.json .yaml .yml) or docs (.md .txt .rst .html .pdf), up to 10 MB each"
+
+
+def upload_problem(error: IngestError) -> str:
+    """Why a file was not indexed, in the words the page shows (never a command-line option)."""
+    if isinstance(error, DuplicateDocumentError):
+        return (f"{error.source}: already indexed, so it was not added. To index the new content, choose "
+                f"“{POLICY_LABELS['replace']}” under “{DUPLICATE_QUESTION}” and upload it again, or delete the "
+                "indexed one below.")
+    if error.problem.startswith("file type"):
+        kind = error.source.rsplit(".", 1)[-1] if "." in error.source else "this kind of"
+        return f"{error.source}: not indexed — .{kind.lstrip('.')} files cannot be indexed. Upload {UPLOAD_LABEL}."
+    return f"{error.source}: not indexed — {error.problem}"
 
 
 def ingest_uploads(
@@ -40,7 +58,7 @@ def ingest_uploads(
             reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=step))
         except IngestError as error:
             status = "rejected" if "already" in error.problem or "already used" in error.problem else "error"
-            reports.append(IngestReport(error.source, status, message=str(error),  # type: ignore[arg-type]
+            reports.append(IngestReport(error.source, status, message=upload_problem(error),  # type: ignore[arg-type]
                                         seconds=time.perf_counter() - started))
         except RagError as error:
             reports.append(IngestReport(name, "error", message=f"{name}: {error}",

@@ -390,7 +390,7 @@ def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
                         "query_id": str(record.get("query_id", "")),
                         "category": str(record.get("category") or "unknown"),
                         "query": str(record.get("query", "")),
-                        "failure": _failure_of(record),
+                        "failure": failure_of(record),
                         "abstained": bool(record.get("abstained")),
                         "confidence": str(record.get("confidence") or ""),
                         "relevant rank": _relevant_rank(record),
@@ -498,6 +498,7 @@ VALIDATION = "validation"
 _TUNING_WORDS = ("dev", "train", "tuning")
 _VALIDATION_WORDS = ("heldout", "held-out", "held_out", "test", "validation", "benchmark")
 FALLBACK_SUFFIX = " (fallback)"
+RELATIVE = "relative:"  # suite_roles' key prefix for a set's path relative to the suite's folder
 SUITE_METRICS: tuple[str, ...] = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention")
 SUITE_LABELS: dict[str, str] = {
     "hit_rate": "hit rate@k",
@@ -537,6 +538,9 @@ def suite_roles(suite: Mapping[str, Any] | None, default: Path | str | None = No
     for item in data.get("sets") or []:
         if isinstance(item, dict) and item.get("questions") and item.get("role") in (TUNING, VALIDATION):
             roles[str((path.parent / str(item["questions"])).resolve())] = str(item["role"])
+            # The same set in another checkout (a suite table written from /work/main, read here): by its path
+            # relative to the suite's folder.
+            roles[RELATIVE + os.path.normpath(str(item["questions"]))] = str(item["role"])
     return roles
 
 
@@ -549,6 +553,9 @@ def with_suite_roles(runs: Sequence[SavedRun], roles: Mapping[str, str]) -> list
     for run in runs:
         source = str(run.manifest.get("questions_source") or "")
         role = roles.get(str((PROJECT_ROOT / source).resolve())) if source else None
+        if role is None and source and not Path(source).is_absolute():
+            relative = os.path.relpath(PROJECT_ROOT / source, EVAL_DATA_DIR)
+            role = roles.get(RELATIVE + os.path.normpath(relative))
         marked.append(replace(run, suite_role=role) if role else run)
     return marked
 
@@ -593,84 +600,10 @@ def run_caption(run: SavedRun) -> str:
     return " · ".join(parts)
 
 
-def _failure_of(record: Mapping[str, Any]) -> str:
+def failure_of(record: Mapping[str, Any]) -> str:
+    """A record's failure label (`ok` when it did not fail; `error` for a record that failed to run)."""
     failure = record.get("failure") if "failure" in record else ("error" if record.get("error") else None)
     return str(failure) if failure else OK_LABEL
-
-
-def _ranked_text(means: Mapping[str, float]) -> tuple[str, str]:
-    """The best configuration and `0.95, +0.10 over the runner-up C1 (0.85) and +0.50 over the baseline C0 …`."""
-    ranked = sorted(means.items(), key=lambda item: (-item[1], item[0]))
-    best, score = ranked[0]
-    tied = [name for name, value in ranked[1:] if abs(value - score) < 0.005]
-    text = f"**{score:.2f}**"
-    if tied:
-        text += f", tied with {', '.join(tied)}"
-    elif len(ranked) > 1:
-        second, second_score = ranked[1]
-        text += f", {score - second_score:+.2f} over the runner-up {second} ({second_score:.2f})"
-    if "C0" in means and best != "C0" and "C0" not in tied:
-        text += f" and {score - means['C0']:+.2f} over the naive baseline C0 ({means['C0']:.2f})"
-    return best, text
-
-
-def verdict(runs: Sequence[SavedRun], suite: Mapping[str, Any] | None = None) -> str | None:
-    """One paragraph: the best configuration on the validation runs (mean hit@k over them; configurations that
-    fell back left out), by how much it beats the runner-up and the baseline C0, its median latency and its most
-    frequent failure label; then the best on the suite's validation sets (macro hit rate) when a suite was run.
-    None when there is neither a validation run nor a suite table."""
-    validation = [run for run in runs if run_role(run) == VALIDATION]
-    hit = hit_metric(validation or runs)
-    scores: dict[str, list[float]] = {}
-    latency: dict[str, list[float]] = {}
-    failures: dict[str, dict[str, int]] = {}
-    for run in validation:
-        for config, metrics in run.metrics.items():
-            if config in run.fell_back:
-                continue
-            value = _number(metrics.get(hit))
-            if value is not None:
-                scores.setdefault(config, []).append(value)
-            ms = _number(metrics.get("latency_ms_p50"))
-            if ms is not None:
-                latency.setdefault(config, []).append(ms)
-            for record in run.records.get(config, []):
-                label = _failure_of(record)
-                if label != OK_LABEL:
-                    failures.setdefault(config, {}).setdefault(label, 0)
-                    failures[config][label] += 1
-    parts: list[str] = []
-    means = {config: sum(values) / len(values) for config, values in scores.items() if values}
-    if means:
-        best, ranking = _ranked_text(means)
-        names = ", ".join(run.name for run in validation)
-        over = (f"{metric_label(hit)} on the validation run {names}" if len(validation) == 1
-                else f"mean {metric_label(hit)} over the {len(validation)} validation runs ({names})")
-        parts.append(f"**Best on held-out questions: {best}** — {over}: {ranking}.")
-        if latency.get(best):
-            line = f"Its median latency is {sum(latency[best]) / len(latency[best]):,.0f} ms per question"
-            if latency.get("C0") and best != "C0":
-                line += f" (C0: {sum(latency['C0']) / len(latency['C0']):,.0f} ms)"
-            parts.append(line + ".")
-        labels = failures.get(best) or {}
-        total = sum(len(run.records.get(best, [])) for run in validation)
-        if labels:
-            label, count = max(labels.items(), key=lambda item: (item[1], item[0]))
-            parts.append(f"Its main failure is `{label}` ({count} of {total} validation records).")
-        elif total:
-            parts.append("None of its validation records failed.")
-    macro = (suite or {}).get("macro_validation")
-    if isinstance(macro, Mapping):
-        suite_scores = {str(c): _number(m.get("hit_rate")) for c, m in macro.items() if isinstance(m, Mapping)}
-        clean = {c: v for c, v in suite_scores.items() if v is not None}
-        if clean:
-            best, ranking = _ranked_text(clean)
-            sets = [str(item.get("name")) for item in (suite or {}).get("sets") or []
-                    if isinstance(item, Mapping) and item.get("role") == VALIDATION]
-            where = (f"validation set {sets[0]}" if len(sets) == 1
-                     else f"{len(sets)} validation sets ({', '.join(sets)})")
-            parts.append(f"On the evaluation suite's {where} the best macro hit rate is {best}'s: {ranking}.")
-    return " ".join(parts) or None
 
 
 def suite_path(root: Path | str | None = None) -> Path:
@@ -678,18 +611,25 @@ def suite_path(root: Path | str | None = None) -> Path:
     return Path(root if root is not None else results_dir()) / "suite" / "latest.json"
 
 
-def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
-    """The latest suite table (None when there is none) and a warning when the file cannot be read."""
+def read_table(path: Path | str, what: str, sets: type) -> tuple[dict[str, Any] | None, str | None]:
+    """A saved JSON table whose `sets` is a `sets` (list or dict): None when the file is absent, and a warning
+    naming the file and `what` it should be when it cannot be read."""
     path = Path(path)
     if not path.is_file():
         return None, None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, f"{path}: cannot read the suite table ({error})"
-    if not isinstance(data, dict) or not isinstance(data.get("sets"), list):
-        return None, f"{path}: not a suite table (expected an object with a 'sets' list)"
+        return None, f"{path}: cannot read the {what} ({error})"
+    shape = "list" if sets is list else "object"
+    if not isinstance(data, dict) or not isinstance(data.get("sets"), sets):
+        return None, f"{path}: not a {what} (expected an object with a 'sets' {shape})"
     return data, None
+
+
+def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
+    """The latest suite table (None when there is none) and a warning when the file cannot be read."""
+    return read_table(path, "suite table", list)
 
 
 def suite_frame(suite: Mapping[str, Any], metric: str = "hit_rate") -> pd.DataFrame:

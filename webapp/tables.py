@@ -104,16 +104,11 @@ def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
 def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
     """One row per configuration of a question: status, confidence, top structural id, chunks and time — the
     at-a-glance comparison shown above the per-configuration tabs when many configurations answer."""
+    from webapp.badges import badge_for
+
     rows = []
     for result in results:
-        if result.errors:
-            status = "error"
-        elif result.abstained:
-            status = "abstained"
-        elif result.retrieval_only:
-            status = "retrieval only"
-        else:
-            status = "partial" if result.confidence == "partial" else "answered"
+        status = badge_for(result).status  # the same words as each column's badge
         top = structural_label(result.chunks[0].chunk) if result.chunks else ""
         fell_back = fallback_reason([{"notes": result.notes}]) or ""
         rows.append(
@@ -195,10 +190,27 @@ def citation_frame(citations: Sequence[Citation]) -> pd.DataFrame:
     )
 
 
+_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
+
+
+def readable_id(structural_id: str) -> str:
+    """A structural id as a reader names it: `GET /unified/hris/employees`, the schema's name (`Employee`),
+    `HRIS API overview`, `HRIS API conventions`; anything else unchanged."""
+    api, _, rest = structural_id.partition(".")
+    if rest.startswith("paths."):
+        path, _, method = rest.removeprefix("paths.").rpartition(".")
+        if path and method.lower() in _METHODS:
+            return f"{method.upper()} {path}"
+    if rest.startswith("components."):
+        return rest.removeprefix("components.").split(".")[-1]
+    if rest in ("overview", "conventions"):
+        return f"{api.upper() if len(api) <= 4 else api} API {rest}"
+    return structural_id
+
+
 def citation_label(number: int, citation: Citation) -> str:
-    """`[1] hris.paths./x.get — /paths/~1x/get`."""
-    pointer = f" — {citation.json_pointer}" if citation.json_pointer else ""
-    return f"[{number}] {citation.structural_id}{pointer}"
+    """`[1] GET /unified/hris/employees` (an operation), `[2] Employee` (a schema), `[3] HRIS API overview`."""
+    return f"[{number}] {readable_id(citation.structural_id)}"
 
 
 def find_cited_chunk(citation: Citation, result: AnswerResult) -> RetrievedChunk | None:
@@ -384,3 +396,34 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
 def md_escape(text: str) -> str:
     """Text shown literally inside Markdown (labels, captions): Markdown and LaTeX markers escaped."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+
+
+# ---------------------------------------------------------------------- column widths (no truncated key columns)
+CHARACTER_PX = 8  # about one character of the dataframe font
+PADDING_PX = 28
+MAX_TEXT_PX = 420
+
+
+def header_width(name: object) -> int:
+    """Pixels a column needs to show its whole header (`false-abstention rate`, `ranked_low`)."""
+    return len(str(name)) * CHARACTER_PX + PADDING_PX
+
+
+def text_width(values: Iterable[object], least: int = 6) -> int:
+    """Pixels a text column needs for its longest value (at least `least` characters, at most MAX_TEXT_PX)."""
+    longest = max((len(str(value)) for value in values), default=0)
+    return min(max(longest, least) * CHARACTER_PX + PADDING_PX, MAX_TEXT_PX)
+
+
+def fitted_widths(frame: pd.DataFrame) -> dict[str, int]:
+    """Pixels per column of `frame`: enough for its header (numbers) or its values (short text), so no key
+    column is cut to `heldout…`; long free text is left out (it keeps the table's default width)."""
+    widths: dict[str, int] = {}
+    for column in frame.columns:
+        if pd.api.types.is_numeric_dtype(frame[column]):
+            widths[str(column)] = header_width(column)
+        else:
+            width = max(text_width(frame[column]), header_width(column))
+            if width < MAX_TEXT_PX:
+                widths[str(column)] = width
+    return widths

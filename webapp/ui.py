@@ -8,6 +8,7 @@ st.code, st.json or st.dataframe, and `unsafe_allow_html` is never used.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -30,6 +31,7 @@ EVALUATION_PAGE = "pages/2_Evaluation.py"
 MAX_SIDE_BY_SIDE = 4  # more configurations than this get a tab each (columns would be too narrow)
 CODE_HEIGHT = 320  # long chunk texts scroll inside their box
 MISSING = "–"  # how tables show a missing value (no score, not retrieved)
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.png"
 
 STAGES: tuple[tuple[str, str], ...] = (
     ("rewrite", "A follow-up (\"and its fields?\") becomes a standalone query using the conversation so far "
@@ -55,6 +57,9 @@ BADGES: tuple[tuple[str, str], ...] = (
     ("answered", "the gate was confident (or the config has no gate) and an answer was written"),
     ("partial", "the gate found only part of the evidence; the answer says what is missing"),
     ("abstained", "the configuration declined to answer: the documentation does not cover the question"),
+    ("no match", "an answer was written but no documentation line matched the question's terms"),
+    ("fell back", "a stage of the configuration could not run here (e.g. no LLM for C4/C5's reranker), so it "
+                  "answered as the simpler configuration"),
     ("retrieval only", "no answer generated; the retrieved chunks are shown"),
     ("error", "this configuration failed; the others are unaffected"),
 )
@@ -68,10 +73,11 @@ FAILURES: tuple[tuple[str, str], ...] = (
 
 
 # ---------------------------------------------------------------------- setup
-def page_setup(title: str, icon: str = ":material/menu_book:") -> None:
-    """Page title, wide layout (one column per configuration needs the width)."""
+def page_setup(title: str) -> None:
+    """Page title, the local favicon (an emoji or icon name would be fetched from the internet), wide layout (one
+    column per configuration needs the width)."""
     leave_pages_directory_mode()
-    st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · {PRODUCT}", page_icon=str(FAVICON), layout="wide")
 
 
 def leave_pages_directory_mode() -> None:
@@ -271,7 +277,8 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
     numbered = [(citation.number or position, citation) for position, citation in enumerate(result.citations, 1)]
     for number, citation in sorted(numbered, key=lambda item: item[0]):  # numbered as the answer cites them
         with st.expander(tables.md_escape(tables.citation_label(number, citation))):
-            st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)}")
+            st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)} · "
+                       f"structural id `{citation.structural_id}`")
             found = tables.find_cited_chunk(citation, result)
             chunk = found.chunk if found else (engine.index.get_chunk(citation.chunk_id) if engine else None)
             if chunk is None:
@@ -279,6 +286,15 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
             else:
                 st.code(chunk.text, language=tables.code_language(chunk), wrap_lines=True,
                         height=code_height(chunk.text))
+
+
+def render_rewritten(rewritten: Sequence[str]) -> None:
+    """How a follow-up was read (folded, small); nothing for a question that stands on its own."""
+    if not rewritten:
+        return
+    with st.expander("Read as a follow-up", icon=":material/subdirectory_arrow_right:", expanded=False):
+        for text in rewritten:
+            st.caption(tables.md_escape(text))
 
 
 def render_result(
@@ -293,8 +309,6 @@ def render_result(
     render_badge(badge_for(result, gated))
     for error in result.errors:
         st.error(error)
-    if result.standalone_query and result.standalone_query != result.question:
-        st.caption(f"Rewritten as: {tables.md_escape(result.standalone_query)}")
     for fallback in result.fallbacks:
         st.caption(f":orange[Fell back: {tables.md_escape(fallback)}]")
     if result.answer:
@@ -305,7 +319,8 @@ def render_result(
         st.caption("Retrieval only: no answer generated.")
     if compact:
         if result.citations:
-            st.caption("Cited: " + "; ".join(tables.md_escape(c.structural_id) for c in result.citations))
+            st.caption("Cited: " + "; ".join(tables.md_escape(tables.readable_id(c.structural_id))
+                                             for c in result.citations))
         st.caption(f"{result.total_ms:,.0f} ms · {tables.token_summary(result)}")
         return
     render_citations(result, engine)
@@ -323,6 +338,11 @@ def render_result(
     render_chunk_table(result.chunks, key=f"{key}-chunks")
 
 
+def fitted_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """column_config entries giving each column of `frame` the width `tables.fitted_widths` asks for."""
+    return {column: st.column_config.Column(width=width) for column, width in tables.fitted_widths(frame).items()}
+
+
 def result_containers(names: Sequence[str]) -> list[Any]:
     """One container per configuration: side-by-side bordered columns for up to MAX_SIDE_BY_SIDE, else a tab
     each (every configuration keeps a readable width)."""
@@ -336,9 +356,13 @@ def render_results_summary(results: Sequence[AnswerResult]) -> None:
     if len(results) <= MAX_SIDE_BY_SIDE:
         return
     st.caption(f"{len(results)} configurations: the summary below, each configuration's answer and chunks in its tab.")
-    st.dataframe(tables.results_summary_frame(results), hide_index=True, width="stretch", placeholder=MISSING,
-                 column_config={"top structural id": st.column_config.TextColumn(width="medium"),
-                                "fell back": st.column_config.TextColumn(width="large"),
+    frame = tables.results_summary_frame(results)
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=MISSING,
+                 column_config={**fitted_columns(frame),
+                                "top structural id": st.column_config.TextColumn(
+                                    width=min(tables.text_width(frame["top structural id"], 20), 330)),
+                                "fell back": st.column_config.TextColumn(
+                                    width=tables.text_width(frame["fell back"], 10)),
                                 "ms": st.column_config.NumberColumn("ms", format="%d")})
 
 
@@ -479,10 +503,28 @@ def submit_typed() -> None:
 
 
 def submit_example(question: str) -> None:
-    """An example button's callback: ask `question` (whatever is typed in the box stays there)."""
+    """An example button's callback: ask `question` in a conversation of its own (the one before it stays among
+    the recent conversations; whatever is typed in the box stays there)."""
     from webapp.asking import PENDING_KEY
+    from webapp.conversations import start_new_conversation
 
+    if st.session_state.get("turns"):
+        start_new_conversation(st.session_state, st.query_params)
     st.session_state[PENDING_KEY] = question
+
+
+def conversation_label(saved: Any, width: int = 44) -> str:
+    """A recent conversation's button: its first question (cut to `width` characters) and how many it holds."""
+    text = saved.first_question if len(saved.first_question) <= width else saved.first_question[: width - 1] + "…"
+    more = f" (+{saved.questions - 1})" if saved.questions > 1 else ""
+    return text + more
+
+
+def open_saved_conversation(conversation_id: str) -> None:
+    """A recent conversation's callback: open it (its turns are read back on this run)."""
+    from webapp.conversations import switch_to
+
+    switch_to(st.query_params, conversation_id)
 
 
 def selected_row(event: Any) -> int | None:

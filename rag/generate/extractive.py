@@ -13,7 +13,7 @@ from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.chunk_lines import FIELD_LINE, child_fields
 from rag.generate.context import ContextBlock, build_context
-from rag.generate.lead import lead_sentence
+from rag.generate.lead import lead_for
 from rag.results import Citation
 from rag.tokens import truncate_to_tokens
 
@@ -65,8 +65,14 @@ _ASKS_RESPONSE = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payloa
 _SUCCESS_RESPONSE = re.compile(r"^- 2\d\d\b.*")
 # Words that say what kind of fact is asked for but match too many lines to select by.
 _QUESTION_NOISE = frozenset(
-    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set"}
+    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
+     "api", "apis"}
 )
+# "Operation ID: hris_list_employee_skills" repeats the words of the path; shown only when asked for.
+_OPERATION_ID = re.compile(r"^\s*(?:[-*]\s+)?Operation ID:")
+_ASKS_OPERATION_ID = re.compile(r"\boperation[\s_-]?ids?\b", re.I)
+_CITED = re.compile(r"\[(\d+)\]")
+_CITED_MARK = re.compile(r" ?\[\d+\]")
 
 
 @dataclass
@@ -161,14 +167,20 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     earlier-ranked blocks get a small edge. Only lines with some overlap are returned.
     """
     all_terms = set(tokenize(question))
-    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE}
+    # The APIs' own names scope the question ("… in the HRIS API"); a line sharing only them says nothing.
+    api_names = {block.chunk.api.lower() for block in blocks if block.chunk.api}
+    # A lone letter ("What's" → "s") matches every possessive; it selects nothing.
+    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE - api_names if len(term) > 1}
     if not question_terms:
         return []
+    operation_ids = bool(_ASKS_OPERATION_ID.search(question))
     candidates: list[tuple[ContextBlock, int, str, set[str]]] = []
     for block in blocks[:MAX_BLOCKS]:
         lines = block.text.splitlines()
         for position, line in enumerate(lines):
             if not line.strip() or line.startswith("… (truncated)"):
+                continue
+            if not operation_ids and _OPERATION_ID.match(line):
                 continue
             candidates.append((block, position, line, _terms(line)))
     if not candidates:
@@ -243,6 +255,19 @@ def success_response(block: ContextBlock) -> str:
     return ""
 
 
+def found_no_match(answer: str) -> bool:
+    """Whether an extractive answer says no line matched the question (it then quotes the best source's opening
+    lines, or had nothing to quote): the badge says "no match", not "answered"."""
+    return NO_MATCH_NOTE in answer or NO_CONTEXT_ANSWER in answer
+
+
+def cited_blocks(answer: str, blocks: Sequence[ContextBlock]) -> list[Citation]:
+    """The citation of every block the answer cites `[n]`, in the order the answer first cites them."""
+    by_number = {block.number: block for block in blocks}
+    numbers = dict.fromkeys(int(mark) for mark in _CITED.findall(answer))
+    return [by_number[number].citation for number in numbers if number in by_number]
+
+
 def _closest_matches(blocks: Sequence[ContextBlock]) -> str:
     titles = [block.chunk.title or block.label for block in blocks[:2]]
     return "Closest matches: " + "; ".join(titles) + "." if titles else ""
@@ -268,19 +293,21 @@ class ExtractiveGenerator:
             answer = "\n".join([*fact_lines, NO_CONTEXT_ANSWER]) if facts else NO_CONTEXT_ANSWER
             return Generation(answer=answer, generator=self.name)
 
+        found = lead_for(request.asked, blocks, facts)
+        lead = found.sentence
         chosen = select_lines(score_lines(request.question, blocks))
+        if found.scope:  # an API-wide statement or an established absence: only the lines of what it cites
+            chosen = [line for line in chosen if line.block.number in found.scope]
         lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
-        lead = lead_sentence(request.asked, blocks, facts)
         if lead:
             lines.append(lead)
-        if fact_lines and not any(fact in lead for fact in facts):
+        if fact_lines and not any(fact in _CITED_MARK.sub("", lead) for fact in facts):
             lines.extend(["", *fact_lines])
-        if not chosen:
+        if not chosen and not found.scope:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = self._opening_lines(blocks[0])
-        citations: list[Citation] = []
         groups: dict[int, list[ScoredLine]] = {}
         for line in chosen:  # best first, so groups are ordered by their best line
             groups.setdefault(line.block.number, []).append(line)
@@ -298,9 +325,7 @@ class ExtractiveGenerator:
             response = success_response(block) if position == 0 and _ASKS_RESPONSE.search(asked) else ""
             if not body and not headers and not response and len(groups) > 1:
                 related.append(f"{header.split('  [')[0]} [{number}]")  # a heading alone says only where to look
-                citations.append(block.citation)
                 continue
-            citations.append(block.citation)
             lines.extend(["", f"{header} [{number}]"])
             for line in body:
                 shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
@@ -317,10 +342,10 @@ class ExtractiveGenerator:
                 lines.append(f"- Response {response} [{number}]")
             if headers:
                 lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
-        if related:
+        if related and not found.scope:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
-        return Generation(answer=answer, citations=citations, generator=self.name)
+        return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)
 
     @staticmethod
     def _opening_lines(block: ContextBlock) -> list[ScoredLine]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rag.corpus.profile import is_lookup_operation
 from rag.generate.chunk_lines import child_fields
@@ -38,8 +39,37 @@ _ENDPOINT_WORDS = re.compile(
 MAX_VALUES = 8
 
 
+@dataclass(frozen=True)
+class Lead:
+    """The lead sentence and the blocks the supporting lines may come from.
+
+    `scope` is empty when any block may add lines; an API-wide statement (the overview's security scheme,
+    the conventions' shared header) or an established missing operation keeps the lines to the blocks it
+    cites, so no line about an arbitrary operation follows it.
+    """
+
+    sentence: str = ""
+    scope: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.scope and not self.sentence:
+            raise ValueError(f"Lead.scope={self.scope!r} is not allowed without a sentence; allowed: () when empty")
+
+
 def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> str:
     """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
+    return lead_for(question, blocks, facts).sentence
+
+
+def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> Lead:
+    """The lead sentence and the blocks its supporting lines come from (see `Lead`)."""
+    if facts:  # what the checks established comes first; a rule picking an operation could contradict it
+        return _missing_operation(question, blocks, facts)
+    scoped: tuple[Callable[[str, Sequence[ContextBlock]], Lead], ...] = (_api_authentication, _shared_header)
+    for api_wide in scoped:
+        found = api_wide(question, blocks)
+        if found.sentence:
+            return found
     rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[str]], str], ...] = (
         _look_up_first,
         _authentication,
@@ -49,15 +79,49 @@ def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence
         _allowed_values,
         _success_response,
         _supported_parameter,
+        _operations_per_api,
         _operation_to_use,
     )
-    if facts:  # what the checks established comes first; a rule picking an operation could contradict it
-        return _missing_operation(question, blocks, facts)
     for rule in rules:
         sentence = rule(question, blocks, facts)
         if sentence:
-            return sentence
-    return ""
+            return Lead(sentence)
+    return Lead()
+
+
+def names_the_operation(question: str, block: ContextBlock) -> bool:
+    """Whether the question names the block's operation: its path, or a resource word of its path other than
+    the API's name and words about authentication ("How do I authenticate with the StackOne API?" does not
+    name `POST /connect_sessions/authenticate`; "…authenticate a connect session?" does)."""
+    chunk = block.chunk
+    match = _OPERATION.match(_header(block))
+    path = chunk.path or (match.group(2) if match else "")
+    if not path:
+        return False
+    if path.lower() in question.lower():
+        return True
+    asked = {_singular(w) for w in re.findall(r"[a-z0-9]+", question.lower())}
+    words = set()
+    for segment in path.lower().split("/"):
+        if not segment or segment.startswith("{") or segment in {"unified", chunk.api.lower()}:
+            continue
+        words |= {_singular(w) for w in re.split(r"[_\-.]+", segment) if len(w) > 2}
+    words = {w for w in words if not _AUTH_WORDS.fullmatch(w)}
+    return bool(words & asked)
+
+
+def _lower_first(text: str) -> str:
+    """"The account identifier" → "the account identifier" (an acronym such as "ID of …" stays)."""
+    return text[:1].lower() + text[1:] if text[:2].istitle() else text
+
+
+def _api_name(api: str) -> str:
+    """How a sentence names an API: short names are acronyms (HRIS, ATS, LMS), others keep their spelling."""
+    return api.upper() if len(api) <= 4 else api
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 _REQUIRED_WORDS = re.compile(r"\b(required|mandatory|must|always send|need to send|have to send)\b", re.I)
@@ -108,12 +172,71 @@ def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Seque
     return ""
 
 
-def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
-    """"Can I create a course?" when the write check established there is no such operation."""
+def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> Lead:
+    """"Can I create a course?" when the write check established there is no such operation: the fact, each
+    sentence cited to the operations that do exist for the resource (the evidence of the absence); the lines
+    below come only from those operations, so no other resource's write operation reads as a contradiction."""
     missing = [fact for fact in facts if fact.startswith("There is no endpoint")]
     if not missing:
-        return ""
-    return ("No. " if _YES_NO.match(question) else "") + missing[0]
+        return Lead()
+    sentences = [part.strip() for part in re.split(r"(?<=[.)])\s+(?=[A-Z])", missing[0]) if part.strip()]
+    named = [block for block in blocks if _OPERATION.match(_header(block)) and _header(block) in missing[0]]
+    cited: list[str] = []
+    for sentence in sentences:
+        own = [block for block in named if _header(block) in sentence] or named
+        marks = " ".join(f"[{block.number}]" for block in own)
+        cited.append(f"{sentence.rstrip()} {marks}".rstrip())
+    text = ("No. " if _YES_NO.match(question) else "") + " ".join(cited)
+    return Lead(text, tuple(block.number for block in named))
+
+
+def _api_authentication(question: str, blocks: Sequence[ContextBlock]) -> Lead:
+    """"How do I authenticate with the StackOne API?": a question naming no operation is answered with the
+    API's own statement (the overview's security schemes), whatever operation ranked first."""
+    if not _AUTH_WORDS.search(question) or not blocks:
+        return Lead()
+    first = blocks[0]
+    if _OPERATION.match(_header(first)) and names_the_operation(question, first):
+        return Lead()
+    overviews = [block for block in blocks if block.chunk.kind == "overview"]
+    sentence = _authentication(question, overviews, ())
+    if not sentence:
+        return Lead()
+    number = int(sentence.rsplit("[", 1)[1].rstrip("]"))
+    return Lead(sentence, (number,))
+
+
+_SHARED = re.compile(r"^-\s+([\w\-]+) \(header, [^)]*\):\s*(.*?)\s+—\s+on (\d+) of (\d+) operations\.?$")
+
+
+def _shared_header(question: str, blocks: Sequence[ContextBlock]) -> Lead:
+    """"Which header selects the account on the HRIS endpoints?": a header question naming no operation is
+    answered from the conventions chunk (the header all operations share), not from the first operation."""
+    if not _HEADER_WORDS.search(question) or not blocks:
+        return Lead()
+    first = blocks[0]
+    if _OPERATION.match(_header(first)) and names_the_operation(question, first):
+        return Lead()
+    words = {_singular(w) for w in re.findall(r"[a-z0-9]+", question.lower()) if len(w) > 3}
+    for block in blocks:
+        if not block.chunk.covers or not block.chunk.covers[0].endswith(".conventions"):
+            continue
+        headers = [m for line in block.text.splitlines() if (m := _SHARED.match(line.strip()))]
+        matching = [m for m in headers if words & {_singular(w) for w in re.findall(r"[a-z0-9]+", m.group(2).lower())}]
+        chosen = matching or [m for m in headers if "required" in m.group(0)]
+        if not chosen:
+            continue
+        api = block.chunk.api
+        described = "; ".join(
+            f"`{m.group(1)}` ({_lower_first(m.group(2).rstrip('.'))}; "
+            + ("required " if "required" in m.group(0).split(":")[0] else "")
+            + f"on {m.group(3)} of {m.group(4)} operations)"
+            for m in chosen
+        )
+        noun = "header" if len(chosen) == 1 else "headers"
+        return Lead(_cited(f"The {_api_name(api)} API's operations share the {noun} "
+                           f"{described}", block), (block.number,))
+    return Lead()
 
 
 def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
@@ -255,6 +378,28 @@ def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequenc
         summary = following.chunk.summary
         sentence += f"; then {_header(following)}" + (f" ({summary})" if summary else "") + f" [{following.number}]"
     return sentence + "."
+
+
+def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+    """"How do I list employees in the HRIS API and candidates in the ATS API?": the best-ranked operation of
+    each API the question names, each cited."""
+    if not _ENDPOINT_WORDS.match(question):
+        return ""
+    named: dict[str, ContextBlock] = {}
+    for block in blocks:
+        api = block.chunk.api
+        if api and api not in named and _OPERATION.match(_header(block)) and re.search(
+            rf"\b{re.escape(api)}\b", question, re.I
+        ):
+            named[api] = block
+    if len(named) < 2:
+        return ""
+    parts = []
+    for api, block in named.items():
+        summary = f" ({block.chunk.summary})" if block.chunk.summary else ""
+        parts.append(f"in the {_api_name(api)} API use {_header(block)}{summary} [{block.number}]")
+    sentence = "; ".join(parts) + "."
+    return sentence[0].upper() + sentence[1:]
 
 
 def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:

@@ -76,7 +76,7 @@ def plotly_charts(at: AppTest) -> list[Any]:
 def test_home_shows_controls_generator_and_about(app_engine) -> None:  # type: ignore[no-untyped-def]
     at = open_app()
     assert at.title[0].value == "Ask & compare"
-    assert at.multiselect(key="ask_configs").value == ["C0", "C5", "full"]
+    assert at.multiselect(key="ask_configs").value == ["C0", "C3", "full"]
     generator = at.selectbox(key="ask_generator")
     assert generator.value == "extractive"
     assert "extractive (no LLM)" in generator.options
@@ -136,7 +136,7 @@ def test_out_of_scope_question_shows_abstained_badge(app_engine) -> None:  # typ
 def test_answered_and_abstained_side_by_side(app_engine) -> None:  # type: ignore[no-untyped-def]
     at = ask(open_app(), OUT_OF_SCOPE, ["C0", "full"])
     shown = badges(at)
-    assert "answered" in shown[0]  # C0 has no gate: it answers anyway
+    assert "no match" in shown[0]  # C0 has no gate: it answers anyway, but no line matched the question
     assert "abstained" in shown[1]
     assert any("confidence gate off" in c.value for c in at.caption)
 
@@ -147,8 +147,13 @@ def test_follow_up_keeps_history_and_shows_the_rewritten_query(app_engine) -> No
     turns = at.session_state["turns"]
     assert len(turns) == 2
     rewritten = turns[-1].rewritten
-    assert rewritten and ANSWERABLE in rewritten[0]
-    assert any("Rewritten as" in c.value and "regarding" in c.value for c in at.caption)
+    assert rewritten == [f"and what about its default value? — continuing “{ANSWERABLE}”"]
+    folded = [e for e in at.expander if e.label == "Read as a follow-up"]
+    assert len(folded) == 1 and "earlier answer" not in folded[0].caption[0].value
+    assert not any("regarding" in c.value or "Rewritten as" in c.value for c in at.caption)
+    # A question that stands on its own shows no rewrite.
+    at = ask(at, OUT_OF_SCOPE)
+    assert at.session_state["turns"][-1].rewritten == []
     earlier = [e for e in at.expander if e.label.startswith("Earlier question 1")]
     assert earlier, "the first turn stays visible, folded"
 
@@ -209,13 +214,26 @@ def test_home_names_the_product_and_offers_examples(app_engine) -> None:  # type
     at = open_app()
     assert any("SpecRAG Workbench" in c.value for c in at.caption)
     shown = [b.label for b in at.button if b.key and b.key.startswith("example-")]
-    assert shown == [e.label for e in examples_for({"people-3_1", "shop-3_0"})]
+    offered = examples_for({"people-3_1", "shop-3_0"})
+    assert shown == [e.question for e in offered]  # the question itself is on the button
+    captions = [c.value for c in at.caption]
+    assert all(any(e.reveals in caption for caption in captions) for e in offered)  # and what it shows
     assert len(examples_for({"hris", "ats", "lms", "crm", "iam", "marketing", "stackone"})) == len(EXAMPLES)
     assert 4 <= len(EXAMPLES) <= 6
     at.button(key="example-0").click().run()
     assert_ok(at)
+    first = at.session_state["conversation_id"]
     turn = at.session_state["turns"][-1]
-    assert turn.question == EXAMPLES[0].question and turn.configs == ["C0", "C5", "full"]
+    assert turn.question == EXAMPLES[0].question and turn.configs == ["C0", "C3", "full"]
+    # A second example starts a conversation of its own; the first is listed among the recent ones.
+    at.button(key="example-0").click().run()
+    assert_ok(at)
+    assert len(at.session_state["turns"]) == 1 and at.session_state["conversation_id"] != first
+    recent = [b for b in at.sidebar.button if b.key == f"recent-{first}"]
+    assert recent and recent[0].label == EXAMPLES[0].question
+    recent[0].click().run()
+    assert_ok(at)
+    assert at.session_state["conversation_id"] == first and len(at.session_state["turns"]) == 1
 
 
 def test_a_refused_question_stays_in_the_box(app_engine) -> None:  # type: ignore[no-untyped-def]
@@ -308,7 +326,17 @@ def test_duplicate_policy_and_delete(app_engine) -> None:  # type: ignore[no-unt
     at.run()
     at.button(key="index_button").click().run()
     assert at.session_state["ingest_reports"][0].status == "rejected"
-    assert any("already indexed" in e.value for e in at.error)
+    refused = [e.value for e in at.error if "already indexed" in e.value]
+    # In the words on screen: the choice to make and where, never the command-line option.
+    assert refused and "“replace (index the new content)”" in refused[0] and "on_duplicate" not in refused[0]
+    assert "“When a document with the same file name is already indexed”" in refused[0]
+
+    at.file_uploader[0].set_value(("setup.exe", b"MZ\x90\x00", "application/octet-stream"))
+    at.run()
+    at.button(key="index_button").click().run()
+    assert_ok(at)
+    exe = [e.value for e in at.error if "setup.exe" in e.value]
+    assert exe and ".exe files cannot be indexed" in exe[0] and ".json .yaml .yml" in exe[0]
 
     at.selectbox(key="delete_source").set_value("people-3.1.json").run()
     at.button(key="delete_button").click().run()
@@ -400,8 +428,11 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     metrics["manifest"]["questions_source"] = "eval_data/heldout_set.jsonl"
     (saved_runs / "tiny-run" / "metrics.json").write_text(json.dumps(metrics))
     at = open_app("pages/2_Evaluation.py")
-    verdict = [m.value for m in at.markdown if "Best on held-out questions" in m.value]
+    verdict = [m.value for m in at.markdown if "Best on the validation runs" in m.value]
     assert verdict and "full" in verdict[0] and "ms per question" in verdict[0]
+    captions = " ".join(c.value for c in at.caption)
+    assert "Read from validation runs: tiny-run" in captions
+    assert "blinded sets' table is absent" in captions and "make eval-blind" in captions
     assert not frames_with_column(at, "full beats C2")  # no suite table yet, and nothing breaks
     summary = frames_with_column(at, "MRR")[0]
     assert set(summary["role"]) == {"validation"}
@@ -416,7 +447,17 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     at.selectbox(key="suite_metric").set_value("mrr").run()
     assert_ok(at)
     assert frames_with_column(at, "full beats C2")[0]["C2"].tolist() == [0.52, 0.81, 0.81]
-    assert any("evaluation suite" in m.value for m in at.markdown)
+    assert not any("suite" in m.value for m in at.markdown if "Best on" in m.value)  # no source of the verdict
+
+    from tests.app.test_verdict import BLIND
+
+    (saved_runs / "blind").mkdir()
+    (saved_runs / "blind" / "latest.json").write_text(BLIND.read_text())
+    at = open_app("pages/2_Evaluation.py")
+    verdict = [m.value for m in at.markdown if "Best on the blinded sets" in m.value]
+    assert verdict and "tied" not in verdict[0]
+    assert frames_with_column(at, "full-minus-lookup")[0]["set"].tolist()[-1] == "mean over the sets"
+    assert at.multiselect(key="eval_runs").options == ["tiny-run (validation)"]  # nor is the blind folder
 
 
 def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -69,10 +69,10 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout:
     raise AssertionError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()[-4000:]}")
 
 
-def start_server(tmp_path: Path, results: Path,
-                 specs: list[Path] | None = None) -> tuple[subprocess.Popen[bytes], str, Path]:
-    """`streamlit run app.py` over a fresh index of `specs` (default: two fixture specs; hashing embedder),
-    reading saved runs from `results`."""
+def start_server(tmp_path: Path, results: Path, specs: list[Path] | None = None,
+                 embedding: str = "hashing") -> tuple[subprocess.Popen[bytes], str, Path]:
+    """`streamlit run app.py` over a fresh index of `specs` (default: two fixture specs) embedded with `embedding`
+    (the hashing embedder unless told; "" is the packaged model), reading saved runs from `results`."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -81,7 +81,7 @@ def start_server(tmp_path: Path, results: Path,
     (tmp_path / "eval_data").mkdir(exist_ok=True)
     env.update(
         RAG_INDEX_DIR=str(tmp_path / "index"),
-        RAG_EMBEDDING_MODEL="hashing",
+        RAG_EMBEDDING_MODEL=embedding,
         RAG_LLM="extractive",
         RAG_EVAL_RESULTS_DIR=str(results),
         RAG_EVAL_DATA_DIR=str(tmp_path / "eval_data"),
@@ -90,6 +90,10 @@ def start_server(tmp_path: Path, results: Path,
         ANONYMIZED_TELEMETRY="False",
         PYTHONUNBUFFERED="1",
     )
+    if not embedding:
+        env.pop("RAG_EMBEDDING_MODEL")  # the packaged all-MiniLM-L6-v2
+        if os.environ.get("RAG_TEST_CACHE_DIR"):
+            env["RAG_CACHE_DIR"] = os.environ["RAG_TEST_CACHE_DIR"]  # embeddings already made are not made again
     built = subprocess.run(
         [sys.executable, "-m", "rag", "ingest",
          *[str(path) for path in specs or [FIXTURES / "specs" / "people-3.1.json",
@@ -150,6 +154,14 @@ def open_browser(playwright):  # type: ignore[no-untyped-def]
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
+def open_page(browser, errors: list[str], height: int = 1000):  # type: ignore[no-untyped-def]
+    """A 1600-pixel-wide page with the tests' timeout whose script errors are collected in `errors`."""
+    page = browser.new_page(viewport={"width": 1600, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page
+
+
 def assert_no_exception(page) -> None:  # type: ignore[no-untyped-def]
     """No Streamlit exception box on the page."""
     from playwright.sync_api import expect
@@ -195,9 +207,7 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, 1000)
             page.goto(f"{url}/Evaluation")  # a fresh server opened on a page's URL: app.py's navigation all the same
             page.get_by_role("heading", name="Per question").wait_for()
             nav = page.locator('[data-testid="stSidebarNav"]')
@@ -242,9 +252,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1100})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, 1100)
 
             # ---- home: two configurations answer side by side
             page.goto(url)
@@ -254,8 +262,8 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
             box = page.get_by_placeholder(re.compile("Ask about the indexed APIs"))
             box.wait_for()
-            page.get_by_role("button", name="Remove C5").click()
-            expect(page.get_by_role("button", name="Remove C5")).to_have_count(0)
+            page.get_by_role("button", name="Remove C3").click()
+            expect(page.get_by_role("button", name="Remove C3")).to_have_count(0)
             too_long = ("How do I list orders? " * 230)[:4999] + "?"  # 5,000 characters: refused, and kept
             ask(page, too_long)
             expect(page.get_by_text(re.compile("Not asked: the question is 5,000 characters long"))).to_be_visible()
@@ -298,7 +306,8 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             # the configurations chosen before visiting the documents page are still the ones asked
             columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
             expect(columns).to_have_count(2)
-            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").first).to_be_visible()
+            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").filter(visible=True).first).to_be_visible()
+            expect(page.get_by_text("GET /warehouses/{id}/stock").filter(visible=True).first).to_be_visible()  # cited
             screenshot(page, "home-after-upload.png")
 
             # ---- evaluation: charts of the saved run
@@ -315,7 +324,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
 
 
 STACKONE_SPECS = ROOT.parent / "shared" / "specs" / "stackone"
-SCREENSHOT_RUNS = ("dev-extractive", "heldout-retrieval")  # 3 and 10 configurations
+SCREENSHOT_RUNS = ("dev-retrieval", "dev-extractive", "heldout-retrieval")  # 3, 3 and 10 configurations
 ALL_CONFIGS = ("C0", "C1", "C2", "C3", "C4", "C5", "E2", "E3", "E4", "full")
 
 
@@ -355,15 +364,13 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = open_page(browser, errors, 1000)
 
             page.goto(url)
             page.get_by_role("heading", name="Ask & compare").wait_for()
             wait_idle(page)
             screenshot(page, "home-start.png")
-            page.get_by_role("button", name=re.compile("Missing endpoint|Out of scope")).first.click()
+            page.get_by_role("button", name=re.compile("create a course|weather in Berlin")).first.click()
             page.get_by_text("Overlap across configurations").wait_for()
             wait_idle(page)
             assert_no_exception(page)
@@ -389,6 +396,22 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_text("Showing the first chunk").wait_for()
             wait_idle(page)
             screenshot(page, "documents.png")
+            # A file already indexed (the default choice rejects it) and a file that cannot be indexed: each gets
+            # a message in the words on screen.
+            tmp = Path(str(showcase_server["tmp"]))
+            indexed = next(iter(sorted(STACKONE_SPECS.glob("*.json"))), None) if STACKONE_SPECS.is_dir() else None
+            again = tmp / (indexed.name if indexed else "people-3.1.json")
+            again.write_bytes((indexed or FIXTURES / "specs" / "people-3.1.json").read_bytes())
+            binary = tmp / "setup.exe"
+            binary.write_bytes(b"MZ\x90\x00")
+            page.locator('input[type="file"]').set_input_files([str(again), str(binary)])
+            page.get_by_role("button", name="Index 2 file(s)").click()
+            page.get_by_text(re.compile("already indexed, so it was not added")).first.wait_for()
+            refused = page.get_by_text(re.compile(r"setup\.exe: not indexed — \.exe files cannot be indexed"))
+            expect(refused.first).to_be_visible()
+            expect(page.get_by_text("on_duplicate")).to_have_count(0)
+            wait_idle(page)
+            screenshot(page, "documents-rejected.png")
 
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
             page.get_by_role("heading", name="Per question").wait_for()
@@ -416,8 +439,144 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             page.get_by_role("heading", name="Per question").wait_for()
             assert_no_exception(page)
             screenshot(page, "evaluation-10-configs.png")
+
+            # Three runs at once: a metric at a time, a panel per run, one colour per configuration.
+            for name in ("dev-extractive", "dev-retrieval"):
+                choose(page, "Runs to compare", re.compile(rf"^{name} \("))
+                wait_idle(page)
+            expect(runs.get_by_role("button", name=re.compile("^Remove "))).to_have_count(3)
+            page.get_by_role("heading", name="Per question").wait_for()
+            expect(page.get_by_text("Chart metric")).to_be_visible()
+            expect(page.get_by_text("Heatmap run")).to_be_visible()
+            assert_no_exception(page)
+            screenshot(page, "evaluation-3-runs.png")
         finally:
             browser.close()
     assert not errors, errors
     log = Path(str(showcase_server["log"])).read_text()
+    assert "Traceback" not in log, log[-4000:]
+
+
+# ---------------------------------------------------------------------- the example buttons prove their claims
+# What the page must show in each configuration's column after the button is clicked (see the claims under the
+# buttons, webapp.asking.EXAMPLES; tests/app/test_examples.py checks the same claims on the engine).
+EXAMPLE_CLAIMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "Out of scope": {"full": ("abstained",)},
+    "Missing endpoint": {"full": ("There is no endpoint to create course", "GET /unified/lms/courses")},
+    "Cross-API": {"full": ("in the ATS API use GET /unified/ats/candidates", "in the HRIS API use GET "
+                           "/unified/hris/employees", "hris.paths./unified/hris/employees.get",
+                           "ats.paths./unified/ats/candidates.get")},
+    "Authentication": {"full": ("The HRIS API uses HTTP Basic", "Authorization: Basic", "[1] HRIS API overview")},
+    "Shared header": {"full": ("operations share the header", "x-account-id", "HRIS API conventions")},
+}
+# What must not be in a column: no contradicting write line, no arbitrary operation, no abstention where the
+# baseline has no gate.
+EXAMPLE_ABSENT: dict[str, dict[str, tuple[str, ...]]] = {
+    "Out of scope": {"C0": ("abstained",), "C3": ("abstained",)},
+    "Missing endpoint": {"full": ("POST /unified/lms/users",), "C0": ("There is no endpoint",)},
+    "Cross-API": {},
+    "Authentication": {"full": ("DELETE /unified", "Also relevant"), "C0": ("HTTP Basic",)},
+    "Shared header": {"full": ("GET /unified/hris/benefits/{id}",)},
+}
+
+
+@pytest.fixture
+def stackone_server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """The app over StackOne's 7 specs with the packaged embedder: the default corpus a stakeholder sees."""
+    if not STACKONE_SPECS.is_dir():
+        pytest.fail(f"real specs not found at {STACKONE_SPECS}")
+    results = tmp_path / "results"
+    results.mkdir(exist_ok=True)
+    process, url, log = start_server(tmp_path, results, sorted(STACKONE_SPECS.glob("*.json")), embedding="")
+    try:
+        yield {"url": url, "log": log, "tmp": tmp_path}
+    finally:
+        stop_process(process)
+
+
+def result_column(page, name: str):  # type: ignore[no-untyped-def]
+    """The bordered column headed `name` (one per configuration)."""
+    return page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3", has_text=re.compile(f"^{name}$")))
+
+
+def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> None:  # type: ignore[no-untyped-def]
+    """Clicks every example on the default corpus and checks its claim in each column; each example starts a
+    conversation of its own, the earlier ones are listed and reopen, a follow-up shows how it was read and a new
+    topic does not; no request leaves the machine (the favicon is local). Screenshots: examples-*.png."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from webapp.asking import EXAMPLES
+
+    assert set(EXAMPLE_CLAIMS) == {example.label for example in EXAMPLES}, "a claim to check for every example"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    url = str(stackone_server["url"])
+    errors: list[str] = []
+    outside: list[str] = []
+    with sync_playwright() as playwright:
+        browser = open_browser(playwright)
+        try:
+            page = open_page(browser, errors, 1000)
+            page.on("request", lambda request: outside.append(request.url)
+                    if not request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
+            page.goto(url)
+            page.get_by_role("heading", name="Ask & compare").wait_for()
+            wait_idle(page)
+            for example in EXAMPLES:  # the question and the claim are on screen, not in a tooltip
+                expect(page.get_by_role("button", name=example.question, exact=True)).to_be_visible()
+                expect(page.get_by_text(example.reveals, exact=True)).to_be_visible()
+            screenshot(page, "examples-0-home.png")
+
+            for number, example in enumerate(EXAMPLES, start=1):
+                page.get_by_role("button", name=example.question, exact=True).click()
+                page.get_by_text("Overlap across configurations").wait_for()
+                wait_idle(page)
+                assert_no_exception(page)
+                expect(page.get_by_text(re.compile("^Earlier question"))).to_have_count(0)  # not chained
+                for name in ("C0", "C3", "full"):
+                    column = result_column(page, name)
+                    expect(column).to_have_count(1)
+                    expect(column.get_by_text("Fell back")).to_have_count(0)  # the defaults run offline
+                    for text in EXAMPLE_CLAIMS[example.label].get(name, ()):
+                        expect(column.get_by_text(text, exact=False).filter(visible=True).first).to_be_visible()
+                    for text in EXAMPLE_ABSENT[example.label].get(name, ()):
+                        expect(column.get_by_text(text, exact=False)).to_have_count(0)
+                expect(page.get_by_text("Read as a follow-up")).to_have_count(0)
+                slug = re.sub(r"[^a-z]+", "-", example.label.lower()).strip("-")
+                screenshot(page, f"examples-{number}-{slug}.png")
+
+            # The earlier examples are recent conversations; the first reopens with its own question.
+            recent = page.get_by_test_id("stSidebar").get_by_role("button", name=EXAMPLES[0].question, exact=True)
+            expect(recent).to_have_count(1)
+            recent.click()
+            wait_idle(page)
+            asked = page.locator('[data-testid="stChatMessage"]')
+            expect(asked.filter(has_text=EXAMPLES[0].question).first).to_be_visible()
+            expect(asked.filter(has_text=EXAMPLES[-1].question)).to_have_count(0)
+
+            # A follow-up shows, folded, the question it was read as; a new topic after it shows none.
+            page.get_by_role("button", name=next(e.question for e in EXAMPLES if e.label == "Authentication"),
+                             exact=True).click()
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            ask(page, "And where do I send it?")
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            folded = page.get_by_text("Read as a follow-up")
+            expect(folded).to_have_count(1)
+            expect(page.get_by_text("earlier answer")).to_have_count(0)
+            folded.click()
+            expect(page.get_by_text(re.compile("continuing “How do I authenticate")).first).to_be_visible()
+            screenshot(page, "examples-7-follow-up.png")
+            ask(page, "What's the weather in Berlin?")
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            expect(result_column(page, "full").get_by_text("abstained").first).to_be_visible()
+            latest = page.locator('[data-testid="stChatMessage"]').filter(has_text="weather in Berlin").last
+            expect(latest.get_by_text("Read as a follow-up")).to_have_count(0)
+            screenshot(page, "examples-8-new-topic.png")
+        finally:
+            browser.close()
+    assert not errors, errors
+    assert not outside, f"requests left the machine: {outside[:5]}"
+    log = Path(str(stackone_server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]

@@ -19,7 +19,7 @@ from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
 from tests.fakes import make_chunk
 from webapp import charts, eval_runs, tables
 from webapp.asking import Turn, ask_all, ask_live, conversation_history
-from webapp.badges import badge_for, badge_for_record, badge_status
+from webapp.badges import Badge, badge_for, badge_for_record, badge_status
 from webapp.documents import ingest_uploads, report_frame
 from webapp.engine import (
     apply_choices,
@@ -338,7 +338,12 @@ def test_timings_tokens_and_citations() -> None:
     assert tables.timing_summary(item).startswith("embed 1.2 ms · retrieve 10.0 ms · generate 80.0 ms = 91 ms")
     assert tables.token_summary(item) == "tokens in 812 · out 96 · generator extractive"
     citation = Citation("api.paths./x.get", "/paths/~1x/get", "api", "full/api.paths./x.get", "api.json")
-    assert tables.citation_label(1, citation) == "[1] api.paths./x.get — /paths/~1x/get"
+    assert tables.citation_label(1, citation) == "[1] GET /x"
+    assert [tables.readable_id(i) for i in ("hris.paths./unified/hris/employees/{id}.delete",
+                                             "hris.components.Employee", "hris.overview", "stackone.conventions",
+                                             "docs.guide#intro")] == [
+        "DELETE /unified/hris/employees/{id}", "Employee", "HRIS API overview", "stackone API conventions",
+        "docs.guide#intro"]
     assert tables.find_cited_chunk(citation, item) is item.chunks[0]
     other = Citation("api.paths./x.get", "", "api", "gone", "")
     assert tables.find_cited_chunk(other, item) is item.chunks[0]
@@ -398,6 +403,21 @@ def test_badge_for_results_and_records() -> None:
     assert badge_for(partial, gated=True).color == "orange"
     assert badge_for_record({"abstained": False, "confidence": "partial"}).status == "partial"
     assert badge_for_record({"error": "boom"}).status == "error"
+
+
+def test_badges_say_no_match_and_fell_back() -> None:
+    from rag.generate.extractive import NO_MATCH_NOTE
+
+    unmatched = badge_for(AnswerResult("C0", "q", answer=f"{NO_MATCH_NOTE}\n- some line [1]"))
+    assert (unmatched.status, unmatched.color) == ("no match", "gray")
+    degraded = badge_for(AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable"]))
+    assert (degraded.status, degraded.color) == ("fell back", "orange")
+    # Abstaining says so even when a stage fell back; an error wins over everything.
+    assert badge_for(AnswerResult("C5", "q", abstained=True, fallbacks=["x"])).status == "abstained"
+    assert badge_for_record({"answer": NO_MATCH_NOTE, "error": "boom"}).status == "error"
+    assert badge_for_record({"answer": "x", "fallbacks": ["no cross-encoder"]}).status == "fell back"
+    with pytest.raises(ValueError, match="allowed: answered"):
+        Badge("maybe", "maybe", "green", "", "")
 
 
 # ---------------------------------------------------------------------- engine and configs
@@ -518,7 +538,9 @@ def test_ingest_uploads_reports_each_file(empty_index) -> None:  # type: ignore[
         progress=lambda fraction, text: seen.append(fraction),
     )
     assert [r.status for r in reports] == ["added", "error", "error", "rejected"]
-    assert "not allowed" in reports[2].message
+    assert ".exe files cannot be indexed" in reports[2].message and ".json .yaml .yml" in reports[2].message
+    assert reports[1].message.startswith("empty.md: not indexed — ")
+    assert "already indexed, so it was not added" in reports[3].message and "on_duplicate" not in reports[3].message
     assert seen == sorted(seen) and seen[-1] == 1.0
     frame = report_frame(reports)
     assert frame.loc[0, "chunks"] > 0 and frame.loc[3, "status"] == "rejected"
@@ -618,12 +640,19 @@ def test_the_suite_decides_the_role_of_the_sets_it_names(tmp_path: Path) -> None
     )
     roles = eval_runs.suite_roles({"suite": str(data / "suite.toml")})
     assert roles == {str((data / "heldout_set.jsonl").resolve()): "tuning",
-                     str((data / "fresh.jsonl").resolve()): "validation"}
+                     str((data / "fresh.jsonl").resolve()): "validation",
+                     "relative:heldout_set.jsonl": "tuning", "relative:fresh.jsonl": "validation"}
     held = eval_runs.load_run(_named_run(tmp_path, "held", str(data / "heldout_set.jsonl")))
-    other = eval_runs.load_run(_named_run(tmp_path, "other", "eval_data/heldout_set.jsonl"))
+    other = eval_runs.load_run(_named_run(tmp_path, "other", "eval_data/heldout_unnamed.jsonl"))
+    moved = eval_runs.load_run(_named_run(tmp_path, "moved", "eval_data/fresh.jsonl"))
     assert eval_runs.run_role(held) == "validation"  # by its file name alone
-    marked = eval_runs.with_suite_roles([held, other], roles)
-    assert [eval_runs.run_role(run) for run in marked] == ["tuning", "validation"]  # the suite names only the first
+    marked = eval_runs.with_suite_roles([held, other, moved], roles)
+    # The suite names the first; not the second; the third by its path relative to the suite's folder (a suite
+    # table written in another checkout names the same sets).
+    assert [eval_runs.run_role(run) for run in marked] == ["tuning", "validation", "validation"]
+    marked = eval_runs.with_suite_roles([eval_runs.load_run(_named_run(tmp_path, "h2", "eval_data/heldout_set.jsonl"))],
+                                        roles)
+    assert eval_runs.run_role(marked[0]) == "tuning"
     assert eval_runs.run_role(held) == "validation"  # the (cached) original is left alone
     assert eval_runs.suite_roles({"suite": str(tmp_path / "missing.toml")}, tmp_path / "none.toml") == {}
 
@@ -642,23 +671,6 @@ def test_fallback_configs_are_marked_in_every_label(tmp_path: Path) -> None:
     cross = "cross-encoder 'x' is unavailable: it is not a local folder and could not be loaded (OSError)"
     assert eval_runs.fallback_reason([{"notes": [cross]}]).startswith("cross-encoder rerank skipped")
     assert eval_runs.fallback_reason([{"notes": ["intent: terms point to hris"]}]) is None
-
-
-def test_verdict_names_the_best_validation_config_its_margin_latency_and_failure(tmp_path: Path) -> None:
-    held = eval_runs.load_run(_named_run(tmp_path, "held", "eval_data/heldout_set.jsonl"))
-    dev = eval_runs.load_run(_named_run(tmp_path, "dev", "eval_data/dev_set.jsonl"))
-    text = eval_runs.verdict([dev, held])
-    assert text is not None
-    assert "Best on held-out questions: full" in text and "hit@5 on the validation run held:" in text
-    assert "+0.33 over the runner-up C0" in text  # hit@5 1.00 vs 0.67
-    assert "520 ms per question" in text and "(C0: 400 ms)" in text
-    assert "None of its validation records failed." in text
-    note = "LLM reranker unavailable: no LLM is configured; results are shown in first-stage order"
-    fell_back = eval_runs.load_run(_named_run(tmp_path, "held2", "eval_data/heldout_set.jsonl", {"full": [note]}))
-    text = eval_runs.verdict([fell_back]) or ""
-    assert "Best on held-out questions: C0" in text  # a configuration that fell back is no candidate
-    assert "main failure is `retrieval_miss` (1 of 4 validation records)" in text
-    assert eval_runs.verdict([dev]) is None  # tuning runs alone say nothing about generalisation
 
 
 SUITE = {
@@ -698,7 +710,6 @@ def test_suite_table_one_row_per_set_with_its_role_then_the_macro_average(tmp_pa
     assert eval_runs.suite_frame(suite, "mrr")["C2"].tolist() == [0.52, 0.81, 0.81]
     with pytest.raises(ValueError, match="allowed: hit_rate"):
         eval_runs.suite_frame(suite, "accuracy")
-    assert "spotify" in (eval_runs.verdict([], suite) or "") and "full's" in (eval_runs.verdict([], suite) or "")
     path.write_text("{not json")
     assert eval_runs.load_suite_table(path)[1].startswith(str(path))
 
@@ -713,3 +724,52 @@ def test_each_configuration_continues_its_own_conversation() -> None:
     assert conversation_history([turn], "full")[1]["content"] == "There is no endpoint to create courses [1]."
     assert conversation_history([turn], "C0")[1]["content"].startswith('"/unified/lms/courses"')
     assert conversation_history([turn], "E2") == [{"role": "user", "content": "Can I create a course in the LMS API?"}]
+
+
+# ---------------------------------------------------------------------- many runs stay readable
+def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path: Path) -> None:
+    runs = eval_runs.with_unique_names([eval_runs.load_run(_named_run(tmp_path, name, "eval_data/x.jsonl"))
+                                        for name in ("first", "second", "third")])
+    metrics = eval_runs.metrics_frame(runs)
+    figure = charts.metric_bars(metrics, metric="mrr")
+    assert [a.text for a in figure.layout.annotations] == ["first", "second", "third"]  # a panel per run
+    assert all(len(trace.x) == 1 and trace.x[0] in ("C0", "full") for trace in figure.data)
+    assert [trace.name for trace in figure.data if trace.showlegend] == ["C0", "full"]  # once per configuration
+    colours = {(trace.x[0], trace.marker.color) for trace in figure.data}
+    assert colours == {("C0", charts.config_colour("C0")), ("full", charts.config_colour("full"))}
+    # The colour is the configuration's, whichever runs are chosen and whatever the label.
+    alone = charts.metric_bars(eval_runs.metrics_frame(runs[1:2]))
+    assert {trace.marker.color for trace in alone.data if trace.name == "full"} == {charts.config_colour("full")}
+    presets = [charts.config_colour(name) for name in charts.PRESET_ORDER]
+    assert len(set(presets)) == len(presets)  # no preset shares a colour
+    assert charts.config_colour("second / full (fallback)") == charts.config_colour("full")
+    assert charts.config_colour("full-minus-lookup") == charts.config_colour("full-minus-lookup")
+    assert charts.config_colour("full-minus-lookup") not in presets
+    scatter = charts.quality_latency_scatter(metrics)
+    assert {trace.marker.color for trace in scatter.data if trace.name == "full"} == {charts.config_colour("full")}
+    assert len({trace.marker.symbol for trace in scatter.data if trace.name == "full"}) == 3  # a symbol per run
+    assert [trace.name for trace in scatter.data if trace.showlegend] == ["C0", "full"]
+    assert "symbol = run: circle first, square second, diamond third" in scatter.layout.title.text
+    failures = charts.failure_bars(eval_runs.questions_frame(runs))
+    assert sorted(a.text for a in failures.layout.annotations) == ["first", "second", "third"]
+    assert {x for trace in failures.data for x in trace.x} == {"C0", "full"}
+    assert failures.layout.xaxis2.matches is None  # each panel shows only its run's configurations
+
+
+def test_widths_fit_headers_and_short_values() -> None:
+    frame = pd.DataFrame({"label": ["heldout-retrieval / full-minus-write_check"], "ranked_low": [0.5],
+                          "answer": ["x" * 400]})
+    widths = tables.fitted_widths(frame)
+    assert widths["ranked_low"] >= len("ranked_low") * tables.CHARACTER_PX
+    assert widths["label"] >= len("heldout-retrieval / full-minus-write_check") * tables.CHARACTER_PX
+    assert "answer" not in widths  # long free text keeps the default width
+
+
+def test_the_summary_of_many_configurations_uses_the_badges_words() -> None:
+    rows = tables.results_summary_frame([
+        AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable: ran without reranking"]),
+        AnswerResult("full", "q", abstained=True, confidence="abstain"),
+        AnswerResult("C0", "q", answer="No line matched the question's terms; the best-ranked source begins:"),
+        AnswerResult("C3", "q", answer="Use GET /x. [1]"),
+    ])  # fmt: skip
+    assert list(rows["status"]) == ["fell back", "abstained", "no match", "answered"]

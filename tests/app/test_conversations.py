@@ -66,3 +66,31 @@ def test_an_unreadable_file_starts_a_new_conversation_with_a_reason(tmp_path: Pa
     turns, problem = load_conversation(tmp_path, conversation, lambda chunk_id: None)
     assert turns == [] and "could not be read" in problem
     assert list(tmp_path.glob(".tmp-*")) == []
+
+
+def test_recent_conversations_are_newest_first_without_the_open_one(tmp_path: Path) -> None:
+    import os
+
+    from webapp.conversations import SavedConversation, recent_conversations, switch_to
+    from webapp.ui import conversation_label
+
+    ids = [new_conversation_id() for _ in range(3)]
+    for age, conversation in enumerate(ids):
+        path = save_conversation(tmp_path, conversation, [a_turn()] * (age + 1))
+        os.utime(path, (1_000_000 - age * 10, 1_000_000 - age * 10))  # ids[0] is the newest
+    (tmp_path / "0123456789abcdef.json").write_text("{broken", encoding="utf-8")  # unreadable: left out
+    (tmp_path / "not-an-id.json").write_text('{"turns": []}', encoding="utf-8")
+    recent = recent_conversations(tmp_path, limit=5, skip=ids[1])
+    assert [r.conversation_id for r in recent] == [ids[0], ids[2]]
+    assert recent[1].questions == 3 and recent[1].first_question == "How do I list people?"
+    assert recent_conversations(tmp_path, limit=1)[0].conversation_id == ids[0]
+    assert conversation_label(recent[1], width=10) == "How do I …  (+2)".replace("  ", " ")
+    assert conversation_label(recent[0]) == "How do I list people?"
+    url: dict[str, str] = {}
+    switch_to(url, ids[2])
+    assert url == {"conversation": ids[2]}
+    with pytest.raises(ValueError, match="16 hex digits"):
+        switch_to(url, "../etc/passwd")
+    with pytest.raises(ValueError, match="allowed: 1 or more"):
+        SavedConversation(ids[0], "q", 0, 0.0)
+    assert recent_conversations(tmp_path / "missing") == []

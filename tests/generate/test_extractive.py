@@ -262,3 +262,14 @@ def test_raw_json_chunks_read_as_key_value_lines() -> None:
     assert '"' not in answer.replace("[1]", "")  # no JSON shards
     assert readable_json_line('    "default": 25,') == "default: 25"
     assert readable_json_line('  "parameters": [') == "parameters:"
+
+
+def test_a_lone_letter_of_the_question_selects_no_line() -> None:
+    from rag.generate.context import build_context
+    from rag.generate.extractive import score_lines
+    from tests.fakes import make_chunk, retrieved
+
+    part = make_chunk("ats.components.InterviewPart",
+                      "Schema InterviewPart  [ats API]\n- start_at (string, optional): The interview part's start date")
+    assert score_lines("What's the weather in Berlin?", build_context(retrieved(part), 4000)) == []
+    assert score_lines("What's the interview's start date?", build_context(retrieved(part), 4000))

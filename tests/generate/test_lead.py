@@ -174,3 +174,94 @@ def test_a_request_naming_values_starts_with_the_lookup_operation() -> None:
     # No values named, or no lookup operation first: no such sentence.
     assert not lead("Play an album", search, album).startswith("First find")
     assert not lead("Play the album Kind of Blue by Miles Davis", album, search).startswith("First find")
+
+
+AUTHENTICATE = make_chunk(
+    "stackone.paths./connect_sessions/authenticate.post",
+    "POST /connect_sessions/authenticate  [stackone API]\nSecurity: basic (HTTP Basic)\n"
+    "- categories (array of string, optional): Item enum: ats, hris, stackone.",
+    kind="operation",
+)
+HRIS_BENEFIT = replace(
+    make_chunk(
+        "hris.paths./unified/hris/benefits/{id}.get",
+        "GET /unified/hris/benefits/{id}  [hris API]\n"
+        "- x-account-id (header, string, required): The account identifier",
+        kind="operation",
+    ),
+    method="get",
+    path="/unified/hris/benefits/{id}",
+)
+HRIS_CONVENTIONS = make_chunk(
+    "hris.conventions",
+    "\n".join([
+        "Conventions shared by the operations of the hris API  [hris API]",
+        "Parameters on most operations:",
+        "- x-account-id (header, string, required): The account identifier — on 74 of 74 operations.",
+        "- raw (query, boolean, optional): Indicates that the raw request result should be returned — on 59 of 74 "
+        "operations.",
+    ]),
+    kind="overview",
+)
+
+
+def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the_first_operation() -> None:
+    generation = ExtractiveGenerator().generate(
+        GenerationRequest(question="How do I authenticate with the StackOne API?",
+                          chunks=retrieved(AUTHENTICATE, OVERVIEW))
+    )
+    first = generation.answer.splitlines()[0]
+    assert first.startswith("The StackOne API uses HTTP Basic (scheme `basic`) authentication")
+    assert first.endswith("[2]")
+    assert "categories" not in generation.answer and "/connect_sessions/authenticate" not in generation.answer
+    assert [c.structural_id for c in generation.citations] == ["stackone.overview"]
+    # Naming the operation keeps its own scheme.
+    assert lead("What auth does authenticating a connect session use?", AUTHENTICATE, OVERVIEW).startswith(
+        "POST /connect_sessions/authenticate uses basic"
+    )
+
+
+def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() -> None:
+    generation = ExtractiveGenerator().generate(
+        GenerationRequest(question="Which header selects the account on the HRIS endpoints?",
+                          chunks=retrieved(HRIS_BENEFIT, HRIS_CONVENTIONS))
+    )
+    first = generation.answer.splitlines()[0]
+    assert first == (
+        "The HRIS API's operations share the header `x-account-id` (the account identifier; required on 74 of 74 "
+        "operations). [2]"
+    )
+    assert "benefits" not in generation.answer
+    assert [c.structural_id for c in generation.citations] == ["hris.conventions"]
+    # A question naming the operation is about that operation, not the conventions.
+    assert "share" not in lead("Which headers does getting a benefit take?", HRIS_BENEFIT, HRIS_CONVENTIONS)
+
+
+def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
+    candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
+                            kind="operation")
+    sentence = lead("How do I list employees in the HRIS API and candidates in the ATS API?", candidates, EMPLOYEES)
+    assert sentence == (
+        "In the ATS API use GET /unified/ats/candidates [1]; in the HRIS API use GET /unified/hris/employees [2]."
+    )
+
+
+def test_a_missing_operation_is_cited_to_the_operations_that_exist_and_nothing_else_follows() -> None:
+    courses = make_chunk("lms.paths./unified/lms/courses.get",
+                         "GET /unified/lms/courses  [lms API]\n- Summary: List Courses", kind="operation")
+    assignments = make_chunk("lms.paths./unified/lms/users/{id}/assignments.post",
+                             "POST /unified/lms/users/{id}/assignments  [lms API]\n- Create a course assignment",
+                             kind="operation")
+    fact = ("There is no endpoint to create course records in the lms API (no POST/PUT operation on a course path). "
+            "The operations that exist for course are: GET /unified/lms/courses (List Courses).")
+    generation = ExtractiveGenerator().generate(
+        GenerationRequest(question="How do I create a course in the LMS API?", chunks=retrieved(assignments, courses),
+                          facts=[fact])
+    )
+    first = generation.answer.splitlines()[0]
+    assert first == (
+        "There is no endpoint to create course records in the lms API (no POST/PUT operation on a course path). [2] "
+        "The operations that exist for course are: GET /unified/lms/courses (List Courses). [2]"
+    )
+    assert "assignments" not in generation.answer and "Established facts" not in generation.answer
+    assert [c.structural_id for c in generation.citations] == ["lms.paths./unified/lms/courses.get"]

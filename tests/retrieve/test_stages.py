@@ -117,6 +117,8 @@ def test_follow_up_rewriting_offline_and_fallback() -> None:
     history = [{"role": "user", "content": "How do I list employees?"}, {"role": "assistant", "content": "GET …"}]
     assert is_follow_up("and how do I page through them?", history)
     assert not is_follow_up("How do I create a candidate in the ATS?", [])
+    assert is_follow_up("Which fields are required?", history)  # short: leans on the earlier question
+    assert not is_follow_up("What's the weather in Berlin?", history)  # short, but names a place of its own
     rewritten_offline = offline_rewrite("and page through them?", history)
     previous = "How do I list employees? | earlier answer: GET …"
     assert rewritten_offline == Query("and page through them?", previous=previous)
