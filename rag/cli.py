@@ -234,6 +234,31 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     return EXIT_USAGE if bad else EXIT_OK
 
 
+@command("diff")
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`)."""
+    from rag.versions.diff import diff_files, diff_folders, format_diff, total_summary
+
+    old, new = Path(args.old), Path(args.new)
+    if old.is_dir() or new.is_dir():
+        if not (old.is_dir() and new.is_dir()):
+            return fail(f"{args.old} and {args.new}: compare two folders, or two files, not a folder with a file")
+        diffs = diff_folders(old, new)
+    else:
+        diffs = [diff_files(old, new)]
+    if args.json:
+        print_json(diffs[0].to_dict() if len(diffs) == 1 else
+                   {"summary": total_summary(diffs), "apis": [diff.to_dict() for diff in diffs]})
+        return EXIT_OK
+    for diff in diffs:
+        print(format_diff(diff, breaking_only=args.breaking_only, limit=args.limit))
+    if len(diffs) > 1:
+        total = total_summary(diffs)
+        print(f"total: operations {total['operations_added']} added, {total['operations_removed']} removed, "
+              f"{total['operations_changed']} changed; {total['changes']} changes, {total['breaking']} breaking")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- query commands
 def known_configs(args: argparse.Namespace) -> dict[str, Any]:
     """Presets plus the user's configs from `--config-file` (TOML or YAML)."""
@@ -485,6 +510,14 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     fetch.add_argument("--dest", required=True, help="folder to save them in")
 
     add("ensure-index", "build the index of the default corpus if it is empty")
+
+    diff = add("diff", "compare two versions of an API: operations, parameters, fields, schemas, security; "
+               "each change breaking or not")
+    diff.add_argument("old", help="the old version: a spec file, a folder of specs, or API@LABEL of an indexed one")
+    diff.add_argument("new", help="the new version (same kinds as OLD)")
+    diff.add_argument("--breaking-only", action="store_true", help="list only the breaking changes")
+    diff.add_argument("--limit", type=int, default=40, help="changes listed per API (0: all; --json lists all)")
+    diff.add_argument("--json", action="store_true", help="print the diff as JSON")
 
     configs = sub.add_parser("configs", help="list the pipeline configurations (presets and your own)")
     configs.add_argument("--config-file", help="TOML or YAML file with more configs")
