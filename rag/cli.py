@@ -237,25 +237,9 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
 @command("diff")
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`)."""
-    from rag.versions.diff import diff_files, diff_folders, format_diff, total_summary
+    from rag.versions.compare import diff_report
 
-    old, new = Path(args.old), Path(args.new)
-    if old.is_dir() or new.is_dir():
-        if not (old.is_dir() and new.is_dir()):
-            return fail(f"{args.old} and {args.new}: compare two folders, or two files, not a folder with a file")
-        diffs = diff_folders(old, new)
-    else:
-        diffs = [diff_files(old, new)]
-    if args.json:
-        print_json(diffs[0].to_dict() if len(diffs) == 1 else
-                   {"summary": total_summary(diffs), "apis": [diff.to_dict() for diff in diffs]})
-        return EXIT_OK
-    for diff in diffs:
-        print(format_diff(diff, breaking_only=args.breaking_only, limit=args.limit))
-    if len(diffs) > 1:
-        total = total_summary(diffs)
-        print(f"total: operations {total['operations_added']} added, {total['operations_removed']} removed, "
-              f"{total['operations_changed']} changed; {total['changes']} changes, {total['breaking']} breaking")
+    print(diff_report(args.old, args.new, args.json, args.breaking_only, args.limit))
     return EXIT_OK
 
 

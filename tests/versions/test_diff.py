@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from rag.cli import main
-from rag.versions.diff import Change, DiffError, check_same_api, diff_documents, diff_files, diff_folders
+from rag.versions.compare import check_same_api, diff_files, diff_folders
+from rag.versions.diff import Change, DiffError, diff_documents
 from tests.conftest import SHARED
 
 OLD_STACKONE = SHARED / "specs" / "stackone-2025-02"
