@@ -355,8 +355,8 @@ class Engine:
             result.timings_ms["rewrite"] = _ms(started)
         result.query = query
         result.standalone_query = query.standalone
-        if ctx is None or ctx.query != query.standalone:
-            ctx = self._context(query.standalone, contexts)
+        if ctx is None or ctx.query != query.standalone or ctx.api_version != config.api_version:
+            ctx = self._context(query.standalone, contexts, config.api_version)
         started = time.perf_counter()
         ctx.query_vector(query.standalone)
         result.timings_ms["embed"] = _ms(started)
@@ -365,13 +365,14 @@ class Engine:
         result.chunks = chunks
         return result, ctx, chunks
 
-    def _context(self, query: str, contexts: dict[str, QueryContext] | None) -> QueryContext:
+    def _context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str = "") -> QueryContext:
         if contexts is None:
-            return QueryContext(self.index, query)
+            return QueryContext(self.index, query, api_version=api_version)
+        key = f"{api_version}\x00{query}" if api_version else query  # a pinned version has its own pools
         with self._lock:
-            if query not in contexts:
-                contexts[query] = QueryContext(self.index, query)
-            return contexts[query]
+            if key not in contexts:
+                contexts[key] = QueryContext(self.index, query, api_version=api_version)
+            return contexts[key]
 
     def _request(self, config: Config, result: AnswerResult) -> GenerationRequest:
         return GenerationRequest(

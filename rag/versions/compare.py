@@ -31,19 +31,10 @@ def check_same_api(old_name: str, old: dict[str, Any], new_name: str, new: dict[
         )
 
 
-def diff_files(old_path: str | Path, new_path: str | Path, old_label: str = "", new_label: str = "") -> SpecDiff:
+def diff_files(old_path: str | Path, new_path: str | Path) -> SpecDiff:
     """Diff two OpenAPI files (JSON or YAML); IngestError when one is not an OpenAPI document, DiffError when
     they are different APIs."""
-    old_path, new_path = Path(old_path), Path(new_path)
-    for path in (old_path, new_path):
-        if not path.is_file():
-            raise IngestError(str(path), "no such file")
-        if not path.name.lower().endswith(SPEC_EXTENSIONS):
-            raise IngestError(str(path), "not an OpenAPI document: expected a .json, .yaml or .yml spec")
-    old, new = load_openapi(old_path), load_openapi(new_path)
-    check_same_api(old_path.name, old, new_path.name, new)
-    return diff_documents(old, new, api_name_from_source(new_path.name), old_label or str(old_path),
-                          new_label or str(new_path))
+    return diff_sides(str(old_path), str(new_path))
 
 
 def diff_folders(old_dir: str | Path, new_dir: str | Path) -> list[SpecDiff]:
@@ -95,10 +86,37 @@ def total_summary(diffs: Iterable[SpecDiff]) -> dict[str, int]:
     return total
 
 
+def _side(argument: str, index: Any) -> tuple[str, dict[str, Any], str]:
+    """(name, document, label) of one side of a diff: a spec file, or `API@LABEL` of an indexed version."""
+    from rag.index.versions import find_version, parse_pin
+
+    path = Path(argument)
+    if path.exists() or "@" not in argument or index is None:
+        if not path.is_file():
+            raise IngestError(argument, "no such file (nor API@LABEL of an indexed version)")
+        if not path.name.lower().endswith(SPEC_EXTENSIONS):
+            raise IngestError(argument, "not an OpenAPI document: expected a .json, .yaml or .yml spec")
+        return path.name, load_openapi(path), argument
+    api, label = parse_pin(argument)
+    record = find_version(index.documents(), api, label)
+    document = index.spec_of(record)
+    if document is None:
+        raise DiffError(f"{argument}: the spec of this version was indexed before versions were kept; ingest it again")
+    return f"{api}.json", document, label
+
+
+def diff_sides(old: str, new: str, index: Any = None) -> SpecDiff:
+    """Diff two versions, each a spec file or (with an index) `API@LABEL` of an indexed version."""
+    old_name, old_doc, old_label = _side(old, index)
+    new_name, new_doc, new_label = _side(new, index)
+    check_same_api(old_name, old_doc, new_name, new_doc)
+    return diff_documents(old_doc, new_doc, api_name_from_source(new_name), old_label, new_label)
+
+
 def diff_report(old: str, new: str, as_json: bool, breaking_only: bool = False, limit: int = 40,
                 indexed: Any = None) -> str:
     """The `diff` command's output for two files, two folders, or two indexed versions (`API@LABEL`, read
-    through `indexed(old, new)`); raises IngestError / DiffError naming the problem."""
+    from the index `indexed()` opens); raises IngestError / DiffError / ConfigError naming the problem."""
     import json
 
     old_path, new_path = Path(old), Path(new)
@@ -106,10 +124,9 @@ def diff_report(old: str, new: str, as_json: bool, breaking_only: bool = False, 
         if not (old_path.is_dir() and new_path.is_dir()):
             raise DiffError(f"{old} and {new}: compare two folders, or two files, not a folder with a file")
         diffs = diff_folders(old_path, new_path)
-    elif indexed is not None and any("@" in arg and not Path(arg).exists() for arg in (old, new)):
-        diffs = [indexed(old, new)]
     else:
-        diffs = [diff_files(old_path, new_path)]
+        diffs = [diff_sides(old, new, indexed() if indexed and any("@" in a and not Path(a).exists()
+                                                                   for a in (old, new)) else None)]
     if as_json:
         data = diffs[0].to_dict() if len(diffs) == 1 else {"summary": total_summary(diffs),
                                                               "apis": [diff.to_dict() for diff in diffs]}
