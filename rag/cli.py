@@ -290,6 +290,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     engine = engine_from_settings(settings_from(args), llm=args.llm)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
+    if args.api_version:
+        engine.index.version_view(args.api_version)  # a version that is not indexed: one line, exit code 2
     results = engine.run_many(args.question, configs, history=history, retrieval_only=args.retrieval_only)
     if args.json:
         print_json([result.to_dict() for result in results])
