@@ -269,6 +269,8 @@ class ExtractiveGenerator:
             return Generation(answer=answer, generator=self.name)
 
         chosen = select_lines(score_lines(request.question, blocks))
+        if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
+            chosen = self._opening_lines(blocks[0], MAX_LINES) + [c for c in chosen if c.block is not blocks[0]]
         lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
@@ -323,14 +325,14 @@ class ExtractiveGenerator:
         return Generation(answer=answer, citations=citations, generator=self.name)
 
     @staticmethod
-    def _opening_lines(block: ContextBlock) -> list[ScoredLine]:
-        """When nothing matches: the first few informative lines of the best-ranked block."""
+    def _opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLine]:
+        """When nothing matches (or the block is a change chunk): the first `count` informative lines of a block."""
         picked: list[ScoredLine] = []
         for position, line in enumerate(block.text.splitlines()):
             if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
                 continue
             picked.append(ScoredLine(block, position, line, 0.0))
-            if len(picked) >= MIN_LINES:
+            if len(picked) >= count:
                 break
         return picked or [ScoredLine(block, 0, block.label, 0.0)]
 
