@@ -43,6 +43,7 @@ from rag.retrieve.named import add_named_operations, named_operations
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
+from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
 
 MAX_QUESTION_CHARS = 4000
@@ -311,6 +312,13 @@ class Engine:
                 RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing if chunk.chunk_id not in ids
             ]
             result.facts.append(check.fact())
+        removed = removed_writes(query.text, ctx.snapshot.chunks.values(), apis)  # an older version had it
+        if removed:
+            fact = " ".join(chunk.text.splitlines()[0] for chunk in removed)
+            result.notes.append("write check: " + fact)
+            result.facts.append(fact)
+            ids = {c.chunk.chunk_id for c in top}
+            top = top + [RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in removed if chunk.chunk_id not in ids]
         result.timings_ms["write_check"] = _ms(started)
         return top
 

@@ -277,8 +277,9 @@ class ExtractiveGenerator:
         lead = lead_sentence(request.asked, blocks, facts)
         if lead:
             lines.append(lead)
-        if fact_lines and not any(fact in lead for fact in facts):
-            lines.extend(["", *fact_lines])
+        unstated = [fact for fact in facts if fact not in lead]  # the lead states one fact; the others follow
+        if unstated:
+            lines.extend(["", FACTS_LABEL, *(f"- {fact}" for fact in unstated)])
         if not chosen:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = self._opening_lines(blocks[0])

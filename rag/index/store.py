@@ -453,7 +453,7 @@ class Index:
         return {
             "index_dir": str(self.directory),
             "embedding_model": self.embedder.name,
-            "documents": len(snapshot.documents),
+            "documents": len(self.registry.documents()),
             "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
             "per_api": dict(sorted(per_api.items())),
             "per_kind": dict(sorted(per_kind.items())),
@@ -479,58 +479,63 @@ class Index:
             raise allowed("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
         started = time.perf_counter()
         with self._exclusive():
-            records = self.registry.documents()
-            existing = same_version(records, document.source, document.api, document.doc_type, document.api_version,
-                                    document.labelled)
-            if existing is not None:
-                if on_duplicate == "reject":
-                    raise DuplicateDocumentError(
-                        document.source,
-                        "already indexed; choose on_duplicate='replace' or 'skip', or delete it first",
-                    )
-                if on_duplicate == "skip" or existing.version == document.version:
-                    why = "identical content" if existing.version == document.version else "already indexed"
-                    return IngestReport(
-                        document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
-                    )
-            versioned = ("openapi", CHANGES_TYPE)  # versions of one API and their changes share its name
-            clash = next((r for r in records if r.api == document.api and r.source != document.source
-                          and not (r.doc_type in versioned and document.doc_type in versioned)), None)
-            if clash is None and existing is None and document.doc_type == "openapi":
-                clash = label_clash(records, document.source, document.api, document.api_version)
-            if clash is not None:
-                raise DuplicateDocumentError(
-                    document.source,
-                    f"its name {document.api!r} is already used by {clash.source}; rename the file"
-                    + (" or give it another version label" if document.doc_type == "openapi" else ""),
-                )
-            key = existing.source if existing else registry_key(records, document.source, document.api_version)
-            label = document.api_version if document.doc_type != "doc" else ""
-            self._write_chunks([chunk.with_version(document.version, label) for chunk in document.chunks], progress)
-            if document.spec is not None:
-                self._spec_path(document.version).write_text(json.dumps(document.spec), encoding="utf-8")
-            record = DocumentRecord(
-                source=key,
-                api=document.api,
-                doc_type=document.doc_type,
-                content_hash=document.content_hash,
-                version=document.version,
-                chunk_counts=document.chunk_counts(),
-                size_bytes=document.size_bytes,
-                ingested_at=time.time(),
-                ingest_seconds=time.perf_counter() - started,
-                title=document.title,
-                api_version=label,
-            )
-            self.registry.put(record)
-            self._own_generation = self.registry.generation()
-            if existing is not None and existing.version != document.version:
-                self._delete_version(existing.version)
-        versions = len(versions_of(self.registry.documents(), document.api))
-        if document.doc_type == "openapi" and (versions > 1 or existing is not None):
+            report = self._add_locked(document, on_duplicate, progress, started)
+        if document.doc_type == "openapi":
             from rag.versions.changes import refresh_changes
 
-            refresh_changes(self, document.api)
+            refresh_changes(self, document.api)  # the changes of its two newest versions (made again if stale)
+        return report
+
+    def _add_locked(self, document: ParsedDocument, on_duplicate: DuplicatePolicy,
+                    progress: Callable[[int, int], None] | None, started: float) -> IngestReport:
+        """`add` under the write lock: the duplicate policy, the clash checks, the chunks and the registry switch."""
+        records = self.registry.documents()
+        existing = same_version(records, document.source, document.api, document.doc_type, document.api_version,
+                                document.labelled)
+        if existing is not None:
+            if on_duplicate == "reject":
+                raise DuplicateDocumentError(
+                    document.source, "already indexed; choose on_duplicate='replace' or 'skip', or delete it first"
+                )
+            if on_duplicate == "skip" or existing.version == document.version:
+                why = "identical content" if existing.version == document.version else "already indexed"
+                return IngestReport(
+                    document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
+                )
+        versioned = ("openapi", CHANGES_TYPE)  # versions of one API and their changes share its name
+        clash = next((r for r in records if r.api == document.api and r.source != document.source
+                      and not (r.doc_type in versioned and document.doc_type in versioned)), None)
+        if clash is None and existing is None and document.doc_type == "openapi":
+            clash = label_clash(records, document.source, document.api, document.api_version)
+        if clash is not None:
+            raise DuplicateDocumentError(
+                document.source,
+                f"its name {document.api!r} is already used by {clash.source}; rename the file"
+                + (" or give it another version label" if document.doc_type == "openapi" else ""),
+            )
+        key = existing.source if existing else registry_key(records, document.source, document.api_version)
+        label = document.api_version if document.doc_type != "doc" else ""
+        self._write_chunks([chunk.with_version(document.version, label) for chunk in document.chunks], progress)
+        if document.spec is not None:
+            self._spec_path(document.version).write_text(json.dumps(document.spec), encoding="utf-8")
+        record = DocumentRecord(
+            source=key,
+            api=document.api,
+            doc_type=document.doc_type,
+            content_hash=document.content_hash,
+            version=document.version,
+            chunk_counts=document.chunk_counts(),
+            size_bytes=document.size_bytes,
+            ingested_at=time.time(),
+            ingest_seconds=time.perf_counter() - started,
+            title=document.title,
+            api_version=label,
+        )
+        self.registry.put(record)
+        self._own_generation = self.registry.generation()
+        if existing is not None and existing.version != document.version:
+            self._delete_version(existing.version)
+        versions = len(versions_of(self.registry.documents(), document.api))
         kept = f"version {label} kept beside {versions - 1} other(s)" if versions > 1 and existing is None else ""
         return IngestReport(
             key,

@@ -20,6 +20,7 @@ from rag.tokens import estimate_tokens
 from rag.versions.diff import Change, SpecDiff, diff_documents
 
 SHOWN = 12  # operations or changes named per line of the overview before "and N more"
+CHANGES_FORMAT = "1"  # bump when change chunks change: an index then rebuilds them on the next ingest
 
 
 def changes_id(api: str) -> str:
@@ -52,12 +53,13 @@ def _listing(labels: list[str], summaries: dict[str, str]) -> str:
 
 
 def _chunk(api: str, source: str, covers: str, title: str, lines: list[str], refs: tuple[str, ...] = (),
-           path: str = "", method: str = "") -> Chunk:
+           path: str = "", method: str = "", action: str = "") -> Chunk:
     text = "\n".join(lines)
     return Chunk(
         chunk_id=covers, strategy="smart", api=api, kind="change", text=text,
         embedding_text=(title + "\n" + text)[:1200], covers=(covers,), source=source, path=path,
         method=method.lower(), ref_ids=refs, tokens=estimate_tokens(text), title=title,
+        tags=(action,) if action else (),
     )
 
 
@@ -108,6 +110,7 @@ def _operation_chunk(api: str, source: str, title: str, label: str, changes: lis
     method, path = label.split(" ", 1)
     named = f"{label} ({summary})" if summary else label
     kinds = {c.action for c in changes if c.kind == "operation" and c.name == label}
+    action = "removed" if "removed" in kinds else "added" if "added" in kinds else "changed"
     if "removed" in kinds:
         lines = [f"{named} was removed from the {title} API in version {now}; it existed in {was}. "
                  "It is no longer available: a breaking change."]
@@ -122,7 +125,7 @@ def _operation_chunk(api: str, source: str, title: str, label: str, changes: lis
         lines += [("Breaking: " if c.breaking else "") + c.message + "." for c in changes]
         heading = f"{title}: {label} changed in {now}"
     return _chunk(api, source, operation_changes_id(api, path, method), heading, lines,
-                  (operation_id(api, path, method),), path, method)
+                  (operation_id(api, path, method),), path, method, action)
 
 
 def changes_document(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], old_record: DocumentRecord,
@@ -131,7 +134,7 @@ def changes_document(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], o
     source = f"{diff.api}.changes"
     title = new_record.title or diff.api
     chunks = tuple(change_chunks(diff, old, new, title, source))
-    pair = hashlib.sha256(f"{old_record.version}\x00{new_record.version}".encode()).hexdigest()
+    pair = hashlib.sha256(f"{old_record.version}\x00{new_record.version}\x00{CHANGES_FORMAT}".encode()).hexdigest()
     return ParsedDocument(source=source, api=diff.api, doc_type=CHANGES_TYPE, content_hash=pair, chunks=chunks,
                           size_bytes=0, title=f"Changes in {title} from {diff.old_label} to {diff.new_label}",
                           api_version=new_record.api_version)
