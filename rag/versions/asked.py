@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import resource_of
 from rag.corpus.vocabulary import normalize_term, tokenize
 from rag.write_check import WRITE_VERBS, requested_write
@@ -20,6 +20,11 @@ def removed_writes(question: str, chunks: Iterable[Chunk], apis: tuple[str, ...]
     nouns = {normalize_term(t) for t in tokenize(question)} - set(WRITE_VERBS)
     wanted = [c for c in chunks if c.kind in ("operation", "change") and c.method in methods
               and resource_of(c.path) in nouns and (not apis or c.api in apis)]
+    # The operations whose path the question names most of (`batch upsert LMS courses`: /lms/courses/batch
+    # rather than /lms/content/batch) are the ones asked about.
+    named = {id(c): len({normalize_term(s) for s in resource_segments(c.path)} & nouns) for c in wanted}
+    best = max(named.values(), default=0)
+    wanted = [c for c in wanted if named[id(c)] == best]
     if any(c.kind == "operation" for c in wanted):
         return []
     return sorted((c for c in wanted if "removed" in c.tags), key=lambda c: (c.api, c.path, c.method))
