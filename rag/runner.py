@@ -314,7 +314,7 @@ class Engine:
             result.facts.append(check.fact())
         removed = removed_writes(query.text, ctx.snapshot.chunks.values(), apis)  # an older version had it
         if removed:
-            fact = " ".join(chunk.text.splitlines()[0] for chunk in removed)
+            fact = " ".join(chunk.text.splitlines()[-1] for chunk in removed)  # "… was removed … in version …"
             result.notes.append("write check: " + fact)
             result.facts.append(fact)
             ids = {c.chunk.chunk_id for c in top}

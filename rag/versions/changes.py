@@ -20,7 +20,7 @@ from rag.tokens import estimate_tokens
 from rag.versions.diff import Change, SpecDiff, diff_documents
 
 SHOWN = 12  # operations or changes named per line of the overview before "and N more"
-CHANGES_FORMAT = "1"  # bump when change chunks change: an index then rebuilds them on the next ingest
+CHANGES_FORMAT = "2"  # bump when change chunks change: an index then rebuilds them on the next ingest
 
 
 def changes_id(api: str) -> str:
@@ -111,16 +111,20 @@ def _operation_chunk(api: str, source: str, title: str, label: str, changes: lis
     named = f"{label} ({summary})" if summary else label
     kinds = {c.action for c in changes if c.kind == "operation" and c.name == label}
     action = "removed" if "removed" in kinds else "added" if "added" in kinds else "changed"
+    # Line 0 is the heading a reader sees first (and the generator shows as the block's header); the facts follow.
     if "removed" in kinds:
-        lines = [f"{named} was removed from the {title} API in version {now}; it existed in {was}. "
+        lines = [f"{named}: removed in version {now} of the {title} API",
+                 f"{named} was removed from the {title} API in version {now}; it existed in {was}. "
                  "It is no longer available: a breaking change."]
         heading = f"{title}: {label} removed in {now}"
     elif "added" in kinds:
-        lines = [f"{named} was added to the {title} API in version {now}: a new endpoint, not in {was}."]
+        lines = [f"{named}: added in version {now} of the {title} API",
+                 f"{named} was added to the {title} API in version {now}: a new endpoint, not in {was}."]
         heading = f"{title}: {label} added in {now}"
     else:
         breaking = sum(c.breaking for c in changes)
-        lines = [f"{named} changed in the {title} API from version {was} to {now}: {len(changes)} changes, "
+        lines = [f"{named}: changed in version {now} of the {title} API ({len(changes)} changes, {breaking} breaking)",
+                 f"{named} changed in the {title} API from version {was} to {now}: {len(changes)} changes, "
                  f"{breaking} breaking."]
         lines += [("Breaking: " if c.breaking else "") + c.message + "." for c in changes]
         heading = f"{title}: {label} changed in {now}"
