@@ -150,6 +150,14 @@ def open_browser(playwright):  # type: ignore[no-untyped-def]
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
+def new_page(browser, errors: list[str], height: int = 1000):  # type: ignore[no-untyped-def]
+    """A 1600-wide page with the long timeout whose script errors are collected in `errors`."""
+    page = browser.new_page(viewport={"width": 1600, "height": height})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return page
+
+
 def assert_no_exception(page) -> None:  # type: ignore[no-untyped-def]
     """No Streamlit exception box on the page."""
     from playwright.sync_api import expect
@@ -195,9 +203,7 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = new_page(browser, errors, 1000)
             page.goto(f"{url}/Evaluation")  # a fresh server opened on a page's URL: app.py's navigation all the same
             page.get_by_role("heading", name="Per question").wait_for()
             nav = page.locator('[data-testid="stSidebarNav"]')
@@ -242,9 +248,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1100})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = new_page(browser, errors, 1100)
 
             # ---- home: two configurations answer side by side
             page.goto(url)
@@ -355,9 +359,7 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
     with sync_playwright() as playwright:
         browser = open_browser(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            page = new_page(browser, errors, 1000)
 
             page.goto(url)
             page.get_by_role("heading", name="Ask & compare").wait_for()
@@ -440,9 +442,7 @@ def test_upload_an_old_version_shows_the_diff(tmp_path: Path) -> None:
         with sync_playwright() as playwright:
             browser = open_browser(playwright)
             try:
-                page = browser.new_page(viewport={"width": 1600, "height": 1100})
-                page.set_default_timeout(TIMEOUT_MS)
-                page.on("pageerror", lambda error: errors.append(str(error)))
+                page = new_page(browser, errors, 1100)
                 page.goto(f"{url}/Documents")
                 page.get_by_role("heading", name="Documents", exact=True).wait_for()
                 page.locator('input[type="file"]').set_input_files(str(OLD_LMS))
