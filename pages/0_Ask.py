@@ -32,6 +32,7 @@ from webapp.engine import (
     register_configs,
     resolve_config_name,
 )
+from webapp.versions import version_choices
 
 ui.page_setup("Ask & compare")
 engine = ui.engine_or_stop()
@@ -123,6 +124,11 @@ with st.container(border=True):
     )
     retrieval_only = last.toggle("Retrieval only", key="ask_retrieval_only",
                                  help="Retrieve and rank only; no answers are generated")
+    pins = version_choices(engine.index.documents())  # an API with several versions: pin an older one
+    ui.valid_choice("ask_api_version", pins, "")
+    pin = st.selectbox("API version", pins, format_func=lambda p: p or "newest of each API", key="ask_api_version",
+                       help="Questions search the newest version of each API unless an older one is chosen"
+                       ) if len(pins) > 1 else ""
     ui.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
     if names:
         st.caption(ui.config_caption(known, names))
@@ -195,7 +201,7 @@ if question:
         question = clean_question(question)
         if not names:
             raise ConfigError("choose at least one configuration above")
-        configs = apply_choices([known[name] for name in names], k, generator)
+        configs = apply_choices([known[name] for name in names], k, generator, pin or "")
     except ConfigError as error:
         st.error(str(error))
         st.stop()

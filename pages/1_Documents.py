@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES
 from webapp import tables, ui
 from webapp.documents import (
@@ -16,6 +17,7 @@ from webapp.documents import (
 )
 from webapp.engine import default_config_names
 from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
+from webapp.versions import add_version, known_uploads, render_diff
 
 ui.page_setup("Documents")
 engine = ui.engine_or_stop()
@@ -34,6 +36,30 @@ files = st.file_uploader(  # any type: a file that cannot be indexed gets a mess
     accept_multiple_files=True,
     key=f"uploads-{uploader_round}",
 )
+# A spec whose API is already indexed can be kept beside the indexed versions; its diff is shown at once.
+for known_upload in known_uploads(index, [(upload.name, upload.getvalue()) for upload in files or []]):
+    with st.container(border=True):
+        st.markdown(f"**{tables.md_escape(known_upload.name)}**: the API `{known_upload.api}` is already indexed "
+                    f"(version {', '.join(known_upload.versions)}). Add it as a new version to keep both and see "
+                    "what changed, or index it below to replace the indexed one.")
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
+        label = left.text_input("Version label", value=known_upload.suggested, key=f"version_label-{known_upload.name}",
+                                help="e.g. 2025-02; versions are ordered by the date a label names, else by when "
+                                "they were indexed; questions search the newest")
+        if right.button("Add as a new version", icon=":material/difference:", key=f"add_version-{known_upload.name}"):
+            upload = next(u for u in files or [] if u.name == known_upload.name)
+            try:
+                with st.spinner(f"Indexing {known_upload.name} as version {label} and comparing…", show_time=True):
+                    report, diff = add_version(index, upload.name, upload.getvalue(), label)
+            except (RagError, ValueError) as error:
+                st.error(str(error))
+            else:
+                st.session_state["version_diff"] = diff
+                st.session_state["ingest_reports"] = [report]
+                st.session_state["upload_round"] = uploader_round + 1
+                st.rerun()
+if st.session_state.get("version_diff") is not None:
+    render_diff(st.session_state["version_diff"])
 ui.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])
 policy = st.radio(
     DUPLICATE_QUESTION,

@@ -8,9 +8,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, Self
 
 Strategy = Literal["smart", "naive", "docs"]
-Kind = Literal["operation", "schema", "overview", "doc"]
+Kind = Literal["operation", "schema", "overview", "doc", "change"]
 STRATEGIES: tuple[str, ...] = ("smart", "naive", "docs")
-KINDS: tuple[str, ...] = ("operation", "schema", "overview", "doc")
+KINDS: tuple[str, ...] = ("operation", "schema", "overview", "doc", "change")
 
 
 def operation_id(api: str, path: str, method: str) -> str:
@@ -186,6 +186,7 @@ class Chunk:
     part: int = 1
     parts: int = 1
     doc_version: str = ""
+    api_version: str = ""  # the label of the API version the chunk belongs to (`2025-02`); "" for docs
     summary: str = ""
     description: str = ""
     parameters: tuple[FieldFacts, ...] = ()
@@ -193,9 +194,11 @@ class Chunk:
     responses: tuple[ResponseFacts, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
-    def with_version(self, doc_version: str) -> Chunk:
-        """Return this chunk tagged with the document version it belongs to (id prefixed)."""
-        return replace(self, chunk_id=f"{doc_version}/{self.chunk_id}", doc_version=doc_version)
+    def with_version(self, doc_version: str, api_version: str = "") -> Chunk:
+        """Return this chunk tagged with the document version it belongs to (id prefixed) and the label of
+        its API version (structural ids stay the same across API versions)."""
+        return replace(self, chunk_id=f"{doc_version}/{self.chunk_id}", doc_version=doc_version,
+                       api_version=api_version)
 
     def to_metadata(self) -> dict[str, str | int | bool]:
         """Flatten to Chroma metadata (scalar values only; tuples are JSON-encoded)."""
@@ -220,6 +223,7 @@ class Chunk:
             "part": self.part,
             "parts": self.parts,
             "doc_version": self.doc_version,
+            "api_version": self.api_version,
             "embedding_text": self.embedding_text,
             "summary": self.summary,
             "description": self.description,
@@ -255,6 +259,7 @@ class Chunk:
             part=int(metadata.get("part", 1)),
             parts=int(metadata.get("parts", 1)),
             doc_version=str(metadata.get("doc_version", "")),
+            api_version=str(metadata.get("api_version", "")),
             summary=str(metadata.get("summary", "")),
             description=str(metadata.get("description", "")),
             parameters=tuple(FieldFacts.from_dict(p) for p in json.loads(metadata.get("parameters") or "[]")),

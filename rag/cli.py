@@ -69,7 +69,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if done >= total:
             bar.close()
 
-    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress)
+    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress, version=args.version)
     for bar in bars.values():
         bar.close()
     failed = [report for report in reports if report.status in ("error", "rejected")]
@@ -98,7 +98,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']})")
     print(f"documents: {stats['documents']}; chunks: " + ", ".join(f"{k}={v}" for k, v in stats["chunks"].items()))
     for api, counts in stats["per_api"].items():
-        print(f"  {api:16} " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+        labels = ", ".join(v["label"] + (" (newest)" if v["newest"] else "") for v in stats["versions"].get(api, []))
+        print(f"  {api:16} " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+              + (f"  versions: {labels}" if labels else ""))
     return EXIT_OK
 
 
@@ -234,6 +236,17 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     return EXIT_USAGE if bad else EXIT_OK
 
 
+@command("diff")
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`)."""
+    from rag.index.build import open_index
+    from rag.versions.compare import diff_report
+
+    print(diff_report(args.old, args.new, args.json, args.breaking_only, args.limit,
+                      indexed=lambda: open_index(settings_from(args))))
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------- query commands
 def known_configs(args: argparse.Namespace) -> dict[str, Any]:
     """Presets plus the user's configs from `--config-file` (TOML or YAML)."""
@@ -264,6 +277,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from rag.runner import engine_from_settings
 
     configs = resolve_configs(args.configs, known_configs(args))
+    if args.api_version:
+        configs = [replace(config, api_version=args.api_version) for config in configs]
     history = None
     if args.history:
         try:
@@ -275,38 +290,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
     engine = engine_from_settings(settings_from(args), llm=args.llm)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
+    if args.api_version:
+        engine.index.version_view(args.api_version)  # a version that is not indexed: one line, exit code 2
     results = engine.run_many(args.question, configs, history=history, retrieval_only=args.retrieval_only)
     if args.json:
         print_json([result.to_dict() for result in results])
     else:
+        from rag.results import render_result
+
         for result in results:
             print(render_result(result, args.k_show))
     return EXIT_USAGE if all(result.errors for result in results) else EXIT_OK
-
-
-def render_result(result: Any, show: int = 5) -> str:
-    """A readable block for one configuration's result."""
-    lines = [
-        f"=== {result.config}  [{result.generator}]  {result.confidence}"
-        + (" — ABSTAINED" if result.abstained else "")
-        + f"  {result.total_ms:.0f} ms"
-    ]
-    lines.extend(f"FELL BACK: {fallback}" for fallback in getattr(result, "fallbacks", []))
-    if result.standalone_query and result.standalone_query != result.question:
-        lines.append(f"standalone query: {result.standalone_query}")
-    if result.errors:
-        lines.extend(f"error: {error}" for error in result.errors)
-    if result.answer:
-        lines.append(result.answer)
-    if result.citations:
-        lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
-    for chunk in result.chunks[:show]:
-        scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
-        origin = " (expansion)" if chunk.from_expansion else ""
-        label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
-        lines.append(f"  {chunk.rank:>2}. {label}{origin} {scores}")
-    lines.extend(f"  note: {note}" for note in result.notes)
-    return "\n".join(lines) + "\n"
 
 
 @command("mcp")
@@ -473,6 +467,8 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
     ingest.add_argument("paths", nargs="+", help="files or folders")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
+    ingest.add_argument("--version", help="label of this version of the APIs (default: each spec's info.version, "
+                        "else today's date); a new label keeps the version beside the indexed ones")
     ingest.add_argument("--json", action="store_true", help="print a JSON report")
 
     stats = add("stats", "show what is indexed")
@@ -485,6 +481,14 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     fetch.add_argument("--dest", required=True, help="folder to save them in")
 
     add("ensure-index", "build the index of the default corpus if it is empty")
+
+    diff = add("diff", "compare two versions of an API: operations, parameters, fields, schemas, security; "
+               "each change breaking or not")
+    diff.add_argument("old", help="the old version: a spec file, a folder of specs, or API@LABEL of an indexed one")
+    diff.add_argument("new", help="the new version (same kinds as OLD)")
+    diff.add_argument("--breaking-only", action="store_true", help="list only the breaking changes")
+    diff.add_argument("--limit", type=int, default=40, help="changes listed per API (0: all; --json lists all)")
+    diff.add_argument("--json", action="store_true", help="print the diff as JSON")
 
     configs = sub.add_parser("configs", help="list the pipeline configurations (presets and your own)")
     configs.add_argument("--config-file", help="TOML or YAML file with more configs")
@@ -501,6 +505,7 @@ def _add_question_commands(add: AddCommand) -> None:
     ask.add_argument("--history", help="JSON file: a list of prior {role, content} messages")
     ask.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     ask.add_argument("--k-show", type=int, default=5, help="chunks to show per config")
+    ask.add_argument("--api-version", help="search this indexed version (LABEL, or API@LABEL) instead of the newest")
     ask.add_argument("--json", action="store_true")
 
     mcp = add("mcp", "serve the index as MCP tools (Claude Desktop, Cursor, VS Code); stdio unless --http")

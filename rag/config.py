@@ -55,6 +55,8 @@ class Config:
     # Glossaries for query expansion (shipped names such as "hr", or TOML paths); each applies only to an
     # index whose vocabulary fits it (rag/retrieve/synonyms.py).
     glossaries: tuple[str, ...] = ()
+    # The indexed version of each API to search (`2025-02`, or `lms@2025-02` for one API); "" the newest.
+    api_version: str = ""
     description: str = ""
 
     def __post_init__(self) -> None:

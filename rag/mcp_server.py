@@ -5,7 +5,11 @@ Tools (input and output schemas come from the typed signatures and models below)
 * `ask_api(question, config="full")` — a cited answer from the RAG pipeline;
 * `search_api(query, k=5, api=None)` — retrieval only: ranked chunks with their scores and text;
 * `list_endpoints(api)` — every operation of one spec (method, path, operationId, summary);
-* `get_schema(api, name)` — the readable text of one component schema (all parts of a split schema).
+* `get_schema(api, name)` — the readable text of one component schema (all parts of a split schema);
+* `diff_versions(api, old=None, new=None)` — what changed between two indexed versions of one API.
+
+`ask_api` and `search_api` search the newest version of each API unless `version` names another
+(`2025-02`, or `lms@2025-02`).
 
 Errors a caller can fix (unknown API, config or schema, empty question, empty index, a question that
 runs past the timeout) are raised as `ToolError`, so the client gets `isError` with a message naming
@@ -55,6 +59,7 @@ INSTRUCTIONS = (
     "(e.g. `hris.paths./unified/hris/employees.get`). When ask_api abstains, the docs do not answer the question."
 )
 
+_VERSION_HELP = "search this indexed version ('2025-02', or 'lms@2025-02' for one API); null: the newest"
 log = logging.getLogger("rag.mcp")
 T = TypeVar("T")
 
@@ -100,6 +105,19 @@ class SearchResult(BaseModel):
     query: str
     api: str | None = Field(description="the API searched, or null for all")
     results: list[SearchHit]
+
+
+class VersionDiff(BaseModel):
+    """What changed between two indexed versions of one API."""
+
+    api: str
+    old: str = Field(description="the old version's label")
+    new: str = Field(description="the new version's label")
+    summary: dict[str, int] = Field(description="operations added / removed / changed, changes, breaking changes")
+    removed_operations: list[str] = Field(description="`METHOD /path` of every operation only the old version has")
+    added_operations: list[str] = Field(description="`METHOD /path` of every operation only the new version has")
+    changes: list[dict[str, Any]] = Field(description="the changes (kind, action, name, attribute, old, new, "
+                                          "breaking, schema, operations, message), breaking ones first")
 
 
 class Endpoint(BaseModel):
@@ -149,10 +167,19 @@ def require_config(name: str, configs: dict[str, Config]) -> Config:
     raise ConfigError(f"unknown config {name!r}; allowed: {', '.join(configs)}")
 
 
-def ask(engine: Engine, question: str, config: Config) -> AskResult:
+def pinned(engine: Engine, config: Config, version: str | None) -> Config:
+    """`config` searching `version` of the APIs (`2025-02`, `lms@2025-02`); raises naming the indexed versions."""
+    if not version:
+        return config
+    engine.index.version_view(version)
+    return replace(config, api_version=version)
+
+
+def ask(engine: Engine, question: str, config: Config, version: str | None = None) -> AskResult:
     """Answer with one configuration; an error the pipeline recorded is raised."""
     require_index(engine)
     clean_question(question)
+    config = pinned(engine, config, version)
     result = engine.run(question, config)
     if result.errors:
         raise RagError("; ".join(result.errors))
@@ -168,7 +195,7 @@ def ask(engine: Engine, question: str, config: Config) -> AskResult:
     )
 
 
-def search(engine: Engine, query: str, k: int = 5, api: str | None = None) -> SearchResult:
+def search(engine: Engine, query: str, k: int = 5, api: str | None = None, version: str | None = None) -> SearchResult:
     """The chunks `full` retrieves for the query, exactly as `ask --configs full --retrieval-only` returns
     them (the same Engine and stages), optionally only in one API. No answer is generated."""
     apis: tuple[str, ...] = (require_api(engine, api),) if api else ()
@@ -178,10 +205,29 @@ def search(engine: Engine, query: str, k: int = 5, api: str | None = None) -> Se
         raise ConfigError(f"k={k!r} is not allowed; allowed: a whole number from 1 to {MAX_SEARCH_K}")
     cleaned = clean_question(query)
     config = replace(PRESETS["full"], k=k, candidate_pool=max(PRESETS["full"].candidate_pool, k))
-    result = engine.run(cleaned, config, retrieval_only=True, scope=apis)
+    result = engine.run(cleaned, pinned(engine, config, version), retrieval_only=True, scope=apis)
     if result.errors:
         raise RagError("; ".join(result.errors))
     return SearchResult(query=cleaned, api=apis[0] if apis else None, results=[_hit(c) for c in result.chunks[:k]])
+
+
+def diff_versions(engine: Engine, api: str, old: str | None = None, new: str | None = None,
+                  breaking_only: bool = False, limit: int = 100) -> VersionDiff:
+    """The diff of two indexed versions of `api` (default: the two newest)."""
+    from rag.index.versions import versions_of
+    from rag.versions.compare import diff_sides
+
+    api = require_api(engine, api)
+    versions = versions_of(engine.index.documents(), api)
+    if len(versions) < 2 and not (old and new):
+        labels = ", ".join(r.api_version for r in versions) or "none"
+        raise ConfigError(f"{api} has one indexed version ({labels}); ingest another with `--version LABEL` first")
+    old = old or versions[-2].api_version
+    new = new or versions[-1].api_version
+    diff = diff_sides(f"{api}@{old}", f"{api}@{new}", engine.index)
+    changes = sorted((c for c in diff.changes if c.breaking or not breaking_only), key=lambda c: not c.breaking)
+    return VersionDiff(api=api, old=old, new=new, summary=diff.summary(), removed_operations=diff.removed_operations,
+                       added_operations=diff.added_operations, changes=[c.to_dict() for c in changes[:limit]])
 
 
 def _hit(candidate: RetrievedChunk) -> SearchHit:
@@ -294,7 +340,7 @@ def build_server(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     configs: dict[str, Config] | None = None,
 ) -> MCPServer:
-    """An MCP server exposing `engine` as four tools; each call runs in a worker thread, at most `timeout_s`."""
+    """An MCP server exposing `engine` as five tools; each call runs in a worker thread, at most `timeout_s`."""
     if timeout_s <= 0:
         raise ConfigError(f"timeout={timeout_s!r} is not allowed; allowed: a number of seconds above 0")
     server = MCPServer(SERVER_NAME, title="SpecRAG Workbench", instructions=INSTRUCTIONS, version=_version())
@@ -351,10 +397,11 @@ def _add_question_tools(server: MCPServer, engine: Engine, known: dict[str, Conf
     async def ask_api(
         question: Annotated[str, Field(description="the question, e.g. 'How do I list employees in HRIS?'")],
         config: Annotated[str, Field(description="pipeline configuration: " + ", ".join(known))] = "full",
+        version: Annotated[str | None, Field(description=_VERSION_HELP)] = None,
     ) -> AskResult:
         chosen = require_config_or_tool_error(config, known)
         _question_or_tool_error(question)
-        return await run("ask_api", functools.partial(ask, engine, question, chosen))
+        return await run("ask_api", functools.partial(ask, engine, question, chosen, version))
 
     @server.tool(
         annotations=READ_ONLY,
@@ -369,9 +416,30 @@ def _add_question_tools(server: MCPServer, engine: Engine, known: dict[str, Conf
         query: Annotated[str, Field(description="what to look for, e.g. 'create a candidate'")],
         k: Annotated[int, Field(ge=1, le=MAX_SEARCH_K, description="how many chunks to return")] = 5,
         api: Annotated[str | None, Field(description="only this API (spec), e.g. 'hris'; null: all")] = None,
+        version: Annotated[str | None, Field(description=_VERSION_HELP)] = None,
     ) -> SearchResult:
         _question_or_tool_error(query, what="query")
-        return await run("search_api", functools.partial(search, engine, query, k, api))
+        return await run("search_api", functools.partial(search, engine, query, k, api, version))
+
+    @server.tool(
+        name="diff_versions",
+        annotations=READ_ONLY,
+        description=(
+            "What changed between two indexed versions of one API: operations removed and added, and per "
+            "operation the parameters and request/response fields added, removed or changed (type, required, "
+            "enum, default, limits, deprecated), schemas and security schemes; each change breaking or not. "
+            "Defaults to the two newest versions."
+        ),
+    )
+    async def diff_versions_tool(
+        api: Annotated[str, Field(description="the API (spec) name, e.g. 'lms'")],
+        old: Annotated[str | None, Field(description="the old version's label; null: the second newest")] = None,
+        new: Annotated[str | None, Field(description="the new version's label; null: the newest")] = None,
+        breaking_only: Annotated[bool, Field(description="only the breaking changes")] = False,
+        limit: Annotated[int, Field(ge=1, le=1000, description="changes returned at most")] = 100,
+    ) -> VersionDiff:
+        return await run("diff_versions", functools.partial(diff_versions, engine, api, old, new, breaking_only,
+                                                              limit))
 
 
 def _add_lookup_tools(server: MCPServer, engine: Engine, run: ToolRunner[Any]) -> None:

@@ -214,3 +214,28 @@ class AnswerResult:
             errors=list(data.get("errors") or []),
             fallbacks=list(data.get("fallbacks") or []),
         )
+
+
+def render_result(result: Any, show: int = 5) -> str:
+    """A readable block for one configuration's result."""
+    lines = [
+        f"=== {result.config}  [{result.generator}]  {result.confidence}"
+        + (" — ABSTAINED" if result.abstained else "")
+        + f"  {result.total_ms:.0f} ms"
+    ]
+    lines.extend(f"FELL BACK: {fallback}" for fallback in getattr(result, "fallbacks", []))
+    if result.standalone_query and result.standalone_query != result.question:
+        lines.append(f"standalone query: {result.standalone_query}")
+    if result.errors:
+        lines.extend(f"error: {error}" for error in result.errors)
+    if result.answer:
+        lines.append(result.answer)
+    if result.citations:
+        lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
+    for chunk in result.chunks[:show]:
+        scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
+        origin = " (expansion)" if chunk.from_expansion else ""
+        label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
+        lines.append(f"  {chunk.rank:>2}. {label}{origin} {scores}")
+    lines.extend(f"  note: {note}" for note in result.notes)
+    return "\n".join(lines) + "\n"

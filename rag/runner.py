@@ -41,6 +41,7 @@ from rag.retrieve.named import add_named_operations, named_operations
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
+from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
 
 MAX_QUESTION_CHARS = 4000
@@ -310,6 +311,13 @@ class Engine:
                 RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in check.existing if chunk.chunk_id not in ids
             ]
             result.facts.append(check.fact())
+        removed = removed_writes(query.text, ctx.snapshot.chunks.values(), apis)  # an older version had it
+        if removed:
+            fact = " ".join(chunk.text.splitlines()[-1] for chunk in removed)  # "… was removed … in version …"
+            result.notes.append("write check: " + fact)
+            result.facts.append(fact)
+            ids = {c.chunk.chunk_id for c in top}
+            top = top + [RetrievedChunk(chunk, {"write_check": 1.0}) for chunk in removed if chunk.chunk_id not in ids]
         result.timings_ms["write_check"] = _ms(started)
         return top
 
@@ -375,8 +383,8 @@ class Engine:
             result.timings_ms["rewrite"] = _ms(started)
         result.query = query
         result.standalone_query = query.standalone
-        if ctx is None or ctx.query != query.standalone:
-            ctx = self._context(query.standalone, contexts)
+        if ctx is None or ctx.query != query.standalone or ctx.api_version != config.api_version:
+            ctx = self._context(query.standalone, contexts, config.api_version)
         started = time.perf_counter()
         ctx.query_vector(query.standalone)
         result.timings_ms["embed"] = _ms(started)
@@ -385,13 +393,14 @@ class Engine:
         result.chunks = chunks
         return result, ctx, chunks
 
-    def _context(self, query: str, contexts: dict[str, QueryContext] | None) -> QueryContext:
+    def _context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str = "") -> QueryContext:
         if contexts is None:
-            return QueryContext(self.index, query)
+            return QueryContext(self.index, query, api_version=api_version)
+        key = f"{api_version}\x00{query}" if api_version else query  # a pinned version has its own pools
         with self._lock:
-            if query not in contexts:
-                contexts[query] = QueryContext(self.index, query)
-            return contexts[query]
+            if key not in contexts:
+                contexts[key] = QueryContext(self.index, query, api_version=api_version)
+            return contexts[key]
 
     def _request(self, config: Config, result: AnswerResult) -> GenerationRequest:
         return GenerationRequest(

@@ -31,7 +31,7 @@ from rag.runner import Engine
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {"ask_api", "search_api", "list_endpoints", "get_schema"}
+TOOLS = {"ask_api", "search_api", "list_endpoints", "get_schema", "diff_versions"}
 AUTH_QUESTION = "How do I authenticate?"
 
 

@@ -137,8 +137,9 @@ def resolve_config_name(name: str, known: Mapping[str, Config], definitions: Map
     raise ConfigError(f"unknown config {name!r}; allowed: {', '.join(known)}")
 
 
-def apply_choices(configs: Sequence[Config], k: int | None = None, generator: str | None = None) -> list[Config]:
-    """The configs with the user's k and generator applied (the candidate pool grows to at least k).
+def apply_choices(configs: Sequence[Config], k: int | None = None, generator: str | None = None,
+                  api_version: str = "") -> list[Config]:
+    """The configs with the user's k, generator and API version applied (the candidate pool grows to at least k).
 
     The generator replaces `auto` only: a configuration that names its own generator keeps it.
     """
@@ -152,6 +153,8 @@ def apply_choices(configs: Sequence[Config], k: int | None = None, generator: st
             changes["candidate_pool"] = max(config.candidate_pool, int(k))
         if generator and config.generator == "auto":
             changes["generator"] = generator
+        if api_version:
+            changes["api_version"] = api_version
         chosen.append(replace(config, **changes) if changes else config)
     return chosen
 

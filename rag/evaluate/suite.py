@@ -63,6 +63,8 @@ class Corpus:
 
     name: str
     specs: tuple[Path, ...]
+    # Older versions of the same APIs, indexed beside them under a label: ((label, (spec files or folders)), …)
+    versions: tuple[tuple[str, tuple[Path, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,10 +186,13 @@ def load_suite(path: Path | str) -> Suite:
     for name, table in _table(raw.get("corpora"), "[corpora]").items():
         specs = tuple((base / item).resolve() for item in _strings(_table(table, f"corpora.{name}").get("specs"),
                                                                    f"corpora.{name}.specs"))
-        missing = [str(spec) for spec in specs if not spec.exists()]
+        raw_versions = _table(table.get("versions", {}), f"corpora.{name}.versions")
+        versions = tuple((str(label), tuple((base / item).resolve() for item in _strings(
+            paths, f"corpora.{name}.versions.{label}"))) for label, paths in raw_versions.items())
+        missing = [str(spec) for spec in specs + tuple(p for _, paths in versions for p in paths) if not spec.exists()]
         if missing:
             raise ConfigError(f"corpora.{name}.specs: not found: {', '.join(missing)}")
-        corpora[name] = Corpus(name, specs)
+        corpora[name] = Corpus(name, specs, versions)
     items = raw.get("sets")
     if not isinstance(items, list) or not items:
         raise ConfigError(f"{path}: expected one or more [[sets]] tables")
@@ -210,11 +215,21 @@ def corpus_files(corpus: Corpus) -> list[Path]:
     return expand_paths(corpus.specs)
 
 
+def _version_files(corpus: Corpus) -> list[tuple[str, list[Path]]]:
+    """The spec files of each older version of a corpus, by label."""
+    from rag.index.build import expand_paths
+
+    return [(label, expand_paths(paths)) for label, paths in corpus.versions]
+
+
 def corpus_key(corpus: Corpus, embedding_model: str) -> str:
     """A folder name that changes when a spec file's content or the embedding model changes."""
     digest = hashlib.sha256(embedding_model.encode("utf-8"))
     for file in corpus_files(corpus):
         digest.update(file.name.encode("utf-8") + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+    for label, files in _version_files(corpus):
+        for file in files:
+            digest.update(f"{label}@{file.name}".encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
     return f"{corpus.name}-{digest.hexdigest()[:12]}"
 
 
@@ -231,6 +246,9 @@ def corpus_index(
     files = corpus_files(corpus)
     started = time.perf_counter()
     reports = ingest_paths(index, files, on_duplicate="replace")
+    for label, version_files in _version_files(corpus):
+        reports += ingest_paths(index, version_files, on_duplicate="replace", version=label)
+        files = files + version_files
     bad = [r for r in reports if r.status in ("error", "rejected")]
     if bad:
         raise ConfigError(f"corpus {corpus.name}: " + "; ".join(r.message or r.source for r in bad))

@@ -296,15 +296,19 @@ class ExtractiveGenerator:
         found = lead_for(request.asked, blocks, facts)
         lead = found.sentence
         chosen = select_lines(score_lines(request.question, blocks))
-        if found.scope:  # an API-wide statement or an established absence: only the lines of what it cites
+        if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
+            chosen = self._opening_lines(blocks[0], MAX_LINES) + [c for c in chosen if c.block is not blocks[0]]
+        elif found.scope:  # an API-wide statement or an established absence: only the lines of what it cites
             chosen = [line for line in chosen if line.block.number in found.scope]
         lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
         if request.gate == "partial":
             lines.append(PARTIAL_CAUTION)
         if lead:
             lines.append(lead)
-        if fact_lines and not any(fact in _CITED_MARK.sub("", lead) for fact in facts):
-            lines.extend(["", *fact_lines])
+        stated = _CITED_MARK.sub("", lead)
+        unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
+        if unstated:
+            lines.extend(["", FACTS_LABEL, *(f"- {fact}" for fact in unstated)])
         if not chosen and not found.scope:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = self._opening_lines(blocks[0])
@@ -348,14 +352,14 @@ class ExtractiveGenerator:
         return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)
 
     @staticmethod
-    def _opening_lines(block: ContextBlock) -> list[ScoredLine]:
-        """When nothing matches: the first few informative lines of the best-ranked block."""
+    def _opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLine]:
+        """When nothing matches (or the block is a change chunk): the first `count` informative lines of a block."""
         picked: list[ScoredLine] = []
         for position, line in enumerate(block.text.splitlines()):
             if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
                 continue
             picked.append(ScoredLine(block, position, line, 0.0))
-            if len(picked) >= MIN_LINES:
+            if len(picked) >= count:
                 break
         return picked or [ScoredLine(block, 0, block.label, 0.0)]
 

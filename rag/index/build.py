@@ -88,11 +88,14 @@ def ingest_paths(
     on_duplicate: DuplicatePolicy = "replace",
     progress: Callable[[str, int, int], None] | None = None,
     on_file: Callable[[int, int, Path, IngestReport | None], None] | None = None,
+    version: str | None = None,
 ) -> list[IngestReport]:
     """Parse and index each file; a bad file gets an `error`/`rejected` report and is not added.
 
     `progress(source, chunks_done, chunks_total)` follows the embedding of each file's chunks;
     `on_file(position, count, path, report)` is called before each file (report None) and after it.
+    `version` labels every spec (default: each spec's info.version, else today's date); a label an API does not
+    have yet keeps the new version beside the indexed ones.
     """
     reports: list[IngestReport] = []
     files = expand_paths(paths)
@@ -100,7 +103,7 @@ def ingest_paths(
         if on_file is not None:
             on_file(position, len(files), path, None)
         try:
-            parsed = parse_path(path)
+            parsed = parse_path(path, version=version)
             callback = (lambda done, total, name=parsed.source: progress(name, done, total)) if progress else None
             reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=callback))
         except IngestError as error:

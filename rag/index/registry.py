@@ -29,6 +29,7 @@ class DocumentRecord:
     ingested_at: float = 0.0
     ingest_seconds: float = 0.0
     title: str = ""
+    api_version: str = ""  # the version label of an API spec (`2025-02`, `1.0.0`); "" for docs
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
@@ -50,6 +51,9 @@ class Registry:
                     size_bytes INTEGER NOT NULL, ingested_at REAL NOT NULL, ingest_seconds REAL NOT NULL,
                     title TEXT NOT NULL DEFAULT '')"""
             )
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
+            if "api_version" not in columns:  # a registry written before versions were kept
+                connection.execute("ALTER TABLE documents ADD COLUMN api_version TEXT NOT NULL DEFAULT ''")
             connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             connection.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')")
 
@@ -64,9 +68,10 @@ class Registry:
         with self._connect() as connection:
             rows = connection.execute(
                 "SELECT source, api, doc_type, content_hash, version, chunk_counts, size_bytes, ingested_at, "
-                "ingest_seconds, title FROM documents ORDER BY source"
+                "ingest_seconds, title, api_version FROM documents ORDER BY source"
             ).fetchall()
-        return [DocumentRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
+        return [DocumentRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8], r[9], r[10])
+                for r in rows]
 
     def get(self, source: str) -> DocumentRecord | None:
         """The live record for `source`, if any."""
@@ -83,7 +88,8 @@ class Registry:
         with self._lock, self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")
             connection.execute(
-                "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO documents (source, api, doc_type, content_hash, version, chunk_counts, "
+                "size_bytes, ingested_at, ingest_seconds, title, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.source,
                     record.api,
@@ -95,6 +101,7 @@ class Registry:
                     record.ingested_at or time.time(),
                     record.ingest_seconds,
                     record.title,
+                    record.api_version,
                 ),
             )
             connection.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")

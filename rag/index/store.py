@@ -9,11 +9,12 @@ document and a crash mid-ingest leaves the previous version fully usable.
 from __future__ import annotations
 
 import fcntl
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,8 +23,19 @@ import numpy as np
 from rag.chunk import STRATEGIES, Chunk
 from rag.errors import DuplicateDocumentError, IndexUnavailableError, allowed
 from rag.index.bm25 import BM25Index
+from rag.index.chroma_adapter import ChromaEmbeddingAdapter
 from rag.index.embedder import Embedder, unit_rows
 from rag.index.registry import DocumentRecord, Registry
+from rag.index.report import IngestReport, unresolved_note
+from rag.index.versions import (
+    CHANGES_TYPE,
+    label_clash,
+    registry_key,
+    same_version,
+    versions_by_api,
+    versions_of,
+    visible_records,
+)
 from rag.ingest.pipeline import ParsedDocument
 
 DuplicatePolicy = Literal["reject", "skip", "replace"]
@@ -35,82 +47,6 @@ SNAPSHOT_ATTEMPTS = 3  # optimistic reads of a changing index before one read un
 # embeddings, ties broken by chunk id): approximate HNSW search, above all with an API filter, can miss
 # the best match and order equal scores differently from run to run. Above it, Chroma's HNSW index.
 EXACT_SEARCH_LIMIT = 50_000
-
-
-class ChromaEmbeddingAdapter:
-    """Lets Chroma call our embedder (Chroma's default function would download a model)."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
-
-    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:
-        return list(self.embedder.embed(list(input)))
-
-    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:
-        return self(input)
-
-    @staticmethod
-    def name() -> str:
-        return "specrag"
-
-    def default_space(self) -> str:
-        return "cosine"
-
-    def supported_spaces(self) -> list[str]:
-        return ["cosine"]
-
-    def get_config(self) -> dict[str, Any]:
-        return {"model": self.embedder.name}
-
-    def is_legacy(self) -> bool:
-        return False
-
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> ChromaEmbeddingAdapter:
-        """Chroma rebuilds functions from stored config; ours is always passed in, so bind a placeholder."""
-        return ChromaEmbeddingAdapter(_UnboundEmbedder(str(config.get("model", "unknown"))))
-
-    @staticmethod
-    def validate_config(config: dict[str, Any]) -> None:
-        return None
-
-    def validate_config_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
-        return None
-
-
-class _UnboundEmbedder:
-    """Stands in where Chroma reconstructs an embedding function; every vector we store is passed in."""
-
-    dimension = 0
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        raise IndexUnavailableError(f"embedding model {self.name!r} is not bound to this collection")
-
-
-@dataclass(frozen=True)
-class IngestReport:
-    """What happened to one file."""
-
-    source: str
-    status: Literal["added", "replaced", "skipped", "rejected", "error"]
-    api: str = ""
-    chunk_counts: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    message: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view."""
-        return {
-            "source": self.source,
-            "status": self.status,
-            "api": self.api,
-            "chunks": self.chunk_counts,
-            "seconds": round(self.seconds, 3),
-            "message": self.message,
-        }
 
 
 @dataclass(frozen=True)
@@ -174,6 +110,9 @@ class Index:
         self._write_lock = threading.Lock()
         self._snapshot_lock = threading.Lock()
         self._snapshot: Snapshot | None = None
+        self._every_chunk: tuple[int, list[Chunk], list[DocumentRecord]] = (-1, [], [])
+        self._views: dict[tuple[int, frozenset[str]], Snapshot] = {}
+        self._view_count = 0
         self._vectors: dict[tuple[int, str], tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
         self._vectors_lock = threading.Lock()
         self._positions: dict[tuple[int, str], dict[str, int]] = {}
@@ -309,9 +248,32 @@ class Index:
                 self._snapshot = self._read_snapshot(self.registry.generation())
                 return self._snapshot
 
-    def _read_snapshot(self, generation: int) -> Snapshot:
-        documents = self.registry.documents()
-        live = {record.version for record in documents}
+    def version_view(self, api_version: str) -> Snapshot:
+        """The snapshot of a pinned version (`2025-02` for every API that has it, `lms@2025-02` for one); "" is
+        the default view, the newest version of each API. ConfigError when no such version is indexed."""
+        snapshot = self.snapshot()
+        if not api_version:
+            return snapshot
+        every = self._every_chunk
+        with self._snapshot_lock:
+            if every[0] != snapshot.generation:  # another process wrote meanwhile: read again
+                every = self._every_chunk = (snapshot.generation, self._read_chunks(), self.registry.documents())
+        visible = visible_records(every[2], api_version)
+        key = (snapshot.generation, frozenset(record.version for record in visible))
+        view = self._views.get(key)
+        if view is None:
+            live = {record.version for record in visible}
+            # A view has its own generation (negative, unique) so that what is cached per generation
+            # (vectors, profiles, calibrations) is never shared with another view.
+            self._view_count += 1
+            view = Snapshot.build(-self._view_count, [c for c in every[1] if c.doc_version in live], visible)
+            self._views = {k: v for k, v in self._views.items() if k[0] == snapshot.generation}
+            self._views[key] = view
+        return view
+
+    def _read_chunks(self) -> list[Chunk]:
+        """Every stored chunk of a live document (all versions)."""
+        live = {record.version for record in self.registry.documents()}
         chunks: list[Chunk] = []
         for collection in self._collections.values():
             stored = collection.get(include=["documents", "metadatas"])
@@ -320,15 +282,25 @@ class Index:
             ):
                 if metadata and metadata.get("doc_version") in live:
                     chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
-        return Snapshot.build(generation, chunks, documents)
+        return chunks
+
+    def _read_snapshot(self, generation: int) -> Snapshot:
+        """The default view: docs and the newest version of each API (on an index with one version of each,
+        every live chunk)."""
+        documents = self.registry.documents()
+        every = self._read_chunks()
+        self._every_chunk = (generation, every, documents)
+        live = {record.version for record in visible_records(documents)}
+        return Snapshot.build(generation, [c for c in every if c.doc_version in live],
+                              [r for r in documents if r.version in live])
 
     def is_empty(self) -> bool:
         """Whether no document is indexed."""
         return not self.registry.documents()
 
     def documents(self) -> list[DocumentRecord]:
-        """The live documents."""
-        return list(self.snapshot().documents)
+        """The live documents, every version of each API and their changes included."""
+        return self.registry.documents()
 
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         """A live chunk by id."""
@@ -481,11 +453,14 @@ class Index:
         return {
             "index_dir": str(self.directory),
             "embedding_model": self.embedder.name,
-            "documents": len(snapshot.documents),
+            "documents": len(self.registry.documents()),
             "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
             "per_api": dict(sorted(per_api.items())),
             "per_kind": dict(sorted(per_kind.items())),
-            "sources": [record.to_dict() for record in snapshot.documents],
+            "sources": [record.to_dict() for record in self.registry.documents()],
+            "versions": {api: [{"label": r.api_version, "source": r.source, "newest": r is versions[-1],
+                                "chunks": sum(r.chunk_counts.values())} for r in versions]
+                         for api, versions in versions_by_api(self.registry.documents()).items()},
         }
 
     # ------------------------------------------------------------------ writing
@@ -504,53 +479,83 @@ class Index:
             raise allowed("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
         started = time.perf_counter()
         with self._exclusive():
-            existing = self.registry.get(document.source)
-            if existing is not None:
-                if on_duplicate == "reject":
-                    raise DuplicateDocumentError(
-                        document.source,
-                        "already indexed; choose on_duplicate='replace' or 'skip', or delete it first",
-                    )
-                if on_duplicate == "skip" or existing.version == document.version:
-                    why = "identical content" if existing.version == document.version else "already indexed"
-                    return IngestReport(
-                        document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
-                    )
-            clash = next(
-                (r for r in self.registry.documents() if r.api == document.api and r.source != document.source),
-                None,
-            )
-            if clash is not None:
+            report = self._add_locked(document, on_duplicate, progress, started)
+        if document.doc_type == "openapi":
+            from rag.versions.changes import refresh_changes
+
+            refresh_changes(self, document.api)  # the changes of its two newest versions (made again if stale)
+        return report
+
+    def _add_locked(self, document: ParsedDocument, on_duplicate: DuplicatePolicy,
+                    progress: Callable[[int, int], None] | None, started: float) -> IngestReport:
+        """`add` under the write lock: the duplicate policy, the clash checks, the chunks and the registry switch."""
+        records = self.registry.documents()
+        existing = same_version(records, document.source, document.api, document.doc_type, document.api_version,
+                                document.labelled)
+        if existing is not None:
+            if on_duplicate == "reject":
                 raise DuplicateDocumentError(
-                    document.source,
-                    f"its name {document.api!r} is already used by {clash.source}; rename the file",
+                    document.source, "already indexed; choose on_duplicate='replace' or 'skip', or delete it first"
                 )
-            versioned = [chunk.with_version(document.version) for chunk in document.chunks]
-            self._write_chunks(versioned, progress)
-            record = DocumentRecord(
-                source=document.source,
-                api=document.api,
-                doc_type=document.doc_type,
-                content_hash=document.content_hash,
-                version=document.version,
-                chunk_counts=document.chunk_counts(),
-                size_bytes=document.size_bytes,
-                ingested_at=time.time(),
-                ingest_seconds=time.perf_counter() - started,
-                title=document.title,
+            if on_duplicate == "skip" or existing.version == document.version:
+                why = "identical content" if existing.version == document.version else "already indexed"
+                return IngestReport(
+                    document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
+                )
+        versioned = ("openapi", CHANGES_TYPE)  # versions of one API and their changes share its name
+        clash = next((r for r in records if r.api == document.api and r.source != document.source
+                      and not (r.doc_type in versioned and document.doc_type in versioned)), None)
+        if clash is None and existing is None and document.doc_type == "openapi":
+            clash = label_clash(records, document.source, document.api, document.api_version)
+        if clash is not None:
+            raise DuplicateDocumentError(
+                document.source,
+                f"its name {document.api!r} is already used by {clash.source}; rename the file"
+                + (" or give it another version label" if document.doc_type == "openapi" else ""),
             )
-            self.registry.put(record)
-            self._own_generation = self.registry.generation()
-            if existing is not None and existing.version != document.version:
-                self._delete_version(existing.version)
+        key = existing.source if existing else registry_key(records, document.source, document.api_version)
+        label = document.api_version if document.doc_type != "doc" else ""
+        self._write_chunks([chunk.with_version(document.version, label) for chunk in document.chunks], progress)
+        if document.spec is not None:
+            self._spec_path(document.version).write_text(json.dumps(document.spec), encoding="utf-8")
+        record = DocumentRecord(
+            source=key,
+            api=document.api,
+            doc_type=document.doc_type,
+            content_hash=document.content_hash,
+            version=document.version,
+            chunk_counts=document.chunk_counts(),
+            size_bytes=document.size_bytes,
+            ingested_at=time.time(),
+            ingest_seconds=time.perf_counter() - started,
+            title=document.title,
+            api_version=label,
+        )
+        self.registry.put(record)
+        self._own_generation = self.registry.generation()
+        if existing is not None and existing.version != document.version:
+            self._delete_version(existing.version)
+        versions = len(versions_of(self.registry.documents(), document.api))
+        kept = f"version {label} kept beside {versions - 1} other(s)" if versions > 1 and existing is None else ""
         return IngestReport(
-            document.source,
+            key,
             "replaced" if existing is not None else "added",
             document.api,
             document.chunk_counts(),
             time.perf_counter() - started,
-            _unresolved_note(document.unresolved_refs),
+            "; ".join(n for n in (kept, unresolved_note(document.unresolved_refs)) if n),
         )
+
+    def _spec_path(self, version: str) -> Path:
+        """Where the parsed OpenAPI document of one stored version is kept (for diffs of indexed versions)."""
+        folder = self.directory / "specs"
+        folder.mkdir(exist_ok=True)
+        return folder / f"{version}.json"
+
+    def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
+        """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""
+        path = self._spec_path(record.version)
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
         done = 0
@@ -586,12 +591,9 @@ class Index:
             self.registry.remove(source)
             self._own_generation = self.registry.generation()
             self._delete_version(existing.version)
-            return True
+            self._spec_path(existing.version).unlink(missing_ok=True)
+        if existing.doc_type == "openapi":
+            from rag.versions.changes import refresh_changes
 
-
-def _unresolved_note(refs: Sequence[str], shown: int = 5) -> str:
-    """The report's note on `$ref`s that were not followed (external ones are never fetched or read)."""
-    if not refs:
-        return ""
-    listed = ", ".join(refs[:shown]) + (", …" if len(refs) > shown else "")
-    return f"{len(refs)} $ref(s) left unresolved (external refs are never fetched or read): {listed}"
+            refresh_changes(self, existing.api)
+        return True

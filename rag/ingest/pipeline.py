@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rag.chunk import Chunk
 from rag.errors import IngestError
@@ -31,11 +33,17 @@ class ParsedDocument:
     size_bytes: int
     title: str = ""
     unresolved_refs: tuple[str, ...] = field(default_factory=tuple)
+    api_version: str = ""  # an OpenAPI document's version label (`--version`, else info.version, else the date)
+    labelled: bool = False  # whether the label was given (`--version`) rather than read from the spec
+    spec: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # the parsed OpenAPI document
 
     @property
     def version(self) -> str:
-        """Short hash of source name, content and chunker version identifying this version of the chunks."""
+        """Short hash of source name, content and chunker version identifying this version of the chunks (and
+        of the label, when one was given: one file may be kept under two labels)."""
         key = f"{self.source}\x00{self.content_hash}\x00{CHUNKER_VERSION}"
+        if self.labelled:
+            key += f"\x00{self.api_version}"
         return hashlib.sha256(key.encode()).hexdigest()[:12]
 
     def chunk_counts(self) -> dict[str, int]:
@@ -46,10 +54,11 @@ class ParsedDocument:
         return counts
 
 
-def parse_document(name: str, data: bytes, api: str | None = None) -> ParsedDocument:
+def parse_document(name: str, data: bytes, api: str | None = None, version: str | None = None) -> ParsedDocument:
     """Validate and chunk one file given by name and bytes; raises IngestError naming the problem.
 
-    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x; `.md .markdown .txt .rst .html .htm .pdf` are docs.
+    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x; `.md .markdown .txt .rst .html .htm .pdf` are docs. `version`
+    labels an OpenAPI document (default: its `info.version`, else today's date).
     """
     source = validate_upload(name, data)
     content_hash = hashlib.sha256(data).hexdigest()
@@ -61,6 +70,7 @@ def parse_document(name: str, data: bytes, api: str | None = None) -> ParsedDocu
         api_name = api or api_name_from_source(source)
         result = chunk_openapi(document, api_name, source)
         info = document.get("info") if isinstance(document.get("info"), dict) else {}
+        label = (version or "").strip() or str(info.get("version") or "").strip() or time.strftime("%Y-%m-%d")
         return ParsedDocument(
             source=source,
             api=api_name,
@@ -70,6 +80,9 @@ def parse_document(name: str, data: bytes, api: str | None = None) -> ParsedDocu
             size_bytes=len(data),
             title=str(info.get("title", api_name)),
             unresolved_refs=tuple(result.unresolved_refs),
+            api_version=label,
+            labelled=bool((version or "").strip()),
+            spec=document,
         )
     chunks = chunk_document(source, data)
     if not chunks:
@@ -85,10 +98,10 @@ def parse_document(name: str, data: bytes, api: str | None = None) -> ParsedDocu
     )
 
 
-def parse_path(path: Path | str) -> ParsedDocument:
+def parse_path(path: Path | str, version: str | None = None) -> ParsedDocument:
     """Read a file from disk and parse it (see `parse_document`)."""
     path = Path(path)
     if not path.is_file():
         raise IngestError(str(path), "no such file")
-    return parse_document(path.name, path.read_bytes())
+    return parse_document(path.name, path.read_bytes(), version=version)
 

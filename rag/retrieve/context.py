@@ -22,13 +22,14 @@ class QueryContext:
     (collection, retriever, API filter) candidate pool are computed once, however many configs run.
     """
 
-    def __init__(self, index: Index, query: str, embedder: Embedder | None = None) -> None:
+    def __init__(self, index: Index, query: str, embedder: Embedder | None = None, api_version: str = "") -> None:
         self.index = index
         self.query = query
+        self.api_version = api_version  # a pinned API version (`2025-02`, `lms@2025-02`); "" the newest
         # Queries skip the persistent embedding cache: caching every question would only grow it.
         chosen = embedder or index.embedder
         self.embedder = getattr(chosen, "inner", chosen)
-        self.snapshot: Snapshot = index.snapshot()
+        self.snapshot: Snapshot = index.version_view(api_version) if api_version else index.snapshot()
         self._memo: dict[tuple[object, ...], object] = {}
         self._locks: dict[tuple[object, ...], threading.Lock] = {}
         self._guard = threading.Lock()

@@ -540,3 +540,21 @@ def test_the_conversation_survives_a_reload_and_a_new_one_starts_empty(app_engin
     assert followed.session_state["turns"] == []
     renewed = followed.query_params["conversation"]
     assert (renewed[0] if isinstance(renewed, list) else renewed) != conversation
+
+
+def test_the_ask_page_pins_an_older_api_version(app_engine) -> None:  # type: ignore[no-untyped-def]
+    from rag.ingest.pipeline import parse_document
+    from tests.conftest import FIXTURES
+
+    shop = FIXTURES / "specs" / "shop-3.0.yaml"
+    at = open_app()
+    assert not [s for s in at.selectbox if s.key == "ask_api_version"]  # one version of each API: no choice
+    report = app_engine.index.add(parse_document(shop.name, shop.read_bytes(), version="2024-01"))
+    pin = f"{report.api}@2024-01"
+    at = open_app()
+    box = at.selectbox(key="ask_api_version")
+    assert box.options == ["newest of each API", pin]
+    box.set_value(pin)
+    ask(at, ANSWERABLE, ["C2"])
+    chunks = at.session_state["turns"][-1].results[0].chunks
+    assert {c.chunk.api_version for c in chunks if c.chunk.api == report.api} == {"2024-01"}

@@ -580,3 +580,56 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
     assert not outside, f"requests left the machine: {outside[:5]}"
     log = Path(str(stackone_server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]
+
+
+OLD_LMS = ROOT.parent / "shared" / "specs" / "stackone-2025-02" / "lms.json"
+
+
+def test_upload_an_old_version_shows_the_diff(tmp_path: Path) -> None:
+    """Issue 22: `lms` is indexed (December 2025); uploading February's `lms.json` offers "add as a new version",
+    then shows the diff at once (counts, a filterable table) and a link that asks what changed."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    results = tmp_path / "results"
+    results.mkdir(exist_ok=True)
+    process, url, log = start_server(tmp_path, results, specs=[STACKONE_SPECS / "lms.json"])
+    errors: list[str] = []
+    try:
+        with sync_playwright() as playwright:
+            browser = open_browser(playwright)
+            try:
+                page = open_page(browser, errors, 1100)
+                page.goto(f"{url}/Documents")
+                page.get_by_role("heading", name="Documents", exact=True).wait_for()
+                page.locator('input[type="file"]').set_input_files(str(OLD_LMS))
+                page.get_by_text(re.compile("the API lms is already indexed")).wait_for()
+                label = page.get_by_label("Version label", exact=True).and_(page.get_by_test_id("stTextInputField"))
+                label.fill("2025-02")
+                label.press("Enter")
+                wait_idle(page)
+                page.get_by_role("button", name="Add as a new version").click()
+                page.get_by_text("What changed in lms: 2025-02 → 1.0.0").wait_for()
+                diff = page.locator(".st-key-version_diff")
+                expect(diff.get_by_test_id("stMetric").filter(has_text="Operations removed")).to_contain_text("4")
+                table = diff.get_by_test_id("stDataFrame")
+                expect(table).to_have_count(1)
+                page.get_by_text(re.compile(r"^250 of 250 change\(s\)$")).wait_for()
+                screenshot(page, "documents-new-version-diff.png")
+                diff.get_by_text("Breaking only").click()
+                page.get_by_text(re.compile(r"^64 of 250 change\(s\)$")).wait_for()
+                assert_no_exception(page)
+                screenshot(page, "documents-new-version-breaking.png")
+
+                asking = re.compile("Ask: What changed in the LMS API since the 2025-02")
+                page.get_by_role("button", name=asking).click()
+                page.get_by_text("Answer by extractive (no LLM)").first.wait_for()
+                expect(page.get_by_text(re.compile(r"lms\.changes")).first).to_be_visible()
+                assert_no_exception(page)
+                screenshot(page, "home-what-changed.png")
+            finally:
+                browser.close()
+    finally:
+        stop_process(process)
+    assert not errors, errors
+    assert "Traceback" not in log.read_text(), log.read_text()[-4000:]
