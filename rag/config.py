@@ -165,9 +165,9 @@ _FULL = Config(
     write_check=True,
     lookup=True,
     named_paths=True,
-    description="hybrid + intent filter (APIs named in the question) + named paths + structural rerank + "
-    "lookup lift + write-operation check + "
-    "reference expansion + per-API k + abstention (glossary expansion is off: the suite's ablation)",
+    description="hybrid + intent filter (APIs named in the question) + named paths + structural rerank (fused "
+    "with the hybrid order) + lookup lift + write-operation check + reference expansion + per-API k + "
+    "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

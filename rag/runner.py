@@ -46,6 +46,9 @@ from rag.write_check import check_write_operation
 
 MAX_QUESTION_CHARS = 4000
 MAX_DYNAMIC_K = 10
+# Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
+# structural evidence is not fused with the first-stage order (it misleads across APIs, not within one).
+PER_API_POOL = 60
 HOSTED_LLM_PREFIXES = ("openai:", "groq:")
 LOCAL_CONTEXT_TOKENS = 1800  # a 2-core CPU prefills ~150 tokens/s: keep local prompts short
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -179,9 +182,15 @@ class Engine:
             if query.expansions:
                 result.notes.append(f"query expanded: {query.text}")
         pool, apis, k, balanced = self._first_stage(config, query, ctx, result, scope)
-        pool = demote_repeated_covers(self._rerank(config, query, ctx, result, pool))
         if balanced:
-            pool = balance_by_api(pool, balanced, k)
+            # Each API's candidates are reranked among themselves (their own first-stage order), then share k.
+            groups = [[c for c in pool if c.chunk.api == api] for api in balanced]
+            groups.sort(key=lambda group: pool.index(group[0]) if group else len(pool))
+            others = [c for c in pool if c.chunk.api not in balanced]
+            reranked = [c for group in groups for c in self._rerank(config, query, ctx, result, group, one_api=True)]
+            pool = balance_by_api(demote_repeated_covers(reranked), balanced, k) + others
+        else:
+            pool = demote_repeated_covers(self._rerank(config, query, ctx, result, pool))
         if config.lookup and config.chunking == "smart":
             pool = self._lookup(query, ctx, result, pool, apis)
         for rank, candidate in enumerate(pool, start=1):
@@ -259,11 +268,13 @@ class Engine:
         k, balanced = config.k, ()
         if config.dynamic_k and intent.multi_api and not scope:
             targets = list(intent.apis) if len(intent.apis) >= 2 else ctx.snapshot.apis()
-            per_api = {api: retriever.retrieve(ctx, strategies, config.k, (api,), query.text) for api in targets}
+            per_api = {
+                api: retriever.retrieve(ctx, strategies, PER_API_POOL, (api,), query.text) for api in targets
+            }
             k = min(max(config.k, len(targets)), MAX_DYNAMIC_K)
             merged = interleave_by_api(per_api, k)
-            seen = {c.chunk.chunk_id for c in merged}
-            pool = merged + [c for c in pool if c.chunk.chunk_id not in seen]
+            rest = [c for api in targets for c in per_api[api]] + pool
+            pool = list({c.chunk.chunk_id: c for c in reversed(merged + rest)}.values())[::-1]
             balanced = tuple(targets)
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
         if config.named_paths and config.chunking == "smart":
@@ -275,10 +286,19 @@ class Engine:
         return pool, apis, k, balanced
 
     def _rerank(
-        self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult, pool: list[RetrievedChunk]
+        self,
+        config: Config,
+        query: Query,
+        ctx: QueryContext,
+        result: AnswerResult,
+        pool: list[RetrievedChunk],
+        one_api: bool = False,
     ) -> list[RetrievedChunk]:
-        """The pool in the config's reranker's order; the first-stage order when it cannot run (noted)."""
+        """The pool in the config's reranker's order; the first-stage order when it cannot run (noted).
+        `one_api`: the pool holds one API's candidates, so the structural evidence decides alone."""
         reranker = self._reranker(config, ctx)
+        if one_api and isinstance(reranker, StructuralReranker):
+            reranker = replace(reranker, fusion_k=0)
         if reranker is None or not pool:
             return pool
         started = time.perf_counter()

@@ -161,7 +161,7 @@ class StructuralReranker:
     corpus_verbs: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The evidence's order is fused with the first-stage order (reciprocal rank fusion, this k): word-level
     # evidence misleads on some corpora (several small APIs sharing resource words), so it may reorder the
-    # candidates but never overrule the retriever alone.
+    # candidates but never overrule the retriever alone. 0: the evidence alone (one API's candidates).
     fusion_k: int = 60
 
     @classmethod
@@ -174,8 +174,10 @@ class StructuralReranker:
         )
 
     def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
-        """The order of the structural evidence fused with the first-stage order (`fuse_with_first_stage`)."""
-        return fuse_with_first_stage(self.evidence(query, candidates), self.fusion_k)
+        """The order of the structural evidence fused with the first-stage order (`fuse_with_first_stage`);
+        the evidence alone when `fusion_k` is 0."""
+        evidence = self.evidence(query, candidates)
+        return fuse_with_first_stage(evidence, self.fusion_k) if self.fusion_k else evidence
 
     def evidence(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence, per candidate."""
