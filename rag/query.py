@@ -7,7 +7,10 @@ the extractive answer quotes for it). They read those parts from the fields, nev
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
+
+from rag.errors import ConfigError
 
 # How the retrieval text shows the parts (the embedder and BM25 see one string; these stay readable in
 # notes and records).
@@ -58,3 +61,21 @@ class Query:
 
     def __str__(self) -> str:
         return self.text
+
+
+MAX_QUESTION_CHARS = 4000
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean_question(question: str) -> str:
+    """Strip control characters and surrounding space; reject empty or overlong questions."""
+    if not isinstance(question, str):
+        raise ConfigError(f"the question must be text, not {type(question).__name__}")
+    cleaned = _CONTROL.sub(" ", question).strip()
+    if not cleaned:
+        raise ConfigError("the question is empty; type a question about the indexed APIs")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise ConfigError(
+            f"the question is {len(cleaned):,} characters long; the limit is {MAX_QUESTION_CHARS:,} — shorten it"
+        )
+    return cleaned

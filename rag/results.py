@@ -239,3 +239,13 @@ def render_result(result: Any, show: int = 5) -> str:
         lines.append(f"  {chunk.rank:>2}. {label}{origin} {scores}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class ConfigEvent:
+    """Progress of one configuration among several running at once: streamed answer text or its result."""
+
+    config: str
+    kind: Literal["token", "result"]
+    text: str = ""
+    result: AnswerResult | None = None

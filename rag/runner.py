@@ -10,29 +10,28 @@ from __future__ import annotations
 
 import os
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from rag.abstain import GateThresholds
 from rag.chunk import Chunk
 from rag.config import Config
 from rag.corpus.profile import profile_for
-from rag.errors import ConfigError, RagError
+from rag.errors import RagError
 from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.index.store import Index
 from rag.names import names_the_users_own
-from rag.query import Query
+from rag.query import MAX_QUESTION_CHARS, Query, clean_question  # noqa: F401 (re-exported)
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.cross_encoder import CrossEncoderReranker
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
-from rag.results import AnswerResult, Citation, RetrievedChunk
+from rag.results import AnswerResult, Citation, ConfigEvent, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import balance_by_api, demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
@@ -44,28 +43,12 @@ from rag.rewrite import rewrite_query
 from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
 
-MAX_QUESTION_CHARS = 4000
 MAX_DYNAMIC_K = 10
 # Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
 # structural evidence is not fused with the first-stage order (it misleads across APIs, not within one).
 PER_API_POOL = 60
 HOSTED_LLM_PREFIXES = ("openai:", "groq:")
 LOCAL_CONTEXT_TOKENS = 1800  # a 2-core CPU prefills ~150 tokens/s: keep local prompts short
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def clean_question(question: str) -> str:
-    """Strip control characters and surrounding space; reject empty or overlong questions."""
-    if not isinstance(question, str):
-        raise ConfigError(f"the question must be text, not {type(question).__name__}")
-    cleaned = _CONTROL.sub(" ", question).strip()
-    if not cleaned:
-        raise ConfigError("the question is empty; type a question about the indexed APIs")
-    if len(cleaned) > MAX_QUESTION_CHARS:
-        raise ConfigError(
-            f"the question is {len(cleaned):,} characters long; the limit is {MAX_QUESTION_CHARS:,} — shorten it"
-        )
-    return cleaned
 
 
 def detect_llm(env: dict[str, str] | None = None) -> str:
@@ -75,16 +58,6 @@ def detect_llm(env: dict[str, str] | None = None) -> str:
     except ImportError:  # pragma: no cover - the llm package is part of the product
         return (env or dict(os.environ)).get("RAG_LLM") or "extractive"
     return detect_default_llm(env if env is not None else dict(os.environ))
-
-
-@dataclass(frozen=True)
-class ConfigEvent:
-    """Progress of one configuration among several running at once: streamed answer text or its result."""
-
-    config: str
-    kind: Literal["token", "result"]
-    text: str = ""
-    result: AnswerResult | None = None
 
 
 @dataclass
@@ -285,15 +258,8 @@ class Engine:
         result.timings_ms["retrieve"] = _ms(started)
         return pool, apis, k, balanced
 
-    def _rerank(
-        self,
-        config: Config,
-        query: Query,
-        ctx: QueryContext,
-        result: AnswerResult,
-        pool: list[RetrievedChunk],
-        one_api: bool = False,
-    ) -> list[RetrievedChunk]:
+    def _rerank(self, config: Config, query: Query, ctx: QueryContext, result: AnswerResult,
+                pool: list[RetrievedChunk], one_api: bool = False) -> list[RetrievedChunk]:  # fmt: skip
         """The pool in the config's reranker's order; the first-stage order when it cannot run (noted).
         `one_api`: the pool holds one API's candidates, so the structural evidence decides alone."""
         reranker = self._reranker(config, ctx)
@@ -341,32 +307,20 @@ class Engine:
         result.timings_ms["write_check"] = _ms(started)
         return top
 
-    def gate(
-        self,
-        config: Config,
-        query: Query | str,
-        ctx: QueryContext,
-        result: AnswerResult,
-        chunks: Sequence[RetrievedChunk] = (),
-    ) -> None:
+    def gate(self, config: Config, query: Query | str, ctx: QueryContext, result: AnswerResult,
+             chunks: Sequence[RetrievedChunk] = ()) -> None:  # fmt: skip
         """Apply the confidence gate (when the config has abstention) to `result` (rag.gate); with an LLM
-        configured, the model also judges whether `chunks` answer the question."""
-        if config.abstention:
-            known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
-            chat_model = self.judge_model(config, result)
-            self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known, chunks, chat_model)
-
-    def judge_model(self, config: Config, result: AnswerResult) -> Any | None:
-        """The chat model that judges answerability for a config: its LLM, or None offline (or when the
-        model cannot be made: noted, and the similarity gate decides alone)."""
-        spec = self.llm_spec(config)
-        if spec == "extractive":
-            return None
+        configured, the model also judges whether `chunks` answer the question (a model that cannot be
+        made is noted, and the similarity gate decides alone)."""
+        if not config.abstention:
+            return
+        known = {word for glossary in self.active_glossaries(config, ctx) for word in glossary.words()}
+        spec, chat_model = self.llm_spec(config), None
         try:
-            return self.chat_model(spec)
+            chat_model = None if spec == "extractive" else self.chat_model(spec)
         except RagError as error:
             result.notes.append(f"answerability judge unavailable: {error}")
-            return None
+        self.confidence_gate.apply(config.chunking, Query.of(query), ctx, result, known, chunks, chat_model)
 
     @property
     def confidence_gate(self) -> ConfidenceGate:
