@@ -45,10 +45,10 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 lint: install
-	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 
 test: install browser
-	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 	$(VENV)/bin/pytest -q
 
 # Every question set of eval_data/suite.toml through C2 and full (retrieval only); each corpus gets its own
@@ -64,7 +64,7 @@ eval-blind: install
 
 # The edit-test loop: unit tests with fakes, no browser, no real model, no app pages (under 2 minutes).
 test-fast: install
-	$(VENV)/bin/ruff check rag webapp tests app.py pages bench
+	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 	$(VENV)/bin/pytest -q -m "not slow and not browser and not app and not corpus and not local_llm"
 
 bench: install
