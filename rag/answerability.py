@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rag.errors import RagError
-from rag.results import RetrievedChunk
-from rag.tokens import truncate_to_tokens
+from rag.results import RetrievedChunk, numbered_excerpts
 
 Answerable = Literal["yes", "partly", "no"]
 VERDICTS: tuple[Answerable, ...] = ("yes", "partly", "no")
@@ -48,11 +47,7 @@ class LLMAnswerabilityJudge:
         """
         from rag.llm.base import ChatMessage
 
-        listing = "\n".join(
-            f"[{number}] {c.chunk.title or c.chunk.covers[0]}: "
-            + truncate_to_tokens(c.chunk.embedding_text or c.chunk.text, self.excerpt_tokens).replace("\n", " ")
-            for number, c in enumerate(chunks[: self.max_chunks], start=1)
-        )
+        listing = numbered_excerpts(chunks[: self.max_chunks], self.excerpt_tokens)
         messages = [
             ChatMessage(
                 "system",

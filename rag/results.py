@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rag.chunk import Chunk
 from rag.query import Query
+from rag.tokens import truncate_to_tokens
 
 Confidence = Literal["answer", "partial", "abstain"]
 
@@ -249,3 +250,13 @@ class ConfigEvent:
     kind: Literal["token", "result"]
     text: str = ""
     result: AnswerResult | None = None
+
+
+def numbered_excerpts(chunks: Sequence[RetrievedChunk], excerpt_tokens: int) -> str:
+    """The chunks as numbered one-line excerpts for an LLM prompt (`[1] title: compact text…`), each cut to
+    `excerpt_tokens` tokens."""
+    return "\n".join(
+        f"[{number}] {c.chunk.title or c.chunk.covers[0]}: "
+        + truncate_to_tokens(c.chunk.embedding_text or c.chunk.text, excerpt_tokens).replace("\n", " ")
+        for number, c in enumerate(chunks, start=1)
+    )

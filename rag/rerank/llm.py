@@ -9,8 +9,7 @@ from typing import Any
 
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
-from rag.results import RetrievedChunk
-from rag.tokens import truncate_to_tokens
+from rag.results import RetrievedChunk, numbered_excerpts
 
 
 class LLMReranker:
@@ -31,11 +30,7 @@ class LLMReranker:
             )
         from rag.llm.base import ChatMessage
 
-        listing = "\n".join(
-            f"[{number}] {c.chunk.title or c.chunk.covers[0]}: "
-            + truncate_to_tokens(c.chunk.embedding_text or c.chunk.text, self.excerpt_tokens).replace("\n", " ")
-            for number, c in enumerate(candidates, start=1)
-        )
+        listing = numbered_excerpts(candidates, self.excerpt_tokens)
         messages = [
             ChatMessage(
                 "system",
