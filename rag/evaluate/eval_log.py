@@ -1,4 +1,8 @@
-"""Where an evaluation logs: the path the run is given, else $RAG_EVAL_LOG, else `logs/eval.log`."""
+"""Where an evaluation logs: the path the run is given, else $RAG_EVAL_LOG, else `eval.log` beside its records.
+
+The log names questions and their outcomes, so it stays with the records it describes: a run in a private
+folder (the blinded sets) leaves nothing of its questions behind in the project.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rag.settings import PROJECT_ROOT
-
-DEFAULT_LOG = PROJECT_ROOT / "logs" / "eval.log"
+LOG_NAME = "eval.log"  # in the run's output folder
 LOG_ENV = "RAG_EVAL_LOG"  # overrides where evaluation logs go
 log = logging.getLogger("rag.evaluate")
 
 
-def log_file(path: Path | None = None) -> Path:
-    """`path`, else $RAG_EVAL_LOG, else logs/eval.log."""
-    return Path(path or os.environ.get(LOG_ENV) or DEFAULT_LOG)
+def log_file(out_dir: Path | str, path: Path | None = None) -> Path:
+    """`path`, else $RAG_EVAL_LOG, else `eval.log` in `out_dir` (the folder of the run's records)."""
+    return Path(path or os.environ.get(LOG_ENV) or Path(out_dir) / LOG_NAME)
 
 
 @contextmanager

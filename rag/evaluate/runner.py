@@ -121,7 +121,7 @@ def run_evaluation(
     Configs run one after another per question so that each one's latency is its own; `parallel` runs
     them concurrently, sharing embeddings and candidate pools (faster with hosted LLMs, but then a
     config's timings omit work another config did for it). `max_text_chars` truncates stored chunk texts.
-    Logs go to `log_path`, else $RAG_EVAL_LOG, else `logs/eval.log`. A question whose run still fails
+    Logs go to `log_path`, else $RAG_EVAL_LOG, else `OUT/eval.log` beside the records. A question whose run still fails
     after `attempts` tries (transient API errors are retried with exponential backoff from `retry_delay`
     seconds) is recorded with its error and the run goes on.
     """
@@ -138,7 +138,7 @@ def run_evaluation(
         resume,
     )
     with ExitStack() as stack:
-        stack.enter_context(logging_to(log_file(log_path)))
+        stack.enter_context(logging_to(log_file(plan.out, log_path)))
         started_at = datetime.now(UTC)
         fingerprint = index_fingerprint(engine.index)
         done, resumed = _done_before(plan, resume)

@@ -6,15 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from rag.evaluate.eval_log import DEFAULT_LOG, LOG_ENV, log, log_file, logging_to
+from rag.evaluate.eval_log import LOG_ENV, log, log_file, logging_to
 
 
-def test_log_file_prefers_the_given_path_then_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_log_file_prefers_the_given_path_then_the_environment_then_the_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(LOG_ENV, raising=False)
-    assert log_file() == DEFAULT_LOG
+    assert log_file(tmp_path / "run") == tmp_path / "run" / "eval.log"
     monkeypatch.setenv(LOG_ENV, str(tmp_path / "env.log"))
-    assert log_file() == tmp_path / "env.log"
-    assert log_file(tmp_path / "given.log") == tmp_path / "given.log"
+    assert log_file(tmp_path / "run") == tmp_path / "env.log"
+    assert log_file(tmp_path / "run", tmp_path / "given.log") == tmp_path / "given.log"
 
 
 def test_logging_to_writes_while_the_block_runs(tmp_path: Path) -> None:

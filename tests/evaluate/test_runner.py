@@ -71,6 +71,19 @@ def test_retrieval_only_run(fixture_index, questions, tmp_path: Path, log_file: 
     assert len(table.splitlines()) == 4
 
 
+def test_the_log_stays_beside_the_records(  # type: ignore[no-untyped-def]
+    fixture_index, questions, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without $RAG_EVAL_LOG the log goes into the run's folder: a run in a private folder leaves no trace."""
+    monkeypatch.delenv("RAG_EVAL_LOG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    run_evaluation(Engine(fixture_index, default_llm="extractive"), questions[:2], resolve_configs("C2"),
+                   tmp_path / "private", retrieval_only=True)
+    log_text = (tmp_path / "private" / "eval.log").read_text(encoding="utf-8")
+    assert "evaluation start" in log_text and "evaluation done" in log_text
+    assert not (tmp_path / "logs").exists()
+
+
 def test_run_with_the_extractive_generator(fixture_index, questions, tmp_path: Path, log_file: Path) -> None:  # type: ignore[no-untyped-def]
     engine = Engine(fixture_index, default_llm="extractive")
     result = run_evaluation(engine, questions, resolve_configs("C0,full"), tmp_path / "gen", k=3, parallel=True)
