@@ -46,8 +46,6 @@ class Config:
     write_check: bool = False
     # Put the API's lookup (search) operation first for a request that names things by value.
     lookup: bool = False
-    # Add the operations whose path the question names to the candidate pool.
-    named_paths: bool = False
     reasoning: bool = False
     rewrite: bool = True
     generator: str = "auto"
@@ -108,7 +106,6 @@ class Config:
             "abstention": self.abstention,
             "write_check": self.write_check,
             "lookup": self.lookup,
-            "named_paths": self.named_paths,
             "reasoning": self.reasoning,
         }
 
@@ -124,7 +121,6 @@ class Config:
             "abstention": {"abstention": False},
             "write_check": {"write_check": False},
             "lookup": {"lookup": False},
-            "named_paths": {"named_paths": False},
             "reasoning": {"reasoning": False},
         }
         if feature not in changes:
@@ -164,8 +160,7 @@ _FULL = Config(
     abstention=True,
     write_check=True,
     lookup=True,
-    named_paths=True,
-    description="hybrid + intent filter (APIs named in the question) + named paths + structural rerank (fused "
+    description="hybrid + intent filter (APIs named in the question) + structural rerank (fused "
     "with the hybrid order) + lookup lift + write-operation check + reference expansion + per-API k + "
     "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
 )

@@ -36,7 +36,6 @@ from rag.retrieve.context import QueryContext
 from rag.retrieve.expansion import balance_by_api, demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
-from rag.retrieve.named import add_named_operations, named_operations
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
@@ -250,11 +249,6 @@ class Engine:
             pool = list({c.chunk.chunk_id: c for c in reversed(merged + rest)}.values())[::-1]
             balanced = tuple(targets)
             result.notes.append(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
-        if config.named_paths and config.chunking == "smart":
-            named = named_operations(query.focus, profile_for(ctx.snapshot).operations, apis)
-            pool, note = add_named_operations(pool, named)
-            if note:
-                result.notes.append(note)
         result.timings_ms["retrieve"] = _ms(started)
         return pool, apis, k, balanced
 
