@@ -13,11 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import percentile
+from bench import ROOT, STACKONE, percentile
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
-STACKONE = SHARED / "specs" / "stackone"
 RESULTS: dict[str, object] = {}
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import resource
 import statistics
 import time
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import ROOT
+
 QUESTIONS = (
     "How do I authenticate?",
     "What is the default expires_in of a connect session?",
