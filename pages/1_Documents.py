@@ -16,7 +16,7 @@ from webapp.documents import (
     report_line,
 )
 from webapp.engine import default_config_names
-from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
+from webapp.eval_jobs import TEST_SET_SIZE, start_test_set
 from webapp.versions import add_version, known_uploads, render_diff
 
 ui.page_setup("Documents")
@@ -168,11 +168,8 @@ if chunks:
 
 # ---------------------------------------------------------------------- test set
 st.subheader("Test this document", anchor=False)
-available, why = question_generation_available()
 job_ids: list[str] = st.session_state.setdefault("testset_jobs", [])
-if not available:
-    st.info(why + " Meanwhile, ask your own questions on the home page.")
-elif record.doc_type != "openapi":
+if record.doc_type != "openapi":
     st.caption("Test sets are generated from OpenAPI specs; choose a spec above to make one.")
 else:
     st.caption(
