@@ -113,7 +113,7 @@ def _engine(key: str) -> Engine:
 
 
 def get_engine() -> Engine:
-    """The app's engine (cached per process; tests inject theirs through webapp.engine)."""
+    """The app's engine (cached per process and per `engine_key()`)."""
     return _engine(engine_key())
 
 

@@ -1,6 +1,6 @@
 """The Streamlit pages driven in-process with AppTest, on the fixture index with the extractive generator.
 
-No model is loaded: the engine is injected through `webapp.engine.set_engine_override` (see conftest).
+No model is loaded: the `app_engine` fixture gives the app an engine over the fixture index (see conftest).
 """
 
 from __future__ import annotations

@@ -23,12 +23,10 @@ from webapp.documents import ingest_uploads, report_frame
 from webapp.engine import (
     apply_choices,
     build_engine,
-    clear_engine_override,
     engine_key,
     generator_options,
     known_configs,
     resolve_config_name,
-    set_engine_override,
 )
 from webapp.eval_jobs import default_run_name, make_test_set_now, run_evaluation_now, safe_name
 from webapp.jobs import Job, start_job, wait
@@ -280,36 +278,20 @@ def test_badges_say_no_match_and_fell_back() -> None:
 
 
 # ---------------------------------------------------------------------- engine and configs
-def test_engine_override_and_key(fixture_index) -> None:  # type: ignore[no-untyped-def]
-    from rag.runner import Engine
-
-    engine = Engine(fixture_index)
-    before = engine_key()
-    set_engine_override(engine)
-    try:
-        first = engine_key()
-        assert first != before and build_engine() is engine
-        set_engine_override(lambda: engine)
-        assert engine_key() != first and build_engine() is engine
-    finally:
-        clear_engine_override()
-    assert engine_key() == before
+def test_the_engine_key_names_the_settings_the_engine_is_built_from() -> None:
+    first = engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "extractive"})
+    assert first == engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "extractive", "UNRELATED": "x"})
+    assert first != engine_key({"RAG_INDEX_DIR": "/b", "RAG_LLM": "extractive"})
+    assert first != engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "groq:x"})
 
 
-def test_engine_from_an_environment_factory(monkeypatch, fixture_index) -> None:  # type: ignore[no-untyped-def]
-    from rag.runner import Engine
-
-    made = Engine(fixture_index)
-    monkeypatch.setattr("tests.app.test_charts.small_engine", lambda: made, raising=False)
-    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "tests.app.test_charts:small_engine")
-    assert engine_key() == "env:tests.app.test_charts:small_engine"
-    assert build_engine() is made
-    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "no_such_module_here:x")
-    with pytest.raises(ConfigError, match="cannot import"):
-        build_engine()
-    monkeypatch.setenv("RAG_APP_TEST_ENGINE", "nocolon")
-    with pytest.raises(ConfigError, match="module:function"):
-        build_engine()
+def test_build_engine_follows_the_settings(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("RAG_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("RAG_EMBEDDING_MODEL", "hashing")
+    monkeypatch.setenv("RAG_LLM", "extractive")
+    engine = build_engine()
+    assert engine.default_llm == "extractive"
+    assert engine.index.directory == tmp_path / "index"
 
 
 def test_apply_choices_sets_k_and_the_auto_generator() -> None:
