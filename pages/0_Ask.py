@@ -9,7 +9,7 @@ import streamlit as st
 
 from rag.errors import ConfigError
 from rag.results import AnswerResult
-from webapp import conversations, tables, ui
+from webapp import conversations, tables, ui, widget_state
 from webapp.asking import (
     ASK_TEXT_KEY,
     PENDING_KEY,
@@ -72,7 +72,7 @@ if engine.index.is_empty():
 
 options = generator_options(engine.default_llm)
 # The choices survive visits to other pages (Streamlit forgets the state of widgets a page does not draw).
-ui.restore_choices(
+widget_state.restore_choices(
     {
         "ask_configs": default_config_names(known),
         "ask_k": 5,
@@ -82,8 +82,8 @@ ui.restore_choices(
 )
 if st.session_state["ask_generator"] not in options:
     st.session_state["ask_generator"] = options[0]
-ui.valid_choices("ask_configs", list(known))
-ui.valid_number("ask_k", 1, MAX_K, 5)
+widget_state.valid_choices("ask_configs", list(known))
+widget_state.valid_number("ask_k", 1, MAX_K, 5)
 with st.container(border=True):
     # The configurations get the whole width: ten chips fit on one line there.
     names: list[str] = st.multiselect(
@@ -107,11 +107,11 @@ with st.container(border=True):
     retrieval_only = last.toggle("Retrieval only", key="ask_retrieval_only",
                                  help="Retrieve and rank only; no answers are generated")
     pins = version_choices(engine.index.documents())  # an API with several versions: pin an older one
-    ui.valid_choice("ask_api_version", pins, "")
+    widget_state.valid_choice("ask_api_version", pins, "")
     pin = st.selectbox("API version", pins, format_func=lambda p: p or "newest of each API", key="ask_api_version",
                        help="Questions search the newest version of each API unless an older one is chosen"
                        ) if len(pins) > 1 else ""
-    ui.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
+    widget_state.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
     if names:
         st.caption(ui.config_caption(known, names))
     st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")

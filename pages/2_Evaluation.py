@@ -11,7 +11,7 @@ from rag.evaluate import verdict as verdicts
 from rag.evaluate.metrics import metric_label
 from rag.evaluate.saved_runs import SavedRun
 from rag.evaluate.suite import SUITE_LABELS
-from webapp import charts, eval_frames, tables, ui
+from webapp import charts, eval_frames, tables, ui, widget_state
 from webapp.asking import RERUN_KEY, rerun_request
 from webapp.badges import badge_for_record
 from webapp.engine import default_config_names
@@ -57,8 +57,8 @@ with st.expander("Start a new evaluation", icon=":material/play_circle:", expand
     if not sets:
         st.info(f"No question sets (*.jsonl) in {saved_runs.eval_data_dir()}.")
     else:
-        ui.valid_choice("new_eval_set", sets, sets[0])
-        ui.valid_choices("new_eval_configs", list(known))
+        widget_state.valid_choice("new_eval_set", sets, sets[0])
+        widget_state.valid_choices("new_eval_configs", list(known))
         question_file = st.selectbox("Question set", sets, format_func=lambda p: p.name, key="new_eval_set")
         chosen = st.multiselect("Configurations", list(known), default=default_config_names(known),
                                 key="new_eval_configs")
@@ -141,7 +141,7 @@ if preselect:
 elif "eval_runs" not in st.session_state:
     st.session_state["eval_runs"] = options[:1]
 else:
-    ui.valid_choices("eval_runs", options)  # a run deleted or renamed on disk since the last visit
+    widget_state.valid_choices("eval_runs", options)  # a run deleted or renamed on disk since the last visit
 selected = st.multiselect(
     "Runs to compare",
     options,
@@ -199,7 +199,7 @@ if fell_back:
         f"{tables.md_escape(reason)}" for (name, config), reason in fell_back.items()))
 if len(runs) > 1:  # one metric at a time, a panel per run: never every run's bars in one row
     bar_options = charts.chart_metrics(metrics) or [saved_runs.hit_metric(runs)]
-    ui.valid_choice("bars_metric", bar_options, bar_options[0])
+    widget_state.valid_choice("bars_metric", bar_options, bar_options[0])
     bar_metric = st.selectbox("Chart metric", bar_options, format_func=metric_label, key="bars_metric",
                               help="Several runs are shown a metric at a time, one panel per run")
     st.plotly_chart(charts.metric_bars(metrics, metric=bar_metric), key="metric_bars", width="stretch")
@@ -209,20 +209,20 @@ else:
 left, right = st.columns(2)
 with left:
     run_names = [run.name for run in runs]
-    ui.valid_choice("heatmap_run", run_names, run_names[0])
+    widget_state.valid_choice("heatmap_run", run_names, run_names[0])
     heat_run = (st.selectbox("Heatmap run", run_names, key="heatmap_run",
                              help="One run at a time: every configuration keeps a readable column")
                 if len(runs) > 1 else run_names[0])
     heat_runs = [run for run in runs if run.name == heat_run]
     category_options = eval_frames.category_metrics(heat_runs) or [saved_runs.hit_metric(heat_runs)]
-    ui.valid_choice("heatmap_metric", category_options, category_options[0])
+    widget_state.valid_choice("heatmap_metric", category_options, category_options[0])
     heat_metric = st.selectbox("Heatmap metric", category_options, format_func=metric_label,
                                key="heatmap_metric")
     st.plotly_chart(charts.category_heatmap(eval_frames.category_frame(heat_runs, heat_metric), heat_metric),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
-    ui.valid_choice("scatter_metric", quality_options, quality_options[0])
+    widget_state.valid_choice("scatter_metric", quality_options, quality_options[0])
     quality = st.selectbox("Quality metric", quality_options, format_func=metric_label,
                            key="scatter_metric")
     st.plotly_chart(charts.quality_latency_scatter(metrics, quality), key="quality_latency", width="stretch")
@@ -242,7 +242,7 @@ category_options = sorted(dict.fromkeys(questions["category"]))
 failure_options = [f for f in [saved_runs.OK_LABEL, *eval_frames.FAILURE_LABELS] if f in set(questions["failure"])]
 for key, present in (("filter_configs", label_options), ("filter_categories", category_options),
                      ("filter_failures", failure_options)):
-    ui.valid_choices(key, present)
+    widget_state.valid_choices(key, present)
 chosen_labels = a.multiselect("Configuration", label_options, key="filter_configs", placeholder="all")
 chosen_categories = b.multiselect("Category", category_options, key="filter_categories", placeholder="all")
 chosen_failures = c.multiselect("Failure label", failure_options, key="filter_failures", placeholder="all")
@@ -278,7 +278,7 @@ pick_rows = {key: number for number, key in enumerate(pick_keys)}
 if row is not None and 0 <= row < len(filtered) and st.session_state.get("_last_table_row") != row:
     st.session_state["question_pick"] = pick_keys[row]
 st.session_state["_last_table_row"] = row
-ui.valid_choice("question_pick", pick_keys, pick_keys[0])
+widget_state.valid_choice("question_pick", pick_keys, pick_keys[0])
 pick = st.selectbox(
     "Question",
     pick_keys,

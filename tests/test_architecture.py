@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "rag"
 # Every folder of importable project code: the import-circle check covers them all.
@@ -99,24 +101,47 @@ def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None
     assert "rag.rerank.structural" in tokenizers and "rag.abstain" in tokenizers
 
 
-MAX_FUNCTION_LINES = 80
-MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 60
+MAX_MODULE_LINES = 500
+# The folders already held to those limits; the rest of rag/ is held to the older ones until the stage work lands.
+SHORT_ALREADY = ("webapp", "rag/evaluate", "bench")
+OLD_MAX_FUNCTION_LINES = 80
+OLD_MAX_MODULE_LINES = 600
+# What the stage work (issue 23) has still to shorten; the xfail below flips when it has.
+LONG_TODAY = (
+    "modules: rag.cli, rag.index.store, rag.ingest.openapi, rag.mcp_server, rag.runner, rag.versions.diff; "
+    "functions: rag.cli.cmd_eval, rag.generate.extractive.generate, rag.ingest.docs.chunk_markdown, "
+    "rag.ingest.openapi.schema_chunks"
+)
 
 
-def test_functions_and_modules_stay_short() -> None:
-    long_functions: set[str] = set()
+def too_long(folders: tuple[str, ...], max_module: int, max_function: int) -> tuple[set[str], set[str]]:
+    """(modules over `max_module` lines, functions over `max_function` lines) under `folders`."""
     long_modules: set[str] = set()
-    for path in LIBRARY.rglob("*.py"):
+    long_functions: set[str] = set()
+    for path in (p for folder in folders for p in (ROOT / folder).rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if len(text.splitlines()) > MAX_MODULE_LINES:
+        if len(text.splitlines()) > max_module:
             long_modules.add(module_name(path))
         for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.end_lineno is None:
                 continue
-            if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
+            if node.end_lineno - node.lineno + 1 > max_function:
                 long_functions.add(f"{module_name(path)}.{node.name}")
-    assert long_functions == set()
-    assert long_modules == set()
+    return long_modules, long_functions
+
+
+def test_webapp_evaluation_and_bench_modules_and_functions_are_short() -> None:
+    assert too_long(SHORT_ALREADY, MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
+
+
+def test_the_library_stays_within_the_older_limits() -> None:
+    assert too_long(("rag",), OLD_MAX_MODULE_LINES, OLD_MAX_FUNCTION_LINES) == (set(), set())
+
+
+@pytest.mark.xfail(strict=True, reason=f"over {MAX_MODULE_LINES} / {MAX_FUNCTION_LINES} lines today: {LONG_TODAY}")
+def test_no_module_in_rag_or_webapp_over_500_lines_nor_function_over_60() -> None:
+    assert too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
 
 
 def test_query_state_is_carried_in_fields_not_text_markers() -> None:

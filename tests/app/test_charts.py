@@ -1,54 +1,23 @@
-"""The app's pure building blocks: figures, tables, badges, saved-run loading, configs and the evaluation bridge."""
+"""The evaluation and live charts (`webapp.charts`): a panel per metric or run, one colour per configuration."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
 
-from rag.config import PRESETS
-from rag.errors import ConfigError, RagError
 from rag.evaluate.saved_runs import SavedRun, load_run, with_unique_names
-from rag.results import AnswerResult, Citation, RetrievedChunk
-from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC
-from tests.fakes import make_chunk
-from tests.saved_run_fixtures import copy_run
-from webapp import charts, eval_frames, tables
-from webapp.asking import Turn, ask_all, ask_live, conversation_history
-from webapp.badges import Badge, badge_for, badge_for_record, badge_status
-from webapp.documents import ingest_uploads, report_frame
-from webapp.engine import (
-    apply_choices,
-    build_engine,
-    engine_key,
-    generator_options,
-    known_configs,
-    resolve_config_name,
-)
-from webapp.eval_jobs import default_run_name, make_test_set_now, run_evaluation_now, safe_name
-from webapp.jobs import Job, start_job, wait
-
-RUN = EVAL_RUN_FIXTURE / "tiny-run"
+from tests.fakes import answer_with_chunks
+from tests.saved_run_fixtures import TINY_RUN, copy_run
+from webapp import charts, eval_frames
 
 
 @pytest.fixture
 def run() -> SavedRun:
-    return load_run(RUN)
+    return load_run(TINY_RUN)
 
 
-def result(config: str, *items: tuple[str, int], **fields: Any) -> AnswerResult:
-    """An AnswerResult whose chunks cover the given (structural id, rank) pairs."""
-    chunks = [
-        RetrievedChunk(make_chunk(sid, f"text of {sid}", chunk_id=f"{config}/{sid}"), {"vector": 0.5}, rank)
-        for sid, rank in items
-    ]
-    return AnswerResult(config=config, question="q", chunks=chunks, **fields)
-
-
-# ---------------------------------------------------------------------- evaluation charts
 def test_metric_bars_one_panel_per_metric_one_bar_per_config(run) -> None:  # type: ignore[no-untyped-def]
     figure = charts.metric_bars(eval_frames.metrics_frame([run]))
     panels = {a.text for a in figure.layout.annotations}
@@ -130,324 +99,16 @@ def test_failure_bars_count_labels_per_config(run) -> None:  # type: ignore[no-u
     assert counts["retrieval_miss"] == {"C0": 1}
 
 
-# ---------------------------------------------------------------------- live tables and figures
-def test_chunk_frame_has_every_score_and_rank() -> None:
-    chunk = make_chunk("api.paths./x.get", "GET /x", kind="operation")
-    items = [
-        RetrievedChunk(chunk, {"vector": 0.5, "bm25": 2.0, "fused": 0.016, "rerank": 1.5}, rank=1,
-                       rank_before_rerank=3),
-        RetrievedChunk(make_chunk("api.components.X", "X"), {"vector": 0.2}, rank=2, from_expansion=True),
-    ]
-    frame = tables.chunk_frame(items)
-    assert list(frame.columns) == list(tables.CHUNK_COLUMNS)
-    assert frame.loc[0, "rank before rerank"] == 3 and pd.isna(frame.loc[1, "rank before rerank"])
-    assert frame.loc[0, "rerank"] == 1.5 and pd.isna(frame.loc[1, "bm25"])
-    assert frame.loc[1, "from expansion"]
-    assert frame.loc[0, "structural ids"] == "api.paths./x.get" and frame.loc[0, "kind"] == "operation"
-    assert tables.chunk_frame([]).empty
-
-
-def test_record_chunk_frame_reads_saved_chunks(run) -> None:  # type: ignore[no-untyped-def]
-    frame = tables.record_chunk_frame(run.records["full"][1]["retrieved_chunks"])
-    assert list(frame["structural ids"]) == ["people-3_1.paths./unified/hris/employees.get",
-                                             "people-3_1.components.Employee"]
-    assert list(frame["rank before rerank"]) == [1, 4]
-
-
-def test_overlap_frame_lines_up_structural_ids_across_configs() -> None:
-    a = result("C0", ("api.paths./x.get", 1), ("api.components.A", 2), ("api.components.OnlyC0", 3))
-    b = result("full", ("api.components.A", 1), ("api.paths./x.get", 2), ("api.components.OnlyFull", 3))
-    failed = AnswerResult(config="broken", question="q", errors=["boom"])
-    frame = tables.overlap_frame([a, b, failed])
-    assert list(frame.columns) == ["structural id", "api", "C0", "full", "found by", "only some", "via expansion in"]
-    rows = frame.set_index("structural id")
-    assert rows.loc["api.paths./x.get", "C0"] == 1 and rows.loc["api.paths./x.get", "full"] == 2
-    assert not rows.loc["api.components.A", "only some"]
-    assert rows.loc["api.components.OnlyC0", "only some"] and pd.isna(rows.loc["api.components.OnlyC0", "full"])
-    assert list(frame["found by"]) == [2, 2, 1, 1]  # shared rows first
-    summary = tables.overlap_summary(frame, ["C0", "full"])
-    assert summary == {"total": 4, "all": 2, "some": 2, "unique": {"C0": 1, "full": 1}}
-    style = tables.overlap_styler(frame).to_html().split("</style>")[0]
-    assert "#FFF4D6" in style
-    assert "row2_col0" in style and "row3_col0" in style and "row0_col0" not in style  # only the "only some" rows
-    figure = charts.overlap_figure(frame, ["C0", "full"])
-    assert list(figure.data[0].x) == ["C0", "full"]
-    assert sum(label.startswith("◆ ") for label in figure.data[0].y) == 2
-    assert charts.overlap_figure(tables.overlap_frame([]), []).layout.annotations
-
-
-def test_overlap_counts_a_chunk_covering_two_ids_for_both() -> None:
-    chunk = make_chunk("api.paths./x.get", "naive /x")
-    chunk = type(chunk)(**{**chunk.__dict__, "covers": ("api.paths./x.get", "api.paths./x.post")})
-    a = AnswerResult(config="C0", question="q", chunks=[RetrievedChunk(chunk, {}, 1)])
-    b = result("full", ("api.paths./x.post", 1))
-    rows = tables.overlap_frame([a, b]).set_index("structural id")
-    assert rows.loc["api.paths./x.post", "found by"] == 2
-    assert rows.loc["api.paths./x.get", "only some"]
-
-
-def test_timings_tokens_and_citations() -> None:
-    item = result("full", ("api.paths./x.get", 1), timings_ms={"generate": 80.0, "embed": 1.25, "retrieve": 10.0},
-                  tokens_in=812, tokens_out=96, generator="extractive")
-    frame = tables.timing_frame(item)
-    assert list(frame["stage"]) == ["embed", "retrieve", "generate", "total"]
-    assert frame["ms"].iloc[-1] == pytest.approx(91.2, abs=0.1)
-    assert tables.timing_summary(item).startswith("embed 1.2 ms · retrieve 10.0 ms · generate 80.0 ms = 91 ms")
-    assert tables.token_summary(item) == "tokens in 812 · out 96 · generator extractive"
-    citation = Citation("api.paths./x.get", "/paths/~1x/get", "api", "full/api.paths./x.get", "api.json")
-    assert tables.citation_label(1, citation) == "[1] GET /x"
-    assert [tables.readable_id(i) for i in ("hris.paths./unified/hris/employees/{id}.delete",
-                                             "hris.components.Employee", "hris.overview", "stackone.conventions",
-                                             "docs.guide#intro")] == [
-        "DELETE /unified/hris/employees/{id}", "Employee", "HRIS API overview", "stackone API conventions",
-        "docs.guide#intro"]
-    assert tables.find_cited_chunk(citation, item) is item.chunks[0]
-    other = Citation("api.paths./x.get", "", "api", "gone", "")
-    assert tables.find_cited_chunk(other, item) is item.chunks[0]
-    assert list(tables.citation_frame([citation])["json pointer"]) == ["/paths/~1x/get"]
-
-
 def test_latency_breakdown_stacks_stages() -> None:
-    items = [result("C0", timings_ms={"embed": 1.0, "generate": 5.0}), result("full", timings_ms={"gate": 2.0})]
+    items = [
+        answer_with_chunks("C0", timings_ms={"embed": 1.0, "generate": 5.0}),
+        answer_with_chunks("full", timings_ms={"gate": 2.0}),
+    ]
     figure = charts.latency_breakdown(items)
     assert [trace.name for trace in figure.data] == ["embed", "gate", "generate"]
     assert charts.latency_breakdown([]).layout.annotations
 
 
-def test_markdown_safety_helpers() -> None:
-    assert tables.safe_markdown("see ![x](http://evil/x.png)") == "see !\\[x](http://evil/x.png)"
-    assert tables.md_escape("a_b *c* [d] <e> $f$ `g`") == "a\\_b \\*c\\* \\[d\\] \\<e\\> \\$f\\$ \\`g\\`"
-
-
-def test_documents_and_chunk_tables(fixture_index) -> None:  # type: ignore[no-untyped-def]
-    frame = tables.documents_frame(fixture_index.documents())
-    assert list(frame["source"]) == ["people-3.1.json", "shop-3.0.yaml"]
-    assert list(frame["api"]) == ["people-3_1", "shop-3_0"]
-    assert (frame["ingest (s)"] >= 0).all() and frame["indexed at"].str.match(r"\d{4}-\d\d-\d\d").all()
-    chunks = tables.document_chunks(fixture_index.snapshot().chunks.values(), "shop-3.0.yaml", "smart")
-    assert chunks and {c.strategy for c in chunks} == {"smart"}
-    assert chunks[0].kind == "overview"
-    table = tables.document_chunks_frame(chunks)
-    assert len(table) == len(chunks) and "json pointer" in table.columns
-    metadata = tables.chunk_metadata(chunks[0])
-    assert "text" not in metadata and "embedding_text" not in metadata and metadata["api"] == "shop-3_0"
-
-
-# ---------------------------------------------------------------------- badges
-@pytest.mark.parametrize(
-    ("abstained", "confidence", "errors", "retrieval_only", "expected"),
-    [
-        (False, "answer", False, False, "answered"),
-        (False, "partial", False, False, "partial"),
-        (True, "abstain", False, False, "abstained"),
-        (False, "abstain", False, True, "abstained"),
-        (False, "answer", False, True, "retrieval only"),
-        (True, "abstain", True, False, "error"),
-    ],
-)
-def test_badge_status(abstained, confidence, errors, retrieval_only, expected) -> None:  # type: ignore[no-untyped-def]
-    assert badge_status(abstained, confidence, errors, retrieval_only) == expected
-
-
-def test_badge_for_results_and_records() -> None:
-    abstained = AnswerResult("full", "q", abstained=True, confidence="abstain", confidence_score=0.16,
-                             notes=["confidence gate: abstain (…)"])
-    badge = badge_for(abstained)
-    assert (badge.status, badge.color, badge.detail) == ("abstained", "gray", "confidence: abstain (0.16)")
-    plain = badge_for(AnswerResult("C0", "q", answer="x"))
-    assert (plain.status, plain.color, plain.detail) == ("answered", "green", "confidence gate off")
-    partial = AnswerResult("full", "q", confidence="partial", confidence_score=0.5)
-    assert badge_for(partial, gated=True).color == "orange"
-    assert badge_for_record({"abstained": False, "confidence": "partial"}).status == "partial"
-    assert badge_for_record({"error": "boom"}).status == "error"
-
-
-def test_badges_say_no_match_and_fell_back() -> None:
-    from rag.generate.extractive import NO_MATCH_NOTE
-
-    unmatched = badge_for(AnswerResult("C0", "q", answer=f"{NO_MATCH_NOTE}\n- some line [1]"))
-    assert (unmatched.status, unmatched.color) == ("no match", "gray")
-    degraded = badge_for(AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable"]))
-    assert (degraded.status, degraded.color) == ("fell back", "orange")
-    # Abstaining says so even when a stage fell back; an error wins over everything.
-    assert badge_for(AnswerResult("C5", "q", abstained=True, fallbacks=["x"])).status == "abstained"
-    assert badge_for_record({"answer": NO_MATCH_NOTE, "error": "boom"}).status == "error"
-    assert badge_for_record({"answer": "x", "fallbacks": ["no cross-encoder"]}).status == "fell back"
-    with pytest.raises(ValueError, match="allowed: answered"):
-        Badge("maybe", "maybe", "green", "", "")
-
-
-# ---------------------------------------------------------------------- engine and configs
-def test_the_engine_key_names_the_settings_the_engine_is_built_from() -> None:
-    first = engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "extractive"})
-    assert first == engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "extractive", "UNRELATED": "x"})
-    assert first != engine_key({"RAG_INDEX_DIR": "/b", "RAG_LLM": "extractive"})
-    assert first != engine_key({"RAG_INDEX_DIR": "/a", "RAG_LLM": "groq:x"})
-
-
-def test_build_engine_follows_the_settings(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("RAG_INDEX_DIR", str(tmp_path / "index"))
-    monkeypatch.setenv("RAG_EMBEDDING_MODEL", "hashing")
-    monkeypatch.setenv("RAG_LLM", "extractive")
-    engine = build_engine()
-    assert engine.default_llm == "extractive"
-    assert engine.index.directory == tmp_path / "index"
-
-
-def test_apply_choices_sets_k_and_the_auto_generator() -> None:
-    own = PRESETS["C0"].__class__(name="own", generator="groq:x")
-    chosen = apply_choices([PRESETS["C0"], PRESETS["full"], own], k=12, generator="extractive")
-    assert [c.k for c in chosen] == [12, 12, 12]
-    assert chosen[0].candidate_pool == 20 and chosen[1].candidate_pool == PRESETS["full"].candidate_pool
-    assert [c.generator for c in chosen] == ["extractive", "extractive", "groq:x"]
-    assert apply_choices([PRESETS["C0"]])[0] is PRESETS["C0"]
-    with pytest.raises(ConfigError, match="k=99"):
-        apply_choices([PRESETS["C0"]], k=99)
-
-
-def test_known_configs_with_a_user_file_and_resolution(tmp_path: Path) -> None:
-    path = tmp_path / "mine.toml"
-    path.write_text('[configs.mine]\nbase = "C2"\nk = 7\n')
-    known = known_configs({"RAG_CONFIG_FILE": str(path)})
-    assert known["mine"].k == 7 and known["mine"].retriever == "hybrid"
-    assert resolve_config_name("full-minus-rerank", known).reranker == "none"
-    defined = resolve_config_name("saved", known, {"saved": {"name": "saved", "chunking": "naive", "k": 3}})
-    assert defined.chunking == "naive" and defined.k == 3
-    with pytest.raises(ConfigError, match="unknown config"):
-        resolve_config_name("nope", known)
-
-
-def test_generator_options_always_offer_extractive() -> None:
-    assert generator_options("extractive", {"RAG_LOCAL_MODEL": "/nonexistent/model.gguf"}) == ["extractive"]
-    options = generator_options("openai:gpt-4o-mini", {"OPENAI_API_KEY": "k", "GROQ_API_KEY": "g",
-                                                       "RAG_LOCAL_MODEL": "/nonexistent/model.gguf"})
-    assert options[0] == "openai:gpt-4o-mini" and options[-1] == "extractive" and "groq:llama-3.1-8b-instant" in options
-
-
-# ---------------------------------------------------------------------- asking
-def test_ask_live_yields_every_result_and_isolates_a_failure(fixture_index) -> None:  # type: ignore[no-untyped-def]
-    from rag.runner import Engine
-
-    engine = Engine(fixture_index, default_llm="extractive")
-    broken = PRESETS["C0"].__class__(name="broken", generator="groq:x")
-    configs = apply_choices([PRESETS["C0"], PRESETS["full"], broken], generator="extractive")
-    events = list(ask_live(engine, "What is the page_size parameter of list orders?", configs))
-    finished = {e.config: e.result for e in events if e.kind == "result"}
-    assert set(finished) == {"C0", "full", "broken"}
-    assert finished["C0"].ok and finished["full"].ok  # type: ignore[union-attr]
-    assert finished["broken"].errors  # type: ignore[union-attr]
-    ordered = ask_all(engine, "What is the page_size parameter of list orders?", configs[:2])
-    assert [r.config for r in ordered] == ["C0", "full"]
-
-
-def test_ask_live_streams_tokens_from_a_streaming_generator(fixture_index) -> None:  # type: ignore[no-untyped-def]
-    from rag.generate.base import Generation, StreamEvent
-    from rag.runner import Engine
-
-    class Streaming:
-        name = "fake:stream"
-
-        def generate(self, request):  # type: ignore[no-untyped-def]
-            return Generation("Hello world", generator=self.name)
-
-        def stream(self, request):  # type: ignore[no-untyped-def]
-            yield StreamEvent("token", "Hello ")
-            yield StreamEvent("token", "world")
-            yield StreamEvent("done", generation=Generation("Hello world", generator=self.name))
-
-    engine = Engine(fixture_index, default_llm="fake:stream", generator_factory=lambda spec: Streaming())
-    events = list(ask_live(engine, "list orders", [PRESETS["C0"]]))
-    assert [e.text for e in events if e.kind == "token"] == ["Hello ", "world"]
-    assert events[-1].result is not None and events[-1].result.answer == "Hello world"
-
-
-def test_conversation_history_uses_the_first_usable_answer() -> None:
-    turn = Turn("first?", ["C0", "full"], False, "extractive", 5,
-                [AnswerResult("C0", "first?", errors=["x"]), AnswerResult("full", "first?", answer="the answer")])
-    assert conversation_history([turn]) == [{"role": "user", "content": "first?"},
-                                            {"role": "assistant", "content": "the answer"}]
-
-
-# ---------------------------------------------------------------------- uploads and jobs
-def test_ingest_uploads_reports_each_file(empty_index) -> None:  # type: ignore[no-untyped-def]
-    seen: list[float] = []
-    reports = ingest_uploads(
-        empty_index,
-        [("inventory.yaml", INVENTORY_SPEC), ("empty.md", b""), ("virus.exe", b"MZ"),
-         ("inventory.yaml", INVENTORY_SPEC)],
-        "reject",
-        progress=lambda fraction, text: seen.append(fraction),
-    )
-    assert [r.status for r in reports] == ["added", "error", "error", "rejected"]
-    assert ".exe files cannot be indexed" in reports[2].message and ".json .yaml .yml" in reports[2].message
-    assert reports[1].message.startswith("empty.md: not indexed — ")
-    assert "already indexed, so it was not added" in reports[3].message and "on_duplicate" not in reports[3].message
-    assert seen == sorted(seen) and seen[-1] == 1.0
-    frame = report_frame(reports)
-    assert frame.loc[0, "chunks"] > 0 and frame.loc[3, "status"] == "rejected"
-
-
-def test_jobs_run_in_the_background_and_report_progress() -> None:
-    gate = threading.Event()
-
-    def target(job: Job) -> Path:
-        job.report(done=1, total=4, message="one")
-        gate.wait(5)
-        return Path("/tmp")
-
-    job = start_job("demo", target)
-    for _ in range(100):
-        if job.done == 1:
-            break
-        threading.Event().wait(0.01)
-    assert job.active and job.fraction == 0.25 and "1/4" in job.progress_text()
-    gate.set()
-    wait(job, 5)
-    assert job.status == "done" and job.run_dir == Path("/tmp") and job.fraction == 1.0
-
-    failed = wait(start_job("bad", lambda job: (_ for _ in ()).throw(RagError("no questions"))), 5)
-    assert failed.status == "failed" and "no questions" in failed.error
-
-
-def test_run_names_are_safe_file_names() -> None:
-    assert safe_name("from the page/../x") == "from-the-page-..-x"
-    assert safe_name("../") == "run"
-    assert default_run_name("spec-shop 3").startswith("spec-shop-3-")
-
-
-def test_run_evaluation_now_saves_a_run_the_app_can_load(fixture_index, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from rag.runner import Engine
-
-    engine = Engine(fixture_index, default_llm="extractive")
-    job = Job("j", "demo")
-    path = make_test_set_now(job, engine, "people-3_1", limit=6, out_dir=tmp_path / "generated")
-    assert path == tmp_path / "generated" / "people-3_1.jsonl"
-    run_dir = run_evaluation_now(job, engine, path, [PRESETS["C0"], PRESETS["full"]], True, tmp_path / "runs", "t1")
-    assert run_dir == tmp_path / "runs" / "t1"
-    assert job.done == job.total == 6
-    loaded = load_run(run_dir)
-    assert loaded.configs == ["C0", "full"] and not loaded.computed and not loaded.warnings
-    assert len(eval_frames.questions_frame([loaded])) == 12
-    assert charts.metric_bars(eval_frames.metrics_frame([loaded])).data
-    with pytest.raises(RagError, match="already holds results"):
-        run_evaluation_now(job, engine, path, [PRESETS["C0"]], True, tmp_path / "runs", "t1")
-    with pytest.raises(ConfigError, match="not indexed"):
-        make_test_set_now(job, engine, "nope", out_dir=tmp_path / "generated")
-
-
-def test_each_configuration_continues_its_own_conversation() -> None:
-    from webapp.asking import Turn, conversation_history
-
-    turn = Turn("Can I create a course in the LMS API?", ["C0", "full"], False, "extractive", 5, [
-        AnswerResult(config="C0", question="q", answer="\"/unified/lms/courses\": { [1]"),
-        AnswerResult(config="full", question="q", answer="There is no endpoint to create courses [1]."),
-    ])  # fmt: skip
-    assert conversation_history([turn], "full")[1]["content"] == "There is no endpoint to create courses [1]."
-    assert conversation_history([turn], "C0")[1]["content"].startswith('"/unified/lms/courses"')
-    assert conversation_history([turn], "E2") == [{"role": "user", "content": "Can I create a course in the LMS API?"}]
-
-
-# ---------------------------------------------------------------------- many runs stay readable
 def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path: Path) -> None:
     runs = with_unique_names([load_run(copy_run(tmp_path, name, "eval_data/x.jsonl"))
                                         for name in ("first", "second", "third")])
@@ -475,22 +136,3 @@ def test_several_runs_get_a_panel_each_and_one_colour_per_configuration(tmp_path
     assert sorted(a.text for a in failures.layout.annotations) == ["first", "second", "third"]
     assert {x for trace in failures.data for x in trace.x} == {"C0", "full"}
     assert failures.layout.xaxis2.matches is None  # each panel shows only its run's configurations
-
-
-def test_widths_fit_headers_and_short_values() -> None:
-    frame = pd.DataFrame({"label": ["heldout-retrieval / full-minus-write_check"], "ranked_low": [0.5],
-                          "answer": ["x" * 400]})
-    widths = tables.fitted_widths(frame)
-    assert widths["ranked_low"] >= len("ranked_low") * tables.CHARACTER_PX
-    assert widths["label"] >= len("heldout-retrieval / full-minus-write_check") * tables.CHARACTER_PX
-    assert "answer" not in widths  # long free text keeps the default width
-
-
-def test_the_summary_of_many_configurations_uses_the_badges_words() -> None:
-    rows = tables.results_summary_frame([
-        AnswerResult("C5", "q", answer="x", fallbacks=["LLM reranker unavailable: ran without reranking"]),
-        AnswerResult("full", "q", abstained=True, confidence="abstain"),
-        AnswerResult("C0", "q", answer="No line matched the question's terms; the best-ranked source begins:"),
-        AnswerResult("C3", "q", answer="Use GET /x. [1]"),
-    ])  # fmt: skip
-    assert list(rows["status"]) == ["fell back", "abstained", "no match", "answered"]
