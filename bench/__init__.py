@@ -1,4 +1,14 @@
-"""Benchmarks (`make bench`): speed and memory targets are checked here, not in unit tests."""
+"""Benchmarks (`make bench`): speed and memory targets are checked here, not in unit tests.
+
+The paths every section shares live here, so the sections import this package and never each other.
+"""
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
+STACKONE = SHARED / "specs" / "stackone"
 
 
 def percentile(values: list[float], q: float) -> float:

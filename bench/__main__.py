@@ -12,12 +12,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bench import percentile
+from bench import ROOT, STACKONE, percentile
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
-STACKONE = SHARED / "specs" / "stackone"
+if TYPE_CHECKING:
+    from rag.config import Config
+    from rag.runner import Engine
+
 RESULTS: dict[str, object] = {}
 
 
@@ -86,6 +88,16 @@ def bench_index() -> None:
     RESULTS["index"] = {"cold": cold, "warm": warm, "unchanged": again}
 
 
+def retrieval_ms(engine: Engine, questions: list[str], config: Config, suffix: str) -> list[float]:
+    """Milliseconds of a retrieval-only run of `config` per question (`suffix` keeps earlier runs' caches cold)."""
+    samples = []
+    for question in questions:
+        started = time.perf_counter()
+        engine.run(question + suffix, config, retrieval_only=True)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
 def bench_retrieval() -> None:
     """Retrieval latency per preset (no LLM) and six presets together vs the slowest alone."""
     from rag.config import PRESETS
@@ -104,22 +116,12 @@ def bench_retrieval() -> None:
         engine.run_many(question, list(PRESETS.values()), retrieval_only=True)  # warm up
     latencies: dict[str, list[float]] = {}
     for name in ("C0", "C1", "C2", "C3", "C5", "E2", "full"):
-        config = PRESETS[name]
-        samples = []
-        for question in questions:
-            started = time.perf_counter()
-            engine.run(question + " ", config, retrieval_only=True)
-            samples.append((time.perf_counter() - started) * 1000)
-        latencies[name] = samples
+        samples = latencies[name] = retrieval_ms(engine, questions, PRESETS[name], " ")
         print(f"{name:6} p50 {percentile(samples, 50):6.1f} ms  p95 {percentile(samples, 95):6.1f} ms")
     from dataclasses import replace
 
     no_rerank = replace(PRESETS["full"], name="full-no-rerank", reranker="none")
-    samples = []
-    for question in questions:
-        started = time.perf_counter()
-        engine.run(question + "  ", no_rerank, retrieval_only=True)
-        samples.append((time.perf_counter() - started) * 1000)
+    samples = retrieval_ms(engine, questions, no_rerank, "  ")
     full_p50, c2_p50 = percentile(latencies["full"], 50), percentile(latencies["C2"], 50)
     print(
         f"full without reranker p50 {percentile(samples, 50):.1f} ms; "

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench import ROOT, SHARED, STACKONE
+
 MODELS_DIR = ROOT / "models"
 MODEL_FILES = {
     "1.5B": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
@@ -189,8 +190,6 @@ def bench_answers(models: dict[str, str] | None = None) -> dict[str, list[dict[s
 
     index = open_index(Settings.from_env())
     if index.is_empty():
-        from bench.__main__ import STACKONE
-
         ingest_paths(index, [STACKONE])
     report: dict[str, list[dict[str, Any]]] = {}
     for label, filename in (models or MODEL_FILES).items():
@@ -234,7 +233,6 @@ def bench_c4_local(questions: int = 20) -> dict[str, Any]:
     if reason:
         print(f"skipped: {reason}")
         return {}
-    from bench.__main__ import SHARED
     from rag.llm.server import base_url, missing_server_modules, start_server, stop_server
 
     missing = missing_server_modules()

@@ -27,10 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bench import percentile
+from bench import ROOT, SHARED, percentile
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("RAG_SHARED_DIR", ROOT.parent / "shared"))
 SPECS = SHARED / "specs"
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
 

@@ -5,32 +5,28 @@
 
 from __future__ import annotations
 
-import time
-
 import streamlit as st
 
 from rag.errors import ConfigError
-from rag.runner import clean_question
-from webapp import conversations, tables, ui
+from rag.results import AnswerResult
+from webapp import conversations, tables, ui, widget_state
 from webapp.asking import (
     ASK_TEXT_KEY,
     PENDING_KEY,
     REFUSED_KEY,
     RERUN_KEY,
     Turn,
-    ask_live,
-    conversation_history,
+    conversation_histories,
     examples_for,
-    make_turn,
+    stream_turn,
 )
 from webapp.engine import (
     MAX_K,
-    apply_choices,
     default_config_names,
     generator_label,
     generator_options,
-    register_configs,
-    resolve_config_name,
+    plan_rerun,
+    question_and_configs,
 )
 from webapp.versions import version_choices
 
@@ -57,25 +53,11 @@ if recent:
                       help=f"“{saved.first_question}” — open it again")
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
-request = st.session_state.pop(RERUN_KEY, None)
-pending_question: str | None = None
-pending_history: list[dict[str, str]] | None = None
-if isinstance(request, dict) and request.get("question"):
-    chosen: list[str] = []
-    for name in request.get("configs") or []:
-        try:
-            config = resolve_config_name(name, known, request.get("definitions"))
-        except ConfigError as error:
-            st.warning(f"Configuration {name!r} is not available here: {error}")
-            continue
-        if name not in known:
-            register_configs({name: config})
-            known[name] = config
-        chosen.append(name)
-    if chosen:
-        st.session_state["ask_configs"] = chosen
-    pending_question = str(request["question"])
-    pending_history = list(request.get("history") or []) or None
+rerun = plan_rerun(st.session_state.pop(RERUN_KEY, None), known)
+for problem_text in rerun.problems if rerun else []:
+    st.warning(problem_text)
+if rerun and rerun.configs:
+    st.session_state["ask_configs"] = rerun.configs
 
 st.caption(f"**{ui.PRODUCT}**")
 st.title("Ask & compare")
@@ -90,7 +72,7 @@ if engine.index.is_empty():
 
 options = generator_options(engine.default_llm)
 # The choices survive visits to other pages (Streamlit forgets the state of widgets a page does not draw).
-ui.restore_choices(
+widget_state.restore_choices(
     {
         "ask_configs": default_config_names(known),
         "ask_k": 5,
@@ -100,8 +82,8 @@ ui.restore_choices(
 )
 if st.session_state["ask_generator"] not in options:
     st.session_state["ask_generator"] = options[0]
-ui.valid_choices("ask_configs", list(known))
-ui.valid_number("ask_k", 1, MAX_K, 5)
+widget_state.valid_choices("ask_configs", list(known))
+widget_state.valid_number("ask_k", 1, MAX_K, 5)
 with st.container(border=True):
     # The configurations get the whole width: ten chips fit on one line there.
     names: list[str] = st.multiselect(
@@ -125,11 +107,11 @@ with st.container(border=True):
     retrieval_only = last.toggle("Retrieval only", key="ask_retrieval_only",
                                  help="Retrieve and rank only; no answers are generated")
     pins = version_choices(engine.index.documents())  # an API with several versions: pin an older one
-    ui.valid_choice("ask_api_version", pins, "")
+    widget_state.valid_choice("ask_api_version", pins, "")
     pin = st.selectbox("API version", pins, format_func=lambda p: p or "newest of each API", key="ask_api_version",
                        help="Questions search the newest version of each API unless an older one is chosen"
                        ) if len(pins) > 1 else ""
-    ui.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
+    widget_state.keep_choices(["ask_configs", "ask_k", "ask_generator", "ask_retrieval_only"])
     if names:
         st.caption(ui.config_caption(known, names))
     st.caption(f"Generator in use: **{tables.md_escape(generator_label(generator))}**")
@@ -162,7 +144,7 @@ if examples:
             st.button(example.question, key=f"example-{number}", on_click=ui.submit_example,
                       args=(example.question,), width="stretch")
             st.caption(tables.md_escape(example.reveals))
-question = st.session_state.pop(PENDING_KEY, None) or pending_question
+question = st.session_state.pop(PENDING_KEY, None) or (rerun.question if rerun else None)
 if (turns or question) and st.button("New conversation", icon=":material/refresh:",
                                      help="Forget the earlier questions"):
     conversations.start_new_conversation(st.session_state, st.query_params)
@@ -198,20 +180,12 @@ for number, turn in enumerate(turns):
 
 if question:
     try:
-        question = clean_question(question)
-        if not names:
-            raise ConfigError("choose at least one configuration above")
-        configs = apply_choices([known[name] for name in names], k, generator, pin or "")
+        question, configs = question_and_configs(question, names, known, (k, generator, pin or ""))
     except ConfigError as error:
         st.error(str(error))
         st.stop()
     # Each configuration continues its own conversation (its own earlier answers), never another column's.
-    history = (
-        pending_history
-        if pending_history is not None
-        else {config.name: conversation_history(turns, config.name) for config in configs}
-    )
-    turn = make_turn(question, configs, retrieval_only, generator, k)
+    history = rerun.history if rerun and rerun.history is not None else conversation_histories(turns, configs)
     number = len(turns)
     with st.chat_message("user"):
         st.markdown(tables.md_escape(question))
@@ -228,24 +202,20 @@ if question:
             bodies[config.name].caption(
                 "Retrieving…" if retrieval_only else f"Retrieving, then generating with {generator_label(spec)}…"
             )
-    streamed: dict[str, str] = {}
-    started = time.perf_counter()
-    results = {}
-    for event in ask_live(engine, question, configs, history, retrieval_only):
-        body = bodies[event.config]
-        if event.kind == "token":
-            streamed[event.config] = streamed.get(event.config, "") + event.text
-            body.markdown(tables.safe_markdown(streamed[event.config]) + " ▌")
-            continue
-        assert event.result is not None
-        results[event.config] = event.result
-        status.update(label=f"{len(results)}/{len(configs)} configuration(s) finished…")
-        with body.container():
-            ui.render_result(event.result, known.get(event.config), key=f"t{number}-{event.config}", engine=engine)
-    turn.results = [results[c.name] for c in configs if c.name in results]
+
+    def show_text(config_name: str, text: str) -> None:
+        """An answer as it streams."""
+        bodies[config_name].markdown(tables.safe_markdown(text) + " ▌")
+
+    def show_result(result: AnswerResult, finished: int) -> None:
+        """A configuration's finished result."""
+        status.update(label=f"{finished}/{len(configs)} configuration(s) finished…")
+        with bodies[result.config].container():
+            ui.render_result(result, known.get(result.config), key=f"t{number}-{result.config}", engine=engine)
+
+    turn = stream_turn(engine, question, configs, history, (retrieval_only, generator, k), show_text, show_result)
     with rewritten_slot.container():
         ui.render_rewritten(turn.rewritten)
-    turn.seconds = time.perf_counter() - started
     failed = [r.config for r in turn.results if not r.ok]
     status.update(
         label=f"{len(configs)} configuration(s) answered in {turn.seconds:.1f} s"

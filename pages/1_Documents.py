@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES
-from webapp import tables, ui
+from webapp import tables, ui, widget_state
 from webapp.documents import (
     DUPLICATE_QUESTION,
     POLICY_LABELS,
@@ -16,7 +16,7 @@ from webapp.documents import (
     report_line,
 )
 from webapp.engine import default_config_names
-from webapp.eval_bridge import TEST_SET_SIZE, question_generation_available, start_test_set
+from webapp.eval_jobs import TEST_SET_SIZE, start_test_set
 from webapp.versions import add_version, known_uploads, render_diff
 
 ui.page_setup("Documents")
@@ -60,7 +60,7 @@ for known_upload in known_uploads(index, [(upload.name, upload.getvalue()) for u
                 st.rerun()
 if st.session_state.get("version_diff") is not None:
     render_diff(st.session_state["version_diff"])
-ui.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])
+widget_state.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])
 policy = st.radio(
     DUPLICATE_QUESTION,
     DUPLICATE_POLICIES,
@@ -118,7 +118,7 @@ st.dataframe(frame, hide_index=True, width="stretch", key="documents_table")
 sources = [record.source for record in records]
 with st.container(border=True):
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    ui.valid_choice("delete_source", sources, None)
+    widget_state.valid_choice("delete_source", sources, None)
     to_delete = left.selectbox("Delete a document", sources, index=None, placeholder="Choose a document…",
                                key="delete_source")
     confirm = right.button("Delete", icon=":material/delete:", disabled=to_delete is None, key="delete_button")
@@ -136,11 +136,11 @@ with st.container(border=True):
 # ---------------------------------------------------------------------- browse chunks
 st.subheader("Browse chunks", anchor=False)
 left, right = st.columns([3, 2], vertical_alignment="bottom")
-ui.valid_choice("browse_source", sources, sources[0])
+widget_state.valid_choice("browse_source", sources, sources[0])
 source = left.selectbox("Document", sources, key="browse_source")
 record = next(r for r in records if r.source == source)
 strategies = ["all", *sorted(record.chunk_counts)]
-ui.valid_choice("browse_strategy", strategies, "all")
+widget_state.valid_choice("browse_strategy", strategies, "all")
 strategy = right.segmented_control("Chunking", strategies, default="all", key="browse_strategy") or "all"
 snapshot = index.snapshot()
 chunks = tables.document_chunks(snapshot.chunks.values(), source, None if strategy == "all" else strategy)
@@ -168,11 +168,8 @@ if chunks:
 
 # ---------------------------------------------------------------------- test set
 st.subheader("Test this document", anchor=False)
-available, why = question_generation_available()
 job_ids: list[str] = st.session_state.setdefault("testset_jobs", [])
-if not available:
-    st.info(why + " Meanwhile, ask your own questions on the home page.")
-elif record.doc_type != "openapi":
+if record.doc_type != "openapi":
     st.caption("Test sets are generated from OpenAPI specs; choose a spec above to make one.")
 else:
     st.caption(
@@ -181,7 +178,7 @@ else:
         "using the app meanwhile."
     )
     left, right = st.columns([4, 1], vertical_alignment="bottom")
-    ui.valid_choices("testset_configs", list(known))
+    widget_state.valid_choices("testset_configs", list(known))
     chosen = left.multiselect("Configurations", list(known), default=default_config_names(known),
                               key="testset_configs")
     retrieval_only = right.toggle("Retrieval only", value=True, key="testset_retrieval_only",

@@ -6,13 +6,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from webapp import charts, eval_runs, tables, ui
-from webapp import verdict as verdicts
+from rag.evaluate import roles, saved_runs
+from rag.evaluate import verdict as verdicts
+from rag.evaluate.metrics import metric_label
+from rag.evaluate.saved_runs import SavedRun
+from rag.evaluate.suite import SUITE_LABELS
+from webapp import charts, eval_frames, tables, ui, widget_state
 from webapp.asking import RERUN_KEY, rerun_request
 from webapp.badges import badge_for_record
 from webapp.engine import default_config_names
-from webapp.eval_bridge import default_run_name, evaluation_available, start_evaluation
-from webapp.eval_runs import SavedRun
+from webapp.eval_jobs import default_run_name, start_evaluation
 from webapp.jobs import jobs
 
 ui.page_setup("Evaluation")
@@ -29,52 +32,48 @@ st.caption(
 @st.cache_resource(max_entries=64, show_spinner="Reading the saved run…")
 def cached_run(path: str, stamp: float) -> SavedRun:
     """One saved run, read once per change of its files (`stamp`) and shared by every session."""
-    return eval_runs.load_run(path)
+    return saved_runs.load_run(path)
 
 
-root = eval_runs.results_dir()
-suite, suite_warning = eval_runs.load_suite_table(eval_runs.suite_path(root))
-suite_roles = eval_runs.suite_roles(suite)
+root = saved_runs.results_dir()
+suite, suite_warning = saved_runs.load_suite_table(saved_runs.suite_path(root))
+suite_roles = roles.suite_roles(suite)
 
 
 def read_runs(paths: list[str]) -> list[SavedRun]:
     """The runs at `paths` (cached), with unique names and the suite's role for their question set."""
-    runs = eval_runs.with_unique_names([cached_run(path, eval_runs.run_stamp(path)) for path in paths])
-    return eval_runs.with_suite_roles(runs, suite_roles)
+    runs = saved_runs.with_unique_names([cached_run(path, saved_runs.run_stamp(path)) for path in paths])
+    return roles.with_suite_roles(runs, suite_roles)
 
 
 eval_job_ids: list[str] = st.session_state.setdefault("eval_jobs", [])
 all_job_ids = eval_job_ids + list(st.session_state.get("testset_jobs", []))
 extra_runs = [job.run_dir for job in jobs(all_job_ids) if job.run_dir is not None]
-paths = eval_runs.find_runs(root, extra_runs)
+paths = saved_runs.find_runs(root, extra_runs)
 
 # ---------------------------------------------------------------------- start a new evaluation
 with st.expander("Start a new evaluation", icon=":material/play_circle:", expanded=not paths):
-    available, why = evaluation_available()
-    if not available:
-        st.info(why + " Saved runs can still be compared below; the command line runs evaluations too.")
+    sets = saved_runs.question_sets(saved_runs.eval_data_dir())
+    if not sets:
+        st.info(f"No question sets (*.jsonl) in {saved_runs.eval_data_dir()}.")
     else:
-        sets = eval_runs.question_sets(eval_runs.eval_data_dir())
-        if not sets:
-            st.info(f"No question sets (*.jsonl) in {eval_runs.eval_data_dir()}.")
-        else:
-            ui.valid_choice("new_eval_set", sets, sets[0])
-            ui.valid_choices("new_eval_configs", list(known))
-            question_file = st.selectbox("Question set", sets, format_func=lambda p: p.name, key="new_eval_set")
-            chosen = st.multiselect("Configurations", list(known), default=default_config_names(known),
-                                    key="new_eval_configs")
-            left, right = st.columns([1, 2], vertical_alignment="bottom")
-            retrieval_only = left.toggle("Retrieval only (fast, no answers)", value=True, key="new_eval_ro")
-            run_name = right.text_input("Run name", placeholder=default_run_name(), key="new_eval_name")
-            if st.button("Start evaluation", type="primary", disabled=not chosen, key="new_eval_start",
-                         icon=":material/play_arrow:"):
-                engine = ui.engine_or_stop()
-                job = start_evaluation(engine, Path(question_file), [known[n] for n in chosen], retrieval_only,
-                                       root, run_name.strip() or None)
-                eval_job_ids.append(job.id)
-                st.rerun()
-            st.caption(f"Runs are saved under {tables.md_escape(str(root))} and run in the background: "
-                       "other sessions are not blocked, and you can keep using this page.")
+        widget_state.valid_choice("new_eval_set", sets, sets[0])
+        widget_state.valid_choices("new_eval_configs", list(known))
+        question_file = st.selectbox("Question set", sets, format_func=lambda p: p.name, key="new_eval_set")
+        chosen = st.multiselect("Configurations", list(known), default=default_config_names(known),
+                                key="new_eval_configs")
+        left, right = st.columns([1, 2], vertical_alignment="bottom")
+        retrieval_only = left.toggle("Retrieval only (fast, no answers)", value=True, key="new_eval_ro")
+        run_name = right.text_input("Run name", placeholder=default_run_name(), key="new_eval_name")
+        if st.button("Start evaluation", type="primary", disabled=not chosen, key="new_eval_start",
+                     icon=":material/play_arrow:"):
+            engine = ui.engine_or_stop()
+            job = start_evaluation(engine, Path(question_file), [known[n] for n in chosen], retrieval_only,
+                                   root, run_name.strip() or None)
+            eval_job_ids.append(job.id)
+            st.rerun()
+        st.caption(f"Runs are saved under {tables.md_escape(str(root))} and run in the background: "
+                   "other sessions are not blocked, and you can keep using this page.")
 ui.render_jobs(eval_job_ids, key="eval")
 
 if not paths:
@@ -108,7 +107,7 @@ if blind is not None:
                      expanded=False, icon=":material/visibility_off:"):
         blind_metric = st.selectbox("Blinded-set metric", list(verdicts.BLIND_METRICS),
                                     format_func=verdicts.BLIND_LABELS.get, key="blind_metric")
-        blind_table = verdicts.blind_frame(blind, blind_metric)
+        blind_table = eval_frames.blind_frame(blind, blind_metric)
         st.dataframe(blind_table, hide_index=True, width="stretch", key="blind_table", placeholder=ui.MISSING,
                      height=35 * (len(blind_table) + 1) + 3,
                      column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
@@ -121,9 +120,9 @@ if suite:
     with st.expander(f"Evaluation suite (the team's own sets) — latest table "
                      f"({tables.md_escape(str(suite.get('created', '')))})",
                      expanded=False, icon=":material/table_chart:"):
-        suite_metric = st.selectbox("Suite metric", list(eval_runs.SUITE_METRICS),
-                                    format_func=eval_runs.SUITE_LABELS.get, key="suite_metric")
-        suite_table = eval_runs.suite_frame(suite, suite_metric)
+        suite_metric = st.selectbox("Suite metric", list(eval_frames.SUITE_METRICS),
+                                    format_func=SUITE_LABELS.get, key="suite_metric")
+        suite_table = eval_frames.suite_frame(suite, suite_metric)
         st.dataframe(suite_table, hide_index=True, width="stretch", key="suite_table", placeholder=ui.MISSING,
                      height=35 * (len(suite_table) + 1) + 3,  # every set and the macro average, no inner scrolling
                      column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
@@ -131,23 +130,23 @@ if suite:
                                     **{config: st.column_config.NumberColumn(config, format="%.3f")
                                        for config in suite.get("configs") or []}})
         st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
-                   "validation sets. From " + tables.md_escape(str(eval_runs.suite_path(root))))
+                   "validation sets. From " + tables.md_escape(str(saved_runs.suite_path(root))))
 
 # ---------------------------------------------------------------------- choose runs
 options = [str(path) for path in paths]
-roles = {str(path): f"{run.name} ({eval_runs.run_role(run)})" for path, run in zip(paths, everything, strict=True)}
+run_labels = {str(path): f"{run.name} ({roles.run_role(run)})" for path, run in zip(paths, everything, strict=True)}
 preselect = [str(p) for p in paths if p.name in set(st.session_state.pop("eval_preselect", []) or [])]
 if preselect:
     st.session_state["eval_runs"] = preselect
 elif "eval_runs" not in st.session_state:
     st.session_state["eval_runs"] = options[:1]
 else:
-    ui.valid_choices("eval_runs", options)  # a run deleted or renamed on disk since the last visit
+    widget_state.valid_choices("eval_runs", options)  # a run deleted or renamed on disk since the last visit
 selected = st.multiselect(
     "Runs to compare",
     options,
     key="eval_runs",
-    format_func=lambda s: roles.get(s, Path(s).name),
+    format_func=lambda s: run_labels.get(s, Path(s).name),
     help="Newest first, each with its role: tuning (its questions were used to tune the pipeline) or validation "
     "(held out). Pick several to compare runs; configurations are then named run / config.",
 )
@@ -155,7 +154,7 @@ if not selected:
     st.info("Choose at least one run.")
     st.stop()
 runs = read_runs(list(selected))
-st.caption(" · ".join(f"**{tables.md_escape(eval_runs.run_caption(run))}**" for run in runs).replace(
+st.caption(" · ".join(f"**{tables.md_escape(eval_frames.run_caption(run))}**" for run in runs).replace(
     "** · **", "**  |  **"))
 for run in runs:
     for warning in run.warnings[:5]:
@@ -168,9 +167,9 @@ with st.expander("Run manifests"):
         st.json(run.manifest or {"manifest": "none saved"}, expanded=False)
 
 # ---------------------------------------------------------------------- summary and charts
-metrics = eval_runs.metrics_frame(runs)
+metrics = eval_frames.metrics_frame(runs)
 st.subheader("Summary", anchor=False)
-summary = eval_runs.summary_frame(runs)
+summary = eval_frames.summary_frame(runs)
 st.dataframe(
     summary,
     hide_index=True,
@@ -193,15 +192,15 @@ st.dataframe(
     },
 )
 
-fell_back = eval_runs.fallbacks(runs)
+fell_back = saved_runs.fallbacks(runs)
 if fell_back:
     st.caption("Fell back (hatched bars, paler points, “(fallback)” in every label): " + "; ".join(
-        f"{tables.md_escape(eval_runs.config_label(next(r for r in runs if r.name == name), config, runs))} — "
+        f"{tables.md_escape(eval_frames.config_label(next(r for r in runs if r.name == name), config, runs))} — "
         f"{tables.md_escape(reason)}" for (name, config), reason in fell_back.items()))
 if len(runs) > 1:  # one metric at a time, a panel per run: never every run's bars in one row
-    bar_options = charts.chart_metrics(metrics) or [eval_runs.hit_metric(runs)]
-    ui.valid_choice("bars_metric", bar_options, bar_options[0])
-    bar_metric = st.selectbox("Chart metric", bar_options, format_func=eval_runs.metric_label, key="bars_metric",
+    bar_options = charts.chart_metrics(metrics) or [saved_runs.hit_metric(runs)]
+    widget_state.valid_choice("bars_metric", bar_options, bar_options[0])
+    bar_metric = st.selectbox("Chart metric", bar_options, format_func=metric_label, key="bars_metric",
                               help="Several runs are shown a metric at a time, one panel per run")
     st.plotly_chart(charts.metric_bars(metrics, metric=bar_metric), key="metric_bars", width="stretch")
 else:
@@ -210,25 +209,25 @@ else:
 left, right = st.columns(2)
 with left:
     run_names = [run.name for run in runs]
-    ui.valid_choice("heatmap_run", run_names, run_names[0])
+    widget_state.valid_choice("heatmap_run", run_names, run_names[0])
     heat_run = (st.selectbox("Heatmap run", run_names, key="heatmap_run",
                              help="One run at a time: every configuration keeps a readable column")
                 if len(runs) > 1 else run_names[0])
     heat_runs = [run for run in runs if run.name == heat_run]
-    category_options = eval_runs.category_metrics(heat_runs) or [eval_runs.hit_metric(heat_runs)]
-    ui.valid_choice("heatmap_metric", category_options, category_options[0])
-    heat_metric = st.selectbox("Heatmap metric", category_options, format_func=eval_runs.metric_label,
+    category_options = eval_frames.category_metrics(heat_runs) or [saved_runs.hit_metric(heat_runs)]
+    widget_state.valid_choice("heatmap_metric", category_options, category_options[0])
+    heat_metric = st.selectbox("Heatmap metric", category_options, format_func=metric_label,
                                key="heatmap_metric")
-    st.plotly_chart(charts.category_heatmap(eval_runs.category_frame(heat_runs, heat_metric), heat_metric),
+    st.plotly_chart(charts.category_heatmap(eval_frames.category_frame(heat_runs, heat_metric), heat_metric),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]
-    ui.valid_choice("scatter_metric", quality_options, quality_options[0])
-    quality = st.selectbox("Quality metric", quality_options, format_func=eval_runs.metric_label,
+    widget_state.valid_choice("scatter_metric", quality_options, quality_options[0])
+    quality = st.selectbox("Quality metric", quality_options, format_func=metric_label,
                            key="scatter_metric")
     st.plotly_chart(charts.quality_latency_scatter(metrics, quality), key="quality_latency", width="stretch")
 
-questions = eval_runs.questions_frame(runs)
+questions = eval_frames.questions_frame(runs)
 left, right = st.columns(2)
 with left:
     st.plotly_chart(charts.reranker_lift_bars(metrics), key="reranker_lift", width="stretch")
@@ -240,14 +239,14 @@ st.subheader("Per question", anchor=False)
 a, b, c = st.columns(3)
 label_options = list(dict.fromkeys(questions["label"]))
 category_options = sorted(dict.fromkeys(questions["category"]))
-failure_options = [f for f in [eval_runs.OK_LABEL, *eval_runs.FAILURE_LABELS] if f in set(questions["failure"])]
+failure_options = [f for f in [saved_runs.OK_LABEL, *eval_frames.FAILURE_LABELS] if f in set(questions["failure"])]
 for key, present in (("filter_configs", label_options), ("filter_categories", category_options),
                      ("filter_failures", failure_options)):
-    ui.valid_choices(key, present)
+    widget_state.valid_choices(key, present)
 chosen_labels = a.multiselect("Configuration", label_options, key="filter_configs", placeholder="all")
 chosen_categories = b.multiselect("Category", category_options, key="filter_categories", placeholder="all")
 chosen_failures = c.multiselect("Failure label", failure_options, key="filter_failures", placeholder="all")
-filtered = eval_runs.filter_questions(questions, chosen_labels, chosen_categories, chosen_failures)
+filtered = eval_frames.filter_questions(questions, chosen_labels, chosen_categories, chosen_failures)
 st.caption(f"{len(filtered)} of {len(questions)} records. Select a row (or pick it below) to inspect it.")
 shown = filtered.drop(columns=["run", "config", "_position"]).rename(columns={"label": "config"})
 event = st.dataframe(
@@ -279,15 +278,15 @@ pick_rows = {key: number for number, key in enumerate(pick_keys)}
 if row is not None and 0 <= row < len(filtered) and st.session_state.get("_last_table_row") != row:
     st.session_state["question_pick"] = pick_keys[row]
 st.session_state["_last_table_row"] = row
-ui.valid_choice("question_pick", pick_keys, pick_keys[0])
+widget_state.valid_choice("question_pick", pick_keys, pick_keys[0])
 pick = st.selectbox(
     "Question",
     pick_keys,
-    format_func=lambda key: eval_runs.pick_label(filtered, pick_rows.get(key)),
+    format_func=lambda key: eval_frames.pick_label(filtered, pick_rows.get(key)),
     key="question_pick",
 )
 item = filtered.iloc[pick_rows.get(str(pick), 0)]
-record = eval_runs.record_at(runs, str(item["run"]), str(item["config"]), int(item["_position"])) or {}
+record = saved_runs.record_at(runs, str(item["run"]), str(item["config"]), int(item["_position"])) or {}
 configs_for_rerun = list(dict.fromkeys(filtered["config"] if chosen_labels else questions["config"]))
 with st.container(border=True):
     head, action = st.columns([3, 1], vertical_alignment="center")
@@ -301,7 +300,7 @@ with st.container(border=True):
             st.session_state[RERUN_KEY] = rerun_request(
                 str(record.get("query") or item["query"]),
                 configs_for_rerun,
-                eval_runs.config_definitions(runs),
+                saved_runs.config_definitions(runs),
                 record.get("history") if isinstance(record.get("history"), list) else None,
             )
             st.switch_page(ui.HOME_PAGE)
@@ -327,7 +326,7 @@ with st.container(border=True):
             tables.md_escape(tables.readable_id(str(c.get("structural_id", c)) if isinstance(c, dict) else str(c)))
             for c in citations
         ))
-    st.caption(tables.md_escape(eval_runs.record_summary(record)))
+    st.caption(tables.md_escape(eval_frames.record_summary(record)))
     retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, dict)]
     st.markdown("**Retrieved chunks**")
     chunk_event = st.dataframe(

@@ -9,7 +9,7 @@ from typing import Any
 
 from rag.chunk import Chunk
 from rag.llm.base import ChatMessage, ChatResponse, estimate_prompt_tokens
-from rag.results import RetrievedChunk
+from rag.results import AnswerResult, RetrievedChunk
 from rag.tokens import estimate_tokens
 
 Reply = str | dict[str, Any] | list[Any] | BaseException
@@ -123,3 +123,10 @@ def retrieved(*chunks: Chunk) -> list[RetrievedChunk]:
     return [RetrievedChunk(chunk=chunk, rank=rank) for rank, chunk in enumerate(chunks, start=1)]
 
 
+def answer_with_chunks(config: str, *items: tuple[str, int], **fields: Any) -> AnswerResult:
+    """An AnswerResult of `config` whose chunks cover the given (structural id, rank) pairs."""
+    chunks = [
+        RetrievedChunk(make_chunk(sid, f"text of {sid}", chunk_id=f"{config}/{sid}"), {"vector": 0.5}, rank)
+        for sid, rank in items
+    ]
+    return AnswerResult(config=config, question="q", chunks=chunks, **fields)

@@ -1,38 +1,68 @@
-"""The library's shape: `rag/` imports no UI package, has no import circle, and stages tokenize through
-`rag.corpus`, never through the BM25 index."""
+"""The code's shape: `rag/` imports no UI package, no module of `rag/`, `webapp/`, `bench/` or `scripts/` is part
+of an import circle (imports inside functions count), and stages tokenize through `rag.corpus`, never through the
+BM25 index."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "rag"
+# Every folder of importable project code: the import-circle check covers them all.
+PACKAGES = ("rag", "webapp", "bench", "scripts")
 UI_PACKAGES = ("streamlit", "plotly", "webapp")
 # The question-answering stages: they share words and the corpus profile through `rag.corpus`.
 STAGES = ("rag/rerank", "rag/abstain.py", "rag/retrieve", "rag/generate", "rag/write_check.py")
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """`rag.evaluate.metrics` for `rag/evaluate/metrics.py`, `rag.evaluate` for its `__init__.py`."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every module a file imports, at the top or inside functions."""
+def imports_of(path: Path, root: Path = ROOT) -> set[str]:
+    """Every module a file imports, at the top or inside functions (relative imports resolved)."""
+    name = module_name(path, root)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
 
-def library_graph() -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in LIBRARY.rglob("*.py")}
-    return {name: {m for m in imports_of(path) if m in modules and m != name} for name, path in modules.items()}
+def import_graph(folders: tuple[str, ...], root: Path = ROOT) -> dict[str, set[str]]:
+    """Module → the project modules it imports, over every `.py` file under `folders`."""
+    modules = {module_name(p, root): p for folder in folders for p in (root / folder).rglob("*.py")}
+    return {name: {m for m in imports_of(path, root) if m in modules and m != name} for name, path in modules.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles a depth-first walk of `graph` closes, each as its trail of modules."""
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str], on_trail: set[str], done: set[str]) -> None:
+        for target in sorted(graph[node]):
+            if target in on_trail:
+                cycles.append([*trail[trail.index(target) :], target])
+            elif target not in done:
+                visit(target, [*trail, target], on_trail | {target}, done)
+        done.add(node)
+
+    finished: set[str] = set()
+    for start in sorted(graph):
+        if start not in finished:
+            visit(start, [start], {start}, finished)
+    return cycles
 
 
 def test_the_library_imports_no_ui_package() -> None:
@@ -43,23 +73,21 @@ def test_the_library_imports_no_ui_package() -> None:
     assert {name: found for name, found in offenders.items() if found} == {}
 
 
-def test_the_library_has_no_import_circle() -> None:
-    graph = library_graph()
-    cycles: list[list[str]] = []
+def test_no_import_circle_in_rag_webapp_bench_or_scripts() -> None:
+    graph = import_graph(PACKAGES)
+    assert {"rag.runner", "webapp.ui", "bench.__main__", "bench.local_llm", "scripts.eval_blind"} <= set(graph)
+    assert import_cycles(graph) == []
 
-    def visit(node: str, trail: list[str], on_trail: set[str], done: set[str]) -> None:
-        for target in sorted(graph[node]):
-            if target in on_trail:
-                cycles.append([*trail[trail.index(target):], target])
-            elif target not in done:
-                visit(target, [*trail, target], on_trail | {target}, done)
-        done.add(node)
 
-    finished: set[str] = set()
-    for start in sorted(graph):
-        if start not in finished:
-            visit(start, [start], {start}, finished)
-    assert cycles == []
+def test_the_circle_check_finds_a_circle_closed_inside_a_function(tmp_path: Path) -> None:
+    """The check above can fail: two modules importing each other, one of them from inside a function and
+    relatively, make a circle."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "first.py").write_text("from pkg import second\n", encoding="utf-8")
+    (package / "second.py").write_text("def later() -> None:\n    from .first import later\n", encoding="utf-8")
+    assert import_cycles(import_graph(("pkg",), tmp_path)) == [["pkg.first", "pkg.second", "pkg.first"]]
 
 
 def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None:
@@ -73,24 +101,47 @@ def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None
     assert "rag.rerank.structural" in tokenizers and "rag.abstain" in tokenizers
 
 
-MAX_FUNCTION_LINES = 80
-MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 60
+MAX_MODULE_LINES = 500
+# The folders already held to those limits; the rest of rag/ is held to the older ones until the stage work lands.
+SHORT_ALREADY = ("webapp", "rag/evaluate", "bench")
+OLD_MAX_FUNCTION_LINES = 80
+OLD_MAX_MODULE_LINES = 600
+# What the stage work (issue 23) has still to shorten; the xfail below flips when it has.
+LONG_TODAY = (
+    "modules: rag.cli, rag.index.store, rag.ingest.openapi, rag.mcp_server, rag.runner, rag.versions.diff; "
+    "functions: rag.cli.cmd_eval, rag.generate.extractive.generate, rag.ingest.docs.chunk_markdown, "
+    "rag.ingest.openapi.schema_chunks"
+)
 
 
-def test_functions_and_modules_stay_short() -> None:
-    long_functions: set[str] = set()
+def too_long(folders: tuple[str, ...], max_module: int, max_function: int) -> tuple[set[str], set[str]]:
+    """(modules over `max_module` lines, functions over `max_function` lines) under `folders`."""
     long_modules: set[str] = set()
-    for path in LIBRARY.rglob("*.py"):
+    long_functions: set[str] = set()
+    for path in (p for folder in folders for p in (ROOT / folder).rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if len(text.splitlines()) > MAX_MODULE_LINES:
+        if len(text.splitlines()) > max_module:
             long_modules.add(module_name(path))
         for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.end_lineno is None:
                 continue
-            if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
+            if node.end_lineno - node.lineno + 1 > max_function:
                 long_functions.add(f"{module_name(path)}.{node.name}")
-    assert long_functions == set()
-    assert long_modules == set()
+    return long_modules, long_functions
+
+
+def test_webapp_evaluation_and_bench_modules_and_functions_are_short() -> None:
+    assert too_long(SHORT_ALREADY, MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
+
+
+def test_the_library_stays_within_the_older_limits() -> None:
+    assert too_long(("rag",), OLD_MAX_MODULE_LINES, OLD_MAX_FUNCTION_LINES) == (set(), set())
+
+
+@pytest.mark.xfail(strict=True, reason=f"over {MAX_MODULE_LINES} / {MAX_FUNCTION_LINES} lines today: {LONG_TODAY}")
+def test_no_module_in_rag_or_webapp_over_500_lines_nor_function_over_60() -> None:
+    assert too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
 
 
 def test_query_state_is_carried_in_fields_not_text_markers() -> None:

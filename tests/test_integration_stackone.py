@@ -132,8 +132,40 @@ def test_questions_about_the_vendor_rather_than_its_api_abstain(engine: Engine, 
     assert engine.run(question, PRESETS["full"], retrieval_only=True).abstained, question
 
 
-def test_six_presets_share_work(engine: Engine) -> None:
+def test_six_presets_share_their_embedding_and_candidate_pools(
+    engine: Engine, stackone_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run together, the presets embed the question once and make no search twice; run one by one, each config
+    embeds it again and repeats searches another config made."""
+    question = "How do I list employees?"
     configs = [PRESETS[name] for name in ("C0", "C1", "C2", "C3", "C5", "full")]
-    results = engine.run_many("How do I list employees?", configs, retrieval_only=True)
-    assert all(r.ok for r in results)
-    assert len({id(r) for r in results}) == 6
+    embedder = getattr(stackone_index.embedder, "inner", stackone_index.embedder)
+    embedded: list[str] = []
+    searches: list[tuple[object, ...]] = []
+    embed, vector_search, bm25_search = embedder.embed, stackone_index.vector_search, stackone_index.bm25_search
+
+    def counting_embed(texts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return embed(texts, *args, **kwargs)
+
+    def counting_vector_search(strategy, vector, *args, **kwargs):  # type: ignore[no-untyped-def]
+        searches.append(("vector", strategy, vector.tobytes(), *args))
+        return vector_search(strategy, vector, *args, **kwargs)
+
+    def counting_bm25_search(strategy, text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        searches.append(("bm25", strategy, text, *args))
+        return bm25_search(strategy, text, *args, **kwargs)
+
+    monkeypatch.setattr(embedder, "embed", counting_embed)
+    monkeypatch.setattr(stackone_index, "vector_search", counting_vector_search)
+    monkeypatch.setattr(stackone_index, "bm25_search", counting_bm25_search)
+    results = engine.run_many(question, configs, retrieval_only=True)
+    assert all(r.ok for r in results) and [r.config for r in results] == [c.name for c in configs]
+    assert embedded.count(question) == 1
+    assert searches and len(set(searches)) == len(searches)  # no search repeated for another config
+    embedded.clear()
+    searches.clear()
+    for config in configs:
+        engine.run(question, config, retrieval_only=True)
+    assert embedded.count(question) == len(configs)  # alone, every config embeds the question anew
+    assert len(set(searches)) < len(searches)  # and repeats searches another config made

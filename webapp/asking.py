@@ -5,7 +5,7 @@ request a page leaves for the home page ("re-run this question")."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +96,41 @@ def ask_live(
     """Every config at once through `Engine.stream_many`: streamed text and each result as soon as it is
     ready. Streamlit calls stay in the caller's thread (the engine's workers only queue events)."""
     return engine.stream_many(question, configs, history, retrieval_only, stream)
+
+
+def conversation_histories(turns: Sequence[Turn], configs: Sequence[Config]) -> dict[str, list[dict[str, str]]]:
+    """Each configuration's own conversation so far (`conversation_history` per configuration)."""
+    return {config.name: conversation_history(turns, config.name) for config in configs}
+
+
+def stream_turn(
+    engine: Engine,
+    question: str,
+    configs: Sequence[Config],
+    history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None,
+    choices: tuple[bool, str, int],
+    on_text: Callable[[str, str], None],
+    on_result: Callable[[AnswerResult, int], None],
+) -> Turn:
+    """Ask every configuration at once and return the finished turn (results in configuration order, the seconds
+    it took). `choices` is (retrieval only, generator, k). As an answer streams, `on_text(config, text so far)` is
+    called; as each configuration finishes, `on_result(result, how many have finished)`: the caller draws, this
+    function only drives the stream."""
+    retrieval_only, generator, k = choices
+    turn = make_turn(question, configs, retrieval_only, generator, k)
+    started = time.perf_counter()
+    streamed: dict[str, str] = {}
+    finished: dict[str, AnswerResult] = {}
+    for event in ask_live(engine, question, configs, history, retrieval_only):
+        if event.kind == "token":
+            streamed[event.config] = streamed.get(event.config, "") + event.text
+            on_text(event.config, streamed[event.config])
+        elif event.result is not None:
+            finished[event.config] = event.result
+            on_result(event.result, len(finished))
+    turn.results = [finished[c.name] for c in configs if c.name in finished]
+    turn.seconds = time.perf_counter() - started
+    return turn
 
 
 def ask_all(

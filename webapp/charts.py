@@ -12,15 +12,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from rag.evaluate.metrics import metric_label
+from rag.evaluate.saved_runs import OK_LABEL
 from rag.results import AnswerResult
-from webapp.eval_runs import (
-    CHART_METRICS,
-    FAILURE_LABELS,
-    FALLBACK_SUFFIX,
-    OK_LABEL,
-    metric_label,
-    metric_unit,
-)
+from webapp.eval_frames import CHART_METRICS, FAILURE_LABELS, FALLBACK_SUFFIX, metric_unit
 from webapp.tables import STAGE_ORDER
 
 TEMPLATE = "plotly_white"

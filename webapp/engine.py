@@ -1,93 +1,41 @@
 """Which engine the app uses, and how the user's choices (configs, k, generator) turn into configs.
 
-The app loads one `Engine` per process (models and the index are shared by every session). Tests and
-demos replace it without loading models:
-
-- `set_engine_override(engine_or_factory)` — a module-level registry; Streamlit's `AppTest` runs the
-  script in the same process, so a test calls it before `AppTest.run()`;
-- `RAG_APP_TEST_ENGINE=package.module:function` — a zero-argument function returning an Engine (for a
-  `streamlit run` subprocess).
-
-`engine_key()` changes whenever the choice changes, so the app's cache never serves a stale engine.
+The app loads one `Engine` per process from the settings (models and the index are shared by every session);
+`engine_key()` names the settings it was built from, so the app's cache never serves a stale engine. Tests give
+the app an engine of their own by replacing `webapp.ui`'s `build_engine` and `engine_key` (see tests/app).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rag.config import DEFAULT_CONFIGS, PRESETS, Config, load_config_file
 from rag.errors import ConfigError
-from rag.runner import Engine
+from rag.query import clean_question
+from rag.runner import Engine, engine_from_settings
 
-TEST_ENGINE_ENV = "RAG_APP_TEST_ENGINE"
 CONFIG_FILE_ENV = "RAG_CONFIG_FILE"
+ENGINE_SETTINGS = ("RAG_INDEX_DIR", "RAG_EMBEDDING_MODEL", "RAG_LLM", "RAG_CHROMA_URL", "RAG_CACHE_DIR")
 MAX_K = 20
 
 _lock = threading.Lock()
-_override: Engine | Callable[[], Engine] | None = None
-_override_version = 0
 _extra_configs: dict[str, Config] = {}
 
 
-def set_engine_override(engine: Engine | Callable[[], Engine] | None) -> None:
-    """Make the app use `engine` (or call the factory once); None returns to the default engine."""
-    global _override, _override_version
-    with _lock:
-        _override = engine
-        _override_version += 1
-
-
-def clear_engine_override() -> None:
-    """Forget the override (the default engine from settings is used again)."""
-    set_engine_override(None)
-
-
-def engine_key() -> str:
-    """A key naming the engine the app should use now (the cache key of the loaded engine)."""
-    with _lock:
-        if _override is not None:
-            return f"override:{_override_version}"
-    spec = os.environ.get(TEST_ENGINE_ENV, "").strip()
-    if spec:
-        return f"env:{spec}"
-    env = os.environ
-    return "settings:" + "|".join(
-        env.get(name, "")
-        for name in ("RAG_INDEX_DIR", "RAG_EMBEDDING_MODEL", "RAG_LLM", "RAG_CHROMA_URL", "RAG_CACHE_DIR")
-    )
-
-
-def _load_factory(spec: str) -> Callable[[], Engine]:
-    module_name, _, function_name = spec.partition(":")
-    if not module_name or not function_name:
-        raise ConfigError(f"{TEST_ENGINE_ENV}={spec!r} is not allowed; allowed: 'package.module:function'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ConfigError(f"{TEST_ENGINE_ENV}={spec!r}: cannot import {module_name!r} ({error})") from None
-    factory = getattr(module, function_name, None)
-    if not callable(factory):
-        raise ConfigError(f"{TEST_ENGINE_ENV}={spec!r}: {module_name} has no function {function_name!r}")
-    return factory
+def engine_key(env: Mapping[str, str] | None = None) -> str:
+    """A key naming the engine the app should use now: the settings it is built from (the loaded engine's cache
+    key)."""
+    environ = os.environ if env is None else env
+    return "settings:" + "|".join(environ.get(name, "") for name in ENGINE_SETTINGS)
 
 
 def build_engine() -> Engine:
-    """The engine for `engine_key()`: the override, the RAG_APP_TEST_ENGINE factory, or the settings' engine."""
-    with _lock:
-        override = _override
-    if override is not None:
-        return override if isinstance(override, Engine) else override()
-    spec = os.environ.get(TEST_ENGINE_ENV, "").strip()
-    if spec:
-        return _load_factory(spec)()
-    from rag.runner import engine_from_settings
-
+    """The engine the settings describe (the index, the embedding model and the default generator)."""
     return engine_from_settings()
 
 
@@ -157,6 +105,49 @@ def apply_choices(configs: Sequence[Config], k: int | None = None, generator: st
             changes["api_version"] = api_version
         chosen.append(replace(config, **changes) if changes else config)
     return chosen
+
+
+def question_and_configs(
+    question: str, names: Sequence[str], known: Mapping[str, Config], choices: tuple[int, str, str]
+) -> tuple[str, list[Config]]:
+    """The question cleaned (`clean_question`) and the chosen configurations with `choices` (k, generator, API
+    version) applied; a ConfigError says what is wrong (a refused question, no configuration chosen)."""
+    k, generator, api_version = choices
+    cleaned = clean_question(question)
+    if not names:
+        raise ConfigError("choose at least one configuration above")
+    return cleaned, apply_choices([known[name] for name in names], k, generator, api_version)
+
+
+@dataclass(frozen=True)
+class RerunPlan:
+    """A question another page sent to the home page: what to ask, with which configurations, the conversation
+    it continues, and why any configuration it named cannot be used here."""
+
+    question: str
+    configs: list[str]
+    history: list[dict[str, str]] | None
+    problems: list[str]
+
+
+def plan_rerun(request: Any, known: dict[str, Config]) -> RerunPlan | None:
+    """Read a `webapp.asking.rerun_request` (None when there is none): its configurations are resolved by name (a
+    preset, an ablation or a saved definition), and those not yet known are registered and added to `known`."""
+    if not isinstance(request, dict) or not request.get("question"):
+        return None
+    chosen: list[str] = []
+    problems: list[str] = []
+    for name in request.get("configs") or []:
+        try:
+            config = resolve_config_name(name, known, request.get("definitions"))
+        except ConfigError as error:
+            problems.append(f"Configuration {name!r} is not available here: {error}")
+            continue
+        if name not in known:
+            register_configs({name: config})
+            known[name] = config
+        chosen.append(name)
+    return RerunPlan(str(request["question"]), chosen, list(request.get("history") or []) or None, problems)
 
 
 def generator_options(default_llm: str, env: Mapping[str, str] | None = None) -> list[str]:

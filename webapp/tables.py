@@ -13,7 +13,6 @@ import pandas as pd
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
-from webapp.eval_runs import fallback_reason
 
 SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "named", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
@@ -110,7 +109,7 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
     for result in results:
         status = badge_for(result).status  # the same words as each column's badge
         top = structural_label(result.chunks[0].chunk) if result.chunks else ""
-        fell_back = fallback_reason([{"notes": result.notes}]) or ""
+        fell_back = "; ".join(result.fallbacks)
         rows.append(
             {
                 "config": result.config,

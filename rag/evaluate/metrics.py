@@ -26,6 +26,29 @@ FAILURE_LABELS: tuple[str, ...] = (
     "ranked_low",
     "generation_miss",
 )
+# How each metric key is named on screen and in the verdict.
+METRIC_LABELS: dict[str, str] = {
+    "hit@5": "hit@5",
+    "mrr": "MRR",
+    "recall@5": "recall@5",
+    "ndcg@5": "nDCG@5",
+    "abstention_accuracy": "abstention accuracy",
+    "false_abstention_rate": "false-abstention rate",
+    "keyword_recall": "keyword recall",
+    "judge_mean": "judge score",
+    "latency_ms_p50": "latency p50 (ms)",
+    "latency_ms_p95": "latency p95 (ms)",
+    "tokens_in": "tokens in (total)",
+    "tokens_out": "tokens out (total)",
+    "reranker_lift": "reranker lift (ranks gained)",
+    "tokens_in_mean": "tokens in per question",
+    "tokens_out_mean": "tokens out per question",
+}
+
+
+def metric_label(metric: str) -> str:
+    """How a metric key is shown (`false-abstention rate` for `false_abstention_rate`)."""
+    return METRIC_LABELS.get(metric, metric.replace("_", " "))
 
 
 # ---------------------------------------------------------------------- one ranked list
@@ -318,6 +341,32 @@ def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
         categories.setdefault(str(record.get("category") or "general"), []).append(record)
     summary["by_category"] = {name: core_metrics(items, k) for name, items in sorted(categories.items())}
     return summary
+
+
+def _summarizes(records: Sequence[Record], k: int) -> bool:
+    """Whether `summarize` can score these records."""
+    try:
+        summarize(records, k)
+    except Exception:
+        return False
+    return True
+
+
+def summarize_scorable(
+    records: Sequence[Record], k: int = 5, warnings: list[str] | None = None, source: str = "records"
+) -> dict[str, Any]:
+    """`summarize` of the records it can score: records of an older or hand-edited file with a field of the wrong
+    type are left out, and `warnings` says how many (`source` names where they came from)."""
+    if _summarizes(records, k):
+        return summarize(records, k)
+    usable = [record for record in records if _summarizes([record], k)]
+    if not _summarizes(usable, k):  # records that fail only together (failure labels of mixed types)
+        usable = []
+    if warnings is not None:
+        warnings.append(
+            f"{source}: {len(records) - len(usable)} record(s) could not be scored; the computed metrics leave them out"
+        )
+    return summarize(usable, k)
 
 
 def spread(values: Sequence[float]) -> float:

@@ -422,6 +422,19 @@ def _known_ids(question: Question, known: set[str], item: _Item, lenient: list[s
     return question
 
 
+def _read_question_file(path: Path, fmt: str | None) -> tuple[str, str, str]:
+    """A question file's name, text and format (detected unless `fmt` is given); QuestionSetError when it cannot
+    be read or the format is not one of FORMATS."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise QuestionSetError([f"{path}: cannot read the file ({error})"]) from None
+    fmt = fmt or detect_format(path, text)
+    if fmt not in FORMATS:
+        raise QuestionSetError([f"{path.name}:1: format {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}"])
+    return path.name, text, fmt
+
+
 def load_questions(
     path: Path | str,
     index: Any | None = None,
@@ -441,15 +454,7 @@ def load_questions(
             [f"unknown_ids={unknown_ids!r} is not allowed; allowed: {', '.join(UNKNOWN_ID_POLICIES)}"]
         )
     lenient = (warnings if warnings is not None else []) if unknown_ids == "warn" else None
-    path = Path(path)
-    name = path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise QuestionSetError([f"{path}: cannot read the file ({error})"]) from None
-    fmt = fmt or detect_format(path, text)
-    if fmt not in FORMATS:
-        raise QuestionSetError([f"{name}:1: format {fmt!r} is not allowed; allowed: {', '.join(FORMATS)}"])
+    name, text, fmt = _read_question_file(Path(path), fmt)
     problems: list[str] = []
     raw_items = _raw_items(name, text, fmt, problems)
     operations = operation_id_map(index) if index is not None and fmt == "benchmark" else None

@@ -60,6 +60,17 @@ def _pool_entry(item: RetrievedChunk) -> dict[str, Any]:
     return entry
 
 
+def _time_fields(result: AnswerResult) -> dict[str, Any]:
+    """A record's times in ms: retrieval (every stage but generation), generation, total, and each stage."""
+    timings = {name: round(float(value), 3) for name, value in result.timings_ms.items()}
+    return {
+        "retrieval_time_ms": round(sum(v for name, v in timings.items() if name not in ("generate", "total")), 3),
+        "llm_time_ms": timings.get("generate", 0.0),
+        "total_time_ms": timings.get("total", round(sum(timings.values()), 3)),
+        "timings_ms": timings,
+    }
+
+
 def build_record(
     question: Question,
     config: Config,
@@ -71,11 +82,7 @@ def build_record(
     max_text_chars: int | None = None,
 ) -> dict[str, Any]:
     """The JSON record of one question under one config (with its failure label)."""
-    timings = {name: round(float(value), 3) for name, value in result.timings_ms.items()}
     error = "; ".join(result.errors) if result.errors else None
-    llm_ms = timings.get("generate", 0.0)
-    retrieval_ms = round(sum(v for name, v in timings.items() if name not in ("generate", "total")), 3)
-    total_ms = timings.get("total", round(sum(timings.values()), 3))
     answered = not retrieval_only and not dry_run and error is None
     record: dict[str, Any] = {
         "query_id": question.id,
@@ -101,10 +108,7 @@ def build_record(
         "first_relevant_rank": None,
         "keyword_recall": None,
         "failure": None,
-        "retrieval_time_ms": retrieval_ms,
-        "llm_time_ms": llm_ms,
-        "total_time_ms": total_ms,
-        "timings_ms": timings,
+        **_time_fields(result),
         "tokens_in": result.tokens_in,
         "tokens_out": result.tokens_out,
         "model": model,

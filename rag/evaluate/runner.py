@@ -94,6 +94,13 @@ class _Plan:
         return {config.name: result_file(self.out, config.name) for config in self.configs}
 
 
+def _pin(plan: _Plan, resume: bool) -> dict[str, Any]:
+    """The run's pinned settings (`run.json`): written for a new run, checked against a resumed one."""
+    settings = pinned_settings(plan.questions, plan.configs, k=plan.k, retrieval_only=plan.retrieval_only,
+                               dry_run=plan.dry_run, history_mode=plan.history_mode)
+    return pin_run(plan.out / RUN_FILE, settings, resume)
+
+
 def run_evaluation(
     engine: Engine,
     questions: Sequence[Question],
@@ -131,12 +138,7 @@ def run_evaluation(
         max_text_chars, attempts, retry_delay, parallel, history_mode,
     )  # fmt: skip
     _prepare_out_dir(plan, resume, overwrite)
-    pinned = pin_run(
-        plan.out / RUN_FILE,
-        pinned_settings(questions, plan.configs, k=k, retrieval_only=retrieval_only, dry_run=dry_run,
-                        history_mode=history_mode),
-        resume,
-    )
+    pinned = _pin(plan, resume)
     with ExitStack() as stack:
         stack.enter_context(logging_to(log_file(plan.out, log_path)))
         started_at = datetime.now(UTC)

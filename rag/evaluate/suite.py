@@ -53,6 +53,14 @@ from rag.runner import Engine
 
 ROLES = ("tuning", "validation")
 METRIC_KEYS = ("hit_rate", "mrr", "recall", "false_abstention_rate", "out_of_scope_abstention", "keyword_recall")
+# The metrics the evaluation page offers for the suite table, and their names there and in the verdict.
+SUITE_LABELS: dict[str, str] = {
+    "hit_rate": "hit rate@k",
+    "mrr": "MRR",
+    "recall": "recall@k",
+    "false_abstention_rate": "false-abstention rate",
+    "out_of_scope_abstention": "out-of-scope abstention",
+}
 LATEST_JSON = "latest.json"
 LATEST_TABLE = "latest.md"
 
@@ -129,7 +137,9 @@ def _strings(raw: Any, where: str) -> list[str]:
     return [item.strip() for item in raw]
 
 
-def _set_spec(raw: dict[str, Any], position: int, base: Path, corpora: dict[str, Corpus]) -> SetSpec:
+def _set_spec(
+    raw: dict[str, Any], position: int, base: Path, corpora: dict[str, Corpus], check_files: bool = True
+) -> SetSpec:
     where = f"sets[{position}]"
     known_keys = {"name", "role", "corpus", "questions", "generate", "unknown_ids"}
     extra = sorted(set(raw) - known_keys)
@@ -144,7 +154,7 @@ def _set_spec(raw: dict[str, Any], position: int, base: Path, corpora: dict[str,
     questions = None
     if "questions" in raw:
         questions = (base / str(raw["questions"])).resolve()
-        if not questions.is_file():
+        if check_files and not questions.is_file():
             raise ConfigError(f"sets.{name}.questions: {questions} is not a file")
     generation = None
     if "generate" in raw:
@@ -173,8 +183,9 @@ def _set_spec(raw: dict[str, Any], position: int, base: Path, corpora: dict[str,
     )
 
 
-def load_suite(path: Path | str) -> Suite:
-    """Parse and check a suite file; every path is resolved against the file's folder and must exist."""
+def load_suite(path: Path | str, check_files: bool = True) -> Suite:
+    """Parse and check a suite file; every path is resolved against the file's folder and must exist (unless
+    `check_files` is False: reading the sets' roles needs no spec or question file)."""
     path = Path(path).resolve()
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -190,13 +201,15 @@ def load_suite(path: Path | str) -> Suite:
         versions = tuple((str(label), tuple((base / item).resolve() for item in _strings(
             paths, f"corpora.{name}.versions.{label}"))) for label, paths in raw_versions.items())
         missing = [str(spec) for spec in specs + tuple(p for _, paths in versions for p in paths) if not spec.exists()]
-        if missing:
+        if missing and check_files:
             raise ConfigError(f"corpora.{name}.specs: not found: {', '.join(missing)}")
         corpora[name] = Corpus(name, specs, versions)
     items = raw.get("sets")
     if not isinstance(items, list) or not items:
         raise ConfigError(f"{path}: expected one or more [[sets]] tables")
-    sets = tuple(_set_spec(_table(item, f"sets[{n}]"), n, base, corpora) for n, item in enumerate(items, start=1))
+    sets = tuple(
+        _set_spec(_table(item, f"sets[{n}]"), n, base, corpora, check_files) for n, item in enumerate(items, start=1)
+    )
     names = [s.name for s in sets]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: set names repeat: {', '.join(names)}")

@@ -56,21 +56,22 @@ components:
 
 
 @pytest.fixture
-def app_engine(fixture_index):  # type: ignore[no-untyped-def]
-    """An extractive engine over the fixture index, injected into the app (no model is loaded)."""
+def app_engine(fixture_index, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """An extractive engine over the fixture index, given to the app in place of the one its settings describe (no
+    model is loaded): `webapp.ui` builds and caches this engine under a key of its own."""
     from rag.runner import Engine
-    from webapp import engine as app_engine_module
+    from webapp import ui
 
     engine = Engine(fixture_index, default_llm="extractive")
-    app_engine_module.set_engine_override(engine)
-    yield engine
-    app_engine_module.clear_engine_override()
+    monkeypatch.setattr(ui, "build_engine", lambda: engine)
+    monkeypatch.setattr(ui, "engine_key", lambda: f"test-engine:{id(engine)}")
+    return engine
 
 
 @pytest.fixture(autouse=True)
 def app_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """No user config file, no hosted LLM keys, and saved runs / question sets in temporary folders."""
-    for name in ("RAG_CONFIG_FILE", "RAG_APP_TEST_ENGINE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY"):
+    for name in ("RAG_CONFIG_FILE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAG_LLM", "extractive")
     results = tmp_path / "results"

@@ -1,18 +1,18 @@
 """The Streamlit pages driven in-process with AppTest, on the fixture index with the extractive generator.
 
-No model is loaded: the engine is injected through `webapp.engine.set_engine_override` (see conftest).
+No model is loaded: the `app_engine` fixture gives the app an engine over the fixture index (see conftest).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import INVENTORY_SPEC, ROOT
+from tests.saved_run_fixtures import BLIND_TABLE, SUITE_TABLE
 from webapp import jobs
 from webapp.asking import RERUN_KEY, rerun_request
 
@@ -346,12 +346,6 @@ def test_duplicate_policy_and_delete(app_engine) -> None:  # type: ignore[no-unt
     assert [r.source for r in app_engine.index.documents()] == ["shop-3.0.yaml"]
 
 
-def test_test_set_button_explains_when_the_evaluation_package_is_missing(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "rag.evaluate.generate", None)  # as if the package were not installed
-    at = open_app("pages/1_Documents.py")
-    assert any("needs the evaluation package" in i.value for i in at.info)
-
-
 def test_make_a_test_set_for_a_spec_and_run_it(app_engine, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The real question generator and runner, in the background, on the fixture index (retrieval only)."""
     at = open_app("pages/1_Documents.py")
@@ -422,8 +416,6 @@ def test_evaluation_filters_and_reruns_a_question_on_the_home_page(app_engine, s
 
 
 def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
-    from tests.app.test_charts import SUITE
-
     metrics = json.loads((saved_runs / "tiny-run" / "metrics.json").read_text())
     metrics["manifest"]["questions_source"] = "eval_data/heldout_set.jsonl"
     (saved_runs / "tiny-run" / "metrics.json").write_text(json.dumps(metrics))
@@ -439,7 +431,7 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     assert "tiny-run (validation)" in at.multiselect(key="eval_runs").options
 
     (saved_runs / "suite").mkdir()
-    (saved_runs / "suite" / "latest.json").write_text(json.dumps(SUITE))
+    (saved_runs / "suite" / "latest.json").write_text(json.dumps(SUITE_TABLE))
     at = open_app("pages/2_Evaluation.py")
     suite = frames_with_column(at, "full beats C2")
     assert suite and list(suite[0]["role"]) == ["tuning", "validation", "validation"]
@@ -449,22 +441,13 @@ def test_evaluation_page_shows_the_verdict_roles_and_the_suite_table(app_engine,
     assert frames_with_column(at, "full beats C2")[0]["C2"].tolist() == [0.52, 0.81, 0.81]
     assert not any("suite" in m.value for m in at.markdown if "Best on" in m.value)  # no source of the verdict
 
-    from tests.app.test_verdict import BLIND
-
     (saved_runs / "blind").mkdir()
-    (saved_runs / "blind" / "latest.json").write_text(BLIND.read_text())
+    (saved_runs / "blind" / "latest.json").write_text(BLIND_TABLE.read_text())
     at = open_app("pages/2_Evaluation.py")
     verdict = [m.value for m in at.markdown if "Best on the blinded sets" in m.value]
     assert verdict and "tied" not in verdict[0]
     assert frames_with_column(at, "full-minus-lookup")[0]["set"].tolist()[-1] == "mean over the sets"
     assert at.multiselect(key="eval_runs").options == ["tiny-run (validation)"]  # nor is the blind folder
-
-
-def test_starting_an_evaluation_explains_a_missing_runner(app_engine, saved_runs, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "rag.evaluate.runner", None)
-    at = open_app("pages/2_Evaluation.py")
-    assert any("needs the evaluation package" in i.value for i in at.info)
-    assert len(plotly_charts(at)) == 5  # saved runs are still compared
 
 
 def test_start_a_new_evaluation_in_the_background(app_engine, saved_runs, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -76,7 +76,7 @@ def start_server(tmp_path: Path, results: Path, specs: list[Path] | None = None,
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY", "RAG_CONFIG_FILE", "RAG_APP_TEST_ENGINE")
+        if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY", "RAG_CONFIG_FILE")
     }
     (tmp_path / "eval_data").mkdir(exist_ok=True)
     env.update(

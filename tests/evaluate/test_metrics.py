@@ -17,6 +17,7 @@ from rag.evaluate.metrics import (
     keyword_recall,
     latency,
     mean_keyword_recall,
+    metric_label,
     mrr,
     ndcg_at,
     percentile,
@@ -24,7 +25,10 @@ from rag.evaluate.metrics import (
     reciprocal_rank,
     reranker_lift,
     summarize,
+    summarize_scorable,
 )
+from rag.evaluate.saved_runs import load_run
+from tests.saved_run_fixtures import TINY_RUN
 
 RANKED = [["a"], ["b", "x"], ["c"], ["d"], ["e"], ["f"]]
 RELEVANT = ["c", "x"]
@@ -189,3 +193,21 @@ def test_summarize_names_keys_after_k_and_breaks_down_by_category() -> None:
     assert by_category["schema"]["hit@3"] == 1.0
     assert by_category["out_of_scope"]["abstention_accuracy"] == 0.5
     assert by_category["endpoint"]["n"] == 3
+
+
+def test_summarize_scorable_leaves_out_the_records_it_cannot_score() -> None:
+    records = load_run(TINY_RUN).records["full"]
+    assert summarize_scorable(records) == summarize(records, 5)
+    broken = [*records, {**records[0], "query_id": "bad", "retrieved_chunks": ["not a chunk"]}]
+    warnings: list[str] = []
+    assert summarize_scorable(broken, warnings=warnings, source="full.jsonl") == summarize(records, 5)
+    assert warnings == ["full.jsonl: 1 record(s) could not be scored; the computed metrics leave them out"]
+    mixed = [{**records[0], "failure": 1}, {**records[1], "failure": "ranked_low"}]  # fail only together
+    assert summarize_scorable(mixed, warnings=warnings)["n"] == 0
+    assert warnings[-1].startswith("records: 2 record(s)")
+
+
+def test_metric_labels() -> None:
+    assert metric_label("false_abstention_rate") == "false-abstention rate"
+    assert metric_label("mrr") == "MRR"
+    assert metric_label("some_new_metric") == "some new metric"

@@ -19,20 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from webapp.eval_runs import (
-    OK_LABEL,
-    SUITE_LABELS,
-    VALIDATION,
-    SavedRun,
-    failure_of,
-    hit_metric,
-    metric_label,
-    read_table,
-    results_dir,
-    run_role,
-)
+from rag.evaluate.metrics import metric_label
+from rag.evaluate.roles import VALIDATION, run_role
+from rag.evaluate.saved_runs import OK_LABEL, SavedRun, failure_of, hit_metric, read_table, results_dir
+from rag.evaluate.suite import SUITE_LABELS
 
 BLIND_COMMAND = "make eval-blind"
 BLIND_METRICS: tuple[str, ...] = ("hit@5", "mrr", "recall@5", "false_abstention", "oos_abstained")
@@ -106,28 +96,6 @@ def load_blind_table(path: Path | str) -> tuple[BlindTable | None, str | None]:
     except ValueError as error:
         return None, str(error)
     return table, None
-
-
-def blind_frame(table: BlindTable, metric: str = "hit@5") -> pd.DataFrame:
-    """One row per blinded set (its answerable and out-of-scope questions, `metric` per configuration), then the
-    mean over the sets."""
-    if metric not in BLIND_METRICS:
-        raise ValueError(f"blinded-set metric {metric!r} is not allowed; allowed: {', '.join(BLIND_METRICS)}")
-    configs = table.all_configs
-    rows: list[dict[str, Any]] = []
-    for name, per_config in table.sets.items():
-        first = next(iter(per_config.values()), {})
-        row: dict[str, Any] = {"set": name, "answerable": first.get("answerable"),
-                               "out of scope": first.get("out_of_scope")}
-        row.update({config: table.value(name, config, metric) for config in configs})
-        rows.append(row)
-    mean: dict[str, Any] = {"set": "mean over the sets", "answerable": None, "out of scope": None}
-    mean.update({config: table.macro(config, metric) for config in configs})
-    rows.append(mean)
-    frame = pd.DataFrame(rows, columns=["set", "answerable", "out of scope", *configs])
-    for column in ("answerable", "out of scope"):
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
-    return frame
 
 
 @dataclass(frozen=True)

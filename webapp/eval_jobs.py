@@ -1,73 +1,26 @@
-"""The app's bridge to the evaluation package (`rag.evaluate`): start evaluations and test sets as background jobs.
-
-The package is imported at run time: `evaluation_available()` / `question_generation_available()` say whether
-the features can be offered, and why not (so the pages show a clear message instead of failing).
-Used: `rag.evaluate.runner.run_evaluation(engine, questions, configs, out_dir, retrieval_only=…, progress=…)`,
-`rag.evaluate.questions.load_questions / write_questions` and `rag.evaluate.generate.make_questions(index, api,
-limit)`.
+"""Evaluations and test sets started from the app, run as background jobs (`webapp.jobs`): a question set through
+`rag.evaluate.runner.run_evaluation`, or a test set made by `rag.evaluate.generate.make_questions` and then
+evaluated.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from rag.config import Config
 from rag.errors import RagError
+from rag.evaluate.generate import make_questions
+from rag.evaluate.questions import Question, load_questions, write_questions
+from rag.evaluate.runner import run_evaluation
+from rag.evaluate.saved_runs import eval_data_dir, results_dir
 from rag.runner import Engine
-from webapp.eval_runs import eval_data_dir, results_dir
 from webapp.jobs import Job, start_job
 
-RUNNER_MODULE = "rag.evaluate.runner"
-GENERATE_MODULE = "rag.evaluate.generate"
-QUESTIONS_MODULE = "rag.evaluate.questions"
 TEST_SET_SIZE = 30
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def _function(module_name: str, name: str) -> tuple[Callable[..., Any] | None, str]:
-    """A function of the evaluation package, or None and why it is not there."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None, f"`{module_name}` is not installed"
-    except Exception as error:  # a half-written module must not break the page
-        return None, f"`{module_name}` failed to load ({type(error).__name__}: {error})"
-    function = getattr(module, name, None)
-    if not callable(function):
-        return None, f"`{module_name}` has no `{name}()`"
-    return function, ""
-
-
-def _require(module_name: str, name: str, feature: str) -> Callable[..., Any]:
-    function, why = _function(module_name, name)
-    if function is None:
-        raise RagError(f"cannot {feature}: {why}")
-    return function
-
-
-def evaluation_available() -> tuple[bool, str]:
-    """Whether evaluations can be started here; the reason when they cannot."""
-    for module_name, name in ((RUNNER_MODULE, "run_evaluation"), (QUESTIONS_MODULE, "load_questions")):
-        function, why = _function(module_name, name)
-        if function is None:
-            return False, f"Starting evaluations needs the evaluation package: {why}."
-    return True, ""
-
-
-def question_generation_available() -> tuple[bool, str]:
-    """Whether a test set can be generated and run here; the reason when it cannot."""
-    ok, why = evaluation_available()
-    if not ok:
-        return False, why.replace("Starting evaluations", "Making a test set")
-    function, reason = _function(GENERATE_MODULE, "make_questions")
-    if function is None:
-        return False, f"Making a test set needs the evaluation package: {reason}."
-    return True, ""
 
 
 def safe_name(text: str) -> str:
@@ -90,17 +43,15 @@ def _progress(job: Job) -> Callable[[int, int], None]:
 def run_evaluation_now(
     job: Job,
     engine: Engine,
-    questions: Path | Sequence[Any],
+    questions: Path | Sequence[Question],
     configs: Sequence[Config],
     retrieval_only: bool = False,
     out_root: Path | None = None,
     run_name: str | None = None,
 ) -> Path:
     """Evaluate `configs` on a question file (or loaded questions) in the job's thread; returns the run folder."""
-    run_evaluation = _require(RUNNER_MODULE, "run_evaluation", "start an evaluation")
     source = ""
     if isinstance(questions, Path):
-        load_questions = _require(QUESTIONS_MODULE, "load_questions", "read the question set")
         job.report(message=f"loading {questions.name}")
         source = str(questions)
         questions = load_questions(questions, index=engine.index)
@@ -116,7 +67,7 @@ def run_evaluation_now(
         progress=_progress(job),
         questions_source=source,
     )
-    return Path(getattr(result, "out_dir", out_dir))
+    return Path(result.out_dir)
 
 
 def start_evaluation(
@@ -138,8 +89,6 @@ def start_evaluation(
 def make_test_set_now(job: Job, engine: Engine, api: str, limit: int = TEST_SET_SIZE,
                       out_dir: Path | None = None) -> Path:
     """Generate questions about one indexed API and save them as `eval_data/generated/<api>.jsonl`."""
-    make_questions = _require(GENERATE_MODULE, "make_questions", "make a test set")
-    write_questions = _require(QUESTIONS_MODULE, "write_questions", "save the test set")
     job.report(message=f"making questions about {api}")
     questions = make_questions(engine.index, api, limit=limit)
     if not questions:

@@ -1,0 +1,89 @@
+"""Asking several configurations at once (`webapp.asking`): streamed results and each configuration's conversation."""
+
+from __future__ import annotations
+
+from rag.config import PRESETS
+from rag.results import AnswerResult
+from webapp.asking import Turn, ask_all, ask_live, conversation_histories, conversation_history, stream_turn
+from webapp.engine import (
+    apply_choices,
+)
+
+
+def test_ask_live_yields_every_result_and_isolates_a_failure(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index, default_llm="extractive")
+    broken = PRESETS["C0"].__class__(name="broken", generator="groq:x")
+    configs = apply_choices([PRESETS["C0"], PRESETS["full"], broken], generator="extractive")
+    events = list(ask_live(engine, "What is the page_size parameter of list orders?", configs))
+    finished = {e.config: e.result for e in events if e.kind == "result"}
+    assert set(finished) == {"C0", "full", "broken"}
+    assert finished["C0"].ok and finished["full"].ok  # type: ignore[union-attr]
+    assert finished["broken"].errors  # type: ignore[union-attr]
+    ordered = ask_all(engine, "What is the page_size parameter of list orders?", configs[:2])
+    assert [r.config for r in ordered] == ["C0", "full"]
+
+
+def test_ask_live_streams_tokens_from_a_streaming_generator(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.generate.base import Generation, StreamEvent
+    from rag.runner import Engine
+
+    class Streaming:
+        name = "fake:stream"
+
+        def generate(self, request):  # type: ignore[no-untyped-def]
+            return Generation("Hello world", generator=self.name)
+
+        def stream(self, request):  # type: ignore[no-untyped-def]
+            yield StreamEvent("token", "Hello ")
+            yield StreamEvent("token", "world")
+            yield StreamEvent("done", generation=Generation("Hello world", generator=self.name))
+
+    engine = Engine(fixture_index, default_llm="fake:stream", generator_factory=lambda spec: Streaming())
+    events = list(ask_live(engine, "list orders", [PRESETS["C0"]]))
+    assert [e.text for e in events if e.kind == "token"] == ["Hello ", "world"]
+    assert events[-1].result is not None and events[-1].result.answer == "Hello world"
+
+
+def test_conversation_history_uses_the_first_usable_answer() -> None:
+    turn = Turn("first?", ["C0", "full"], False, "extractive", 5,
+                [AnswerResult("C0", "first?", errors=["x"]), AnswerResult("full", "first?", answer="the answer")])
+    assert conversation_history([turn]) == [{"role": "user", "content": "first?"},
+                                            {"role": "assistant", "content": "the answer"}]
+
+
+def test_each_configuration_continues_its_own_conversation() -> None:
+    from webapp.asking import Turn, conversation_history
+
+    turn = Turn("Can I create a course in the LMS API?", ["C0", "full"], False, "extractive", 5, [
+        AnswerResult(config="C0", question="q", answer="\"/unified/lms/courses\": { [1]"),
+        AnswerResult(config="full", question="q", answer="There is no endpoint to create courses [1]."),
+    ])  # fmt: skip
+    assert conversation_history([turn], "full")[1]["content"] == "There is no endpoint to create courses [1]."
+    assert conversation_history([turn], "C0")[1]["content"].startswith('"/unified/lms/courses"')
+    assert conversation_history([turn], "E2") == [{"role": "user", "content": "Can I create a course in the LMS API?"}]
+
+
+def test_stream_turn_drives_the_stream_and_leaves_drawing_to_the_caller(fixture_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.runner import Engine
+
+    engine = Engine(fixture_index, default_llm="extractive")
+    configs = apply_choices([PRESETS["C0"], PRESETS["full"]], generator="extractive")
+    texts: list[tuple[str, str]] = []
+    finished: list[tuple[str, int]] = []
+    turn = stream_turn(engine, "What is the page_size parameter of list orders?", configs,
+                       conversation_histories([], configs), (False, "extractive", 5),
+                       lambda config, text: texts.append((config, text)),
+                       lambda result, count: finished.append((result.config, count)))
+    assert sorted(name for name, _ in finished) == ["C0", "full"] and [n for _, n in finished] == [1, 2]
+    assert [r.config for r in turn.results] == ["C0", "full"]  # in configuration order, whichever finished first
+    assert turn.configs == ["C0", "full"] and turn.k == 5 and 0 < turn.seconds < 600
+    assert all(text for _, text in texts)  # streamed text, if any, is the answer so far
+
+
+def test_each_configuration_gets_its_own_history() -> None:
+    turn = Turn("first?", ["C0", "full"], False, "extractive", 5,
+                [AnswerResult("C0", "first?", answer="c0 answer"), AnswerResult("full", "first?", answer="full")])
+    histories = conversation_histories([turn], [PRESETS["C0"], PRESETS["full"]])
+    assert histories["C0"][1]["content"] == "c0 answer" and histories["full"][1]["content"] == "full"

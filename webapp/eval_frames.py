@@ -1,0 +1,347 @@
+"""The evaluation page's tables: saved runs (`rag.evaluate.saved_runs`), the suite table and the blinded sets'
+table turned into the DataFrames its tables and charts draw, with the labels and captions they show (pure
+functions; tolerant of partly written runs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from rag.evaluate.metrics import first_relevant_rank, metric_label
+from rag.evaluate.roles import VALIDATION, run_role
+from rag.evaluate.saved_runs import SavedRun, failure_of, hit_metric
+from rag.evaluate.suite import SUITE_LABELS
+from rag.evaluate.verdict import BLIND_METRICS, BlindTable
+
+# The failure labels in the order the page lists and stacks them (the evaluation package's labels).
+FAILURE_LABELS: tuple[str, ...] = (
+    "error",
+    "retrieval_miss",
+    "ranked_low",
+    "generation_miss",
+    "wrong_abstention",
+    "false_answer",
+)
+CHART_METRICS: tuple[str, ...] = (
+    "hit@5",
+    "mrr",
+    "abstention_accuracy",
+    "false_abstention_rate",
+    "keyword_recall",
+    "judge_mean",
+)
+SUMMARY_METRICS: tuple[str, ...] = (
+    "n",
+    "hit@5",
+    "mrr",
+    "recall@5",
+    "ndcg@5",
+    "abstention_accuracy",
+    "false_abstention_rate",
+    "keyword_recall",
+    "judge_mean",
+    "latency_ms_p50",
+    "latency_ms_p95",
+    "tokens_in",
+    "tokens_out",
+    "reranker_lift",
+)
+_HIT = re.compile(r"^hit@(\d+)$")
+FALLBACK_SUFFIX = " (fallback)"
+SUITE_METRICS: tuple[str, ...] = tuple(SUITE_LABELS)
+
+
+def _covers(chunk: Mapping[str, Any]) -> list[str]:
+    covers = chunk.get("covers") or []
+    return [str(c) for c in covers] if isinstance(covers, list) else []
+
+
+def _relevant_rank(record: Mapping[str, Any]) -> int | None:
+    """Rank (1-based) of the first retrieved chunk covering a relevant id; None when none does."""
+    chunks = record.get("retrieved_chunks") or []
+    covers = [_covers(chunk) if isinstance(chunk, Mapping) else [] for chunk in chunks]
+    return first_relevant_rank(covers, record.get("relevant_ids") or [])
+
+
+METRIC_UNITS: dict[str, str] = {
+    "mrr": "0–1, 1 = first",
+    "abstention_accuracy": "share of out-of-scope",
+    "false_abstention_rate": "share of answerable, lower is better",
+    "keyword_recall": "share of required keywords",
+    "judge_mean": "LLM judge, 1–5",
+}
+
+
+def metric_unit(metric: str) -> str:
+    """What a chart metric counts, e.g. `share of answerable` for hit@k (shown with the panel's title)."""
+    if _HIT.match(metric) or metric.startswith("recall@"):
+        return "share of answerable"
+    return METRIC_UNITS.get(metric, "")
+
+
+def config_label(run: SavedRun, config: str, runs: Sequence[SavedRun]) -> str:
+    """`config` when one run is shown, else `run / config`; `(fallback)` added when the configuration ran
+    without one of its stages (its bars are then those of a simpler configuration)."""
+    label = config if len(runs) <= 1 else f"{run.name} / {config}"
+    return label + FALLBACK_SUFFIX if config in run.fell_back else label
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def _metric_value(metric: str, value: Any) -> float | None:
+    """A metric as a number; the reranker lift may be a summary dict (its `mean_gain` is the lift)."""
+    if metric == "reranker_lift" and isinstance(value, Mapping):
+        return _number(value.get("mean_gain", value.get("lift")))
+    return _number(value)
+
+
+def metrics_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+    """Long table: run, config, label, metric, value (numbers only; by_category left out)."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, metrics in run.metrics.items():
+            for metric, value in metrics.items():
+                number = _metric_value(metric, value)
+                if metric == "by_category" or number is None:
+                    continue
+                rows.append(
+                    {
+                        "run": run.name,
+                        "config": config,
+                        "label": config_label(run, config, runs),
+                        "metric": metric,
+                        "value": number,
+                    }
+                )
+    return pd.DataFrame(rows, columns=["run", "config", "label", "metric", "value"])
+
+
+def summary_frame(runs: Sequence[SavedRun], metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
+    """Wide table: one row per run/config, one column per headline metric (present ones only)."""
+    long = metrics_frame(runs)
+    hit = hit_metric(runs)
+    wanted = [hit if m == "hit@5" else m for m in metrics]
+    if long.empty:
+        return pd.DataFrame(columns=["label", *wanted])
+    wide = long.pivot_table(index="label", columns="metric", values="value", aggfunc="first", sort=False)
+    present = [m for m in wanted if m in wide.columns]
+    frame = wide[present].reset_index()
+    order = list(dict.fromkeys(long["label"]))
+    frame["_order"] = frame["label"].map({label: i for i, label in enumerate(order)})
+    frame = frame.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+    frame.columns.name = None
+    owners = {config_label(run, config, runs): (run, config) for run in runs for config in run.configs}
+    frame.insert(1, "role", [run_role(owners[label][0]) if label in owners else "" for label in frame["label"]])
+    frame["fallback"] = [owners[label][0].fell_back.get(owners[label][1], "") if label in owners else ""
+                         for label in frame["label"]]
+    return frame.rename(columns={m: metric_label(m) for m in present})
+
+
+def category_frame(runs: Sequence[SavedRun], metric: str) -> pd.DataFrame:
+    """Long table: label, category, value of one metric per category and configuration."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, metrics in run.metrics.items():
+            by_category = metrics.get("by_category")
+            if not isinstance(by_category, dict):
+                continue
+            for category, values in by_category.items():
+                number = _number(values.get(metric)) if isinstance(values, dict) else None
+                if number is not None:
+                    rows.append({"label": config_label(run, config, runs), "category": str(category), "value": number})
+    return pd.DataFrame(rows, columns=["label", "category", "value"])
+
+
+def category_metrics(runs: Sequence[SavedRun]) -> list[str]:
+    """Metrics that appear in some configuration's by_category block (headline order first)."""
+    found: list[str] = []
+    for run in runs:
+        for metrics in run.metrics.values():
+            for values in (metrics.get("by_category") or {}).values():
+                if isinstance(values, dict):
+                    found.extend(k for k, v in values.items() if _number(v) is not None and k != "n")
+    ordered = [m for m in SUMMARY_METRICS if m in found] + [m for m in found if m not in SUMMARY_METRICS]
+    hit = hit_metric(runs)
+    ordered = [hit if m == "hit@5" and hit in found else m for m in ordered]
+    return list(dict.fromkeys(ordered))
+
+
+def _answer(record: Mapping[str, Any]) -> str:
+    return str(record.get("llm_answer") or record.get("answer") or "")
+
+
+def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+    """One row per record: which run/config, the question, its category, failure label and outcome."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, records in run.records.items():
+            for position, record in enumerate(records):
+                retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, Mapping)]
+                top = [(_covers(c) or [str(c.get("chunk_id", ""))])[0] for c in retrieved[:3]]
+                rows.append(
+                    {
+                        "run": run.name,
+                        "config": config,
+                        "label": config_label(run, config, runs),
+                        "query_id": str(record.get("query_id", "")),
+                        "category": str(record.get("category") or "unknown"),
+                        "query": str(record.get("query", "")),
+                        "failure": failure_of(record),
+                        "abstained": bool(record.get("abstained")),
+                        "confidence": str(record.get("confidence") or ""),
+                        "relevant rank": _relevant_rank(record),
+                        "top retrieved": ", ".join(top),
+                        "answer": _answer(record)[:200],
+                        "total ms": _number(record.get("total_time_ms")),
+                        "_position": position,
+                    }
+                )
+    columns = [
+        "run",
+        "config",
+        "label",
+        "query_id",
+        "category",
+        "query",
+        "failure",
+        "abstained",
+        "confidence",
+        "relevant rank",
+        "top retrieved",
+        "answer",
+        "total ms",
+        "_position",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["relevant rank"] = pd.to_numeric(frame["relevant rank"], errors="coerce").astype("Int64")
+    return frame
+
+
+def filter_questions(
+    frame: pd.DataFrame,
+    configs: Sequence[str] | None = None,
+    categories: Sequence[str] | None = None,
+    failures: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Rows whose label (config), category and failure label are among those chosen (None or empty: all)."""
+    mask = pd.Series(True, index=frame.index)
+    if configs:
+        mask &= frame["label"].isin(list(configs)) | frame["config"].isin(list(configs))
+    if categories:
+        mask &= frame["category"].isin(list(categories))
+    if failures:
+        mask &= frame["failure"].isin(list(failures))
+    return frame[mask].reset_index(drop=True)
+
+
+def failure_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """How many records per configuration carry each failure label (ok included)."""
+    if frame.empty:
+        return pd.DataFrame(columns=["label", "failure", "count"])
+    counts = frame.groupby(["label", "failure"], sort=False).size().reset_index(name="count")
+    return counts
+
+
+def record_summary(record: Mapping[str, Any]) -> str:
+    """`retrieval 12 ms · generation 340 ms · total 352 ms · tokens in 812 · out 96 · model …` for one record."""
+
+    def number(key: str) -> float:
+        value = _number(record.get(key))
+        return value if value is not None else 0.0
+
+    return (
+        f"retrieval {number('retrieval_time_ms'):,.0f} ms · generation {number('llm_time_ms'):,.0f} ms · "
+        f"total {number('total_time_ms'):,.0f} ms · tokens in {number('tokens_in'):,.0f} · "
+        f"out {number('tokens_out'):,.0f} · model {record.get('model') or 'n/a'}"
+        + (" · dry run" if record.get("dry_run") else "")
+    )
+
+
+def pick_label(frame: pd.DataFrame, row: int | None, width: int = 90) -> str:
+    """`held-001 · C0 · How do I list …` for a row of a questions frame (a dash when the row is gone)."""
+    if row is None or not 0 <= row < len(frame):
+        return "–"
+    item = frame.iloc[row]
+    return f"{item['query_id']} · {item['label']} · {str(item['query'])[:width]}"
+
+
+def run_caption(run: SavedRun) -> str:
+    """`heldout-retrieval · validation · 50 questions · retrieval only` for the run picker and captions."""
+    parts = [run.name, run_role(run)]
+    questions = run.manifest.get("questions")
+    if isinstance(questions, int):
+        parts.append(f"{questions} questions")
+    if run.manifest.get("retrieval_only"):
+        parts.append("retrieval only")
+    return " · ".join(parts)
+
+
+def suite_frame(suite: Mapping[str, Any], metric: str = "hit_rate") -> pd.DataFrame:
+    """One row per question set (role, size, `metric` per configuration, whether full beats C2), then the macro
+    average over the validation sets."""
+    if metric not in SUITE_METRICS:
+        raise ValueError(f"suite metric {metric!r} is not allowed; allowed: {', '.join(SUITE_METRICS)}")
+    configs = [str(c) for c in suite.get("configs") or []]
+    rows: list[dict[str, Any]] = []
+    for item in suite.get("sets") or []:
+        if not isinstance(item, Mapping):
+            continue
+        metrics = item.get("metrics") if isinstance(item.get("metrics"), Mapping) else {}
+        row: dict[str, Any] = {
+            "set": str(item.get("name", "")),
+            "role": str(item.get("role", "")),
+            "questions": item.get("questions"),
+            "answerable": item.get("answerable"),
+            "out of scope": item.get("out_of_scope"),
+        }
+        for config in configs:
+            values = metrics.get(config) if isinstance(metrics.get(config), Mapping) else {}
+            row[config] = _number(values.get(metric))
+        beats = item.get("full_beats_c2")
+        row["full beats C2"] = "yes" if beats is True else "no" if beats is False else ""
+        rows.append(row)
+    macro = suite.get("macro_validation") if isinstance(suite.get("macro_validation"), Mapping) else {}
+    if macro:
+        row = {"set": "macro average", "role": VALIDATION, "questions": None, "answerable": None,
+               "out of scope": None, "full beats C2": ""}
+        for config in configs:
+            values = macro.get(config) if isinstance(macro.get(config), Mapping) else {}
+            row[config] = _number(values.get(metric))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["set", "role", "questions", "answerable", "out of scope", *configs,
+                                        "full beats C2"])
+    for column in ("questions", "answerable", "out of scope"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    return frame
+
+
+def blind_frame(table: BlindTable, metric: str = "hit@5") -> pd.DataFrame:
+    """One row per blinded set (its answerable and out-of-scope questions, `metric` per configuration), then the
+    mean over the sets."""
+    if metric not in BLIND_METRICS:
+        raise ValueError(f"blinded-set metric {metric!r} is not allowed; allowed: {', '.join(BLIND_METRICS)}")
+    configs = table.all_configs
+    rows: list[dict[str, Any]] = []
+    for name, per_config in table.sets.items():
+        first = next(iter(per_config.values()), {})
+        row: dict[str, Any] = {"set": name, "answerable": first.get("answerable"),
+                               "out of scope": first.get("out_of_scope")}
+        row.update({config: table.value(name, config, metric) for config in configs})
+        rows.append(row)
+    mean: dict[str, Any] = {"set": "mean over the sets", "answerable": None, "out of scope": None}
+    mean.update({config: table.macro(config, metric) for config in configs})
+    rows.append(mean)
+    frame = pd.DataFrame(rows, columns=["set", "answerable", "out of scope", *configs])
+    for column in ("answerable", "out of scope"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
+    return frame
