@@ -37,7 +37,6 @@ class Config:
     candidate_pool: int = 20
     intent_filter: bool = False
     intent_evidence: str = "terms"
-    expansion: bool = False
     dynamic_k: bool = False
     query_expansion: bool = False
     reranker: str = "none"
@@ -99,7 +98,6 @@ class Config:
         return {
             "hybrid": self.retriever == "hybrid",
             "intent_filter": self.intent_filter,
-            "expansion": self.expansion,
             "dynamic_k": self.dynamic_k,
             "query_expansion": self.query_expansion,
             "rerank": self.reranker != "none",
@@ -114,7 +112,6 @@ class Config:
         changes: dict[str, Any] = {
             "hybrid": {"retriever": "vector"},
             "intent_filter": {"intent_filter": False},
-            "expansion": {"expansion": False},
             "dynamic_k": {"dynamic_k": False},
             "query_expansion": {"query_expansion": False},
             "rerank": {"reranker": "none"},
@@ -152,7 +149,6 @@ _FULL = Config(
     candidate_pool=20,
     intent_filter=True,
     intent_evidence="explicit",
-    expansion=True,
     dynamic_k=True,
     query_expansion=False,
     glossaries=("hr",),
@@ -161,7 +157,7 @@ _FULL = Config(
     write_check=True,
     lookup=True,
     description="hybrid + intent filter (APIs named in the question) + structural rerank (fused "
-    "with the hybrid order) + lookup lift + write-operation check + reference expansion + per-API k + "
+    "with the hybrid order) + lookup lift + write-operation check + per-API k + "
     "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
 )
 

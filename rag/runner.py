@@ -1,7 +1,7 @@
 """Send one question through one or many configurations and return everything that explains the answers.
 
 `Engine` holds what is loaded once (the index, chat models) and runs a `Config` stage by stage:
-rewrite → intent filter → retrieve → rerank → write-operation check → per-API k → expansion →
+rewrite → intent filter → retrieve → rerank → write-operation check → per-API k →
 confidence gate → generation. `run_many` shares the query embedding and each candidate pool
 between configurations and runs them concurrently; one failing configuration never breaks the others.
 """
@@ -33,9 +33,9 @@ from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
 from rag.results import AnswerResult, Citation, ConfigEvent, RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.expansion import balance_by_api, demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
+from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies, load_glossary
 from rag.rewrite import rewrite_query
@@ -173,10 +173,6 @@ class Engine:
             top = self._write_check(query, ctx, result, top, apis)
         for rank, candidate in enumerate(top, start=1):
             candidate.rank = rank
-        if config.expansion:
-            started = time.perf_counter()
-            top = expand_references(top, ctx.snapshot, config.context_tokens)
-            result.timings_ms["expand"] = _ms(started)
         return top
 
     def _lookup(

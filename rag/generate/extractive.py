@@ -336,7 +336,7 @@ class ExtractiveGenerator:
                 text = f"- {_clean_line(shown)}"
                 nested = child_fields(block_lines, line.position) if FIELD_LINE.match(line.text) else []
                 if not nested and FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
-                    # the schema was retrieved too (perhaps beyond the context budget, or by reference expansion)
+                    # the schema was retrieved too (perhaps beyond the context budget)
                     nested = schema_fields(typed.group(1), [item.chunk.text for item in request.chunks])
                 if nested:
                     shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
