@@ -69,8 +69,8 @@ def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
     assert check_write_operation("How do I create an employee?", profile) is None  # POST exists
     missing = check_write_operation("How do I delete an employee?", profile)
     assert missing is not None
-    assert "no endpoint to delete employee" in missing.fact()
-    assert "GET /unified/hris/employees" in missing.fact()
+    assert "no endpoint to delete employee" in missing.statement()
+    assert "GET /unified/hris/employees" in missing.statement()
     # Deleting acts on one item, so the item operations are listed first.
     assert missing.existing[0].path.endswith("}")
 
