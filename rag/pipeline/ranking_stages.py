@@ -1,5 +1,5 @@
 """The stages that find and order the evidence: first-stage retrieval (with per-API k), reranking, the
-order of the pool, the top k, and the write-operation check."""
+order of the pool, the lookup lift, the top k, and the write-operation check."""
 
 from __future__ import annotations
 
@@ -157,11 +157,11 @@ class Order:
         return state
 
 
-class TopK:
-    """The ranked pool (numbered, kept for the record) and its first k, the answer's context; a request
-    naming values first gets its API's lookup operation on top (rag.retrieve.lookup)."""
+class LookupLift:
+    """A request naming values ("play the album Kind of Blue") gets its API's lookup (search) operation on
+    top when its best operation takes an id (rag.retrieve.lookup)."""
 
-    name: ClassVar[str] = "top_k"
+    name: ClassVar[str] = "lookup"
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("lookup", lambda config: config.lookup, {"lookup": False}),
     )
@@ -171,25 +171,16 @@ class TopK:
 
     @classmethod
     def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
+        """Configs with the lookup lift over smart chunks (naive chunks have no operation facts)."""
+        return config.lookup and config.chunking == "smart"
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its pool numbered and its chunks the top k."""
-        if self.config.lookup and self.config.chunking == "smart":
-            self._lookup(state)
-        for rank, candidate in enumerate(state.candidates, start=1):
-            candidate.rank = rank
-        state.pool = list(state.candidates)
-        state.chunks = [replace(c) for c in state.candidates[: state.k]]
-        return state
-
-    def _lookup(self, state: PipelineState) -> None:
+        """The state with the lookup operation first, when the question names values."""
         ctx, query, index = state.context, state.query, self.services.index
         profile = profile_for(ctx.snapshot)
         if not profile.lookup_operations:
-            return
-        with state.timed("lookup"):
+            return state
+        with state.timed(self.name):
 
             def similarity(chunk: Chunk) -> float:
                 return index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
@@ -199,8 +190,32 @@ class TopK:
             lookups = profile.lookup_operations
             lifted, note = lift_lookup(state.candidates, lookups, names_values, similarity, state.apis)
             if note:
-                state.note("lookup", note)
+                state.note(self.name, note)
             state.candidates = lifted
+        return state
+
+
+class TopK:
+    """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
+
+    name: ClassVar[str] = "top_k"
+    features: ClassVar[tuple[Feature, ...]] = ()
+
+    def __init__(self, config: Config, services: Services) -> None:
+        self.config = config
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Every config."""
+        return True
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with its pool numbered and its chunks the top k."""
+        for rank, candidate in enumerate(state.candidates, start=1):
+            candidate.rank = rank
+        state.pool = list(state.candidates)
+        state.chunks = [replace(c) for c in state.candidates[: state.k]]
+        return state
 
 
 class WriteCheck:

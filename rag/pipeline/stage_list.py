@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rag.errors import allowed
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
-from rag.pipeline.ranking_stages import Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.pipeline.state import Feature, Services, Stage
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ STAGES: tuple[type[Stage], ...] = (
     Retrieve,
     Rerank,
     Order,
+    LookupLift,
     TopK,
     WriteCheck,
     Gate,
