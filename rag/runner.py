@@ -2,7 +2,7 @@
 
 `Engine` holds what is loaded once (the index, chat models, generators, the confidence gate) and runs the
 stage list a `Config` builds (rag.pipeline.stage_list): rewrite → embed → glossary expansion → intent filter →
-retrieve (per-API k) → rerank → order → top k (lookup lift) → write-operation check → confidence gate, then
+retrieve (per-API k) → rerank → order → lookup lift → top k → write-operation check → confidence gate, then
 generation. Each stage takes and returns one typed state (rag.pipeline.state); the `AnswerResult` is made
 from it at the end. `run_many` shares the query embedding and each candidate pool between configurations
 and runs them concurrently; one failing configuration never breaks the others.
