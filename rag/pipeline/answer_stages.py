@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rag.errors import RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
-from rag.pipeline.state import Feature, PipelineState, Services, TraceEvent
+from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, TraceEvent
 from rag.results import AnswerResult, Citation
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ LOCAL_CONTEXT_TOKENS = 1800  # a 2-core CPU prefills ~150 tokens/s: keep local p
 LOCAL_LLM_PREFIX = "local"
 
 
-class Gate:
+class Gate(BaseStage):
     """The confidence gate (rag.gate): answer, partial or abstain from the evidence about the index; with an
     LLM configured, the model also judges whether the chunks answer the question (a model that cannot be
     made is noted, and the similarity gate decides alone)."""
@@ -27,9 +27,6 @@ class Gate:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("abstention", lambda config: config.abstention, {"abstention": False}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:
@@ -57,7 +54,7 @@ class Gate:
         return state
 
 
-class Generate:
+class Generate(BaseStage):
     """The answer from the chunks and the facts: the extractive generator or an LLM (chain-of-thought
     verification with `reasoning`); a retrieval-only run cites the chunks and writes none."""
 
@@ -67,13 +64,8 @@ class Generate:
     )
 
     def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
+        super().__init__(config, services)
         self.spec = services.llm_spec(config)
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
 
     def request(self, state: PipelineState) -> GenerationRequest:
         """What the generator gets: the typed query, the chunks, the gate's tier and the typed facts."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rag.corpus.profile import profile_for
-from rag.pipeline.state import Feature, PipelineState, Services
+from rag.pipeline.state import BaseStage, Feature, PipelineState
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.synonyms import expand_query
 from rag.rewrite import rewrite_query
@@ -18,15 +18,11 @@ if TYPE_CHECKING:
 HOSTED_LLM_PREFIXES = ("openai:", "groq:")
 
 
-class Rewrite:
+class Rewrite(BaseStage):
     """A follow-up made standalone with the conversation before it (an LLM's rewrite, else the earlier
     turn attached); each configuration continues its own conversation."""
 
     name: ClassVar[str] = "rewrite"
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:
@@ -48,20 +44,11 @@ class Rewrite:
         return state
 
 
-class Embed:
+class Embed(BaseStage):
     """The query context of the standalone question (shared between configurations asking the same) and
     its embedding."""
 
     name: ClassVar[str] = "embed"
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its query context, the query embedded."""
@@ -74,7 +61,7 @@ class Embed:
         return state
 
 
-class GlossaryExpansion:
+class GlossaryExpansion(BaseStage):
     """Spec words from the config's glossaries added to the retrieval text (only glossaries that fit the
     corpus)."""
 
@@ -82,9 +69,6 @@ class GlossaryExpansion:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("query_expansion", lambda config: config.query_expansion, {"query_expansion": False}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:
@@ -99,7 +83,7 @@ class GlossaryExpansion:
         return state
 
 
-class IntentFilter:
+class IntentFilter(BaseStage):
     """The APIs a question is about: the search is restricted to them (with `intent_evidence = explicit`,
     only when the question names them); per-API k reads whether it spans several."""
 
@@ -107,9 +91,6 @@ class IntentFilter:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("intent_filter", lambda config: config.intent_filter, {"intent_filter": False}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:

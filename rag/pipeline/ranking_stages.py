@@ -11,7 +11,7 @@ from rag.corpus.profile import profile_for
 from rag.errors import RagError
 from rag.facts import RemovedWrite
 from rag.names import names_the_users_own
-from rag.pipeline.state import Feature, PipelineState, Services
+from rag.pipeline.state import BaseStage, Feature, PipelineState, Services
 from rag.rerank.base import RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
@@ -31,7 +31,7 @@ MAX_DYNAMIC_K = 10
 PER_API_POOL = 60
 
 
-class Retrieve:
+class Retrieve(BaseStage):
     """The candidate pool: vector, BM25 or hybrid search over the config's chunks and the docs, in the APIs
     the intent filter (or the caller's scope) chose; a multi-API question gets each API's best candidates
     first and a k that holds them all (per-API k)."""
@@ -43,14 +43,9 @@ class Retrieve:
     )
 
     def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
+        super().__init__(config, services)
         self.retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
         self.strategies = (config.chunking, "docs")
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its candidates, the APIs searched and k."""
@@ -86,7 +81,7 @@ class Retrieve:
         state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
 
 
-class Rerank:
+class Rerank(BaseStage):
     """The candidates in the config's reranker's order (a multi-API question's per API, where the structural
     evidence decides alone); the first-stage order, noted, when the reranker cannot run."""
 
@@ -94,9 +89,6 @@ class Rerank:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:
@@ -131,20 +123,11 @@ class Rerank:
         return pool
 
 
-class Order:
+class Order(BaseStage):
     """Further parts of a structural id already ranked move to the end; a multi-API question's top k is
     shared among its APIs (round robin, each API's best first)."""
 
     name: ClassVar[str] = "order"
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config = config
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its candidates in their final order before the lookup lift."""
@@ -157,7 +140,7 @@ class Order:
         return state
 
 
-class LookupLift:
+class LookupLift(BaseStage):
     """A request naming values ("play the album Kind of Blue") gets its API's lookup (search) operation on
     top when its best operation takes an id (rag.retrieve.lookup)."""
 
@@ -165,9 +148,6 @@ class LookupLift:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("lookup", lambda config: config.lookup, {"lookup": False}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
 
     @classmethod
     def applies(cls, config: Config) -> bool:
@@ -195,19 +175,10 @@ class LookupLift:
         return state
 
 
-class TopK:
+class TopK(BaseStage):
     """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
 
     name: ClassVar[str] = "top_k"
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config = config
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Every config."""
-        return True
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its pool numbered and its chunks the top k."""
@@ -218,7 +189,7 @@ class TopK:
         return state
 
 
-class WriteCheck:
+class WriteCheck(BaseStage):
     """A question asking to create, update or delete what has no such operation gets the fact (and the
     operations that do exist join the context after the ranked chunks); so does a write an older version
     of the API had."""
@@ -227,9 +198,6 @@ class WriteCheck:
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("write_check", lambda config: config.write_check, {"write_check": False}),
     )
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config = config
 
     @classmethod
     def applies(cls, config: Config) -> bool:

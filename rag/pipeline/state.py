@@ -198,6 +198,21 @@ class Feature:
     switched_off: Mapping[str, Any]
 
 
+class BaseStage:
+    """What stages share: the config and the services they were made with, no feature of their own, and
+    every config runs them unless `applies` says otherwise."""
+
+    features: ClassVar[tuple[Feature, ...]] = ()
+
+    def __init__(self, config: Config, services: Services) -> None:
+        self.config, self.services = config, services
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Whether `config` runs this stage (every config, unless a stage says otherwise)."""
+        return True
+
+
 class Stage(Protocol):
     """One step of the pipeline: made for a config from the engine's services, it takes the state and returns
     it. `features` are what an ablation may switch off in it; `applies` whether a config runs it."""
