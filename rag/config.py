@@ -37,7 +37,6 @@ class Config:
     candidate_pool: int = 20
     intent_filter: bool = False
     intent_evidence: str = "terms"
-    expansion: bool = False
     dynamic_k: bool = False
     query_expansion: bool = False
     reranker: str = "none"
@@ -95,37 +94,17 @@ class Config:
             raise ConfigError(f"{self.name}.generator is empty; allowed: auto, extractive, openai:M, groq:M, local")
 
     def features(self) -> dict[str, bool]:
-        """The on/off features of this config (what an ablation removes one at a time)."""
-        return {
-            "hybrid": self.retriever == "hybrid",
-            "intent_filter": self.intent_filter,
-            "expansion": self.expansion,
-            "dynamic_k": self.dynamic_k,
-            "query_expansion": self.query_expansion,
-            "rerank": self.reranker != "none",
-            "abstention": self.abstention,
-            "write_check": self.write_check,
-            "lookup": self.lookup,
-            "reasoning": self.reasoning,
-        }
+        """The on/off features of this config (what an ablation removes one at a time), as the stage list
+        declares them (rag.pipeline.stage_list)."""
+        from rag.pipeline.stage_list import features_of
+
+        return features_of(self)
 
     def without(self, feature: str) -> Config:
         """A copy with one feature switched off, named `NAME-minus-FEATURE`."""
-        changes: dict[str, Any] = {
-            "hybrid": {"retriever": "vector"},
-            "intent_filter": {"intent_filter": False},
-            "expansion": {"expansion": False},
-            "dynamic_k": {"dynamic_k": False},
-            "query_expansion": {"query_expansion": False},
-            "rerank": {"reranker": "none"},
-            "abstention": {"abstention": False},
-            "write_check": {"write_check": False},
-            "lookup": {"lookup": False},
-            "reasoning": {"reasoning": False},
-        }
-        if feature not in changes:
-            raise allowed("feature", feature, tuple(changes))
-        return replace(self, name=f"{self.name}-minus-{feature}", **changes[feature])
+        from rag.pipeline.stage_list import without_feature
+
+        return without_feature(self, feature)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
@@ -152,7 +131,6 @@ _FULL = Config(
     candidate_pool=20,
     intent_filter=True,
     intent_evidence="explicit",
-    expansion=True,
     dynamic_k=True,
     query_expansion=False,
     glossaries=("hr",),
@@ -161,7 +139,7 @@ _FULL = Config(
     write_check=True,
     lookup=True,
     description="hybrid + intent filter (APIs named in the question) + structural rerank (fused "
-    "with the hybrid order) + lookup lift + write-operation check + reference expansion + per-API k + "
+    "with the hybrid order) + lookup lift + write-operation check + per-API k + "
     "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
 )
 

@@ -21,7 +21,6 @@ class RetrievedChunk:
     scores: dict[str, float] = field(default_factory=dict)
     rank: int = 0
     rank_before_rerank: int | None = None
-    from_expansion: bool = False
 
     def to_dict(self, include_text: bool = True) -> dict[str, Any]:
         """JSON-ready view (the evaluation record format)."""
@@ -37,7 +36,6 @@ class RetrievedChunk:
             "scores": {name: round(value, 6) for name, value in self.scores.items()},
             "rank": self.rank,
             "rank_before_rerank": self.rank_before_rerank,
-            "from_expansion": self.from_expansion,
         }
         if include_text:
             data["text"] = self.chunk.text
@@ -45,13 +43,13 @@ class RetrievedChunk:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], chunk: Chunk) -> RetrievedChunk:
-        """The entry `to_dict` wrote, around `chunk` (the indexed chunk it names)."""
+        """The entry `to_dict` wrote, around `chunk` (the indexed chunk it names); keys it no longer writes
+        (`from_expansion` of older records) are ignored."""
         return cls(
             chunk,
             {str(name): float(value) for name, value in dict(data.get("scores") or {}).items()},
             int(data.get("rank") or 0),
             data.get("rank_before_rerank"),
-            bool(data.get("from_expansion")),
         )
 
 
@@ -235,9 +233,8 @@ def render_result(result: Any, show: int = 5) -> str:
         lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
     for chunk in result.chunks[:show]:
         scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
-        origin = " (expansion)" if chunk.from_expansion else ""
         label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
-        lines.append(f"  {chunk.rank:>2}. {label}{origin} {scores}")
+        lines.append(f"  {chunk.rank:>2}. {label} {scores}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
 

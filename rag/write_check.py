@@ -8,12 +8,12 @@ read-only: only `GET /unified/lms/courses` and `GET /unified/lms/courses/{id}`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from rag.chunk import Chunk, is_item_path
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.facts import MissingWrite
 
 WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "create": ("post", "put"),
@@ -33,30 +33,6 @@ WRITE_VERBS: dict[str, tuple[str, ...]] = {
     "erase": ("delete",),
 }
 VERB_NAMES = {"post": "create", "put": "create or replace", "patch": "update", "delete": "delete"}
-
-
-@dataclass(frozen=True)
-class WriteCheck:
-    """The outcome when the asked-for write operation does not exist."""
-
-    verb: str
-    resource: str
-    methods: tuple[str, ...]
-    existing: tuple[Chunk, ...]
-
-    def fact(self) -> str:
-        """A sentence the answer must state."""
-        apis = ", ".join(sorted({c.api for c in self.existing}))
-        listed = "; ".join(f"{c.method.upper()} {c.path}" + _summary(c) for c in self.existing)
-        wanted = "/".join(m.upper() for m in self.methods)
-        return (
-            f"There is no endpoint to {self.verb} {self.resource} records in the {apis} API (no {wanted} operation on "
-            f"a {self.resource} path). The operations that exist for {self.resource} are: {listed}."
-        )
-
-
-def _summary(chunk: Chunk) -> str:
-    return f" ({chunk.summary})" if chunk.summary else ""
 
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
@@ -88,8 +64,8 @@ def requested_write(question: str) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
-def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str, ...] = ()) -> WriteCheck | None:
-    """A WriteCheck when the resource exists but no operation performs the write; else None."""
+def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str, ...] = ()) -> MissingWrite | None:
+    """A MissingWrite fact when the resource exists but no operation performs the write; else None."""
     request = requested_write(question)
     if request is None:
         return None
@@ -104,5 +80,5 @@ def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str
             continue
         if any(op.method in methods for op in matching):
             return None
-        return WriteCheck(verb, noun, methods, tuple(sorted(matching, key=lambda op: _closeness(op, methods))))
+        return MissingWrite(verb, noun, methods, tuple(sorted(matching, key=lambda op: _closeness(op, methods))))
     return None

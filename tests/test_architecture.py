@@ -25,11 +25,22 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 
 def imports_of(path: Path, root: Path = ROOT) -> set[str]:
-    """Every module a file imports, at the top or inside functions (relative imports resolved)."""
+    """Every module a file imports, at the top or inside functions (relative imports resolved); imports for
+    type hints only (under `if TYPE_CHECKING:`) never run and are left out."""
     name = module_name(path, root)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -24,6 +24,6 @@ def test_the_fact_lists_existing_operations_with_the_summary_field() -> None:
     profile = CorpusProfile(generation=1, apis=["lms"], operations=operations)
     found = check_write_operation("How do I delete a course?", profile)
     assert found is not None
-    fact = found.fact()
+    fact = found.statement()
     assert "GET /unified/lms/courses (List Courses)" in fact
     assert "GET /unified/lms/courses/{id}; GET /unified/lms/courses (List Courses)." in fact  # item first, no summary

@@ -14,7 +14,7 @@ from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
 from rag.results import AnswerResult, Citation, RetrievedChunk
 
-SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "named", "rerank", "lookup")
+SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
     "rank",
     "rank before rerank",
@@ -22,7 +22,6 @@ CHUNK_COLUMNS: tuple[str, ...] = (
     "api",
     "kind",
     *SCORE_COLUMNS,
-    "from expansion",
     "title",
     "chunk id",
 )
@@ -34,7 +33,6 @@ STAGE_ORDER: tuple[str, ...] = (
     "rerank",
     "lookup",
     "write_check",
-    "expand",
     "gate",
     "generate",
 )
@@ -47,7 +45,7 @@ def structural_label(chunk: Chunk) -> str:
 
 
 def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
-    """One row per retrieved chunk: final rank, rank before rerank, ids, API, kind, every score, expansion."""
+    """One row per retrieved chunk: final rank, rank before rerank, ids, API, kind, every score."""
     rows: list[dict[str, Any]] = []
     for item in chunks:
         row: dict[str, Any] = {
@@ -59,7 +57,6 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
         }
         for name in SCORE_COLUMNS:
             row[name] = item.scores.get(name)
-        row["from expansion"] = bool(item.from_expansion)
         row["title"] = item.chunk.title
         row["chunk id"] = item.chunk.chunk_id
         rows.append(row)
@@ -92,9 +89,7 @@ def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
         parts = [f"**{item.rank}**"]
         if item.rank_before_rerank is not None and item.rank_before_rerank != item.rank:
             parts.append(f"was {item.rank_before_rerank}")
-        if item.from_expansion:
-            parts.append("added by reference expansion")
-        elif score is not None:
+        if score is not None:
             parts.append(f"{name} {score:.3f}")
         lines.append(f"- {' · '.join(parts)}  \n  {md_escape(structural_label(item.chunk))}")
     return lines
@@ -140,7 +135,6 @@ def record_chunk_frame(chunks: Sequence[dict[str, Any]]) -> pd.DataFrame:
         }
         for name in SCORE_COLUMNS:
             row[name] = scores.get(name)
-        row["from expansion"] = bool(item.get("from_expansion", False))
         row["title"] = item.get("title", "")
         row["chunk id"] = str(item.get("chunk_id", ""))
         rows.append(row)
@@ -160,7 +154,6 @@ def chunk_metadata(chunk: Chunk, retrieved: RetrievedChunk | None = None) -> dic
         data["scores"] = {name: round(value, 6) for name, value in retrieved.scores.items()}
         data["rank"] = retrieved.rank
         data["rank_before_rerank"] = retrieved.rank_before_rerank
-        data["from_expansion"] = retrieved.from_expansion
     return data
 
 
@@ -266,7 +259,6 @@ def overlap_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
     names = [result.config for result in usable]
     ranks: dict[str, dict[str, int]] = {}
     apis: dict[str, str] = {}
-    expanded: dict[str, set[str]] = {}
     for result in usable:
         for item in result.chunks:
             for structural_id in item.chunk.covers or (item.chunk.chunk_id,):
@@ -274,8 +266,6 @@ def overlap_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
                 if result.config not in best or item.rank < best[result.config]:
                     best[result.config] = item.rank
                 apis.setdefault(structural_id, item.chunk.api)
-                if item.from_expansion:
-                    expanded.setdefault(structural_id, set()).add(result.config)
     rows: list[dict[str, Any]] = []
     for structural_id, found in ranks.items():
         row: dict[str, Any] = {"structural id": structural_id, "api": apis.get(structural_id, "")}
@@ -283,9 +273,8 @@ def overlap_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
             row[name] = found.get(name)
         row["found by"] = len(found)
         row["only some"] = len(found) < len(names)
-        row["via expansion in"] = ", ".join(sorted(expanded.get(structural_id, ())))
         rows.append(row)
-    columns = ["structural id", "api", *names, "found by", "only some", "via expansion in"]
+    columns = ["structural id", "api", *names, "found by", "only some"]
     frame = pd.DataFrame(rows, columns=columns)
     for name in names:
         frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("Int64")

@@ -46,8 +46,6 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("write-operation check", "For \"create/update/delete X\" questions, checks whether such an endpoint exists, "
                               "so the answer can say it does not."),
     ("per-API k", "Multi-API questions get the top results of each API instead of one fixed k."),
-    ("reference expansion", "Adds the schemas the top chunks reference ($ref), within the context budget "
-                            "(marked \"from expansion\")."),
     ("confidence gate", "Decides answer / partial / abstain from retrieval similarity, words the docs never use and "
                         "closeness to out-of-scope requests."),
     ("generate", "Writes the answer with numbered citations (structural id + JSON pointer) — an LLM, or the "
@@ -251,7 +249,6 @@ def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
             "bm25": st.column_config.NumberColumn(format="%.2f"),
             "fused": st.column_config.NumberColumn(format="%.4f"),
             "rerank": st.column_config.NumberColumn(format="%.3f"),
-            "from expansion": st.column_config.CheckboxColumn("expansion"),
             "chunk id": None,
         },
     )

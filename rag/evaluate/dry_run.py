@@ -41,10 +41,10 @@ class DryRunEngine(Engine):
         """Always `extractive` (no chat model)."""
         return "extractive"
 
-    def _reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
+    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
         if config.reranker in ("cross-encoder", "llm"):
             return _SkippedReranker(config.reranker)
-        return super()._reranker(config, ctx)
+        return super().reranker(config, ctx)
 
 
 def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:

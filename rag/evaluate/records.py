@@ -47,7 +47,6 @@ def chunk_record(item: RetrievedChunk, max_text_chars: int | None = None) -> dic
         "rank": item.rank,
         "scores": {name: round(float(value), 6) for name, value in item.scores.items()},
         "rank_before_rerank": item.rank_before_rerank,
-        "from_expansion": item.from_expansion,
         "text": _truncate(item.chunk.text, max_text_chars),
     }
 

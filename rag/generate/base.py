@@ -6,6 +6,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from rag.facts import Fact
+from rag.query import Query
 from rag.results import Citation, Confidence, RetrievedChunk
 
 ABSTAIN_MESSAGE = "I don't have enough information in the indexed documentation to answer this question."
@@ -15,27 +17,37 @@ ABSTAIN_MESSAGE = "I don't have enough information in the indexed documentation 
 class GenerationRequest:
     """Everything a generator may use.
 
-    `chunks` are in final rank order; `abstain_allowed` adds the instruction to say when the
-    context lacks the answer; `reasoning` asks for structured chain-of-thought
-    (`reasoning_steps` + `answer`); `gate` is the retrieval-confidence tier; `facts` are
-    statements established before generation (e.g. "no endpoint creates LMS courses") that the
-    answer must respect. `question` is the standalone question (a follow-up with its earlier turn);
-    `focus` the question itself, as asked or as an LLM rewrote it ("" means `question`).
+    `query` is the typed query the pipeline ran (a plain question is taken as asked); `chunks` are in final
+    rank order; `abstain_allowed` adds the instruction to say when the context lacks the answer; `reasoning`
+    asks for structured chain-of-thought (`reasoning_steps` + `answer`); `gate` is the retrieval-confidence
+    tier; `facts` are typed facts established before generation (e.g. no endpoint creates LMS courses) that
+    the answer must respect.
     """
 
-    question: str
+    query: Query
     chunks: Sequence[RetrievedChunk]
     abstain_allowed: bool = False
     reasoning: bool = False
     context_tokens: int = 4000
     gate: Confidence = "answer"
-    facts: Sequence[str] = ()
-    focus: str = ""
+    facts: Sequence[Fact] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "query", Query.of(self.query))
+
+    @property
+    def question(self) -> str:
+        """The standalone question (a follow-up with the earlier turn it continues)."""
+        return self.query.standalone
 
     @property
     def asked(self) -> str:
-        """The question itself, without the earlier turn a follow-up carries."""
-        return self.focus or self.question
+        """The question itself, as asked or as an LLM rewrote it, without the earlier turn."""
+        return self.query.focus
+
+    def stated_facts(self) -> list[str]:
+        """The facts as the sentences an answer or a prompt states (empty ones left out)."""
+        return [text for text in (fact.statement().strip() for fact in self.facts) if text]
 
 
 @dataclass

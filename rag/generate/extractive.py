@@ -281,7 +281,7 @@ class ExtractiveGenerator:
     def generate(self, request: GenerationRequest) -> Generation:
         """Compose an answer from the best-matching lines of the top chunks, each line cited `[n]`."""
         blocks = build_context(request.chunks, request.context_tokens)
-        facts = [fact.strip() for fact in request.facts if fact and fact.strip()]
+        facts = request.stated_facts()
         fact_lines = [FACTS_LABEL, *(f"- {fact}" for fact in facts)] if facts else []
         if request.abstain_allowed and (request.gate == "abstain" or not blocks):
             parts = [ABSTAIN_MESSAGE, *fact_lines]
@@ -293,7 +293,7 @@ class ExtractiveGenerator:
             answer = "\n".join([*fact_lines, NO_CONTEXT_ANSWER]) if facts else NO_CONTEXT_ANSWER
             return Generation(answer=answer, generator=self.name)
 
-        found = lead_for(request.asked, blocks, facts)
+        found = lead_for(request.asked, blocks, request.facts)
         lead = found.sentence
         chosen = select_lines(score_lines(request.question, blocks))
         if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
@@ -336,7 +336,7 @@ class ExtractiveGenerator:
                 text = f"- {_clean_line(shown)}"
                 nested = child_fields(block_lines, line.position) if FIELD_LINE.match(line.text) else []
                 if not nested and FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
-                    # the schema was retrieved too (perhaps beyond the context budget, or by reference expansion)
+                    # the schema was retrieved too (perhaps beyond the context budget)
                     nested = schema_fields(typed.group(1), [item.chunk.text for item in request.chunks])
                 if nested:
                     shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.corpus.profile import is_lookup_operation
+from rag.facts import Fact, MissingWrite
 from rag.generate.chunk_lines import child_fields
 from rag.generate.context import ContextBlock
 from rag.names import name_phrases
@@ -56,12 +57,12 @@ class Lead:
             raise ValueError(f"Lead.scope={self.scope!r} is not allowed without a sentence; allowed: () when empty")
 
 
-def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> str:
+def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> str:
     """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
     return lead_for(question, blocks, facts).sentence
 
 
-def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str] = ()) -> Lead:
+def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> Lead:
     """The lead sentence and the blocks its supporting lines come from (see `Lead`)."""
     if facts:  # what the checks established comes first; a rule picking an operation could contradict it
         return _missing_operation(question, blocks, facts)
@@ -70,7 +71,7 @@ def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]
         found = api_wide(question, blocks)
         if found.sentence:
             return found
-    rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[str]], str], ...] = (
+    rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[Fact]], str], ...] = (
         _look_up_first,
         _authentication,
         _required_parameters,
@@ -130,7 +131,7 @@ _PARAMETER_WORDS = re.compile(r"\b(parameters?|headers?|arguments?|inputs?)\b", 
 _FIELD_WORDS = re.compile(r"\b(fields?|properties|attributes)\b", re.I)
 
 
-def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Which parameters must I send …" / "Which headers does the request take …": the first operation's
     required parameters (from the chunk's fields), headers first when headers are asked for."""
     if not _PARAMETER_WORDS.search(question) or _FIELD_WORDS.search(question):
@@ -157,7 +158,7 @@ def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: S
     return ""
 
 
-def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Which fields are mandatory in X?": the `Required fields:` line of the schema the question names
     (or of the first schema retrieved)."""
     if not (_FIELD_WORDS.search(question) and _REQUIRED_WORDS.search(question)):
@@ -172,15 +173,17 @@ def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Seque
     return ""
 
 
-def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> Lead:
+def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> Lead:
     """"Can I create a course?" when the write check established there is no such operation: the fact, each
     sentence cited to the operations that do exist for the resource (the evidence of the absence); the lines
     below come only from those operations, so no other resource's write operation reads as a contradiction."""
-    missing = [fact for fact in facts if fact.startswith("There is no endpoint")]
-    if not missing:
+    missing = next((fact for fact in facts if isinstance(fact, MissingWrite)), None)
+    if missing is None:
         return Lead()
-    sentences = [part.strip() for part in re.split(r"(?<=[.)])\s+(?=[A-Z])", missing[0]) if part.strip()]
-    named = [block for block in blocks if _OPERATION.match(_header(block)) and _header(block) in missing[0]]
+    statement = missing.statement()
+    sentences = [part.strip() for part in re.split(r"(?<=[.)])\s+(?=[A-Z])", statement) if part.strip()]
+    operations = missing.operation_labels()
+    named = [block for block in blocks if _header(block) in operations]
     cited: list[str] = []
     for sentence in sentences:
         own = [block for block in named if _header(block) in sentence] or named
@@ -239,7 +242,7 @@ def _shared_header(question: str, blocks: Sequence[ContextBlock]) -> Lead:
     return Lead()
 
 
-def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     if not _AUTH_WORDS.search(question):
         return ""
     first = blocks[0] if blocks else None
@@ -306,7 +309,7 @@ def _header(block: ContextBlock) -> str:
     return first.split("  [")[0].strip()
 
 
-def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     if not _DEFAULT_WORDS.search(question):
         return ""
     for block, name, _, description in _field_lines(blocks, question):
@@ -318,7 +321,7 @@ def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequenc
     return ""
 
 
-def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     if not _ENUM_WORDS.search(question):
         return ""
     for block, name, _, description in _field_lines(blocks, question):
@@ -330,7 +333,7 @@ def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequen
     return ""
 
 
-def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     if not _RESPONSE_WORDS.search(question):
         return ""
     for block in blocks:
@@ -349,7 +352,7 @@ def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequ
     return ""
 
 
-def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Can I filter accounts by provider?" → "Yes: GET /accounts takes the `provider` query parameter"."""
     if not _YES_NO.match(question):
         return ""
@@ -363,7 +366,7 @@ def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: S
     return ""
 
 
-def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Play the album Kind of Blue by Miles Davis" with the API's lookup operation first (the lookup lift):
     "First find Kind of Blue, Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]"."""
     values = name_phrases(question)
@@ -380,7 +383,7 @@ def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequenc
     return sentence + "."
 
 
-def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"How do I list employees in the HRIS API and candidates in the ATS API?": the best-ranked operation of
     each API the question names, each cited."""
     if not _ENDPOINT_WORDS.match(question):
@@ -402,7 +405,7 @@ def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Se
     return sentence[0].upper() + sentence[1:]
 
 
-def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[str]) -> str:
+def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     if not _ENDPOINT_WORDS.match(question) or not blocks:
         return ""
     block = blocks[0]

@@ -171,7 +171,7 @@ def _abstention_answer(text: str) -> str:
 def gate_abstention(request: GenerationRequest, blocks: Sequence[ContextBlock], generator: str) -> Generation:
     """The answer when the retrieval gate says abstain: no model call, 0 tokens."""
     parts = [ABSTAIN_MESSAGE, GATE_NOTE]
-    facts = [fact.strip() for fact in request.facts if fact and fact.strip()]
+    facts = request.stated_facts()
     if facts:
         parts.append("Established facts:\n" + "\n".join(f"- {fact}" for fact in facts))
     titles = [block.chunk.title or block.label for block in blocks[:2]]
@@ -274,7 +274,7 @@ class LLMGenerator:
                 ) -> tuple[list[ContextBlock], list[ChatMessage]]:
         """The blocks the model sees (cut down when compact) and the messages."""
         if self.compact:
-            shown = compact_blocks(request.question, blocks, asked=getattr(request, "asked", ""))
+            shown = compact_blocks(request.question, blocks, asked=request.asked)
             return shown, build_compact_messages(request, shown, stream=stream)
         return blocks, build_messages(request, blocks, stream=stream)
 
@@ -316,7 +316,7 @@ class LLMGenerator:
         blocks, messages = self._prompt(request, blocks, stream=True)
         # A small local model tends to answer "ANSWERABLE: no" when only a verified fact ("no endpoint creates
         # courses") answers the question: with compact prompts such facts answer it, never an abstention.
-        facts = [fact.strip() for fact in request.facts if fact and fact.strip()] if self.compact else []
+        facts = request.stated_facts() if self.compact else []
         abstain_allowed = request.abstain_allowed and not facts
         answer_filter = AnswerableFilter(abstain_allowed)
         raw: list[str] = []

@@ -105,7 +105,7 @@ def user_prompt(request: GenerationRequest, blocks: Sequence[ContextBlock]) -> s
 def closing_parts(request: GenerationRequest, facts_heading: str, partial_note: str) -> list[str]:
     """The end of a user message: the verified facts under `facts_heading`, the partial note, the question."""
     parts: list[str] = []
-    facts = [fact.strip() for fact in request.facts if fact and fact.strip()]
+    facts = request.stated_facts()
     if facts:
         parts.append(f"{facts_heading}\n" + "\n".join(f"- {fact}" for fact in facts))
     if request.gate == "partial":

@@ -1,1 +1,1 @@
-"""Retrieval stages: vector, BM25, hybrid fusion, API-intent filter, per-API k, reference expansion."""
+"""Retrieval stages: vector, BM25, hybrid fusion, API-intent filter, per-API k, candidate ordering."""

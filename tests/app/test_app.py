@@ -84,7 +84,7 @@ def test_home_shows_controls_generator_and_about(app_engine) -> None:  # type: i
     about = [e for e in at.sidebar.expander if "About / how it works" in e.label]
     assert about, "the About section is in the sidebar"
     about_text = " ".join(m.value for m in about[0].markdown)
-    assert "confidence gate" in about_text and "reference expansion" in about_text
+    assert "confidence gate" in about_text and "reference expansion" not in about_text
     described = about[0].dataframe[0].value
     assert {"C0", "C5", "full"} <= set(described["config"])
 
@@ -109,7 +109,7 @@ def test_a_question_renders_one_column_per_configuration(app_engine, configs) ->
     chunk_tables = frames_with_column(at, "rank before rerank")
     assert len(chunk_tables) == 1  # the full table of the configuration that asked for it
     table = chunk_tables[-1]
-    for column in ("rank", "structural ids", "api", "kind", "vector", "bm25", "fused", "rerank", "from expansion"):
+    for column in ("rank", "structural ids", "api", "kind", "vector", "bm25", "fused", "rerank"):
         assert column in table.columns
     assert "shop-3_0" in set(table["api"])
     # every answer names its citations by structural id (an expander per citation shows the chunk)

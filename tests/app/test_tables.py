@@ -23,13 +23,13 @@ def test_chunk_frame_has_every_score_and_rank() -> None:
     items = [
         RetrievedChunk(chunk, {"vector": 0.5, "bm25": 2.0, "fused": 0.016, "rerank": 1.5}, rank=1,
                        rank_before_rerank=3),
-        RetrievedChunk(make_chunk("api.components.X", "X"), {"vector": 0.2}, rank=2, from_expansion=True),
+        RetrievedChunk(make_chunk("api.components.X", "X"), {"vector": 0.2}, rank=2),
     ]
     frame = tables.chunk_frame(items)
     assert list(frame.columns) == list(tables.CHUNK_COLUMNS)
     assert frame.loc[0, "rank before rerank"] == 3 and pd.isna(frame.loc[1, "rank before rerank"])
     assert frame.loc[0, "rerank"] == 1.5 and pd.isna(frame.loc[1, "bm25"])
-    assert frame.loc[1, "from expansion"]
+    assert "from expansion" not in frame.columns and "named" not in frame.columns
     assert frame.loc[0, "structural ids"] == "api.paths./x.get" and frame.loc[0, "kind"] == "operation"
     assert tables.chunk_frame([]).empty
 
@@ -46,7 +46,7 @@ def test_overlap_frame_lines_up_structural_ids_across_configs() -> None:
     b = answer_with_chunks("full", ("api.components.A", 1), ("api.paths./x.get", 2), ("api.components.OnlyFull", 3))
     failed = AnswerResult(config="broken", question="q", errors=["boom"])
     frame = tables.overlap_frame([a, b, failed])
-    assert list(frame.columns) == ["structural id", "api", "C0", "full", "found by", "only some", "via expansion in"]
+    assert list(frame.columns) == ["structural id", "api", "C0", "full", "found by", "only some"]
     rows = frame.set_index("structural id")
     assert rows.loc["api.paths./x.get", "C0"] == 1 and rows.loc["api.paths./x.get", "full"] == 2
     assert not rows.loc["api.components.A", "only some"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.errors import ConfigError
+from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest
 from rag.generate.compact import (
     COMPACT_ANSWER_TOKENS,
@@ -16,6 +17,7 @@ from rag.generate.compact import (
 from rag.generate.context import build_context
 from rag.generate.factory import make_generator
 from rag.generate.llm import LLMGenerator
+from rag.query import Query
 from rag.results import Citation
 from rag.tokens import estimate_tokens
 from tests.fakes import FakeChatModel, make_chunk, retrieved
@@ -43,7 +45,7 @@ OTHER = make_chunk("crm.components.Contact", "Schema Contact  [crm API]\n" + FIL
 
 
 def _request(question: str, *chunks, **options) -> GenerationRequest:  # type: ignore[no-untyped-def]
-    return GenerationRequest(question=question, chunks=retrieved(*chunks), **options)
+    return GenerationRequest(query=Query(question), chunks=retrieved(*chunks), **options)
 
 
 def test_compact_blocks_keep_the_matching_lines_renumbered_within_budget() -> None:
@@ -94,7 +96,7 @@ def test_compact_generator_abstains_on_answerable_no() -> None:
 
 
 def test_compact_generator_answers_with_the_verified_facts_when_the_model_says_no() -> None:
-    facts = ["No endpoint deletes sessions."]
+    facts = [Statement("No endpoint deletes sessions.")]
     model = FakeChatModel(["ANSWERABLE: no", "ANSWERABLE: no\nNo endpoint deletes sessions [1]."], name="local:tiny")
     generator = LLMGenerator(model, compact=True)
     bare = generator.generate(_request("How do I delete a session?", SCHEMA, abstain_allowed=True, facts=facts))

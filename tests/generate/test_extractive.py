@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
 from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
 from rag.query import Query
@@ -51,7 +52,7 @@ UNRELATED = make_chunk(
 
 
 def _ask(question: str, *chunks, **options) -> GenerationRequest:
-    return GenerationRequest(question=question, chunks=retrieved(*chunks), **options)
+    return GenerationRequest(query=Query(question), chunks=retrieved(*chunks), **options)
 
 
 def test_is_a_generator_with_its_name() -> None:
@@ -101,7 +102,7 @@ def test_enum_question_finds_the_enum_line() -> None:
 
 def test_facts_are_stated_first() -> None:
     result = ExtractiveGenerator().generate(
-        _ask("how do I create an LMS course", OPERATION, facts=["No endpoint creates LMS courses."])
+        _ask("how do I create an LMS course", OPERATION, facts=[Statement("No endpoint creates LMS courses.")])
     )
     lines = [line for line in result.answer.splitlines() if line.strip()]
     assert lines[0] == "Established facts:"
@@ -236,7 +237,7 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
         kind="operation",
     )
     query = Query("what does the response look like?", previous="How do I list people?")
-    request = replace(_ask(query.standalone, operation), focus=query.focus)
+    request = replace(_ask(query.standalone, operation), query=query)
     answer = ExtractiveGenerator().generate(request).answer
     assert "Response 200 → PeoplePaginated: The list of people was retrieved. Fields: next, data. [1]" in answer
 

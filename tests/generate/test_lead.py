@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import FieldFacts
+from rag.chunk import Chunk, FieldFacts
+from rag.facts import Fact, MissingWrite, Statement
 from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.lead import lead_sentence
+from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
 OVERVIEW = make_chunk(
@@ -60,7 +62,7 @@ EMPLOYEES = make_chunk(
 )
 
 
-def lead(question: str, *chunks, facts: tuple[str, ...] = ()) -> str:
+def lead(question: str, *chunks, facts: tuple[Fact, ...] = ()) -> str:
     return lead_sentence(question, build_context(retrieved(*chunks), 4000), facts)
 
 
@@ -142,20 +144,29 @@ def test_the_success_response_lists_only_its_top_level_fields() -> None:
     )
 
 
+def list_courses() -> Chunk:
+    """The one operation LMS courses have (a read)."""
+    chunk = make_chunk("lms.paths./unified/lms/courses.get",
+                       "GET /unified/lms/courses  [lms API]\n- Summary: List Courses", kind="operation")
+    return replace(chunk, method="get", path="/unified/lms/courses", summary="List Courses")
+
+
 def test_a_missing_operation_answers_no_and_how_to_names_the_operation() -> None:
-    fact = "There is no endpoint to create course records in the lms API."
-    assert lead("Can I create a course?", EMPLOYEES, facts=(fact,)) == f"No. {fact}"
+    fact = MissingWrite("create", "course", ("post", "put"), (list_courses(),))
+    assert lead("Can I create a course?", EMPLOYEES, facts=(fact,)) == f"No. {fact.statement()}"
+    # Only a missing write leads: another fact (stated in words) leaves the lead to the chunks' rules.
+    assert lead("Can I create a course?", EMPLOYEES, facts=(Statement("Courses are read-only."),)) == ""
     assert lead("How do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
     assert lead("and how do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
     assert lead("Tell me something", EMPLOYEES) == ""
 
 
 def test_the_extractive_answer_opens_with_the_lead_and_states_a_fact_once() -> None:
-    fact = "There is no endpoint to create course records in the lms API."
-    request = GenerationRequest(question="Can I create a course?", chunks=retrieved(EMPLOYEES), facts=[fact])
+    fact = MissingWrite("create", "course", ("post", "put"), (list_courses(),))
+    request = GenerationRequest(query=Query("Can I create a course?"), chunks=retrieved(EMPLOYEES), facts=[fact])
     answer = ExtractiveGenerator().generate(request).answer
-    assert answer.splitlines()[0] == f"No. {fact}"
-    assert answer.count(fact) == 1
+    assert answer.splitlines()[0] == f"No. {fact.statement()}"
+    assert answer.count(fact.statement()) == 1
 
 
 def music_operation(method: str, path: str, summary: str, parameters: tuple[FieldFacts, ...] = ()):  # type: ignore[no-untyped-def]
@@ -207,7 +218,7 @@ HRIS_CONVENTIONS = make_chunk(
 
 def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the_first_operation() -> None:
     generation = ExtractiveGenerator().generate(
-        GenerationRequest(question="How do I authenticate with the StackOne API?",
+        GenerationRequest(query=Query("How do I authenticate with the StackOne API?"),
                           chunks=retrieved(AUTHENTICATE, OVERVIEW))
     )
     first = generation.answer.splitlines()[0]
@@ -223,7 +234,7 @@ def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the
 
 def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() -> None:
     generation = ExtractiveGenerator().generate(
-        GenerationRequest(question="Which header selects the account on the HRIS endpoints?",
+        GenerationRequest(query=Query("Which header selects the account on the HRIS endpoints?"),
                           chunks=retrieved(HRIS_BENEFIT, HRIS_CONVENTIONS))
     )
     first = generation.answer.splitlines()[0]
@@ -247,16 +258,14 @@ def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
 
 
 def test_a_missing_operation_is_cited_to_the_operations_that_exist_and_nothing_else_follows() -> None:
-    courses = make_chunk("lms.paths./unified/lms/courses.get",
-                         "GET /unified/lms/courses  [lms API]\n- Summary: List Courses", kind="operation")
+    courses = list_courses()
     assignments = make_chunk("lms.paths./unified/lms/users/{id}/assignments.post",
                              "POST /unified/lms/users/{id}/assignments  [lms API]\n- Create a course assignment",
                              kind="operation")
-    fact = ("There is no endpoint to create course records in the lms API (no POST/PUT operation on a course path). "
-            "The operations that exist for course are: GET /unified/lms/courses (List Courses).")
+    fact = MissingWrite("create", "course", ("post", "put"), (courses,))
+    question = Query("How do I create a course in the LMS API?")
     generation = ExtractiveGenerator().generate(
-        GenerationRequest(question="How do I create a course in the LMS API?", chunks=retrieved(assignments, courses),
-                          facts=[fact])
+        GenerationRequest(query=question, chunks=retrieved(assignments, courses), facts=[fact])
     )
     first = generation.answer.splitlines()[0]
     assert first == (

@@ -7,12 +7,14 @@ import json
 import pytest
 
 from rag.errors import ConfigError
+from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.factory import make_generator
 from rag.generate.llm import AnswerableFilter, LLMGenerator, parse_model_output
 from rag.generate.prompts import CONTEXT_CLOSE, CONTEXT_OPEN
 from rag.llm.base import LLMError
+from rag.query import Query
 from rag.results import Citation
 from tests.fakes import FakeChatModel, make_chunk, retrieved
 
@@ -35,7 +37,7 @@ POISONED = make_chunk(
 
 
 def _request(question: str = "What is the default of expires_in?", *chunks, **options) -> GenerationRequest:
-    return GenerationRequest(question=question, chunks=retrieved(*(chunks or (SCHEMA, OPERATION))), **options)
+    return GenerationRequest(query=Query(question), chunks=retrieved(*(chunks or (SCHEMA, OPERATION))), **options)
 
 
 def _reply(**fields: object) -> str:
@@ -74,7 +76,8 @@ def test_unknown_citations_are_dropped_and_counted() -> None:
 
 def test_prompt_has_rules_context_facts_and_question() -> None:
     model = FakeChatModel([_reply(abstained=False, answer="x [1]", citations=[1])])
-    LLMGenerator(model).generate(_request(facts=["No endpoint deletes connect sessions."], abstain_allowed=True))
+    fact = Statement("No endpoint deletes connect sessions.")
+    LLMGenerator(model).generate(_request(facts=[fact], abstain_allowed=True))
     system, user = model.system_prompt, model.user_prompt
     assert "only from the numbered context" in system
     assert "Cite every claim" in system

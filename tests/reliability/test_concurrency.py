@@ -30,7 +30,7 @@ SWAPS = 10
 CONFIGS = [
     Config("vector", chunking="smart", retriever="vector", generator="extractive", rewrite=False),
     Config("hybrid", chunking="naive", retriever="hybrid", generator="extractive", rewrite=False),
-    Config("bm25", chunking="smart", retriever="bm25", generator="extractive", rewrite=False, expansion=True),
+    Config("bm25", chunking="smart", retriever="bm25", generator="extractive", rewrite=False),
 ]
 QUESTIONS = ["alpha widget 3", "beta gadget 5", "how do I list employees", "create an order", "widget items",
              "gadget details by id", "delete a product"]

@@ -12,8 +12,8 @@ from rag.rerank.base import apply_scores
 from rag.rerank.structural import StructuralReranker, question_methods
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.expansion import demote_repeated_covers, expand_references, interleave_by_api
 from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
+from rag.retrieve.ordering import demote_repeated_covers, interleave_by_api
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
 from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
 from rag.write_check import check_write_operation
@@ -69,8 +69,8 @@ def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
     assert check_write_operation("How do I create an employee?", profile) is None  # POST exists
     missing = check_write_operation("How do I delete an employee?", profile)
     assert missing is not None
-    assert "no endpoint to delete employee" in missing.fact()
-    assert "GET /unified/hris/employees" in missing.fact()
+    assert "no endpoint to delete employee" in missing.statement()
+    assert "GET /unified/hris/employees" in missing.statement()
     # Deleting acts on one item, so the item operations are listed first.
     assert missing.existing[0].path.endswith("}")
 
@@ -86,20 +86,6 @@ def test_structural_reranker_prefers_matching_method_and_resource() -> None:
     ranked = apply_scores(candidates, StructuralReranker().evidence("How do I create an order?", candidates))
     assert ranked[0] is post
     assert post.rank_before_rerank == 3 and post.rank == 1 and "rerank" in post.scores
-
-
-def test_expansion_adds_referenced_schemas_within_budget(fixture_index: Index) -> None:
-    snapshot = fixture_index.snapshot()
-    people = api_of(fixture_index, "people-3.1.json")
-    operation = fixture_index.chunks_covering(f"{people}.paths./unified/hris/employees.get")[0]
-    assert operation.ref_ids
-    expanded = expand_references([RetrievedChunk(operation, rank=1)], snapshot, budget_tokens=100_000)
-    assert len(expanded) > 1
-    assert all(item.from_expansion for item in expanded[1:])
-    assert {item.chunk.covers[0] for item in expanded[1:]} <= set(operation.ref_ids)
-    assert expand_references([RetrievedChunk(operation, rank=1)], snapshot, budget_tokens=operation.tokens) == [
-        RetrievedChunk(operation, rank=1)
-    ]
 
 
 def test_interleave_and_demote_repeats() -> None:

@@ -1,53 +1,11 @@
-"""Reference expansion and per-API merging of ranked candidates."""
+"""The order of ranked candidates: per-API merging (a multi-API question keeps each API it asks about in the
+top k) and repeated parts of one structural id moved to the end."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.index.store import Snapshot
 from rag.results import RetrievedChunk
-
-
-def expand_references(
-    results: Sequence[RetrievedChunk], snapshot: Snapshot, budget_tokens: int, max_added: int = 4
-) -> list[RetrievedChunk]:
-    """Append the schema chunks the top operations reference (`ref_ids`), deduplicated, within budget.
-
-    Added chunks are labelled `from_expansion` and ranked after the originals; referenced
-    schemas already present are not added twice; parts of large schemas are added from part 1 on.
-    """
-    output = list(results)
-    present = {covered for r in results for covered in r.chunk.covers}
-    used = sum(r.chunk.tokens for r in results)
-    added = 0
-    for result in results:
-        if result.chunk.kind != "operation":
-            continue
-        for ref in result.chunk.ref_ids:
-            if added >= max_added or ref in present:
-                continue
-            candidates = sorted(
-                (
-                    snapshot.chunks[i]
-                    for i in snapshot.by_cover.get(ref, ())
-                    if snapshot.chunks[i].strategy == result.chunk.strategy
-                ),
-                key=lambda chunk: chunk.part,
-            )
-            if not candidates:
-                continue
-            chunk = candidates[0]
-            if used + chunk.tokens > budget_tokens:
-                continue
-            present.add(ref)
-            used += chunk.tokens
-            added += 1
-            output.append(
-                RetrievedChunk(
-                    chunk, {"expanded_from_rank": float(result.rank)}, rank=len(output) + 1, from_expansion=True
-                )
-            )
-    return output
 
 
 def interleave_by_api(per_api: dict[str, list[RetrievedChunk]], n: int) -> list[RetrievedChunk]:

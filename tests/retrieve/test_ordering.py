@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag.retrieve.expansion import balance_by_api
+from rag.retrieve.ordering import balance_by_api
 from tests.fakes import make_chunk, retrieved
 
 

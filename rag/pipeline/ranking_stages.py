@@ -1,0 +1,231 @@
+"""The stages that find and order the evidence: first-stage retrieval (with per-API k), reranking, the
+order of the pool, the lookup lift, the top k, and the write-operation check."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, ClassVar
+
+from rag.chunk import Chunk
+from rag.corpus.profile import profile_for
+from rag.errors import RagError
+from rag.facts import RemovedWrite
+from rag.names import names_the_users_own
+from rag.pipeline.state import BaseStage, Feature, PipelineState, Services
+from rag.rerank.base import RerankerUnavailable, apply_scores
+from rag.rerank.llm import LLMReranker
+from rag.rerank.structural import StructuralReranker
+from rag.results import RetrievedChunk
+from rag.retrieve.lookup import lift_lookup, names_foreign_values
+from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api
+from rag.retrieve.retrievers import make_retriever
+from rag.versions.asked import removed_writes
+from rag.write_check import check_write_operation
+
+if TYPE_CHECKING:
+    from rag.config import Config
+
+MAX_DYNAMIC_K = 10
+# Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
+# structural evidence is not fused with the first-stage order (it misleads across APIs, not within one).
+PER_API_POOL = 60
+
+
+class Retrieve(BaseStage):
+    """The candidate pool: vector, BM25 or hybrid search over the config's chunks and the docs, in the APIs
+    the intent filter (or the caller's scope) chose; a multi-API question gets each API's best candidates
+    first and a k that holds them all (per-API k)."""
+
+    name: ClassVar[str] = "retrieve"
+    features: ClassVar[tuple[Feature, ...]] = (
+        Feature("hybrid", lambda config: config.retriever == "hybrid", {"retriever": "vector"}),
+        Feature("dynamic_k", lambda config: config.dynamic_k, {"dynamic_k": False}),
+    )
+
+    def __init__(self, config: Config, services: Services) -> None:
+        super().__init__(config, services)
+        self.retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
+        self.strategies = (config.chunking, "docs")
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with its candidates, the APIs searched and k."""
+        if state.scope:
+            state.apis = state.scope
+            state.detected_apis = list(state.scope)
+            state.note(self.name, f"searched only: {', '.join(state.scope)} (as asked)")
+        with state.timed(self.name):
+            state.candidates = self._search(state, self.config.candidate_pool, state.apis)
+            if state.apis and not state.candidates and not state.scope:
+                state.note(self.name, "intent filter matched nothing; searched all APIs")
+                state.detected_apis = []
+                state.apis = ()
+                state.candidates = self._search(state, self.config.candidate_pool, ())
+            state.k = self.config.k
+            if self.config.dynamic_k and state.intent.multi_api and not state.scope:
+                self._share_among_apis(state)
+        return state
+
+    def _search(self, state: PipelineState, size: int, apis: tuple[str, ...]) -> list[RetrievedChunk]:
+        return self.retriever.retrieve(state.context, self.strategies, size, apis, state.query.text)
+
+    def _share_among_apis(self, state: PipelineState) -> None:
+        """Each API's best candidates first, k large enough for every API the question spans."""
+        intent = state.intent
+        targets = list(intent.apis) if len(intent.apis) >= 2 else state.context.snapshot.apis()
+        per_api = {api: self._search(state, PER_API_POOL, (api,)) for api in targets}
+        state.k = min(max(self.config.k, len(targets)), MAX_DYNAMIC_K)
+        merged = interleave_by_api(per_api, state.k)
+        rest = [c for api in targets for c in per_api[api]] + state.candidates
+        state.candidates = list({c.chunk.chunk_id: c for c in reversed(merged + rest)}.values())[::-1]
+        state.balanced = tuple(targets)
+        state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
+
+
+class Rerank(BaseStage):
+    """The candidates in the config's reranker's order (a multi-API question's per API, where the structural
+    evidence decides alone); the first-stage order, noted, when the reranker cannot run."""
+
+    name: ClassVar[str] = "rerank"
+    features: ClassVar[tuple[Feature, ...]] = (
+        Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
+    )
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Configs with a reranker."""
+        return config.reranker != "none"
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with its candidates reranked within each group that is ranked on its own."""
+        groups, others = state.rank_groups()
+        reranked = [c for group in groups for c in self._rerank(state, group, one_api=bool(state.balanced))]
+        state.candidates = reranked + others
+        return state
+
+    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool) -> list[RetrievedChunk]:
+        reranker = self.services.reranker(self.config, state.context)
+        if one_api and isinstance(reranker, StructuralReranker):
+            reranker = replace(reranker, fusion_k=0)
+        if reranker is None or not pool:
+            return pool
+        with state.timed(self.name):
+            try:
+                pool = apply_scores(pool, reranker.score(state.query, pool))
+                if isinstance(reranker, LLMReranker):
+                    state.tokens_in += reranker.last_usage[0]
+                    state.tokens_out += reranker.last_usage[1]
+            except RerankerUnavailable as error:
+                state.note(self.name, str(error))
+                kind = "LLM" if self.config.reranker == "llm" else self.config.reranker
+                state.fall_back(self.name, f"{kind} reranker unavailable: ran without reranking")
+            except RagError as error:
+                state.note(self.name, f"reranker failed: {error}; first-stage order kept")
+        return pool
+
+
+class Order(BaseStage):
+    """Further parts of a structural id already ranked move to the end; a multi-API question's top k is
+    shared among its APIs (round robin, each API's best first)."""
+
+    name: ClassVar[str] = "order"
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with its candidates in their final order before the lookup lift."""
+        if not state.balanced:
+            state.candidates = demote_repeated_covers(state.candidates)
+            return state
+        groups, others = state.rank_groups()
+        ordered = demote_repeated_covers([c for group in groups for c in group])
+        state.candidates = balance_by_api(ordered, state.balanced, state.k) + others
+        return state
+
+
+class LookupLift(BaseStage):
+    """A request naming values ("play the album Kind of Blue") gets its API's lookup (search) operation on
+    top when its best operation takes an id (rag.retrieve.lookup)."""
+
+    name: ClassVar[str] = "lookup"
+    features: ClassVar[tuple[Feature, ...]] = (
+        Feature("lookup", lambda config: config.lookup, {"lookup": False}),
+    )
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Configs with the lookup lift over smart chunks (naive chunks have no operation facts)."""
+        return config.lookup and config.chunking == "smart"
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with the lookup operation first, when the question names values."""
+        ctx, query, index = state.context, state.query, self.services.index
+        profile = profile_for(ctx.snapshot)
+        if not profile.lookup_operations:
+            return state
+        with state.timed(self.name):
+
+            def similarity(chunk: Chunk) -> float:
+                return index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
+
+            # A value that is the user's own ("my playlist called Workout") is found in their collection.
+            names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
+            lookups = profile.lookup_operations
+            lifted, note = lift_lookup(state.candidates, lookups, names_values, similarity, state.apis)
+            if note:
+                state.note(self.name, note)
+            state.candidates = lifted
+        return state
+
+
+class TopK(BaseStage):
+    """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
+
+    name: ClassVar[str] = "top_k"
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with its pool numbered and its chunks the top k."""
+        for rank, candidate in enumerate(state.candidates, start=1):
+            candidate.rank = rank
+        state.pool = list(state.candidates)
+        state.chunks = [replace(c) for c in state.candidates[: state.k]]
+        return state
+
+
+class WriteCheck(BaseStage):
+    """A question asking to create, update or delete what has no such operation gets the fact (and the
+    operations that do exist join the context after the ranked chunks); so does a write an older version
+    of the API had."""
+
+    name: ClassVar[str] = "write_check"
+    features: ClassVar[tuple[Feature, ...]] = (
+        Feature("write_check", lambda config: config.write_check, {"write_check": False}),
+    )
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Configs with the write-operation check."""
+        return config.write_check
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with the facts established and the operations they name in its chunks."""
+        ctx, question = state.context, state.query.text
+        with state.timed(self.name):
+            missing = check_write_operation(question, profile_for(ctx.snapshot), state.apis)
+            if missing is not None:
+                state.note(self.name, "write check: " + missing.statement())
+                self._add(state, missing.existing)
+                state.facts.append(missing)
+            removed = removed_writes(question, ctx.snapshot.chunks.values(), state.apis)
+            if removed:
+                fact = RemovedWrite(tuple(removed))
+                state.note(self.name, "write check: " + fact.statement())
+                state.facts.append(fact)
+                self._add(state, removed)
+        return state
+
+    @staticmethod
+    def _add(state: PipelineState, chunks: tuple[Chunk, ...] | list[Chunk]) -> None:
+        """The chunks a fact names after the ranked ones (the ranking itself is the retriever's and the
+        reranker's), numbered on."""
+        present = {c.chunk.chunk_id for c in state.chunks}
+        state.chunks += [RetrievedChunk(c, {"write_check": 1.0}) for c in chunks if c.chunk_id not in present]
+        for rank, candidate in enumerate(state.chunks, start=1):
+            candidate.rank = rank

@@ -1,0 +1,232 @@
+"""What travels through the pipeline: one typed state that every stage takes and returns, and the stage
+interface itself.
+
+The state carries the query, the candidates with their scores, the facts the checks established and the
+trace (stage, time, note, fallback). `AnswerResult` is made from it once, when the stages are done.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from rag.facts import Fact
+from rag.gate import ConfidenceGate
+from rag.generate.base import Generation, Generator
+from rag.index.store import Index
+from rag.query import Query
+from rag.rerank.base import Reranker
+from rag.results import AnswerResult, Confidence, RetrievedChunk
+from rag.retrieve.context import QueryContext
+from rag.retrieve.intent import Intent
+from rag.retrieve.synonyms import Glossary
+
+if TYPE_CHECKING:
+    from rag.config import Config
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """What one stage reports: its time in milliseconds (None when it reports none), a note for the reader,
+    a fallback (what the config asked for but could not do here)."""
+
+    stage: str
+    ms: float | None = None
+    note: str = ""
+    fallback: str = ""
+
+
+@dataclass
+class PipelineState:
+    """One question on its way through one configuration's stages.
+
+    `candidates` is the ranked candidate pool; `pool` the pool as finally ranked (kept for the record) and
+    `chunks` the context for the answer (the top k, then the operations a fact names). `balanced` holds the
+    APIs a multi-API question shares its top k among; `apis` the APIs searched.
+    """
+
+    config: Config
+    question: str
+    query: Query
+    history: Sequence[Mapping[str, str]] = ()
+    scope: tuple[str, ...] = ()
+    retrieval_only: bool = False
+    ctx: QueryContext | None = None
+    contexts: dict[str, QueryContext] | None = None
+    intent: Intent = field(default_factory=Intent)
+    apis: tuple[str, ...] = ()
+    detected_apis: list[str] = field(default_factory=list)
+    k: int = 0
+    balanced: tuple[str, ...] = ()
+    candidates: list[RetrievedChunk] = field(default_factory=list)
+    pool: list[RetrievedChunk] = field(default_factory=list)
+    chunks: list[RetrievedChunk] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    trace: list[TraceEvent] = field(default_factory=list)
+    confidence: Confidence = "answer"
+    confidence_score: float = 0.0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    generation: Generation | None = None
+    generator: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def context(self) -> QueryContext:
+        """The query context (the embedding and the candidate pools); set by the embed stage."""
+        if self.ctx is None:
+            raise RuntimeError("PipelineState.ctx is None: the embed stage makes it before any stage searches")
+        return self.ctx
+
+    def note(self, stage: str, text: str) -> None:
+        """Record a note the views show under the answer."""
+        self.trace.append(TraceEvent(stage, note=text))
+
+    def fall_back(self, stage: str, text: str) -> None:
+        """Record that the config could not do what it asked for here."""
+        self.trace.append(TraceEvent(stage, fallback=text))
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Time the block as `stage` (the time is recorded even when the block raises)."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.trace.append(TraceEvent(stage, ms=round((time.perf_counter() - started) * 1000.0, 3)))
+
+    def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:
+        """The candidates in the lists that are ranked among themselves, and the rest: one list for a
+        question about one API; for a multi-API question one per API (in the order of its best candidate)
+        and the candidates of other APIs apart."""
+        if not self.balanced:
+            return [self.candidates], []
+        groups = [[c for c in self.candidates if c.chunk.api == api] for api in self.balanced]
+        groups.sort(key=lambda group: self.candidates.index(group[0]) if group else len(self.candidates))
+        others = [c for c in self.candidates if c.chunk.api not in self.balanced]
+        return groups, others
+
+    def to_result(self) -> AnswerResult:
+        """The answer result this state explains (notes, fallbacks and timings from the trace)."""
+        timings: dict[str, float] = {}
+        for event in self.trace:
+            if event.ms is not None:
+                timings[event.stage] = timings.get(event.stage, 0.0) + event.ms
+        result = AnswerResult(
+            config=self.config.name,
+            question=self.question,
+            standalone_query=self.query.standalone,
+            confidence=self.confidence,
+            confidence_score=self.confidence_score,
+            chunks=list(self.chunks),
+            pool=list(self.pool),
+            detected_apis=list(self.detected_apis),
+            timings_ms=timings,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            generator=self.generator,
+            retrieval_only=self.retrieval_only,
+            notes=[event.note for event in self.trace if event.note],
+            facts=[fact.statement() for fact in self.facts],
+            errors=list(self.errors),
+            fallbacks=[event.fallback for event in self.trace if event.fallback],
+            query=self.query,
+        )
+        if self.generation is not None:
+            _take_generation(result, self.generation)
+        return result
+
+
+def _take_generation(result: AnswerResult, generation: Generation) -> None:
+    result.answer = generation.answer
+    result.abstained = generation.abstained
+    if generation.abstained:
+        result.confidence = "abstain"
+    result.citations = list(generation.citations)
+    result.dropped_citations = generation.dropped_citations
+    result.reasoning_steps = list(generation.reasoning_steps)
+    result.tokens_in += generation.tokens_in
+    result.tokens_out += generation.tokens_out
+    result.generator = generation.generator
+
+
+class Services(Protocol):
+    """What stages use of the engine: the index and the models it makes once."""
+
+    index: Index
+
+    def llm_spec(self, config: Config) -> str:
+        """The generator spec a config resolves to."""
+        ...
+
+    def chat_model(self, spec: str) -> Any | None:
+        """The chat model of an LLM spec (None for extractive)."""
+        ...
+
+    def generator(self, spec: str) -> Generator:
+        """The generator of a spec."""
+        ...
+
+    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
+        """The config's reranker (None for `none`)."""
+        ...
+
+    def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
+        """The config's glossaries that fit the indexed corpus."""
+        ...
+
+    def context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str) -> QueryContext:
+        """The query context of a search text (shared through `contexts` when given)."""
+        ...
+
+    @property
+    def confidence_gate(self) -> ConfidenceGate:
+        """The engine's confidence gate."""
+        ...
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A part of the pipeline an ablation switches off: whether a config has it, and the settings that
+    switch it off."""
+
+    name: str
+    is_on: Callable[[Config], bool]
+    switched_off: Mapping[str, Any]
+
+
+class BaseStage:
+    """What stages share: the config and the services they were made with, no feature of their own, and
+    every config runs them unless `applies` says otherwise."""
+
+    features: ClassVar[tuple[Feature, ...]] = ()
+
+    def __init__(self, config: Config, services: Services) -> None:
+        self.config, self.services = config, services
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Whether `config` runs this stage (every config, unless a stage says otherwise)."""
+        return True
+
+
+class Stage(Protocol):
+    """One step of the pipeline: made for a config from the engine's services, it takes the state and returns
+    it. `features` are what an ablation may switch off in it; `applies` whether a config runs it."""
+
+    name: ClassVar[str]
+    features: ClassVar[tuple[Feature, ...]]
+
+    def __init__(self, config: Config, services: Services) -> None: ...
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Whether `config` runs this stage."""
+        ...
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state after this stage."""
+        ...
