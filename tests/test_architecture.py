@@ -7,8 +7,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "rag"
 # Every folder of importable project code: the import-circle check covers them all.
@@ -118,11 +116,11 @@ MAX_MODULE_LINES = 500
 SHORT_ALREADY = ("webapp", "rag/evaluate", "bench")
 OLD_MAX_FUNCTION_LINES = 80
 OLD_MAX_MODULE_LINES = 600
-# What the stage work (issue 23) has still to shorten; the xfail below flips when it has.
-LONG_TODAY = (
-    "modules: rag.cli, rag.index.store, rag.ingest.openapi, rag.mcp_server, rag.runner, rag.versions.diff; "
-    "functions: rag.cli.cmd_eval, rag.generate.extractive.generate, rag.ingest.docs.chunk_markdown, "
-    "rag.ingest.openapi.schema_chunks"
+# Allowed over the limits for now, and only these: the stage work of issue 23 (on its own branch) shortens
+# them and then removes them from here. Any other module or function over a limit fails the test below.
+LONG_UNTIL_THE_STAGE_WORK = (
+    {"rag.mcp_server", "rag.runner"},  # modules over MAX_MODULE_LINES
+    {"rag.generate.extractive.generate"},  # functions over MAX_FUNCTION_LINES
 )
 
 
@@ -150,9 +148,15 @@ def test_the_library_stays_within_the_older_limits() -> None:
     assert too_long(("rag",), OLD_MAX_MODULE_LINES, OLD_MAX_FUNCTION_LINES) == (set(), set())
 
 
-@pytest.mark.xfail(strict=True, reason=f"over {MAX_MODULE_LINES} / {MAX_FUNCTION_LINES} lines today: {LONG_TODAY}")
 def test_no_module_in_rag_or_webapp_over_500_lines_nor_function_over_60() -> None:
-    assert too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
+    """Nothing but the stage work's allowance is over the limits (what it no longer needs is noted too, so the
+    allowance shrinks with the work)."""
+    long_modules, long_functions = too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES)
+    allowed_modules, allowed_functions = LONG_UNTIL_THE_STAGE_WORK
+    assert (long_modules - allowed_modules, long_functions - allowed_functions) == (set(), set())
+    assert (allowed_modules - long_modules, allowed_functions - long_functions) == (set(), set()), (
+        "now within the limits: remove it from LONG_UNTIL_THE_STAGE_WORK"
+    )
 
 
 def test_query_state_is_carried_in_fields_not_text_markers() -> None:

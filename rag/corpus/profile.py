@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
-from rag.index.store import Snapshot
+from rag.index.snapshot import Snapshot
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 

@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,11 +21,21 @@ import numpy as np
 
 from rag.chunk import STRATEGIES, Chunk
 from rag.errors import DuplicateDocumentError, IndexUnavailableError, allowed
-from rag.index.bm25 import BM25Index
 from rag.index.chroma_adapter import ChromaEmbeddingAdapter
-from rag.index.embedder import Embedder, unit_rows
+from rag.index.collections import (
+    delete_orphans,
+    delete_version,
+    forget_embedded_client,
+    open_collections,
+    persistent_client,
+    read_chunks,
+    read_vectors,
+    write_chunks,
+)
+from rag.index.embedder import Embedder
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, unresolved_note
+from rag.index.snapshot import Snapshot
 from rag.index.versions import (
     CHANGES_TYPE,
     label_clash,
@@ -40,52 +49,11 @@ from rag.ingest.pipeline import ParsedDocument
 
 DuplicatePolicy = Literal["reject", "skip", "replace"]
 DUPLICATE_POLICIES: tuple[str, ...] = ("reject", "skip", "replace")
-COLLECTION_PREFIX = "specrag_"
-BATCH_SIZE = 256
 SNAPSHOT_ATTEMPTS = 3  # optimistic reads of a changing index before one read under the write lock
 # Up to this many live chunks per strategy, vector search is exact (a matrix product over the stored
 # embeddings, ties broken by chunk id): approximate HNSW search, above all with an API filter, can miss
 # the best match and order equal scores differently from run to run. Above it, Chroma's HNSW index.
 EXACT_SEARCH_LIMIT = 50_000
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """An immutable view of every live chunk, with lookups and BM25 per strategy."""
-
-    generation: int
-    chunks: dict[str, Chunk]
-    by_strategy: dict[str, tuple[str, ...]]
-    by_cover: dict[str, tuple[str, ...]]
-    bm25: dict[str, BM25Index]
-    documents: tuple[DocumentRecord, ...]
-
-    @classmethod
-    def build(cls, generation: int, chunks: Sequence[Chunk], documents: Sequence[DocumentRecord]) -> Snapshot:
-        """Index `chunks` for lookup by id, by strategy and by structural id."""
-        by_id = {chunk.chunk_id: chunk for chunk in chunks}
-        by_strategy: dict[str, list[str]] = {strategy: [] for strategy in STRATEGIES}
-        by_cover: dict[str, list[str]] = {}
-        for chunk in sorted(chunks, key=lambda c: (c.strategy, c.source, c.chunk_id)):
-            by_strategy.setdefault(chunk.strategy, []).append(chunk.chunk_id)
-            for covered in chunk.covers:
-                by_cover.setdefault(covered, []).append(chunk.chunk_id)
-        bm25 = {
-            strategy: BM25Index(ids, [by_id[i].title + "\n" + by_id[i].text for i in ids])
-            for strategy, ids in by_strategy.items()
-        }
-        return cls(
-            generation=generation,
-            chunks=by_id,
-            by_strategy={k: tuple(v) for k, v in by_strategy.items()},
-            by_cover={k: tuple(v) for k, v in by_cover.items()},
-            bm25=bm25,
-            documents=tuple(documents),
-        )
-
-    def apis(self) -> list[str]:
-        """Names of the indexed APIs / documents."""
-        return sorted({record.api for record in self.documents})
 
 
 class Index:
@@ -103,9 +71,9 @@ class Index:
         self.registry = Registry(self.directory / "registry.sqlite3")
         self._check_embedder()
         self._embedded_store = chroma_client is None
-        self.client = chroma_client if chroma_client is not None else self._persistent_client()
+        self.client = chroma_client if chroma_client is not None else persistent_client(self.directory)
         self._adapter = ChromaEmbeddingAdapter(embedder)
-        self._collections = self._open_collections()
+        self._collections = open_collections(self.client, self._adapter)
         self._own_generation = -1
         self._write_lock = threading.Lock()
         self._snapshot_lock = threading.Lock()
@@ -121,35 +89,11 @@ class Index:
         self._check_complete()
 
     # ------------------------------------------------------------------ setup
-    def _persistent_client(self) -> Any:
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
-
-        return chromadb.PersistentClient(
-            path=str(self.directory / "chroma"),
-            settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False),
-        )
-
-    def _open_collections(self) -> dict[str, Any]:
-        return {
-            strategy: self.client.get_or_create_collection(
-                name=f"{COLLECTION_PREFIX}{strategy}",
-                configuration={"hnsw": {"space": "cosine", "ef_construction": 200, "ef_search": 200}},
-                embedding_function=self._adapter,  # type: ignore[arg-type]
-            )
-            for strategy in STRATEGIES
-        }
-
     def _reopen_embedded_store(self) -> None:
         """Load what another process wrote: the embedded store caches its vector index per process."""
-        from chromadb.api.shared_system_client import SharedSystemClient
-
-        identifier = getattr(self.client, "_identifier", None)
-        if identifier is not None:
-            # Readers still holding the old system keep working; new ones get a fresh view from disk.
-            SharedSystemClient._identifier_to_system.pop(identifier, None)
-        self.client = self._persistent_client()
-        self._collections = self._open_collections()
+        forget_embedded_client(self.client)
+        self.client = persistent_client(self.directory)
+        self._collections = open_collections(self.client, self._adapter)
 
     def _check_embedder(self) -> None:
         stored = self.registry.get_meta("embedding_model")
@@ -206,19 +150,7 @@ class Index:
         with self._exclusive(blocking=False) as acquired:
             if not acquired:
                 return 0
-            live = {record.version for record in self.registry.documents()}
-            removed = 0
-            for collection in self._collections.values():
-                stored = collection.get(include=["metadatas"])
-                orphan_ids = [
-                    chunk_id
-                    for chunk_id, metadata in zip(stored["ids"], stored["metadatas"] or [], strict=False)
-                    if (metadata or {}).get("doc_version") not in live
-                ]
-                for start in range(0, len(orphan_ids), BATCH_SIZE):
-                    collection.delete(ids=orphan_ids[start : start + BATCH_SIZE])
-                removed += len(orphan_ids)
-            return removed
+            return delete_orphans(self._collections, {record.version for record in self.registry.documents()})
 
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> Snapshot:
@@ -273,16 +205,7 @@ class Index:
 
     def _read_chunks(self) -> list[Chunk]:
         """Every stored chunk of a live document (all versions)."""
-        live = {record.version for record in self.registry.documents()}
-        chunks: list[Chunk] = []
-        for collection in self._collections.values():
-            stored = collection.get(include=["documents", "metadatas"])
-            for chunk_id, text, metadata in zip(
-                stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
-            ):
-                if metadata and metadata.get("doc_version") in live:
-                    chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
-        return chunks
+        return read_chunks(self._collections, {record.version for record in self.registry.documents()})
 
     def _read_snapshot(self, generation: int) -> Snapshot:
         """The default view: docs and the newest version of each API (on an index with one version of each,
@@ -408,18 +331,9 @@ class Index:
             if cached is not None:
                 return cached
             ids = snapshot.by_strategy.get(strategy, ())
-            vectors: dict[str, np.ndarray] = {}
-            for start in range(0, len(ids), 5000):
-                stored = self._collections[strategy].get(ids=list(ids[start:start + 5000]), include=["embeddings"])
-                embeddings = stored["embeddings"] if stored["embeddings"] is not None else []
-                vectors.update(zip(stored["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=False))
-            found = tuple(i for i in ids if i in vectors)
-            dimension = len(next(iter(vectors.values()))) if vectors else 0
-            matrix = np.vstack([vectors[i] for i in found]) if found else np.zeros((0, dimension), dtype=np.float32)
-            matrix = unit_rows(matrix)
-            chunk_apis = np.array([snapshot.chunks[i].api for i in found], dtype=str)
+            found = read_vectors(self._collections[strategy], ids, snapshot.chunks)
             self._vectors = {k: v for k, v in self._vectors.items() if k[0] == snapshot.generation}
-            self._vectors[key] = (found, matrix, chunk_apis)
+            self._vectors[key] = found
             return self._vectors[key]
 
     def bm25_search(
@@ -444,12 +358,7 @@ class Index:
     def stats(self) -> dict[str, Any]:
         """Counts per strategy, API and kind, plus the documents and embedding model."""
         snapshot = self.snapshot()
-        per_api: dict[str, dict[str, int]] = {}
-        per_kind: dict[str, int] = {}
-        for chunk in snapshot.chunks.values():
-            per_api.setdefault(chunk.api, {}).setdefault(chunk.strategy, 0)
-            per_api[chunk.api][chunk.strategy] += 1
-            per_kind[f"{chunk.strategy}:{chunk.kind}"] = per_kind.get(f"{chunk.strategy}:{chunk.kind}", 0) + 1
+        per_api, per_kind = snapshot.counts()
         return {
             "index_dir": str(self.directory),
             "embedding_model": self.embedder.name,
@@ -558,29 +467,12 @@ class Index:
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
     def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
-        done = 0
-        for strategy in STRATEGIES:
-            group = [chunk for chunk in chunks if chunk.strategy == strategy]
-            collection = self._collections[strategy]
-            for start in range(0, len(group), BATCH_SIZE):
-                batch = group[start : start + BATCH_SIZE]
-                vectors = self.embedder.embed([chunk.embedding_text or chunk.text[:1000] for chunk in batch])
-                collection.upsert(
-                    ids=[chunk.chunk_id for chunk in batch],
-                    embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
-                    documents=[chunk.text for chunk in batch],
-                    metadatas=[chunk.to_metadata() for chunk in batch],  # type: ignore[misc]
-                )
-                done += len(batch)
-                if progress is not None:
-                    progress(done, len(chunks))
+        """Embed and store chunks in their strategies' collections."""
+        write_chunks(self._collections, self.embedder, chunks, progress)
 
     def _delete_version(self, version: str) -> None:
-        for collection in self._collections.values():
-            stored = collection.get(where={"doc_version": version}, include=[])
-            ids = list(stored["ids"])
-            for start in range(0, len(ids), BATCH_SIZE):
-                collection.delete(ids=ids[start : start + BATCH_SIZE])
+        """Delete the stored chunks of one document version."""
+        delete_version(self._collections, version)
 
     def delete(self, source: str) -> bool:
         """Remove a document and its chunks; returns whether it was indexed."""

@@ -309,23 +309,9 @@ def _pack(units: list[_Unit], budget: int, overlap: int) -> list[list[_Unit]]:
     return parts
 
 
-def chunk_markdown(source: str, text: str) -> list[Chunk]:
-    """Chunk Markdown by section: breadcrumbs from headings, ≤512-token parts with 128-token overlap.
-
-    Headings are found with markdown-it-py, so `#` lines inside code blocks are not headings. Text
-    before the first heading forms an `intro` section. A heading with nothing under it but
-    subsections gets no chunk of its own (its title is in every subsection's breadcrumb).
-    """
-    name = base_name(source)
-    if not text.strip():
-        raise IngestError(name, "the file is empty")
-    api = doc_name_from_source(name)
-    text = _strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n"))
-    lines = text.split("\n")
-    tokens = _markdown_parser().parse(text)
-    codes = _code_ranges(tokens)
-    block_starts = [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map and t.type != "inline"]
-
+def _markdown_sections(name: str, tokens: list[Token], lines: list[str]) -> list[_Section]:
+    """The intro (text before the first heading, titled `name`) and one section per top-level heading with
+    text, each with its breadcrumb of enclosing headings and its lines (the heading's own lines excluded)."""
     # Top-level headings with text, as (first line, line after the heading, level, title).
     headings: list[tuple[int, int, int, str]] = []
     for index, token in enumerate(tokens):
@@ -342,7 +328,26 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
         end = headings[number + 1][0] if number + 1 < len(headings) else len(lines)
         heading = "\n".join(lines[first:after]).strip()
         sections.append(_Section(title, tuple(t for _, t in trail), level, (after, end), heading=heading))
+    return sections
 
+
+def chunk_markdown(source: str, text: str) -> list[Chunk]:
+    """Chunk Markdown by section: breadcrumbs from headings, ≤512-token parts with 128-token overlap.
+
+    Headings are found with markdown-it-py, so `#` lines inside code blocks are not headings. Text
+    before the first heading forms an `intro` section. A heading with nothing under it but
+    subsections gets no chunk of its own (its title is in every subsection's breadcrumb).
+    """
+    name = base_name(source)
+    if not text.strip():
+        raise IngestError(name, "the file is empty")
+    api = doc_name_from_source(name)
+    text = _strip_front_matter(text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = text.split("\n")
+    tokens = _markdown_parser().parse(text)
+    codes = _code_ranges(tokens)
+    block_starts = [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map and t.type != "inline"]
+    sections = _markdown_sections(name, tokens, lines)
     ids = IdAllocator()
     chunks: list[Chunk] = []
     for index, section in enumerate(sections):

@@ -17,7 +17,8 @@ from rag.index.versions import CHANGES_TYPE, versions_of
 from rag.ingest.pipeline import ParsedDocument
 from rag.ingest.spec import iter_operations
 from rag.tokens import estimate_tokens
-from rag.versions.diff import Change, SpecDiff, diff_documents
+from rag.versions.diff import diff_documents
+from rag.versions.spec_diff import Change, SpecDiff
 
 SHOWN = 12  # operations or changes named per line of the overview before "and N more"
 CHANGES_FORMAT = "2"  # bump when change chunks change: an index then rebuilds them on the next ingest

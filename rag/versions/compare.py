@@ -9,7 +9,8 @@ from typing import Any
 from rag.errors import IngestError
 from rag.ingest.loader import SPEC_EXTENSIONS, load_openapi
 from rag.ingest.spec import api_name_from_source
-from rag.versions.diff import DiffError, SpecDiff, diff_documents
+from rag.versions.diff import diff_documents
+from rag.versions.spec_diff import DiffError, SpecDiff
 
 _EMPTY: dict[str, Any] = {"openapi": "3.0.0", "info": {"title": ""}, "paths": {}}
 

@@ -20,274 +20,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from rag.errors import RagError
-from rag.ingest.refs import RefResolver, component_schema_name
-from rag.ingest.schema_prose import SchemaProse, enum_values, show_value
-from rag.ingest.spec import (
-    component_schemas,
-    describe_scheme,
-    iter_operations,
-    parameter_schema,
-    security_schemes,
-)
+from rag.ingest.spec import component_schemas, describe_scheme, iter_operations, parameter_schema, security_schemes
+from rag.versions.fields import LIMITS, FieldState, SpecReader
+from rag.versions.spec_diff import Change, SpecDiff
 
-Action = Literal["added", "removed", "changed"]
-ACTIONS: tuple[str, ...] = ("added", "removed", "changed")
-CHANGE_KINDS: tuple[str, ...] = (
-    "operation", "parameter", "request-body", "request-field", "response", "response-field", "schema",
-    "security-scheme",
-)
-MAX_FIELD_DEPTH = 6  # nested fields compared below a body or response (component schemas have their own rows)
-# (keyword, label, narrowing direction in a request: +1 when a larger value narrows, -1 when a smaller one does)
-_LIMITS: tuple[tuple[str, str, int], ...] = (
-    ("minimum", "minimum", +1),
-    ("exclusiveMinimum", "exclusive minimum", +1),
-    ("minLength", "min length", +1),
-    ("minItems", "min items", +1),
-    ("maximum", "maximum", -1),
-    ("exclusiveMaximum", "exclusive maximum", -1),
-    ("maxLength", "max length", -1),
-    ("maxItems", "max items", -1),
-)
 _PATH_PARAMETER = re.compile(r"\{[^}/]*\}")
 
 
-class DiffError(RagError):
-    """Two documents cannot be compared (not OpenAPI, different APIs, an unknown version)."""
-
-
-@dataclass(frozen=True)
-class Change:
-    """One difference between two versions.
-
-    `kind` is what changed (an operation, a parameter, a request or response field, a response, a component
-    schema, a security scheme); `name` names it (`query page_size`, `data[].status`, `200`, `Course`);
-    `attribute` what about it changed for `changed` (type, required, enum, default, a limit, deprecated);
-    `operations` the operations it affects (`PUT /unified/lms/courses`); `schema` the component schema
-    the field is defined in when the change is shared by every operation using that schema.
-    """
-
-    kind: str
-    action: Action
-    name: str
-    breaking: bool
-    operations: tuple[str, ...] = ()
-    attribute: str = ""
-    old: str = ""
-    new: str = ""
-    schema: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in CHANGE_KINDS:
-            raise ValueError(f"kind={self.kind!r} is not allowed; allowed: {', '.join(CHANGE_KINDS)}")
-        if self.action not in ACTIONS:
-            raise ValueError(f"action={self.action!r} is not allowed; allowed: {', '.join(ACTIONS)}")
-
-    @property
-    def message(self) -> str:
-        """One readable sentence: `request field Course.title: required false → true`."""
-        what = f"{self.kind.replace('-', ' ')} {self.name}".strip()
-        if self.action != "changed":
-            return f"{what} {self.action}"
-        if self.attribute == "enum":
-            parts = [f"values removed: {self.old}" if self.old else "", f"values added: {self.new}" if self.new else ""]
-            return f"{what}: enum " + "; ".join(p for p in parts if p)
-        return f"{what}: {self.attribute} {self.old or '(none)'} → {self.new or '(none)'}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view (the message included)."""
-        return {
-            "kind": self.kind,
-            "action": self.action,
-            "name": self.name,
-            "attribute": self.attribute,
-            "old": self.old,
-            "new": self.new,
-            "breaking": self.breaking,
-            "schema": self.schema,
-            "operations": list(self.operations),
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True)
-class SpecDiff:
-    """Every change from `old` to `new` of one API (`old_label`/`new_label` name the versions)."""
-
-    api: str
-    old_label: str
-    new_label: str
-    changes: tuple[Change, ...]
-    old_title: str = ""
-    new_title: str = ""
-
-    def of_kind(self, kind: str, action: str | None = None) -> list[Change]:
-        """The changes of one kind (and action)."""
-        return [c for c in self.changes if c.kind == kind and (action is None or c.action == action)]
-
-    @property
-    def added_operations(self) -> list[str]:
-        """Operations only the new version has (`GET /path`)."""
-        return [c.name for c in self.of_kind("operation", "added")]
-
-    @property
-    def removed_operations(self) -> list[str]:
-        """Operations only the old version has."""
-        return [c.name for c in self.of_kind("operation", "removed")]
-
-    @property
-    def changed_operations(self) -> list[str]:
-        """Operations in both versions that some change affects, in the new version's order."""
-        found: dict[str, None] = {}
-        for change in self.changes:
-            if change.kind not in ("operation", "schema", "security-scheme"):
-                found.update(dict.fromkeys(change.operations))
-        return list(found)
-
-    def summary(self) -> dict[str, int]:
-        """Counts: operations added / removed / changed, changes, breaking changes, schemas added / removed."""
-        return {
-            "operations_added": len(self.added_operations),
-            "operations_removed": len(self.removed_operations),
-            "operations_changed": len(self.changed_operations),
-            "schemas_added": len(self.of_kind("schema", "added")),
-            "schemas_removed": len(self.of_kind("schema", "removed")),
-            "changes": len(self.changes),
-            "breaking": sum(change.breaking for change in self.changes),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view: the versions, the summary, added and removed operations, every change."""
-        return {
-            "api": self.api,
-            "old": {"label": self.old_label, "title": self.old_title},
-            "new": {"label": self.new_label, "title": self.new_title},
-            "summary": self.summary(),
-            "operations": {"added": self.added_operations, "removed": self.removed_operations,
-                           "changed": self.changed_operations},
-            "changes": [change.to_dict() for change in self.changes],
-        }
-
-
-# ---------------------------------------------------------------------- fields of a schema
-@dataclass(frozen=True)
-class _Field:
-    """What is compared of one field, and where it is defined (`owner`: a component schema, `local`: the
-    field's path inside it)."""
-
-    type: str
-    required: bool
-    enum: tuple[str, ...]
-    default: str
-    limits: tuple[tuple[str, str], ...]
-    deprecated: bool
-    owner: str = ""
-    local: str = ""
-
-
-@dataclass
-class _Reader:
-    """Reads one document's operations, parameters and body/response fields, refs resolved as ingestion does."""
-
-    document: dict[str, Any]
-    prose: SchemaProse = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.prose = SchemaProse(RefResolver(self.document), max_depth=2)
-
-    def deref(self, node: Any) -> Any:
-        """A node with its `$ref` chain followed ({} when broken)."""
-        target, _ = self.prose.resolver.deref(node)
-        return target if isinstance(target, dict) else {}
-
-    def state(self, schema: Any, required: bool, owner: str = "", local: str = "") -> _Field:
-        """The compared facts of one schema node."""
-        merged = self.prose.merged_keywords(schema)
-        enum = enum_values(merged) if isinstance(merged.get("enum"), list) else ()
-        items = self.deref(merged.get("items")) if isinstance(merged.get("items"), dict) else {}
-        if not enum and isinstance(items.get("enum"), list):
-            enum = enum_values(items)
-        limits = tuple((label, show_value(merged[key])) for key, label, _ in _LIMITS
-                       if key in merged and isinstance(merged[key], (int, float)) and not isinstance(merged[key], bool))
-        return _Field(
-            type=self.prose.type_label(schema),
-            required=required,
-            enum=tuple(sorted(enum)),
-            default=show_value(merged["default"]) if "default" in merged else "",
-            limits=limits,
-            deprecated=merged.get("deprecated") is True,
-            owner=owner,
-            local=local,
-        )
-
-    def fields(self, schema: Any) -> dict[str, _Field]:
-        """Every field under a body or response schema (`data[].name`), the root itself as `""`."""
-        found: dict[str, _Field] = {"": self.state(schema, True)}
-        self._walk(schema, "", "", "", (), 0, found)
-        return found
-
-    def _walk(self, schema: Any, prefix: str, owner: str, local: str, stack: tuple[str, ...], depth: int,
-              found: dict[str, _Field]) -> None:
-        if depth > MAX_FIELD_DEPTH or not isinstance(schema, dict):
-            return
-        ref = schema.get("$ref")
-        name = component_schema_name(ref) if isinstance(ref, str) else None
-        if name:
-            if name in stack:
-                return
-            stack, owner, local = (*stack, name), name, ""
-        target = self.deref(schema)
-        if target.get("type") == "array" or "items" in target:
-            self._walk(target.get("items"), f"{prefix}[]", owner, f"{local}[]", stack, depth + 1, found)
-            return
-        properties, required = self.prose.merged_object(schema, stack[:-1] if name else stack)
-        for keyword in ("oneOf", "anyOf"):
-            for option in target.get(keyword) or [] if isinstance(target.get(keyword), list) else []:
-                option_properties, _ = self.prose.merged_object(option, stack)
-                for key, value in option_properties.items():
-                    properties.setdefault(key, value)
-        for key, value in properties.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
-            inner = f"{local}.{key}" if local else str(key)
-            found[path] = self.state(value, key in required, owner, inner)
-            self._walk(value, path, owner, inner, stack, depth + 1, found)
-
-    def parameters(self, operation: Any) -> dict[str, dict[str, Any]]:
-        """The operation's parameters (path-level ones included) by `location name`."""
-        found: dict[str, dict[str, Any]] = {}
-        for source in (operation.path_item.get("parameters"), operation.node.get("parameters")):
-            for raw in source if isinstance(source, list) else []:
-                parameter = self.deref(raw)
-                if parameter.get("name"):
-                    found[f"{parameter.get('in', '?')} {parameter['name']}"] = parameter
-        return found
-
-    def body_schema(self, node: Any) -> dict[str, Any] | None:
-        """The schema of a request body or response (the JSON media type's, else the first one's)."""
-        content = self.deref(node).get("content")
-        if not isinstance(content, dict) or not content:
-            return None
-        key = next((k for k in content if "json" in str(k)), next(iter(content)))
-        media = content[key] if isinstance(content[key], dict) else {}
-        return media.get("schema") if isinstance(media.get("schema"), dict) else None
-
-    def responses(self, operation: Any) -> dict[str, Any]:
-        """Responses by status code."""
-        responses = operation.node.get("responses")
-        return {str(code): node for code, node in responses.items()} if isinstance(responses, dict) else {}
-
-    def security(self, operation: Any) -> tuple[str, ...]:
-        """The names of the security schemes the operation requires (the document's when it says none)."""
-        requirements = operation.node.get("security", self.document.get("security"))
-        names = {str(name) for requirement in requirements or [] if isinstance(requirement, dict)
-                 for name in requirement}
-        return tuple(sorted(names))
-
-
-# ---------------------------------------------------------------------- comparing
 def operation_label(method: str, path: str) -> str:
     """`PUT /unified/lms/courses`."""
     return f"{method.upper()} {path}"
@@ -320,7 +61,8 @@ class _Collector:
         return tuple(self.changes[key] for key in self.order)
 
 
-def _compare_field(kind: str, name: str, old: _Field, new: _Field, operation: str, request: bool) -> list[Change]:
+def _compare_field(kind: str, name: str, old: FieldState, new: FieldState, operation: str,
+                   request: bool) -> list[Change]:
     """The changes of one field present in both versions (`request`: sent by the client)."""
     found: list[Change] = []
 
@@ -343,7 +85,7 @@ def _compare_field(kind: str, name: str, old: _Field, new: _Field, operation: st
     if old.default != new.default:
         add("default", old.default, new.default, request and bool(old.default))
     old_limits, new_limits = dict(old.limits), dict(new.limits)
-    for _, label, direction in _LIMITS:
+    for _, label, direction in LIMITS:
         before, after = old_limits.get(label, ""), new_limits.get(label, "")
         if before == after:
             continue
@@ -354,8 +96,8 @@ def _compare_field(kind: str, name: str, old: _Field, new: _Field, operation: st
     return found
 
 
-def _compare_fields(collector: _Collector, kind: str, where: str, old: dict[str, _Field], new: dict[str, _Field],
-                    operation: str, request: bool) -> None:
+def _compare_fields(collector: _Collector, kind: str, where: str, old: dict[str, FieldState],
+                    new: dict[str, FieldState], operation: str, request: bool) -> None:
     """Fields of one request body or response in both versions; a field defined in the same component schema
     in both is keyed by that schema (one change for every operation that uses it)."""
     for path in list(old) + [p for p in new if p not in old]:
@@ -405,7 +147,7 @@ def _add_shared(collector: _Collector, change: Change, where: str) -> None:
 def diff_documents(old: dict[str, Any], new: dict[str, Any], api: str = "", old_label: str = "old",
                    new_label: str = "new") -> SpecDiff:
     """Every change from the `old` OpenAPI document to the `new` one (both already validated)."""
-    old_reader, new_reader = _Reader(old), _Reader(new)
+    old_reader, new_reader = SpecReader(old), SpecReader(new)
     old_ops = {(o.method, _shape(o.path)): o for o in iter_operations(old)}
     new_ops = {(o.method, _shape(o.path)): o for o in iter_operations(new)}
     collector = _Collector()
@@ -432,7 +174,7 @@ def _ordered(changes: Iterable[Change]) -> tuple[Change, ...]:
     return tuple(sorted(changes, key=lambda c: (rank.get(c.kind, 1), c.action != "removed")))
 
 
-def _compare_operation(collector: _Collector, old_reader: _Reader, new_reader: _Reader, old: Any, new: Any,
+def _compare_operation(collector: _Collector, old_reader: SpecReader, new_reader: SpecReader, old: Any, new: Any,
                        label: str) -> None:
     """Parameters, request body, responses, deprecation and security of one operation in both versions."""
     before_deprecated, after_deprecated = old.node.get("deprecated") is True, new.node.get("deprecated") is True
@@ -462,14 +204,15 @@ def _compare_operation(collector: _Collector, old_reader: _Reader, new_reader: _
     _compare_responses(collector, old_reader, new_reader, old, new, label)
 
 
-def _with_flag(state: _Field, deprecated: bool) -> _Field:
+def _with_flag(state: FieldState, deprecated: bool) -> FieldState:
     """A parameter's own `deprecated` flag (on the parameter, not its schema) folded in."""
     if not deprecated or state.deprecated:
         return state
-    return _Field(state.type, state.required, state.enum, state.default, state.limits, True, state.owner, state.local)
+    return FieldState(state.type, state.required, state.enum, state.default, state.limits, True, state.owner,
+                      state.local)
 
 
-def _compare_body(collector: _Collector, old_reader: _Reader, new_reader: _Reader, old: Any, new: Any,
+def _compare_body(collector: _Collector, old_reader: SpecReader, new_reader: SpecReader, old: Any, new: Any,
                   label: str) -> None:
     old_body, new_body = old.node.get("requestBody"), new.node.get("requestBody")
     if old_body is None and new_body is None:
@@ -490,7 +233,7 @@ def _compare_body(collector: _Collector, old_reader: _Reader, new_reader: _Reade
                         new_reader.fields(new_schema), label, request=True)
 
 
-def _compare_responses(collector: _Collector, old_reader: _Reader, new_reader: _Reader, old: Any, new: Any,
+def _compare_responses(collector: _Collector, old_reader: SpecReader, new_reader: SpecReader, old: Any, new: Any,
                        label: str) -> None:
     old_responses, new_responses = old_reader.responses(old), new_reader.responses(new)
     for code in old_responses:

@@ -12,7 +12,7 @@ import pytest
 from rag.chunk import resource_segments
 from rag.evaluate.generate import make_questions
 from rag.index.registry import DocumentRecord
-from rag.index.store import Snapshot
+from rag.index.snapshot import Snapshot
 from rag.ingest.pipeline import parse_path
 from tests.conftest import SHARED
 

@@ -20,15 +20,12 @@ from hypothesis import strategies as st
 
 from rag.chunk import Chunk
 from rag.ingest.loader import load_openapi
-from rag.ingest.openapi import (
-    NAIVE_EMBEDDING_TOKENS,
-    OPERATION_MAX_TOKENS,
-    SCHEMA_PART_TOKENS,
-    OpenAPIChunks,
-    chunk_openapi,
-)
+from rag.ingest.naive_chunks import NAIVE_EMBEDDING_TOKENS
+from rag.ingest.openapi import OpenAPIChunks, chunk_openapi
+from rag.ingest.operation_chunks import OPERATION_MAX_TOKENS
 from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import RefResolver
+from rag.ingest.schema_chunks import SCHEMA_PART_TOKENS
 from rag.ingest.schema_prose import show_value
 from rag.ingest.spec import api_name_from_source, describe_scheme, iter_operations, parameter_schema
 from rag.tokens import estimate_tokens

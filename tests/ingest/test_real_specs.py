@@ -14,7 +14,8 @@ import pytest
 
 from rag.chunk import Chunk
 from rag.ingest.loader import SPEC_EXTENSIONS, load_openapi
-from rag.ingest.openapi import SCHEMA_PART_TOKENS, OpenAPIChunks, chunk_openapi
+from rag.ingest.openapi import OpenAPIChunks, chunk_openapi
+from rag.ingest.schema_chunks import SCHEMA_PART_TOKENS
 from rag.ingest.spec import api_name_from_source
 from tests.conftest import SHARED
 from tests.ingest.test_openapi import (

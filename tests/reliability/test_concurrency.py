@@ -18,7 +18,8 @@ import pytest
 
 from rag.config import Config
 from rag.index.build import ingest_paths
-from rag.index.store import Index, Snapshot
+from rag.index.snapshot import Snapshot
+from rag.index.store import Index
 from rag.ingest.pipeline import parse_document
 from rag.results import AnswerResult
 from rag.runner import Engine

@@ -12,7 +12,8 @@ import pytest
 
 from rag.cli import main
 from rag.versions.compare import check_same_api, diff_files, diff_folders
-from rag.versions.diff import Change, DiffError, diff_documents
+from rag.versions.diff import diff_documents
+from rag.versions.spec_diff import Change, DiffError
 from tests.conftest import SHARED
 
 OLD_STACKONE = SHARED / "specs" / "stackone-2025-02"

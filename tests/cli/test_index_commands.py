@@ -1,4 +1,4 @@
-"""The command line as a user runs it (subprocesses, hashing embedder, a temporary index)."""
+"""`python -m rag` ingest, stats, fetch-specs and ensure-index as a user runs them (`rag.cli.index_commands`)."""
 
 from __future__ import annotations
 
@@ -8,24 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
+from tests.cli.conftest import rag
 from tests.conftest import FIXTURES, ROOT
 from tests.processes import rag_cli
-
-
-def rag(*args: str, index: Path) -> subprocess.CompletedProcess[str]:
-    return rag_cli(*args, index=index, timeout=300)
-
-
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("cli") / "index"
-    done = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), str(FIXTURES / "docs"), "--json", index=directory)
-    assert done.returncode == 0, done.stderr
-    reports = json.loads(done.stdout)
-    assert {r["status"] for r in reports} == {"added"}
-    return directory
 
 
 def test_stats_json_lists_documents_and_chunks(index_dir: Path) -> None:
@@ -48,27 +33,6 @@ def test_bad_file_exits_2_with_one_clear_line(index_dir: Path, tmp_path: Path) -
     result = rag("ingest", str(bad), index=index_dir)
     assert result.returncode == 2
     assert result.stderr.strip() == "error: hris.yaml: not an OpenAPI document: missing 'openapi' and 'paths'"
-
-
-def test_ask_side_by_side_and_json(index_dir: Path) -> None:
-    text = rag("ask", "How do I list employees?", "--configs", "C1,full", index=index_dir)
-    assert text.returncode == 0, text.stderr
-    assert "=== C1" in text.stdout and "=== full" in text.stdout
-    data = json.loads(rag("ask", "How do I list employees?", "--configs", "C0,C5", "--json", index=index_dir).stdout)
-    assert [r["config"] for r in data] == ["C0", "C5"]
-    assert all(r["chunks"] and r["generator"] == "extractive (no LLM)" for r in data)
-
-
-def test_ask_unknown_config_names_the_allowed_ones(index_dir: Path) -> None:
-    result = rag("ask", "x", "--configs", "C9", index=index_dir)
-    assert result.returncode == 2 and "allowed: C0, C1" in result.stderr
-
-
-def test_configs_lists_every_preset() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "rag", "configs", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert set(json.loads(result.stdout)) >= {"C0", "C5", "E4", "full"}
 
 
 def test_fetch_specs_offline_fails_with_code_2(tmp_path: Path) -> None:

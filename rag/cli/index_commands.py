@@ -1,0 +1,204 @@
+"""The index commands of `python -m rag`: ingest, stats, delete, fetch-specs, ensure-index and diff."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rag.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, settings_from
+from rag.errors import RagError
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Index files or folders."""
+    from tqdm import tqdm
+
+    from rag.index.build import ingest_paths, open_index
+
+    index = open_index(settings_from(args))
+    bars: dict[str, tqdm] = {}
+
+    def progress(name: str, done: int, total: int) -> None:
+        if args.json:
+            return
+        bar = bars.get(name)
+        if bar is None:
+            bar = bars[name] = tqdm(total=total, desc=name, unit="chunk", file=sys.stderr, leave=False)
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress, version=args.version)
+    for bar in bars.values():
+        bar.close()
+    failed = [report for report in reports if report.status in ("error", "rejected")]
+    if args.json:
+        print_json([report.to_dict() for report in reports])
+    else:
+        for report in reports:
+            if report.status in ("error", "rejected"):
+                print(f"error: {report.message}", file=sys.stderr)
+            else:
+                counts = ", ".join(f"{n} {strategy}" for strategy, n in report.chunk_counts.items())
+                extra = f" ({report.message})" if report.message else ""
+                print(f"{report.status:8} {report.source} [{report.api}]: {counts} in {report.seconds:.1f}s{extra}")
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Show what is indexed."""
+    from rag.index.build import open_index
+
+    stats = open_index(settings_from(args)).stats()
+    if args.json:
+        print_json(stats)
+        return EXIT_OK
+    print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']})")
+    print(f"documents: {stats['documents']}; chunks: " + ", ".join(f"{k}={v}" for k, v in stats["chunks"].items()))
+    for api, counts in stats["per_api"].items():
+        labels = ", ".join(v["label"] + (" (newest)" if v["newest"] else "") for v in stats["versions"].get(api, []))
+        print(f"  {api:16} " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
+              + (f"  versions: {labels}" if labels else ""))
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Remove an indexed document by its source name."""
+    from rag.index.build import open_index
+
+    index = open_index(settings_from(args))
+    if not index.delete(args.source):
+        sources = ", ".join(record.source for record in index.documents()) or "none"
+        return fail(f"{args.source!r} is not indexed; indexed: {sources}")
+    print(f"deleted {args.source}")
+    return EXIT_OK
+
+
+def cmd_fetch_specs(args: argparse.Namespace) -> int:
+    """Download StackOne's 7 specs."""
+    from rag.index.build import fetch_specs
+
+    try:
+        written = fetch_specs(Path(args.dest))
+    except RagError as error:
+        return fail(f"{error}. Without internet, point RAG_SPECS_DIR at a folder of specs instead.")
+    for path in written:
+        print(f"saved {path}")
+    return EXIT_OK
+
+
+def _size(path: Path) -> int:
+    """A file's size in bytes (0 when it cannot be read)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _duration(seconds: float) -> str:
+    """`under 1 s`, `42 s` or `2.5 min`."""
+    if seconds < 1:
+        return "under 1 s"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def _megabytes(count: float) -> str:
+    """`1.2 MB` or `640 KB`."""
+    return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} KB"
+
+
+def _ingest_with_progress(index: Any, files: list[Path], started: float) -> list[Any]:
+    """Ingest `files`, printing a line per file (its chunk counts) and embedding progress at most every 5 s,
+    with the time left estimated from the seconds per byte measured so far."""
+    import time
+
+    from rag.index.build import ingest_paths
+
+    state: dict[str, float] = {"bytes_done": 0.0, "file_started": started, "last_line": 0.0}
+    total_bytes = float(sum(_size(path) for path in files)) or 1.0
+    current: dict[str, Any] = {}
+
+    def left(fraction_of_file: float) -> str:
+        """Time left overall, from the seconds per byte measured so far (None before any is measured)."""
+        elapsed = time.perf_counter() - started
+        done = state["bytes_done"] + fraction_of_file * current.get("bytes", 0)
+        if done <= 0:
+            return "estimating…"
+        remaining = elapsed / done * (total_bytes - done)
+        return "under 1 s left" if remaining < 1 else f"about {_duration(remaining)} left"
+
+    def on_file(position: int, count: int, path: Path, report: Any) -> None:
+        current.update(name=path.name, position=position, count=count, bytes=_size(path))
+        if report is None:
+            state["file_started"] = time.perf_counter()
+            print(f"  [{position}/{count}] {path.name} ({_megabytes(_size(path))}): parsing and chunking…",
+                  flush=True)
+            return
+        state["bytes_done"] += _size(path)
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted((report.chunk_counts or {}).items()))
+        took = time.perf_counter() - state["file_started"]
+        what = counts or report.message or ""
+        print(f"  [{position}/{count}] {path.name}: {report.status} — {what} in {_duration(took)} · "
+              f"{left(0.0) if position < count else 'done'}", flush=True)
+
+    def progress(source: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - state["last_line"] < 5:
+            return
+        state["last_line"] = now
+        print(f"  [{current.get('position')}/{current.get('count')}] {current.get('name', source)}: "
+              f"embedded {done}/{total} chunks · {left(done / total if total else 0.0)}", flush=True)
+
+    return ingest_paths(index, files, progress=progress, on_file=on_file)
+
+
+def cmd_ensure_index(args: argparse.Namespace) -> int:
+    """Build the index of the default corpus if it is empty (used by `make run`), reporting each file's chunk
+    counts and an estimate of the time left, measured on the files already indexed."""
+    import time
+
+    from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, open_index
+
+    settings = settings_from(args)
+    specs = find_default_specs(settings)
+    print(f"opening the index in {settings.index_dir} (loading the embedding model {settings.embedding_model})…",
+          flush=True)
+    index = open_index(settings)
+    started = time.perf_counter()
+    if not index.is_empty():
+        indexed = {record.source for record in index.documents()}
+        refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
+        reports = _ingest_with_progress(index, refresh, started) if refresh else []
+        updated = [r for r in reports if r.status == "replaced"]
+        for report in updated:
+            print(f"  re-indexed {report.source} (new chunker version or changed content)")
+        print(f"index ready: {len(index.documents())} documents in {settings.index_dir}")
+        return EXIT_OK
+    if specs is None:
+        print(NO_SPECS_HELP, file=sys.stderr)
+        return EXIT_USAGE
+    files = expand_paths([specs])
+    print(f"building the index from {specs}: {len(files)} file(s), "
+          f"{_megabytes(sum(_size(path) for path in files))}; the time left is estimated from the first chunks",
+          flush=True)
+    reports = _ingest_with_progress(index, files, started)
+    bad = [report for report in reports if report.status in ("error", "rejected")]
+    chunks = sum(sum((report.chunk_counts or {}).values()) for report in reports)
+    print(f"index ready: {len(reports) - len(bad)} of {len(reports)} file(s), {chunks} chunks in "
+          f"{_duration(time.perf_counter() - started)}")
+    for report in bad:
+        print(f"  {report.status:8} {report.source}: {report.message}", file=sys.stderr)
+    return EXIT_USAGE if bad else EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`)."""
+    from rag.index.build import open_index
+    from rag.versions.compare import diff_report
+
+    print(diff_report(args.old, args.new, args.json, args.breaking_only, args.limit,
+                      indexed=lambda: open_index(settings_from(args))))
+    return EXIT_OK

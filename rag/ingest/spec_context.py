@@ -1,0 +1,74 @@
+"""What every part of chunking one OpenAPI spec shares: the document, its API name and source, the `$ref`
+resolver, the security schemes, and which operations use each component schema (noted while the operations
+are chunked, read when the schemas are)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.ingest.refs import RefResolver, component_schema_name
+from rag.ingest.spec import Operation, content_schemas, describe_scheme, security_schemes
+
+EMBEDDING_TOKENS = 200  # the embedding text of a smart chunk (operation, schema, overview, conventions)
+
+
+@dataclass
+class SpecContext:
+    """One spec being chunked (see the module docstring)."""
+
+    document: dict[str, Any]
+    api: str
+    source: str
+    resolver: RefResolver = field(init=False)
+    schemes: dict[str, Any] = field(init=False)
+    used_by: dict[str, list[str]] = field(default_factory=dict)  # schema → `METHOD /path` of its users
+    payload_of: dict[str, list[str]] = field(default_factory=dict)  # schema → operations it is the payload of
+
+    def __post_init__(self) -> None:
+        self.resolver = RefResolver(self.document)
+        self.schemes = security_schemes(self.document)
+
+    def security_text(self, requirement: Any) -> str:
+        """Describe a security requirement list, naming each scheme's type."""
+        if not isinstance(requirement, list):
+            return ""
+        if not requirement:
+            return "none (public)"
+        names: list[str] = []
+        for alternative in requirement:
+            if isinstance(alternative, dict):
+                if not alternative:
+                    names.append("none (optional)")
+                for name, scopes in alternative.items():
+                    kind = describe_scheme(self.schemes.get(name))
+                    scope_text = f", scopes: {', '.join(map(str, scopes))}" if scopes else ""
+                    names.append(f"{name} ({kind}{scope_text})")
+        return " or ".join(names)
+
+    def payload_schemas(self, operation: Operation) -> list[str]:
+        """Component schemas that are an operation's whole request body or success (2xx) response."""
+        bodies: list[Any] = [operation.node.get("requestBody")]
+        responses = operation.node.get("responses")
+        if isinstance(responses, dict):
+            bodies += [raw for code, raw in responses.items() if str(code).startswith("2")]
+        names: list[str] = []
+        for raw in bodies:
+            body, _ = self.resolver.deref(raw)
+            for schema in content_schemas(body):
+                name = component_schema_name(schema.get("$ref", ""))
+                if name and name not in names:
+                    names.append(name)
+        return names
+
+    def note_users(self, operation: Operation, referenced: list[str], structural: str) -> None:
+        """Remember which operations use each schema (`Used by:`) and whose whole payload it is (`payload_of`)."""
+        label = f"{operation.method.upper()} {operation.path}"
+        for name in referenced:
+            users = self.used_by.setdefault(name, [])
+            if label not in users:
+                users.append(label)
+        for name in self.payload_schemas(operation):
+            payloads = self.payload_of.setdefault(name, [])
+            if structural not in payloads:
+                payloads.append(structural)
