@@ -119,7 +119,7 @@ OLD_MAX_MODULE_LINES = 600
 # Allowed over the limits for now, and only these: the stage work of issue 23 (on its own branch) shortens
 # them and then removes them from here. Any other module or function over a limit fails the test below.
 LONG_UNTIL_THE_STAGE_WORK = (
-    {"rag.mcp_server", "rag.runner"},  # modules over MAX_MODULE_LINES
+    {"rag.mcp_server"},  # modules over MAX_MODULE_LINES
     {"rag.generate.extractive.generate"},  # functions over MAX_FUNCTION_LINES
 )
 
