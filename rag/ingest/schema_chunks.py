@@ -4,9 +4,10 @@ the same id (`rag.ingest.parts`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from rag.chunk import Chunk, schema_id
+from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import json_pointer
 from rag.ingest.schema_prose import SchemaProse, clean
@@ -22,6 +23,7 @@ def schema_chunks(spec: SpecContext, name: str, schema: Any) -> list[Chunk]:
     target = schema if isinstance(schema, dict) else {}
     description = clean(target.get("description"))
     lines, field_names = _schema_lines(prose, name, schema, description)
+    top_level = prose.top_level_fields(schema)
     used = spec.used_by.get(name, [])
     footer = ["Used by: " + "; ".join(used[:20])] if used else []
     # The header is split with the fields so that no part (the first included) grows far past the limit.
@@ -36,7 +38,15 @@ def schema_chunks(spec: SpecContext, name: str, schema: Any) -> list[Chunk]:
         )
         if p
     )
-    return [_schema_part(spec, name, parts, index, footer, embedding, refs) for index in range(1, len(parts) + 1)]
+    chunks = [_schema_part(spec, name, parts, index, footer, embedding, refs) for index in range(1, len(parts) + 1)]
+    return [replace(chunk, schema_fields=_part_fields(top_level, parts[chunk.part - 1]), used_by=tuple(used))
+            for chunk in chunks]
+
+
+def _part_fields(top_level: list[FieldFacts], part_lines: list[str]) -> tuple[FieldFacts, ...]:
+    """The top-level fields whose lines (`- name (…`, at the left margin) are in one part, in order."""
+    starts = {line.split(" (", 1)[0] for line in part_lines if line.startswith("- ")}
+    return tuple(facts for facts in top_level if f"- {facts.name}" in starts)
 
 
 def _schema_lines(prose: SchemaProse, name: str, schema: Any, description: str) -> tuple[list[str], str]:
