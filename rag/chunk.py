@@ -141,12 +141,23 @@ class RequestBodyFacts(_Facts):
 @dataclass(frozen=True)
 class ResponseFacts(_Facts):
     """One response of an operation: status code, schema label, description; `success` for the main
-    responses (2xx, or `default` when there is none), whose fields the chunk text inlines."""
+    responses (2xx, or `default` when there is none), whose fields the chunk text inlines.
+
+    `headers` are the response headers as (name, description) pairs; `fields` a main response's top-level
+    fields (an object's properties, or its items'), in the order the chunk shows them."""
 
     code: str
     schema: str
     description: str = ""
     success: bool = False
+    headers: tuple[tuple[str, str], ...] = ()
+    fields: tuple[FieldFacts, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict`, its fields included."""
+        response = super().from_dict({key: value for key, value in data.items() if key != "fields"})
+        return replace(response, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
 
 
 @dataclass(frozen=True)
@@ -159,8 +170,9 @@ class Chunk:
     `payload_of` (schema chunks) lists the operations whose whole request body or success response
     is this schema.
     Operation chunks also carry the operation's facts as the chunker read them from the spec
-    (`summary`, `description`, `parameters`, `request_body`, `responses`), so later stages read fields
-    instead of parsing `text`.
+    (`summary`, `description`, `parameters`, `request_body`, `responses`), and schema chunks the top-level
+    fields their part shows (`schema_fields`) and the `METHOD /path` of the operations using the schema
+    (`used_by`), so later stages read fields instead of parsing `text`.
     """
 
     chunk_id: str
@@ -192,6 +204,8 @@ class Chunk:
     parameters: tuple[FieldFacts, ...] = ()
     request_body: RequestBodyFacts | None = None
     responses: tuple[ResponseFacts, ...] = ()
+    schema_fields: tuple[FieldFacts, ...] = ()
+    used_by: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_version(self, doc_version: str, api_version: str = "") -> Chunk:
@@ -230,6 +244,8 @@ class Chunk:
             "parameters": json.dumps([p.to_dict() for p in self.parameters]),
             "request_body": json.dumps(self.request_body.to_dict()) if self.request_body else "",
             "responses": json.dumps([r.to_dict() for r in self.responses]),
+            "schema_fields": json.dumps([f.to_dict() for f in self.schema_fields]),
+            "used_by": json.dumps(list(self.used_by)),
         }
 
     @classmethod
@@ -265,6 +281,8 @@ class Chunk:
             parameters=tuple(FieldFacts.from_dict(p) for p in json.loads(metadata.get("parameters") or "[]")),
             request_body=_request_body(metadata.get("request_body")),
             responses=tuple(ResponseFacts.from_dict(r) for r in json.loads(metadata.get("responses") or "[]")),
+            schema_fields=tuple(FieldFacts.from_dict(f) for f in json.loads(metadata.get("schema_fields") or "[]")),
+            used_by=tuple(json.loads(metadata.get("used_by") or "[]")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -280,6 +298,8 @@ class Chunk:
             parameters=[p.to_dict() for p in self.parameters],
             request_body=self.request_body.to_dict() if self.request_body else None,
             responses=[r.to_dict() for r in self.responses],
+            schema_fields=[f.to_dict() for f in self.schema_fields],
+            used_by=list(self.used_by),
         )
         return data
 

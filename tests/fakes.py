@@ -100,8 +100,9 @@ class FakeChatModel:
 
 
 def make_chunk(structural_id: str, text: str, *, api: str = "", kind: str = "schema", title: str = "",
-               chunk_id: str = "", json_pointer: str = "", source: str = "") -> Chunk:
-    """A smart chunk built directly (no ingestion): `structural_id` is its only `covers` entry."""
+               chunk_id: str = "", json_pointer: str = "", source: str = "", **facts: Any) -> Chunk:
+    """A smart chunk built directly (no ingestion): `structural_id` is its only `covers` entry; `facts` are
+    further `Chunk` fields (`parameters`, `responses`, `schema_fields` …), which the text is not read for."""
     api = api or structural_id.split(".", 1)[0]
     return Chunk(
         chunk_id=chunk_id or f"smart/{structural_id}",
@@ -115,6 +116,7 @@ def make_chunk(structural_id: str, text: str, *, api: str = "", kind: str = "sch
         json_pointer=json_pointer,
         tokens=estimate_tokens(text),
         title=title or (text.splitlines()[0].split("  [")[0] if text else structural_id),
+        **facts,
     )
 
 

@@ -112,16 +112,8 @@ def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None
 
 MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 500
-# The folders already held to those limits; the rest of rag/ is held to the older ones until the stage work lands.
+# The folders held to those limits from the start; `rag/` is now too (the last test below).
 SHORT_ALREADY = ("webapp", "rag/evaluate", "bench")
-OLD_MAX_FUNCTION_LINES = 80
-OLD_MAX_MODULE_LINES = 600
-# Allowed over the limits for now, and only these: the stage work of issue 23 (on its own branch) shortens
-# them and then removes them from here. Any other module or function over a limit fails the test below.
-LONG_UNTIL_THE_STAGE_WORK = (
-    {"rag.mcp_server"},  # modules over MAX_MODULE_LINES
-    {"rag.generate.extractive.generate"},  # functions over MAX_FUNCTION_LINES
-)
 
 
 def too_long(folders: tuple[str, ...], max_module: int, max_function: int) -> tuple[set[str], set[str]]:
@@ -144,19 +136,8 @@ def test_webapp_evaluation_and_bench_modules_and_functions_are_short() -> None:
     assert too_long(SHORT_ALREADY, MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
 
 
-def test_the_library_stays_within_the_older_limits() -> None:
-    assert too_long(("rag",), OLD_MAX_MODULE_LINES, OLD_MAX_FUNCTION_LINES) == (set(), set())
-
-
 def test_no_module_in_rag_or_webapp_over_500_lines_nor_function_over_60() -> None:
-    """Nothing but the stage work's allowance is over the limits (what it no longer needs is noted too, so the
-    allowance shrinks with the work)."""
-    long_modules, long_functions = too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES)
-    allowed_modules, allowed_functions = LONG_UNTIL_THE_STAGE_WORK
-    assert (long_modules - allowed_modules, long_functions - allowed_functions) == (set(), set())
-    assert (allowed_modules - long_modules, allowed_functions - long_functions) == (set(), set()), (
-        "now within the limits: remove it from LONG_UNTIL_THE_STAGE_WORK"
-    )
+    assert too_long(("rag", "webapp"), MAX_MODULE_LINES, MAX_FUNCTION_LINES) == (set(), set())
 
 
 def test_query_state_is_carried_in_fields_not_text_markers() -> None:

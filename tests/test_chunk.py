@@ -34,20 +34,34 @@ OPERATION = Chunk(
         ("application/json",), True, "OrderCreate", "OrderBody", "The order",
         fields=(FieldFacts("items", "array of Item", flags=("required",), item_enum=("x",)),),
     ),
-    responses=(ResponseFacts("201", "Order", "Created", success=True), ResponseFacts("422", "Error", "Invalid")),
+    responses=(
+        ResponseFacts("201", "Order", "Created", success=True, headers=(("Location", "The new order"),),
+                      fields=(FieldFacts("id", "string", flags=("read-only",)),)),
+        ResponseFacts("422", "Error", "Invalid"),
+    ),
+)
+SCHEMA = Chunk(
+    chunk_id="smart/shop.components.Money", strategy="smart", api="shop", kind="schema",
+    text="Schema Money  [shop API]", embedding_text="Schema Money.", covers=("shop.components.Money",),
+    source="shop.yaml", schema_fields=(FieldFacts("amount", "number", flags=("required",), enum=("1", "2")),),
+    used_by=("GET /orders", "POST /orders"),
 )
 
 
-def test_metadata_round_trips_the_operation_facts() -> None:
-    metadata = OPERATION.to_metadata()
-    assert all(isinstance(value, (str, int, bool)) for value in metadata.values())  # Chroma takes scalars only
-    assert Chunk.from_metadata(OPERATION.chunk_id, OPERATION.text, metadata) == OPERATION
+def test_metadata_round_trips_the_operation_and_schema_facts() -> None:
+    for chunk in (OPERATION, SCHEMA):
+        metadata = chunk.to_metadata()
+        assert all(isinstance(value, (str, int, bool)) for value in metadata.values())  # Chroma takes scalars only
+        assert Chunk.from_metadata(chunk.chunk_id, chunk.text, metadata) == chunk
 
 
 def test_metadata_without_facts_reads_as_no_facts() -> None:
     bare = Chunk.from_metadata("c", "text", {"strategy": "smart", "api": "a", "kind": "schema"})
     facts = (bare.summary, bare.description, bare.parameters, bare.request_body, bare.responses)
     assert facts == ("", "", (), None, ())
+    assert (bare.schema_fields, bare.used_by) == ((), ())  # an index written before schema facts still loads
+    older = ResponseFacts.from_dict({"code": "200", "schema": "Order", "description": "", "success": True})
+    assert (older.headers, older.fields) == ((), ())
 
 
 def test_to_dict_gives_the_facts_as_json_values() -> None:
@@ -56,6 +70,10 @@ def test_to_dict_gives_the_facts_as_json_values() -> None:
     assert list(data["parameters"][1]["enum"]) == ["a", "b"]
     assert data["request_body"]["fields"][0]["name"] == "items"
     assert [r["code"] for r in data["responses"]] == ["201", "422"]
+    assert [list(pair) for pair in data["responses"][0]["headers"]] == [["Location", "The new order"]]
+    assert SCHEMA.to_dict()["schema_fields"][0]["name"] == "amount" and SCHEMA.to_dict()["used_by"] == [
+        "GET /orders", "POST /orders"
+    ]
 
 
 def test_a_persisted_index_round_trips_the_operation_facts(tmp_path: Path) -> None:
@@ -71,4 +89,5 @@ def test_a_persisted_index_round_trips_the_operation_facts(tmp_path: Path) -> No
         assert (again.summary, again.description, again.parameters, again.request_body, again.responses) == (
             chunk.summary, chunk.description, chunk.parameters, chunk.request_body, chunk.responses
         )
+        assert (again.schema_fields, again.used_by) == (chunk.schema_fields, chunk.used_by)
         assert again.text == chunk.text

@@ -20,13 +20,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
 from rag import cli
-from rag.chunk import Chunk
 from rag.errors import ConfigError
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
-from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
-from rag.ingest.pipeline import ParsedDocument
-from rag.mcp_server import build_server, endpoints_of, join_schema_parts, stdout_to_stderr, warm_up
+from rag.mcp_server import build_server
 from rag.runner import Engine
 from tests.processes import free_port
 
@@ -280,30 +277,6 @@ def test_get_schema_unknown_api(server: Any) -> None:
     assert "unknown api 'nope'; allowed: " in error_text(call(server, "get_schema", {"api": "nope", "name": "Money"}))
 
 
-def test_split_schema_parts_are_joined_into_one_text() -> None:
-    def part(index: int, lines: list[str]) -> Chunk:
-        header = [f"Schema Big  [x API] (part {index} of 3)"] + (["Fields (continued):"] if index > 1 else [])
-        text = "\n".join([*header, *lines, "Used by: GET /big"])
-        return Chunk(f"smart/x.components.Big#part{index}", "smart", "x", "schema", text, "", ("x.components.Big",),
-                     "x.json", part=index, parts=3)
-
-    joined = join_schema_parts([
-        part(3, ["- e (string, optional)"]),
-        part(1, ["Type: object.", "Fields:", "- a (string, required)", "  - nested (integer, optional)"]),
-        part(2, ["- b (integer, optional): Default: 1. Enum: 1, 2."]),
-    ])
-    assert joined.split("\n") == [
-        "Schema Big  [x API]",
-        "Type: object.",
-        "Fields:",
-        "- a (string, required)",
-        "  - nested (integer, optional)",
-        "- b (integer, optional): Default: 1. Enum: 1, 2.",
-        "- e (string, optional)",
-        "Used by: GET /big",
-    ]
-
-
 # ---------------------------------------------------------------------- empty index, timeout, arguments
 def test_every_tool_reports_an_empty_index(empty_index: Index) -> None:
     server = build_server(Engine(empty_index, default_llm="extractive"))
@@ -364,25 +337,6 @@ def test_bad_timeouts_and_ports_are_refused(engine: Engine, capsys: pytest.Captu
     assert "--timeout=0 is not allowed" in capsys.readouterr().err
     assert cli.main(["mcp", "--http", "--port", "70000"]) == cli.EXIT_USAGE
     assert "--port=70000 is not allowed" in capsys.readouterr().err
-
-
-def test_warm_up_loads_everything_or_says_why(engine: Engine, tmp_path: Path) -> None:
-    assert warm_up(engine) == []
-    empty = Index(tmp_path / "empty", HashingEmbedder())
-    assert warm_up(Engine(empty, default_llm="extractive")) == [
-        "the index is empty; index some specs first: `python -m rag ingest PATH...` (or `make index`), "
-        "or point RAG_INDEX_DIR / --index-dir at a built index"
-    ]
-
-
-def test_start_up_output_goes_to_stderr(capfd: pytest.CaptureFixture[str]) -> None:
-    with stdout_to_stderr():
-        print("from python")
-        os.write(1, b"from C\n")
-    print("after")
-    out, err = capfd.readouterr()
-    assert out == "after\n"
-    assert "from python" in err and "from C" in err
 
 
 # ---------------------------------------------------------------------- real subprocesses
@@ -484,14 +438,3 @@ def test_stdio_subprocess_on_the_real_specs(stackone_index: Index, tmp_path: Pat
     data = result.structured_content
     assert data is not None and "HTTP Basic" in data["answer"], data
     assert cites_http_basic(stackone_index, data), data["citations"]
-
-
-def test_list_endpoints_reads_the_summary_field_not_the_text(empty_index: Index) -> None:
-    chunk = Chunk(
-        chunk_id="smart/x.paths./a.get", strategy="smart", api="x", kind="operation",
-        text="GET /a  [x API]\nOperation ID: list_a", embedding_text="GET /a", covers=("x.paths./a.get",),
-        source="x.json", path="/a", method="get", operation_id="list_a", summary="List As",
-    )
-    empty_index.add(ParsedDocument("x.json", "x", "openapi", "h", (chunk,), 1))
-    listed = endpoints_of(Engine(empty_index, default_llm="extractive"), "x")
-    assert [(e.path, e.summary) for e in listed.endpoints] == [("/a", "List As")]

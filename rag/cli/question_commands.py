@@ -58,6 +58,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve the index to MCP clients (stdio, or streamable HTTP with --http)."""
-    from rag.mcp_server import main as mcp_main
+    from rag.mcp_startup import main as mcp_main
 
     return mcp_main(args)

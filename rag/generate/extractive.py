@@ -6,14 +6,16 @@ import contextlib
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
+from rag.chunk import Chunk, schema_id
 from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.chunk_lines import FIELD_LINE, child_fields
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import lead_for
+from rag.ingest.operation_chunks import response_line
 from rag.results import Citation
 from rag.tokens import truncate_to_tokens
 
@@ -56,13 +58,12 @@ _FACT_MARKERS: tuple[tuple[re.Pattern[str], float, float, frozenset[str]], ...] 
     (re.compile(r"\bExample:"), 1.0, 0.1, frozenset({"example", "examples", "sample", "format"})),
 )
 _ENDPOINT_WORDS = frozenset({"endpoint", "endpoints", "path", "route", "method", "operation", "call", "url"})
-_REQUIRED_HEADER = re.compile(r"^-\s+([A-Za-z0-9_\-]+) \(header,[^)]*\brequired\b")
 # "How do I list employees?", "How can I create …", "Show me how to call …": the reader will send the request.
 _HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|show\s+me\s+how)\b", re.I)
 MAX_CHILD_FIELDS = 8
 # "What does the response look like?", "what do I get back": the reader wants the success response's shape.
 _ASKS_RESPONSE = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|output)\b", re.I)
-_SUCCESS_RESPONSE = re.compile(r"^- 2\d\d\b.*")
+_SUCCESS_CODE = re.compile(r"2\d\d")
 # Words that say what kind of fact is asked for but match too many lines to select by.
 _QUESTION_NOISE = frozenset(
     {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
@@ -228,31 +229,31 @@ def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:
 
 
 def required_headers(block: ContextBlock) -> list[str]:
-    """The header parameters an operation block marks required (`x-apideck-consumer-id`, `x-account-id`)."""
-    return [m.group(1) for line in block.text.splitlines() if (m := _REQUIRED_HEADER.match(line.strip()))]
+    """The header parameters an operation block's chunk marks required (`x-apideck-consumer-id`, `x-account-id`)."""
+    return [p.name for p in block.chunk.parameters if p.location == "header" and p.required]
 
 
 _SCHEMA_TYPE = re.compile(r"\((?:array of )?([A-Z][A-Za-z0-9_]+)[,)]")
 
 
-def schema_fields(name: str, texts: Sequence[str]) -> list[str]:
-    """Top-level field names of the schema `name` when one of the retrieved chunk texts is that schema's."""
-    for text in texts:
-        lines = text.splitlines()
-        if lines and lines[0].startswith(f"Schema {name} "):
-            return [m.group(1) for line in lines[1:] if line.startswith("- ") and (m := FIELD_LINE.match(line))]
+def schema_fields(name: str, chunks: Sequence[Chunk]) -> list[str]:
+    """Top-level field names of the schema `name` when one of the retrieved chunks is that schema's (the
+    fields of the first such chunk, a part of a split schema showing its own)."""
+    for chunk in chunks:
+        if chunk.kind == "schema" and chunk.covers and chunk.covers[0] == schema_id(chunk.api, name):
+            return [field.name for field in chunk.schema_fields]
     return []
 
 
 def success_response(block: ContextBlock) -> str:
-    """`200 → EmployeesPaginated: … Fields: next_page, next, data.` from an operation block, or ""."""
-    lines = block.text.splitlines()
-    for position, line in enumerate(lines):
-        if _SUCCESS_RESPONSE.match(line):
-            nested = child_fields(lines, position)
-            text = _clean_line(line)
-            return text + (f" Fields: {', '.join(nested[:MAX_CHILD_FIELDS])}." if nested else "")
-    return ""
+    """`200 → EmployeesPaginated: … Fields: next_page, next, data.` from an operation block's first 2xx
+    response, or ""."""
+    response = next((r for r in block.chunk.responses if _SUCCESS_CODE.fullmatch(r.code)), None)
+    if response is None:
+        return ""
+    nested = [field.name for field in response.fields]
+    text = _clean_line(response_line(response))
+    return text + (f" Fields: {', '.join(nested[:MAX_CHILD_FIELDS])}." if nested else "")
 
 
 def found_no_match(answer: str) -> bool:
@@ -273,6 +274,115 @@ def _closest_matches(blocks: Sequence[ContextBlock]) -> str:
     return "Closest matches: " + "; ".join(titles) + "." if titles else ""
 
 
+def _fact_lines(facts: Sequence[str]) -> list[str]:
+    """The established facts under their label ([] when there are none)."""
+    return [FACTS_LABEL, *(f"- {fact}" for fact in facts)] if facts else []
+
+
+def abstention(facts: Sequence[str], blocks: Sequence[ContextBlock]) -> str:
+    """The abstention: the message, the established facts and the closest matches' titles."""
+    closest = _closest_matches(blocks)
+    return "\n".join([ABSTAIN_MESSAGE, *_fact_lines(facts), *([closest] if closest else [])])
+
+
+def opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLine]:
+    """When nothing matches (or the block is a change chunk): the first `count` informative lines of a block."""
+    picked: list[ScoredLine] = []
+    for position, line in enumerate(block.text.splitlines()):
+        if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
+            continue
+        picked.append(ScoredLine(block, position, line, 0.0))
+        if len(picked) >= count:
+            break
+    return picked or [ScoredLine(block, 0, block.label, 0.0)]
+
+
+def chosen_lines(question: str, blocks: Sequence[ContextBlock], scope: Collection[int]) -> list[ScoredLine]:
+    """The lines to quote, best first: a change chunk's opening lines first; with a `scope` (an API-wide
+    statement or an established absence) only the lines of the blocks it cites."""
+    chosen = select_lines(score_lines(question, blocks))
+    if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
+        return opening_lines(blocks[0], MAX_LINES) + [c for c in chosen if c.block is not blocks[0]]
+    if scope:
+        return [line for line in chosen if line.block.number in scope]
+    return chosen
+
+
+def answer_opening(gate: str, lead: str, facts: Sequence[str]) -> list[str]:
+    """The lines above the quotes: the partial caution, the lead sentence and the facts it does not state."""
+    lines = [PARTIAL_CAUTION] if gate == "partial" else []
+    if lead:
+        lines.append(lead)
+    stated = _CITED_MARK.sub("", lead)
+    unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
+    if unstated:
+        lines.extend(["", *_fact_lines(unstated)])
+    return lines
+
+
+def block_header(block: ContextBlock) -> str:
+    """The heading a block's quotes go under: its first line, or its title when that is raw JSON (`{`)."""
+    first = block.text.splitlines()[:1]
+    header = _clean_line(first[0]) if first else block.label
+    if len(re.findall(r"[A-Za-z0-9]", header)) < 3:  # raw JSON chunks open with "{"
+        header = block.chunk.title or block.label
+    return header
+
+
+def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
+    """One quoted line (`- …`), a field line with the names of its nested fields, or of its schema's top-level
+    fields when that schema is among the retrieved `chunks`."""
+    block = line.block
+    shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
+    text = f"- {_clean_line(shown)}"
+    is_field = bool(FIELD_LINE.match(line.text))
+    nested = child_fields(block.text.splitlines(), line.position) if is_field else []
+    if not nested and is_field and (typed := _SCHEMA_TYPE.search(line.text)):
+        nested = schema_fields(typed.group(1), chunks)  # the schema was retrieved too (perhaps beyond the budget)
+    if nested:
+        shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
+        text += f" Fields: {shown}."
+    return text
+
+
+def block_section(
+    group: Sequence[ScoredLine], request: GenerationRequest, first: bool, alone: bool
+) -> tuple[list[str], str]:
+    """The lines quoting one block (its heading, the chosen lines in order, for the first block the success
+    response or required headers when asked), or ([], its heading) when only its heading would be shown and
+    other blocks are quoted: it is then listed as also relevant."""
+    block = group[0].block
+    number = block.number
+    header = block_header(block)
+    body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
+    headers = required_headers(block) if first and _HOW_TO.match(request.asked) else []
+    response = success_response(block) if first and _ASKS_RESPONSE.search(request.asked) else ""
+    if not body and not headers and not response and not alone:
+        return [], f"{header.split('  [')[0]} [{number}]"  # a heading alone says only where to look
+    chunks = [item.chunk for item in request.chunks]
+    lines = ["", f"{header} [{number}]", *(f"{quoted_line(line, chunks)} [{number}]" for line in body)]
+    if response and not any(line.text.strip().startswith(response.split(" Fields:")[0][:20]) for line in body):
+        lines.append(f"- Response {response} [{number}]")
+    if headers:
+        lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
+    return lines, ""
+
+
+def quoted_blocks(chosen: Sequence[ScoredLine], request: GenerationRequest) -> tuple[list[str], list[str]]:
+    """The sections quoting the chosen lines block by block (ordered by each block's best line) and the
+    headings of the blocks listed as also relevant."""
+    groups: dict[int, list[ScoredLine]] = {}
+    for line in chosen:  # best first, so groups are ordered by their best line
+        groups.setdefault(line.block.number, []).append(line)
+    lines: list[str] = []
+    related: list[str] = []
+    for position, group in enumerate(groups.values()):
+        section, heading = block_section(group, request, first=position == 0, alone=len(groups) == 1)
+        lines.extend(section)
+        related.extend([heading] if heading else [])
+    return lines, related
+
+
 class ExtractiveGenerator:
     """Answers without an LLM by quoting the documentation lines that best match the question."""
 
@@ -282,86 +392,23 @@ class ExtractiveGenerator:
         """Compose an answer from the best-matching lines of the top chunks, each line cited `[n]`."""
         blocks = build_context(request.chunks, request.context_tokens)
         facts = request.stated_facts()
-        fact_lines = [FACTS_LABEL, *(f"- {fact}" for fact in facts)] if facts else []
         if request.abstain_allowed and (request.gate == "abstain" or not blocks):
-            parts = [ABSTAIN_MESSAGE, *fact_lines]
-            closest = _closest_matches(blocks)
-            if closest:
-                parts.append(closest)
-            return Generation(answer="\n".join(parts), abstained=True, generator=self.name)
+            return Generation(answer=abstention(facts, blocks), abstained=True, generator=self.name)
         if not blocks:
-            answer = "\n".join([*fact_lines, NO_CONTEXT_ANSWER]) if facts else NO_CONTEXT_ANSWER
+            answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
-
         found = lead_for(request.asked, blocks, request.facts)
-        lead = found.sentence
-        chosen = select_lines(score_lines(request.question, blocks))
-        if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
-            chosen = self._opening_lines(blocks[0], MAX_LINES) + [c for c in chosen if c.block is not blocks[0]]
-        elif found.scope:  # an API-wide statement or an established absence: only the lines of what it cites
-            chosen = [line for line in chosen if line.block.number in found.scope]
-        lines: list[str] = []  # the generator's name is shown beside the answer, not inside it
-        if request.gate == "partial":
-            lines.append(PARTIAL_CAUTION)
-        if lead:
-            lines.append(lead)
-        stated = _CITED_MARK.sub("", lead)
-        unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
-        if unstated:
-            lines.extend(["", FACTS_LABEL, *(f"- {fact}" for fact in unstated)])
+        chosen = chosen_lines(request.question, blocks, found.scope)
+        lines = answer_opening(request.gate, found.sentence, facts)  # the generator's name is shown beside it
         if not chosen and not found.scope:
             lines.extend(["", NO_MATCH_NOTE])
-            chosen = self._opening_lines(blocks[0])
-        groups: dict[int, list[ScoredLine]] = {}
-        for line in chosen:  # best first, so groups are ordered by their best line
-            groups.setdefault(line.block.number, []).append(line)
-        related: list[str] = []
-        asked = request.asked
-        how_to = bool(_HOW_TO.match(asked))
-        for position, (number, group) in enumerate(groups.items()):
-            block = group[0].block
-            block_lines = block.text.splitlines()
-            header = _clean_line(block_lines[0]) if block_lines else block.label
-            if len(re.findall(r"[A-Za-z0-9]", header)) < 3:  # raw JSON chunks open with "{"
-                header = block.chunk.title or block.label
-            body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
-            headers = required_headers(block) if how_to and position == 0 else []
-            response = success_response(block) if position == 0 and _ASKS_RESPONSE.search(asked) else ""
-            if not body and not headers and not response and len(groups) > 1:
-                related.append(f"{header.split('  [')[0]} [{number}]")  # a heading alone says only where to look
-                continue
-            lines.extend(["", f"{header} [{number}]"])
-            for line in body:
-                shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
-                text = f"- {_clean_line(shown)}"
-                nested = child_fields(block_lines, line.position) if FIELD_LINE.match(line.text) else []
-                if not nested and FIELD_LINE.match(line.text) and (typed := _SCHEMA_TYPE.search(line.text)):
-                    # the schema was retrieved too (perhaps beyond the context budget)
-                    nested = schema_fields(typed.group(1), [item.chunk.text for item in request.chunks])
-                if nested:
-                    shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
-                    text += f" Fields: {shown}."
-                lines.append(f"{text} [{number}]")
-            if response and not any(line.text.strip().startswith(response.split(" Fields:")[0][:20]) for line in body):
-                lines.append(f"- Response {response} [{number}]")
-            if headers:
-                lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
+            chosen = opening_lines(blocks[0])
+        quoted, related = quoted_blocks(chosen, request)
+        lines.extend(quoted)
         if related and not found.scope:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
         return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)
-
-    @staticmethod
-    def _opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLine]:
-        """When nothing matches (or the block is a change chunk): the first `count` informative lines of a block."""
-        picked: list[ScoredLine] = []
-        for position, line in enumerate(block.text.splitlines()):
-            if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
-                continue
-            picked.append(ScoredLine(block, position, line, 0.0))
-            if len(picked) >= count:
-                break
-        return picked or [ScoredLine(block, 0, block.label, 0.0)]
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         """The answer line by line as token events, then the sources, then done."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
@@ -20,6 +21,15 @@ def parameter_text(parameter: dict[str, Any], facts: FieldFacts | None) -> str:
     if facts is None:
         return f"- (a parameter from unresolved reference {parameter['x-unresolved-ref']})"
     return field_line(facts, parameter=True)
+
+
+def response_line(facts: ResponseFacts) -> str:
+    """`200 → EmployeesPaginated: OK Headers: X-Rate-Limit (requests left); Retry-After.` (the chunk shows it
+    after `- `)."""
+    text = f"{facts.code} → {facts.schema}" + (f": {facts.description}" if facts.description else "")
+    if facts.headers:
+        text += " Headers: " + "; ".join(name + (f" ({about})" if about else "") for name, about in facts.headers) + "."
+    return text
 
 
 class OperationChunker:
@@ -124,25 +134,26 @@ class OperationChunker:
             label = prose.type_label(schema) if schema is not None else (response_name or "no body")
             if "x-unresolved-ref" in response:
                 label = f"unresolved reference {response['x-unresolved-ref']}"
-            description = clean(response.get("description"))
-            facts.append(ResponseFacts(code, label, description, success=code in main))
-            lines.append(f"- {code} → {label}" + (f": {description}" if description else "") + self._headers(response))
-            if code in main and isinstance(schema, dict):
+            response_facts = ResponseFacts(code, label, clean(response.get("description")), success=code in main,
+                                           headers=self._headers(response))
+            lines.append("- " + response_line(response_facts))
+            if response_facts.success and isinstance(schema, dict):
                 lines.extend(prose.field_lines(schema, 1, 1, ()))
+                response_facts = replace(response_facts, fields=tuple(prose.top_level_fields(schema)))
+            facts.append(response_facts)
         return lines, facts
 
-    def _headers(self, response: dict[str, Any]) -> str:
-        """` Headers: X-Rate-Limit (requests left); Retry-After.` for a response with headers, else ""."""
+    def _headers(self, response: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        """A response's headers as (name, description) pairs."""
         headers = response.get("headers")
-        if not isinstance(headers, dict) or not headers:
-            return ""
-        header_texts = []
+        if not isinstance(headers, dict):
+            return ()
+        pairs: list[tuple[str, str]] = []
         for header_name, header in headers.items():
             header_node, _ = self.spec.resolver.deref(header)
             header_node = header_node if isinstance(header_node, dict) else {}
-            header_description = clean(header_node.get("description"))
-            header_texts.append(header_name + (f" ({header_description})" if header_description else ""))
-        return " Headers: " + "; ".join(header_texts) + "."
+            pairs.append((str(header_name), clean(header_node.get("description"))))
+        return tuple(pairs)
 
     def operation_chunk(self, operation: Operation) -> Chunk:
         """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge."""

@@ -4,9 +4,11 @@ the same id (`rag.ingest.parts`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from rag.chunk import Chunk, schema_id
+from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import json_pointer
 from rag.ingest.schema_prose import SchemaProse, clean
@@ -22,8 +24,9 @@ def schema_chunks(spec: SpecContext, name: str, schema: Any) -> list[Chunk]:
     target = schema if isinstance(schema, dict) else {}
     description = clean(target.get("description"))
     lines, field_names = _schema_lines(prose, name, schema, description)
+    top_level = prose.top_level_fields(schema)
     used = spec.used_by.get(name, [])
-    footer = ["Used by: " + "; ".join(used[:20])] if used else []
+    footer = [used_by_line(used)] if used else []
     # The header is split with the fields so that no part (the first included) grows far past the limit.
     parts = split_field_lines(lines, SCHEMA_PART_TOKENS)
     refs = tuple(schema_id(spec.api, ref) for ref in prose.referenced if ref != name)
@@ -36,7 +39,43 @@ def schema_chunks(spec: SpecContext, name: str, schema: Any) -> list[Chunk]:
         )
         if p
     )
-    return [_schema_part(spec, name, parts, index, footer, embedding, refs) for index in range(1, len(parts) + 1)]
+    chunks = [_schema_part(spec, name, parts, index, footer, embedding, refs) for index in range(1, len(parts) + 1)]
+    return [replace(chunk, schema_fields=_part_fields(top_level, parts[chunk.part - 1]), used_by=tuple(used))
+            for chunk in chunks]
+
+
+def _part_fields(top_level: list[FieldFacts], part_lines: list[str]) -> tuple[FieldFacts, ...]:
+    """The top-level fields whose lines (`- name (…`, at the left margin) are in one part, in order."""
+    starts = {line.split(" (", 1)[0] for line in part_lines if line.startswith("- ")}
+    return tuple(facts for facts in top_level if f"- {facts.name}" in starts)
+
+
+def schema_title(name: str, api: str) -> str:
+    """The first line of a schema's chunk (a part adds ` (part i of n)`): `Schema Employee  [hris API]`."""
+    return f"Schema {name}  [{api} API]"
+
+
+def used_by_line(used: Sequence[str]) -> str:
+    """The last line of each of a schema's chunks when operations use it: `Used by: GET /a; POST /b` (20 at most)."""
+    return "Used by: " + "; ".join(used[:20])
+
+
+def join_schema_parts(parts: Sequence[Chunk]) -> str:
+    """One text from the parts of a schema: one title, the fields in order, the `Used by:` line once.
+
+    The parts' fields say where each text's lines are: a title line (a later part also a `(continued)` line)
+    above the fields, and the `Used by:` line below them when the schema has users (`used_by`)."""
+    ordered = sorted(parts, key=lambda c: c.part)
+    if len(ordered) == 1:
+        return ordered[0].text
+    first = ordered[0]
+    used = first.used_by
+    body: list[str] = []
+    for chunk in ordered:
+        lines = chunk.text.split("\n")
+        body.extend(lines[1 if chunk.part == 1 else 2 : len(lines) - (1 if used else 0)])
+    name = first.covers[0].removeprefix(schema_id(first.api, "")) if first.covers else first.title
+    return "\n".join([schema_title(name, first.api), *body, *([used_by_line(used)] if used else [])])
 
 
 def _schema_lines(prose: SchemaProse, name: str, schema: Any, description: str) -> tuple[list[str], str]:
@@ -57,7 +96,7 @@ def _schema_part(spec: SpecContext, name: str, parts: list[list[str]], index: in
                  embedding: str, refs: tuple[str, ...]) -> Chunk:
     """The chunk of part `index` (from 1) of a schema's `parts`; a schema in one part has no part suffix."""
     part_lines = parts[index - 1]
-    part_header = [f"Schema {name}  [{spec.api} API]"]
+    part_header = [schema_title(name, spec.api)]
     if len(parts) > 1:
         part_header[0] += f" (part {index} of {len(parts)})"
         if index > 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag.chunk import FieldFacts, ResponseFacts
 from rag.errors import ConfigError
 from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest
@@ -40,6 +41,13 @@ OPERATION = make_chunk(
     + "\n- 200 → EmployeesPaginated: The list of employees was retrieved.\n"
     "  - next (string, optional)\n  - data (array of Employee, required)",
     kind="operation",
+    parameters=(FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier"),),
+    responses=(
+        ResponseFacts("200", "EmployeesPaginated", "The list of employees was retrieved.", success=True, fields=(
+            FieldFacts("next", "string", flags=("optional",)),
+            FieldFacts("data", "array of Employee", flags=("required",)),
+        )),
+    ),
 )
 OTHER = make_chunk("crm.components.Contact", "Schema Contact  [crm API]\n" + FILLER)
 

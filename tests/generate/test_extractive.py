@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rag.chunk import FieldFacts, ResponseFacts
 from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
 from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
@@ -173,6 +174,12 @@ LIST_EMPLOYEES = make_chunk(
         "- limit (query, integer, optional): Number of results Default: 20.",
     ]),
     kind="operation",
+    parameters=(
+        FieldFacts("x-vendor-consumer-id", "string", "header", ("required",), "ID of the consumer"),
+        FieldFacts("x-vendor-app-id", "string", "header", ("required",), "The ID of your application"),
+        FieldFacts("x-vendor-service-id", "string", "header", ("optional",), "The service to call"),
+        FieldFacts("limit", "integer", "query", ("optional",), "Number of results", (("Default", "20"),)),
+    ),
 )
 EMPLOYEE_DETAIL = make_chunk(
     "people.paths./hris/employees/{id}.get",
@@ -187,6 +194,10 @@ EMPLOYEE_DETAIL = make_chunk(
         "    - pay (number, optional): Pay",
     ]),
     kind="operation",
+    responses=(ResponseFacts("200", "Employee", success=True, fields=(
+        FieldFacts("compensations", "array of EmployeeCompensation", flags=("optional", "nullable")),
+        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",)),
+    )),),
 )
 COMPENSATION = make_chunk(
     "people.components.EmployeeCompensation",
@@ -197,6 +208,11 @@ COMPENSATION = make_chunk(
         "- payment_unit (string, optional): Enum: hour, week, month.",
         "- currency (string, optional): ISO 4217 currency code",
     ]),
+    schema_fields=(
+        FieldFacts("rate", "number", flags=("optional",), description="The amount paid"),
+        FieldFacts("payment_unit", "string", flags=("optional",), enum=("hour", "week", "month")),
+        FieldFacts("currency", "string", flags=("optional",), description="ISO 4217 currency code"),
+    ),
 )
 
 
@@ -235,6 +251,10 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
             "    - id (string, optional)",
         ]),
         kind="operation",
+        responses=(ResponseFacts("200", "PeoplePaginated", "The list of people was retrieved.", success=True, fields=(
+            FieldFacts("next", "string", flags=("optional", "nullable")),
+            FieldFacts("data", "array of Person", flags=("required",)),
+        )),),
     )
     query = Query("what does the response look like?", previous="How do I list people?")
     request = replace(_ask(query.standalone, operation), query=query)
@@ -274,3 +294,17 @@ def test_a_lone_letter_of_the_question_selects_no_line() -> None:
                       "Schema InterviewPart  [ats API]\n- start_at (string, optional): The interview part's start date")
     assert score_lines("What's the weather in Berlin?", build_context(retrieved(part), 4000)) == []
     assert score_lines("What's the interview's start date?", build_context(retrieved(part), 4000))
+
+
+def test_required_headers_and_the_success_response_are_read_from_the_chunk_fields_not_its_text() -> None:
+    bare = replace(LIST_EMPLOYEES, parameters=())  # the same text, without the parameter facts
+    answer = ExtractiveGenerator().generate(_ask("How do I list employees?", bare, EMPLOYEE_DETAIL)).answer
+    assert "Required headers" not in answer
+    with_headers = replace(EMPLOYEE_DETAIL, responses=(
+        replace(EMPLOYEE_DETAIL.responses[0], description="OK", headers=(("X-Rate-Limit", "requests left"),
+                                                                          ("Retry-After", ""))),
+    ))
+    query = Query("what does the response look like?", previous="How do I get an employee?")
+    answer = ExtractiveGenerator().generate(replace(_ask(query.standalone, with_headers), query=query)).answer
+    response = "Response 200 → Employee: OK Headers: X-Rate-Limit (requests left); Retry-After."
+    assert f"{response} Fields: compensations, jobs. [1]" in answer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.ingest.operation_chunks import response_line
 from rag.ingest.schema_prose import field_line
 from tests.ingest.test_openapi import chunk_file, line_of, one
 
@@ -41,7 +42,9 @@ def test_request_body_and_responses_are_fields() -> None:
     assert [(f.name, f.required, f.type) for f in body.fields] == [
         ("items", True, "array of object"), ("coupon", False, "string")
     ]
-    assert ResponseFacts("201", "Order", "The created order", success=True) in post.responses
+    created = next(r for r in post.responses if r.code == "201")
+    assert (created.schema, created.description, created.success) == ("Order", "The created order", True)
+    assert created.headers == (("Location", "URL of the new order"),)
     assert ResponseFacts("422", "Error", "Validation failed", success=False) in post.responses
     get = one(result, "shop.paths./orders.get")
     assert get.request_body is None
@@ -53,3 +56,29 @@ def test_schema_and_overview_chunks_have_no_operation_facts() -> None:
     for chunk in result.smart + result.naive:
         if chunk.kind != "operation" or chunk.strategy == "naive":
             assert (chunk.summary, chunk.parameters, chunk.request_body, chunk.responses) == ("", (), None, ())
+
+
+def test_responses_carry_their_headers_and_a_main_response_its_top_level_fields() -> None:
+    _, result = chunk_file("shop-3.0.yaml", "shop")
+    listing = one(result, "shop.paths./orders.get")
+    ok, bad = listing.responses
+    assert [(f.name, f.required) for f in ok.fields] == [("next", False), ("data", True)]
+    assert bad.fields == () and not bad.success  # only main responses are inlined, so only they list fields
+    # the text shows each response's line, rendered from the same facts, and the fields nested under it
+    for chunk in (listing, one(result, "shop.paths./orders.post")):
+        for response in chunk.responses:
+            assert line_of(chunk.text, f"- {response.code} ") == "- " + response_line(response)
+    lines = listing.text.splitlines()
+    below = lines[lines.index("- " + response_line(ok)) + 1 :]
+    assert [line.strip().split(" (")[0] for line in below if line.startswith("  - ")] == ["- next", "- data"]
+
+
+def test_schema_chunks_carry_their_top_level_fields_and_users() -> None:
+    _, result = chunk_file("shop-3.0.yaml", "shop")
+    money = one(result, "shop.components.Money")
+    assert [f.name for f in money.schema_fields] == ["amount", "currency"]
+    assert money.used_by == ("GET /orders", "POST /orders", "GET /orders/{id}")
+    assert money.text.splitlines()[-1] == "Used by: GET /orders; POST /orders; GET /orders/{id}"
+    for field in money.schema_fields:
+        assert line_of(money.text, f"- {field.name} ") == field_line(field)
+    assert one(result, "shop.components.AliasB").used_by == ()

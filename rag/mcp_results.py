@@ -1,0 +1,114 @@
+"""What the MCP tools return: typed output models (their JSON schemas are the tools' output schemas) and the
+conversion of the pipeline's results into them."""
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rag.results import AnswerResult, RetrievedChunk
+
+
+class SourceCitation(BaseModel):
+    """A source an answer used."""
+
+    structural_id: str = Field(description="what the source is, e.g. `hris.paths./unified/hris/employees.get`")
+    json_pointer: str = Field(description="where it is in the spec, e.g. `/paths/~1unified~1hris~1employees/get`")
+    api: str = Field(description="the API (spec) it belongs to")
+
+
+class AskResult(BaseModel):
+    """A cited answer."""
+
+    answer: str = Field(description="the answer, with [n] markers pointing at the citations")
+    abstained: bool = Field(description="true when the indexed docs do not answer the question")
+    confidence: str = Field(description="answer, partial or abstain (the confidence gate's verdict)")
+    citations: list[SourceCitation] = Field(description="the sources the answer used, in marker order")
+    generator: str = Field(description="what wrote the answer: extractive, openai:MODEL, groq:MODEL or local")
+    config: str = Field(description="the pipeline configuration used")
+    notes: list[str] = Field(description="what each pipeline stage decided (intent filter, gate, …)")
+
+
+class SearchHit(BaseModel):
+    """One retrieved chunk."""
+
+    rank: int
+    structural_id: str = Field(description="the first structural id the chunk covers")
+    covers: list[str] = Field(description="every structural id the chunk is about")
+    api: str
+    kind: str = Field(description="operation, schema, overview or doc")
+    title: str
+    json_pointer: str
+    scores: dict[str, float] = Field(description="vector/bm25/hybrid scores and the rerank score")
+    text: str = Field(description="the chunk text, as the answer generator sees it")
+
+
+class SearchResult(BaseModel):
+    """Ranked chunks for a query (no answer is generated)."""
+
+    query: str
+    api: str | None = Field(description="the API searched, or null for all")
+    results: list[SearchHit]
+
+
+class VersionDiff(BaseModel):
+    """What changed between two indexed versions of one API."""
+
+    api: str
+    old: str = Field(description="the old version's label")
+    new: str = Field(description="the new version's label")
+    summary: dict[str, int] = Field(description="operations added / removed / changed, changes, breaking changes")
+    removed_operations: list[str] = Field(description="`METHOD /path` of every operation only the old version has")
+    added_operations: list[str] = Field(description="`METHOD /path` of every operation only the new version has")
+    changes: list[dict[str, Any]] = Field(description="the changes (kind, action, name, attribute, old, new, "
+                                          "breaking, schema, operations, message), breaking ones first")
+
+
+class Endpoint(BaseModel):
+    """One operation of a spec."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    method: str = Field(description="HTTP method, upper case")
+    path: str = Field(description="the path template (the webhook name for webhooks)")
+    operation_id: str = Field(alias="operationId", description="the operationId ('' when the spec has none)")
+    summary: str = Field(description="the operation's summary ('' when the spec has none)")
+    structural_id: str
+    webhook: bool = False
+
+
+class EndpointList(BaseModel):
+    """Every operation of one spec."""
+
+    api: str
+    count: int
+    endpoints: list[Endpoint]
+
+
+def ask_result(result: AnswerResult) -> AskResult:
+    """The `ask_api` result of one pipeline run."""
+    return AskResult(
+        answer=result.answer,
+        abstained=result.abstained,
+        confidence=result.confidence,
+        citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api)
+                   for c in result.citations],
+        generator=result.generator,
+        config=result.config,
+        notes=list(result.notes),
+    )
+
+
+def search_hit(candidate: RetrievedChunk) -> SearchHit:
+    """One retrieved chunk as a `search_api` hit (scores rounded to 6 places)."""
+    chunk = candidate.chunk
+    return SearchHit(
+        rank=candidate.rank,
+        structural_id=chunk.covers[0] if chunk.covers else chunk.chunk_id,
+        covers=list(chunk.covers),
+        api=chunk.api,
+        kind=chunk.kind,
+        title=chunk.title,
+        json_pointer=chunk.json_pointer,
+        scores={name: round(value, 6) for name, value in candidate.scores.items()},
+        text=chunk.text,
+    )

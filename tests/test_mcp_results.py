@@ -1,0 +1,35 @@
+"""What the MCP tools return: pipeline results converted into the typed output models."""
+
+from __future__ import annotations
+
+from rag.mcp_results import AskResult, SearchHit, ask_result, search_hit
+from rag.results import AnswerResult, Citation, RetrievedChunk
+from tests.fakes import make_chunk
+
+CHUNK = make_chunk("hris.paths./employees.get", "GET /employees  [hris API]", kind="operation",
+                   json_pointer="/paths/~1employees/get")
+
+
+def test_an_answer_becomes_an_ask_result_with_its_citations() -> None:
+    result = AnswerResult(
+        question="How do I list employees?", config="full", answer="Call GET /employees [1].",
+        citations=[Citation.of(CHUNK, 1)], generator="extractive (no LLM)", confidence="answer",
+        notes=["gate: answer"],
+    )
+    converted = ask_result(result)
+    assert isinstance(converted, AskResult)
+    assert converted.model_dump() == {
+        "answer": "Call GET /employees [1].", "abstained": False, "confidence": "answer",
+        "citations": [{"structural_id": "hris.paths./employees.get", "json_pointer": "/paths/~1employees/get",
+                       "api": "hris"}],
+        "generator": "extractive (no LLM)", "config": "full", "notes": ["gate: answer"],
+    }
+
+
+def test_a_retrieved_chunk_becomes_a_hit_with_rounded_scores() -> None:
+    hit = search_hit(RetrievedChunk(chunk=CHUNK, rank=2, scores={"vector": 0.123456789, "bm25": 3.0}))
+    assert isinstance(hit, SearchHit)
+    assert (hit.rank, hit.structural_id, hit.covers, hit.kind, hit.text) == (
+        2, "hris.paths./employees.get", ["hris.paths./employees.get"], "operation", CHUNK.text
+    )
+    assert hit.scores == {"vector": 0.123457, "bm25": 3.0}
