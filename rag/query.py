@@ -2,15 +2,18 @@
 
 A follow-up is retrieved with the earlier turn attached and a glossary adds spec words for the search;
 later stages still need the question itself (the gate judges it, the reranker reads its verb and number,
-the extractive answer quotes for it). They read those parts from the fields, never from the text.
+the extractive answer quotes for it). They read those parts from the fields, never from the text, and what
+the question asks from its one analysis (`Query.analysis`, rag.question_analysis).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from rag.errors import ConfigError
+from rag.question_analysis import QuestionAnalysis
 
 # How the retrieval text shows the parts (the embedder and BM25 see one string; these stay readable in
 # notes and records).
@@ -54,6 +57,11 @@ class Query:
         if not self.expansions:
             return self.standalone
         return f"{self.standalone}{EXPANSION_OPEN}{'; '.join(self.expansions)})"
+
+    @cached_property
+    def analysis(self) -> QuestionAnalysis:
+        """What the question asks (its verbs' methods, the write it requests, yes/no), read once per query."""
+        return QuestionAnalysis.of(self.focus, self.text)
 
     def expanded(self, words: tuple[str, ...]) -> Query:
         """The same query with glossary words added for retrieval."""

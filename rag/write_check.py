@@ -2,38 +2,19 @@
 
 If a question asks how to create, update or delete a resource and the index has the resource
 but no such operation, the answer must say so and list what does exist (e.g. LMS courses are
-read-only: only `GET /unified/lms/courses` and `GET /unified/lms/courses/{id}`).
+read-only: only `GET /unified/lms/courses` and `GET /unified/lms/courses/{id}`). The write verbs and the
+methods that perform them: rag/data/question_words.toml.
 """
 
 from __future__ import annotations
 
-import re
-
 from rag.chunk import Chunk, is_item_path
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
-from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, tokenize
 from rag.facts import MissingWrite
-
-WRITE_VERBS: dict[str, tuple[str, ...]] = {
-    "create": ("post", "put"),
-    "add": ("post", "put"),
-    "insert": ("post", "put"),
-    "post": ("post",),
-    "make": ("post", "put"),
-    "new": ("post", "put"),
-    "upsert": ("put", "post"),
-    "update": ("patch", "put"),
-    "edit": ("patch", "put"),
-    "modify": ("patch", "put"),
-    "change": ("patch", "put"),
-    "delete": ("delete",),
-    "remove": ("delete",),
-    "destroy": ("delete",),
-    "erase": ("delete",),
-}
-VERB_NAMES = {"post": "create", "put": "create or replace", "patch": "update", "delete": "delete"}
-
+from rag.query import Query
+from rag.question_analysis import write_verbs
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
 
@@ -55,22 +36,18 @@ def _closeness(operation: Chunk, methods: tuple[str, ...]) -> tuple[int, int, in
     )
 
 
-def requested_write(question: str) -> tuple[str, tuple[str, ...]] | None:
-    """The write verb of a question and the HTTP methods that would serve it."""
-    for word in re.findall(r"[a-z]+", question.lower()):
-        for form in sorted(word_forms(word)):
-            if form in WRITE_VERBS:
-                return form, WRITE_VERBS[form]
-    return None
-
-
-def check_write_operation(question: str, profile: CorpusProfile, apis: tuple[str, ...] = ()) -> MissingWrite | None:
-    """A MissingWrite fact when the resource exists but no operation performs the write; else None."""
-    request = requested_write(question)
+def check_write_operation(
+    query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
+) -> MissingWrite | None:
+    """A MissingWrite fact when the resource exists but no operation performs the write the query's retrieval
+    text asks for (its analysis's write request); else None."""
+    query = Query.of(query)
+    request = query.analysis.write
     if request is None:
         return None
     verb, methods = request
-    nouns = [normalize_term(t) for t in tokenize(question) if normalize_term(t) not in WRITE_VERBS]
+    writes = write_verbs()
+    nouns = [normalize_term(t) for t in tokenize(query.text) if normalize_term(t) not in writes]
     operations = [op for op in profile.operations if not apis or op.api in apis]
     for noun in nouns:
         if len(noun) < 3:

@@ -83,10 +83,9 @@ def test_ordinary_words_are_never_evidence_and_foreign_ones_only_make_a_weak_mat
     assert decision.tier == "partial"
     assert "australian" not in decision.unknown_terms  # a name, not a topic
     assert decide("How do I see everyone on vacation?", 0.5, rich_profile()).tier == "answer"
-    assert decide("How do I restrict the list to three employees under one header?", 0.5, rich_profile()).tier in (
-        "answer",
-        "partial",
-    )
+    # One word the docs never use is no evidence at all; the gate names it.
+    restricted = decide("How do I restrict the list to three employees under one header?", 0.5, rich_profile())
+    assert restricted.tier == "answer" and restricted.unknown_terms == ("restrict",)
 
 
 def test_a_follow_up_is_judged_on_its_own_words() -> None:

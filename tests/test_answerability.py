@@ -38,8 +38,11 @@ def test_an_llm_no_abstains_and_a_partly_is_partial(fixture_index: Index) -> Non
     assert result.confidence == "abstain" and any("LLM: no (off topic)" in n for n in result.notes)
     engine, _ = engine_with(fixture_index, [{"answerable": "partly"}])
     assert engine.run(question, PRESETS["full"], retrieval_only=True).confidence == "partial"
+    # A "yes" keeps the tier of the evidence: the similarity gate's without a judge.
+    unjudged = Engine(fixture_index, default_llm="extractive").run(question, PRESETS["full"], retrieval_only=True)
     engine, _ = engine_with(fixture_index, [{"answerable": "yes"}])
-    assert engine.run(question, PRESETS["full"], retrieval_only=True).confidence in ("answer", "partial")
+    judged = engine.run(question, PRESETS["full"], retrieval_only=True)
+    assert judged.confidence == unjudged.confidence and any("LLM: yes" in n for n in judged.notes)
 
 
 def test_a_failing_judge_leaves_the_similarity_gate_to_decide(fixture_index: Index) -> None:

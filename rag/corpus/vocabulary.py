@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how i if in is it its me my of on or so that the this to "
-    "what when where which who why will with you your we our there their them they should would could please "
-    "api apis".split()
-)
+
+
+@cache
+def _stop_word_list(part: str) -> frozenset[str]:
+    """One list of `rag/data/stop_words.toml` (tokenizer, generic or conversational)."""
+    return frozenset(data_table("stop_words")[part])
+
+
+# The words the tokenizer drops (rag/data/stop_words.toml).
+STOPWORDS = _stop_word_list("tokenizer")
 
 
 def tokenize(text: str) -> list[str]:
@@ -65,16 +72,8 @@ def word_forms(term: str) -> frozenset[str]:
     return frozenset(forms)
 
 
-GENERIC_TERMS = frozenset(
-    """able about add added all allow allowed also another any anything ask available back based best call calls
-    change check com create created data delete describe detail details different do does doing done each else
-    endpoint endpoints example exist exists explain field fields find first format get give go going good got have
-    help here info information into its just know last let like list look looking made make many may mean means
-    method methods more most much need needed new next not number object one only other out over parameter parameters
-    possible pull put query remove request requests response return returned returns right same say see send set
-    should show so some something specific still such support supported sure take tell than thing things through
-    time type types update use used using value values want way ways what whats work works would yes""".split()
-)
+# The generic words of questions about APIs (rag/data/stop_words.toml).
+GENERIC_TERMS = _stop_word_list("generic")
 
 
 @lru_cache(maxsize=1)
@@ -89,7 +88,6 @@ def function_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
-    """English stop words plus the generic words of questions about APIs, contractions and greetings:
-    never evidence of what a question is about."""
-    words = set(GENERIC_TERMS) | {"don", "doesn", "isn", "aren", "didn", "won", "can", "hey", "hi", "please", "via"}
-    return frozenset(words | function_words())
+    """English stop words plus every list of rag/data/stop_words.toml (the tokenizer's, the generic words of
+    questions about APIs, contractions and greetings): never evidence of what a question is about."""
+    return STOPWORDS | GENERIC_TERMS | _stop_word_list("conversational") | function_words()

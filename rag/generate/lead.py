@@ -18,6 +18,7 @@ from rag.facts import Fact, MissingWrite
 from rag.generate.chunk_lines import child_fields
 from rag.generate.context import ContextBlock
 from rag.names import name_phrases
+from rag.query import Query
 
 _FIELD = re.compile(r"^\s*(?:[-*]\s+)?([A-Za-z_$@][\w.$@\-\[\]]*) \(([^)]*)\)(?::\s*(.*))?$")
 _DEFAULT = re.compile(r"\bDefault:\s*([^.]+(?:\.\d+)?)\.?")
@@ -31,7 +32,6 @@ _ENUM_WORDS = re.compile(
     r"\b(allowed|possible|accepted|valid|which|what)\b.*\b(values?|options?|statuses|types?|kinds?)\b", re.I
 )
 _RESPONSE_WORDS = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|look like)\b", re.I)
-_YES_NO = re.compile(r"^\s*(can|could|is there|are there|does|do|is|are)\b", re.I)
 _ENDPOINT_WORDS = re.compile(
     r"^\s*(?:(?:and|so|then|ok|okay|also)\s+)?"
     r"(how (do|can|should) (i|we)|how to|which (endpoint|call|operation|api)|what (endpoint|call))",
@@ -57,21 +57,23 @@ class Lead:
             raise ValueError(f"Lead.scope={self.scope!r} is not allowed without a sentence; allowed: () when empty")
 
 
-def lead_sentence(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> str:
+def lead_sentence(question: Query | str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> str:
     """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
     return lead_for(question, blocks, facts).sentence
 
 
-def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> Lead:
-    """The lead sentence and the blocks its supporting lines come from (see `Lead`)."""
+def lead_for(question: Query | str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> Lead:
+    """The lead sentence and the blocks its supporting lines come from (see `Lead`). The rules read the
+    question itself (`Query.focus`) and its analysis (a typed query shares the one the pipeline made)."""
+    query = Query.of(question)
     if facts:  # what the checks established comes first; a rule picking an operation could contradict it
-        return _missing_operation(question, blocks, facts)
-    scoped: tuple[Callable[[str, Sequence[ContextBlock]], Lead], ...] = (_api_authentication, _shared_header)
+        return _missing_operation(query, blocks, facts)
+    scoped: tuple[Callable[[Query, Sequence[ContextBlock]], Lead], ...] = (_api_authentication, _shared_header)
     for api_wide in scoped:
-        found = api_wide(question, blocks)
+        found = api_wide(query, blocks)
         if found.sentence:
             return found
-    rules: tuple[Callable[[str, Sequence[ContextBlock], Sequence[Fact]], str], ...] = (
+    rules: tuple[Callable[[Query, Sequence[ContextBlock], Sequence[Fact]], str], ...] = (
         _look_up_first,
         _authentication,
         _required_parameters,
@@ -84,7 +86,7 @@ def lead_for(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact
         _operation_to_use,
     )
     for rule in rules:
-        sentence = rule(question, blocks, facts)
+        sentence = rule(query, blocks, facts)
         if sentence:
             return Lead(sentence)
     return Lead()
@@ -131,9 +133,10 @@ _PARAMETER_WORDS = re.compile(r"\b(parameters?|headers?|arguments?|inputs?)\b", 
 _FIELD_WORDS = re.compile(r"\b(fields?|properties|attributes)\b", re.I)
 
 
-def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _required_parameters(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Which parameters must I send …" / "Which headers does the request take …": the first operation's
     required parameters (from the chunk's fields), headers first when headers are asked for."""
+    question = query.focus
     if not _PARAMETER_WORDS.search(question) or _FIELD_WORDS.search(question):
         return ""
     wants_headers = bool(_HEADER_WORDS.search(question))
@@ -158,9 +161,10 @@ def _required_parameters(question: str, blocks: Sequence[ContextBlock], facts: S
     return ""
 
 
-def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _required_fields(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Which fields are mandatory in X?": the `Required fields:` line of the schema the question names
     (or of the first schema retrieved)."""
+    question = query.focus
     if not (_FIELD_WORDS.search(question) and _REQUIRED_WORDS.search(question)):
         return ""
     schemas = [b for b in blocks if re.match(r"^Schema \S+", _header(b))]
@@ -173,7 +177,7 @@ def _required_fields(question: str, blocks: Sequence[ContextBlock], facts: Seque
     return ""
 
 
-def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> Lead:
+def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> Lead:
     """"Can I create a course?" when the write check established there is no such operation: the fact, each
     sentence cited to the operations that do exist for the resource (the evidence of the absence); the lines
     below come only from those operations, so no other resource's write operation reads as a contradiction."""
@@ -189,20 +193,21 @@ def _missing_operation(question: str, blocks: Sequence[ContextBlock], facts: Seq
         own = [block for block in named if _header(block) in sentence] or named
         marks = " ".join(f"[{block.number}]" for block in own)
         cited.append(f"{sentence.rstrip()} {marks}".rstrip())
-    text = ("No. " if _YES_NO.match(question) else "") + " ".join(cited)
+    text = ("No. " if query.analysis.yes_no else "") + " ".join(cited)
     return Lead(text, tuple(block.number for block in named))
 
 
-def _api_authentication(question: str, blocks: Sequence[ContextBlock]) -> Lead:
+def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     """"How do I authenticate with the StackOne API?": a question naming no operation is answered with the
     API's own statement (the overview's security schemes), whatever operation ranked first."""
+    question = query.focus
     if not _AUTH_WORDS.search(question) or not blocks:
         return Lead()
     first = blocks[0]
     if _OPERATION.match(_header(first)) and names_the_operation(question, first):
         return Lead()
     overviews = [block for block in blocks if block.chunk.kind == "overview"]
-    sentence = _authentication(question, overviews, ())
+    sentence = _authentication(query, overviews, ())
     if not sentence:
         return Lead()
     number = int(sentence.rsplit("[", 1)[1].rstrip("]"))
@@ -212,9 +217,10 @@ def _api_authentication(question: str, blocks: Sequence[ContextBlock]) -> Lead:
 _SHARED = re.compile(r"^-\s+([\w\-]+) \(header, [^)]*\):\s*(.*?)\s+—\s+on (\d+) of (\d+) operations\.?$")
 
 
-def _shared_header(question: str, blocks: Sequence[ContextBlock]) -> Lead:
+def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     """"Which header selects the account on the HRIS endpoints?": a header question naming no operation is
     answered from the conventions chunk (the header all operations share), not from the first operation."""
+    question = query.focus
     if not _HEADER_WORDS.search(question) or not blocks:
         return Lead()
     first = blocks[0]
@@ -242,7 +248,8 @@ def _shared_header(question: str, blocks: Sequence[ContextBlock]) -> Lead:
     return Lead()
 
 
-def _authentication(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _authentication(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+    question = query.focus
     if not _AUTH_WORDS.search(question):
         return ""
     first = blocks[0] if blocks else None
@@ -309,7 +316,8 @@ def _header(block: ContextBlock) -> str:
     return first.split("  [")[0].strip()
 
 
-def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _default_value(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+    question = query.focus
     if not _DEFAULT_WORDS.search(question):
         return ""
     for block, name, _, description in _field_lines(blocks, question):
@@ -321,7 +329,8 @@ def _default_value(question: str, blocks: Sequence[ContextBlock], facts: Sequenc
     return ""
 
 
-def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _allowed_values(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+    question = query.focus
     if not _ENUM_WORDS.search(question):
         return ""
     for block, name, _, description in _field_lines(blocks, question):
@@ -333,7 +342,8 @@ def _allowed_values(question: str, blocks: Sequence[ContextBlock], facts: Sequen
     return ""
 
 
-def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _success_response(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+    question = query.focus
     if not _RESPONSE_WORDS.search(question):
         return ""
     for block in blocks:
@@ -352,10 +362,11 @@ def _success_response(question: str, blocks: Sequence[ContextBlock], facts: Sequ
     return ""
 
 
-def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _supported_parameter(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Can I filter accounts by provider?" → "Yes: GET /accounts takes the `provider` query parameter"."""
-    if not _YES_NO.match(question):
+    if not query.analysis.yes_no:
         return ""
+    question = query.focus
     for block, name, flags, description in _field_lines(blocks, question):
         if name.lower() not in question.lower() or not _OPERATION.match(_header(block)):
             continue
@@ -366,9 +377,10 @@ def _supported_parameter(question: str, blocks: Sequence[ContextBlock], facts: S
     return ""
 
 
-def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _look_up_first(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"Play the album Kind of Blue by Miles Davis" with the API's lookup operation first (the lookup lift):
     "First find Kind of Blue, Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]"."""
+    question = query.focus
     values = name_phrases(question)
     if not blocks or not values or not is_lookup_operation(blocks[0].chunk):
         return ""
@@ -383,9 +395,10 @@ def _look_up_first(question: str, blocks: Sequence[ContextBlock], facts: Sequenc
     return sentence + "."
 
 
-def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _operations_per_api(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
     """"How do I list employees in the HRIS API and candidates in the ATS API?": the best-ranked operation of
     each API the question names, each cited."""
+    question = query.focus
     if not _ENDPOINT_WORDS.match(question):
         return ""
     named: dict[str, ContextBlock] = {}
@@ -405,7 +418,8 @@ def _operations_per_api(question: str, blocks: Sequence[ContextBlock], facts: Se
     return sentence[0].upper() + sentence[1:]
 
 
-def _operation_to_use(question: str, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+def _operation_to_use(query: Query, blocks: Sequence[ContextBlock], facts: Sequence[Fact]) -> str:
+    question = query.focus
     if not _ENDPOINT_WORDS.match(question) or not blocks:
         return ""
     block = blocks[0]

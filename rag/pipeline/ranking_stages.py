@@ -206,14 +206,14 @@ class WriteCheck(BaseStage):
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the facts established and the operations they name in its chunks."""
-        ctx, question = state.context, state.query.text
+        ctx, query = state.context, state.query
         with state.timed(self.name):
-            missing = check_write_operation(question, profile_for(ctx.snapshot), state.apis)
+            missing = check_write_operation(query, profile_for(ctx.snapshot), state.apis)
             if missing is not None:
                 state.note(self.name, "write check: " + missing.statement())
                 self._add(state, missing.existing)
                 state.facts.append(missing)
-            removed = removed_writes(question, ctx.snapshot.chunks.values(), state.apis)
+            removed = removed_writes(query, ctx.snapshot.chunks.values(), state.apis)
             if removed:
                 fact = RemovedWrite(tuple(removed))
                 state.note(self.name, "write check: " + fact.statement())

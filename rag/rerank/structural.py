@@ -2,8 +2,9 @@
 
 It adds to the first-stage score evidence a developer would use: does the operation's HTTP
 method match the verb in the question (create → POST, update → PATCH/PUT, delete → DELETE,
-list/get → GET), does the resource in the path match the noun asked about (the user's own
-words count more than glossary additions), does the question name the parents of a nested path,
+list/get → GET; read from the question's analysis, rag.question_analysis), does the resource in the
+path match the noun asked about (the user's own words count more than glossary additions), does the
+question name the parents of a nested path,
 is it the collection or a single item (`{id}`: "an account" vs "accounts"), does the question ask
 for endpoints or for fields, do exact identifiers of the question (`expires_in`, `x-account-id`)
 occur in the chunk. In a rewritten follow-up the new question's verb and number decide.
@@ -23,39 +24,6 @@ from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
 from rag.query import Query
 from rag.results import RetrievedChunk
 
-# The verbs of HTTP's own vocabulary (create/read/update/delete). Verbs particular to a corpus
-# ("enroll", "book") come from its operation summaries (`CorpusProfile.verb_methods`).
-VERB_METHODS: dict[str, tuple[str, ...]] = {
-    "create": ("post",),
-    "add": ("post",),
-    "new": ("post",),
-    "make": ("post",),
-    "submit": ("post",),
-    "upload": ("post",),
-    "update": ("patch", "put"),
-    "change": ("patch", "put"),
-    "modify": ("patch", "put"),
-    "edit": ("patch", "put"),
-    "upsert": ("put", "post"),
-    "replace": ("put",),
-    "set": ("patch", "put"),
-    "delete": ("delete",),
-    "remove": ("delete",),
-    "list": ("get",),
-    "get": ("get",),
-    "retrieve": ("get",),
-    "fetch": ("get",),
-    "find": ("get",),
-    "search": ("get", "post"),
-    "show": ("get",),
-    "read": ("get",),
-    "view": ("get",),
-    "lookup": ("get",),
-    "all": ("get",),
-    "download": ("get",),
-    "see": ("get",),
-    "check": ("get",),
-}
 _SINGLE = re.compile(r"\b(a single|one|specific|particular|by id|by its id|details? (of|for|about)|an? \w+'s)\b", re.I)
 _MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|catalog(ue)?)\b", re.I)
 # "hit the provider's own API", "call an endpoint": the question is about an operation to call.
@@ -66,26 +34,6 @@ _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z
 # Suffixes the spec generator adds to schema names (`ProxyResponseApiModel`, `CreateEmployeeDto`);
 # they say nothing about the content, and "model" in a question must not match every one of them.
 _GENERATED_SUFFIX = re.compile(r"(?:Api)?(?:Model|Dto)$")
-
-
-# "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
-_STATE_PARTICIPLE = re.compile(
-    r"\b(?:(?:was|were|been|is|are|recently)\s+)?(?:updated|created|modified|changed|deleted)"
-    r"(?=\s+(?:after|since|before|between|on or|in the last|recently)\b)"
-    r"|\b(?:was|were|been|is|are|recently|newly|only)\s+\w+ed\b"
-)
-
-
-def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
-    """HTTP methods the verbs of a question point to ("what do I get back" asks about a response, not a GET).
-
-    `corpus_verbs` adds the verbs of the indexed operation summaries; HTTP's own verbs win a conflict.
-    """
-    text = re.sub(r"\bget(s|ting)? back\b", "receive", question.lower())
-    text = _STATE_PARTICIPLE.sub("filtered", text)
-    words = re.findall(r"[a-z]+", text)
-    verbs = {**(corpus_verbs or {}), **VERB_METHODS}
-    return {method for word in words for form in word_forms(word) for method in verbs.get(form, ())}
 
 
 @lru_cache(maxsize=65536)
@@ -323,7 +271,6 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
     """The question's shape. In a follow-up the verb and number of the new question decide ("and how do I
     remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns."""
     text, own, focus = query.text, query.standalone, query.focus
-    methods = question_methods(focus, verbs) or question_methods(text, verbs)
     query_words = re.findall(r"[a-z]+", own.lower())
     nouns = {normalize_term(t) for t in tokenize(own)}
     forms = {form for word in set(query_words) | nouns if len(word) > 2 for form in word_forms(word)}
@@ -338,7 +285,7 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
         re.search(r"\b(fields?|propert(y|ies)|schema|model|object|enums?|types?|values|statuses)\b", text, re.I)
     )
     return QuestionShape(
-        methods=frozenset(methods),
+        methods=query.analysis.methods(verbs),
         query_words=tuple(query_words),
         focus_words=tuple(re.findall(r"[a-z]+", focus.lower())),
         nouns=nouns,

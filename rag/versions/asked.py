@@ -7,17 +7,20 @@ from collections.abc import Iterable
 from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import resource_of
 from rag.corpus.vocabulary import normalize_term, tokenize
-from rag.write_check import WRITE_VERBS, requested_write
+from rag.query import Query
+from rag.question_analysis import write_verbs
 
 
-def removed_writes(question: str, chunks: Iterable[Chunk], apis: tuple[str, ...] = ()) -> list[Chunk]:
+def removed_writes(query: Query | str, chunks: Iterable[Chunk], apis: tuple[str, ...] = ()) -> list[Chunk]:
     """The change chunks of removed operations that did the write a question asks for ("Can I still upsert a
-    course?" → `PUT /unified/lms/courses` removed), when no searched operation does it any more."""
-    request = requested_write(question)
+    course?" → `PUT /unified/lms/courses` removed), when no searched operation does it any more (the write
+    request of the query's analysis, the nouns of its retrieval text)."""
+    query = Query.of(query)
+    request = query.analysis.write
     if request is None:
         return []
-    _, methods = request
-    nouns = {normalize_term(t) for t in tokenize(question)} - set(WRITE_VERBS)
+    methods = request.methods
+    nouns = {normalize_term(t) for t in tokenize(query.text)} - set(write_verbs())
     wanted = [c for c in chunks if c.kind in ("operation", "change") and c.method in methods
               and resource_of(c.path) in nouns and (not apis or c.api in apis)]
     # The operations whose path the question names most of (`batch upsert LMS courses`: /lms/courses/batch

@@ -62,7 +62,7 @@ EMPLOYEES = make_chunk(
 )
 
 
-def lead(question: str, *chunks, facts: tuple[Fact, ...] = ()) -> str:
+def lead(question: Query | str, *chunks, facts: tuple[Fact, ...] = ()) -> str:
     return lead_sentence(question, build_context(retrieved(*chunks), 4000), facts)
 
 
@@ -158,6 +158,15 @@ def test_a_missing_operation_answers_no_and_how_to_names_the_operation() -> None
     assert lead("Can I create a course?", EMPLOYEES, facts=(Statement("Courses are read-only."),)) == ""
     assert lead("How do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
     assert lead("and how do I list employees?", EMPLOYEES).startswith("Use GET /unified/hris/employees")
+
+
+def test_a_typed_query_is_answered_by_its_focus_and_its_analysis() -> None:
+    fact = MissingWrite("create", "course", ("post", "put"), (list_courses(),))
+    # An LLM's standalone version decides whether it is a yes/no question, not the words the user typed.
+    rewritten = Query("can it be created?", rewritten="How do I create a course?")
+    assert lead(rewritten, EMPLOYEES, facts=(fact,)) == fact.statement()
+    follow_up = Query("Can I create one?", previous="How do I list courses?")
+    assert lead(follow_up, EMPLOYEES, facts=(fact,)) == f"No. {fact.statement()}"
     assert lead("Tell me something", EMPLOYEES) == ""
 
 

@@ -1,0 +1,108 @@
+"""What a question asks, read once per question and shared by every stage: the HTTP methods its verbs point
+to (the structural reranker), the write it requests (the write check, the removed-write check) and whether
+it asks yes or no (the lead sentence). The words come from rag/data/question_words.toml.
+
+`Query.analysis` holds the analysis of a query; this module reads plain text, so it imports no query.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import NamedTuple
+
+from rag.corpus.vocabulary import word_forms
+from rag.data import data_table
+
+# "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
+_STATE_PARTICIPLE = re.compile(
+    r"\b(?:(?:was|were|been|is|are|recently)\s+)?(?:updated|created|modified|changed|deleted)"
+    r"(?=\s+(?:after|since|before|between|on or|in the last|recently)\b)"
+    r"|\b(?:was|were|been|is|are|recently|newly|only)\s+\w+ed\b"
+)
+_GET_BACK = re.compile(r"\bget(s|ting)? back\b")
+_WORD = re.compile(r"[a-z]+")
+
+
+@cache
+def verb_methods() -> dict[str, tuple[str, ...]]:
+    """The HTTP methods each verb of HTTP's own vocabulary asks for (`create` → post)."""
+    verbs = data_table("question_words")["verbs"]
+    return {verb: tuple(entry["methods"]) for verb, entry in verbs.items() if "methods" in entry}
+
+
+@cache
+def write_verbs() -> dict[str, tuple[str, ...]]:
+    """The verbs that ask for a write and the methods that would perform it (`create` → post, put)."""
+    verbs = data_table("question_words")["verbs"]
+    return {verb: tuple(entry["write"]) for verb, entry in verbs.items() if "write" in entry}
+
+
+@cache
+def _yes_no_opening() -> re.Pattern[str]:
+    openers = data_table("question_words")["yes_no_openers"]
+    return re.compile(rf"^\s*({'|'.join(re.escape(opener) for opener in openers)})\b", re.I)
+
+
+def action_words(text: str) -> tuple[str, ...]:
+    """The lower-case words of a text whose verbs say what it asks for: "get back" reads as receiving (it
+    asks about a response, not a GET) and a state participle ("updated after a date") as a filter."""
+    text = _GET_BACK.sub("receive", text.lower())
+    return tuple(_WORD.findall(_STATE_PARTICIPLE.sub("filtered", text)))
+
+
+def methods_of(words: tuple[str, ...], corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
+    """The HTTP methods the verbs among `words` point to; `corpus_verbs` adds the verbs of the indexed
+    operation summaries (HTTP's own verbs win a conflict)."""
+    verbs = {**(corpus_verbs or {}), **verb_methods()}
+    return {method for word in words for form in word_forms(word) for method in verbs.get(form, ())}
+
+
+def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
+    """HTTP methods the verbs of a question point to ("what do I get back" asks about a response, not a GET)."""
+    return methods_of(action_words(question), corpus_verbs)
+
+
+class WriteRequest(NamedTuple):
+    """The write verb of a question and the HTTP methods that would perform it."""
+
+    verb: str
+    methods: tuple[str, ...]
+
+
+def requested_write(question: str) -> WriteRequest | None:
+    """The first write verb of a question (in any of its word forms) and the methods that would serve it."""
+    writes = write_verbs()
+    for word in _WORD.findall(question.lower()):
+        for form in sorted(word_forms(word)):
+            if form in writes:
+                return WriteRequest(form, writes[form])
+    return None
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether the question asks yes or no ("Can I …?", "Is there …?", "Does …?")."""
+    return bool(_yes_no_opening().match(question))
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    """What one question asks. `focus` is the question itself (as asked or as an LLM rewrote it), `text`
+    what retrieval searches with (the earlier turn and glossary words added): the new question's verb
+    decides, the earlier turn's when it has none."""
+
+    focus_actions: tuple[str, ...]
+    text_actions: tuple[str, ...]
+    write: WriteRequest | None
+    yes_no: bool
+
+    @classmethod
+    def of(cls, focus: str, text: str) -> QuestionAnalysis:
+        """The analysis of a question (`focus`) and its retrieval text."""
+        return cls(action_words(focus), action_words(text), requested_write(text), is_yes_no(focus))
+
+    def methods(self, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> frozenset[str]:
+        """The HTTP methods the question's verbs point to (the earlier turn's when the question has none);
+        `corpus_verbs` are the indexed operation summaries' verbs."""
+        return frozenset(methods_of(self.focus_actions, corpus_verbs) or methods_of(self.text_actions, corpus_verbs))

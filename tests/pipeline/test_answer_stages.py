@@ -1,0 +1,163 @@
+"""The stages that decide and write the answer (rag/pipeline/answer_stages.py) through their `run`: the gate
+stage with a stand-in confidence gate, generation with a scripted generator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from rag.config import PRESETS
+from rag.generate.base import Generation, GenerationRequest, StreamEvent
+from rag.index.store import Index
+from rag.llm.base import LLMError
+from rag.pipeline.answer_stages import LOCAL_CONTEXT_TOKENS, Gate, Generate
+from rag.pipeline.query_stages import Embed
+from rag.results import AnswerResult
+from rag.retrieve.synonyms import Glossary
+from rag.runner import Engine
+from tests.fakes import FakeChatModel, make_chunk, retrieved
+from tests.pipeline.stage_states import notes_of, run, state_for, timed
+
+
+@dataclass
+class RecordingGate:
+    """A confidence gate that records what it was given and decides `tier`."""
+
+    tier: str = "partial"
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def apply(self, chunking, query, ctx, result: AnswerResult, known, chunks=(), chat_model=None) -> None:  # type: ignore[no-untyped-def]
+        self.calls.append({"chunking": chunking, "query": query, "known": known, "chunks": chunks, "model": chat_model})
+        result.confidence, result.confidence_score = self.tier, 0.42  # type: ignore[assignment]
+        result.tokens_in, result.tokens_out = 7, 3
+        result.notes.append(f"confidence gate: {self.tier}")
+        result.timings_ms["gate"] = 1.5
+
+
+@dataclass
+class GateEngine(Engine):
+    """An engine whose gate is a RecordingGate and whose configs apply one glossary."""
+
+    gate: RecordingGate = field(default_factory=RecordingGate)
+
+    @property
+    def confidence_gate(self):  # type: ignore[no-untyped-def]
+        return self.gate
+
+    def active_glossaries(self, config, ctx):  # type: ignore[no-untyped-def]
+        return (Glossary("staff", (("staff", "employees"),)),)
+
+
+def test_the_gate_stage_takes_the_gates_tier_score_tokens_notes_and_time(people_shop_index: Index) -> None:
+    engine = GateEngine(people_shop_index)
+    chunks = retrieved(make_chunk("a.components.S", "s"))
+    state = run(state_for("How do I see all staff?", chunks=chunks), engine, Embed, Gate)
+    assert (state.confidence, state.confidence_score) == ("partial", 0.42)
+    assert (state.tokens_in, state.tokens_out) == (7, 3)
+    assert notes_of(state, "gate") == ["confidence gate: partial"] and timed(state)["gate"] == 1.5
+    (call,) = engine.gate.calls
+    assert call["query"] is state.query and call["chunks"] == chunks and call["model"] is None
+    assert call["known"] == {"staff", "employees"} and call["chunking"] == "smart"
+
+
+def test_a_judge_that_cannot_be_made_is_noted_and_the_gate_decides_without_it(people_shop_index: Index) -> None:
+    def no_model(spec: str) -> Any:
+        raise LLMError(spec, "no key")
+
+    engine = GateEngine(people_shop_index, default_llm="openai:gpt-x", chat_model_factory=no_model)
+    state = run(state_for("How do I list orders?"), engine, Embed, Gate)
+    assert notes_of(state, "gate")[0].startswith("answerability judge unavailable:")
+    assert engine.gate.calls[0]["model"] is None and state.confidence == "partial"
+    model = FakeChatModel()
+    judged = GateEngine(people_shop_index, default_llm="openai:gpt-x", chat_model_factory=lambda spec: model)
+    run(state_for("How do I list orders?"), judged, Embed, Gate)
+    assert judged.gate.calls[0]["model"] is model
+
+
+def test_the_gate_stage_runs_only_with_abstention() -> None:
+    assert Gate.applies(PRESETS["full"]) and not Gate.applies(replace(PRESETS["full"], abstention=False))
+
+
+@dataclass
+class ScriptedGenerator:
+    """A generator that answers `answer` (or raises `error`) and records the requests."""
+
+    answer: str = "Use GET /orders. [1]"
+    error: Exception | None = None
+    requests: list[GenerationRequest] = field(default_factory=list)
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        return Generation(self.answer, generator="scripted", tokens_in=5, tokens_out=2)
+
+    def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
+        generation = self.generate(request)
+        yield StreamEvent("token", text=generation.answer)
+        yield StreamEvent("done", generation=generation)
+
+
+@pytest.fixture
+def generator() -> ScriptedGenerator:
+    return ScriptedGenerator()
+
+
+def engine_with(index: Index, generator: ScriptedGenerator, llm: str = "extractive") -> Engine:
+    return Engine(index, default_llm=llm, generator_factory=lambda spec: generator)
+
+
+def test_generation_gets_the_typed_query_chunks_tier_and_facts(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
+    chunks = retrieved(make_chunk("a.components.S", "s"))
+    state = state_for("How do I list orders?", chunks=chunks, confidence="partial")
+    state = run(state, engine_with(people_shop_index, generator), Generate)
+    (request,) = generator.requests
+    assert request.query is state.query and request.chunks == chunks and request.gate == "partial"
+    assert request.abstain_allowed and request.context_tokens == state.config.context_tokens
+    assert state.generation is not None and state.generation.answer == "Use GET /orders. [1]"
+    result = state.to_result()
+    assert result.answer == "Use GET /orders. [1]" and result.generator == "scripted" and "generate" in timed(state)
+    without_gate = run(state_for("q", replace(PRESETS["full"], abstention=False), confidence="abstain"),
+                       engine_with(people_shop_index, generator), Generate)
+    assert generator.requests[-1].gate == "answer" and not generator.requests[-1].abstain_allowed
+    assert without_gate.generation is not None
+
+
+def test_a_local_model_gets_a_short_context(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
+    run(state_for("q"), engine_with(people_shop_index, generator, llm="local:tiny"), Generate)
+    assert generator.requests[0].context_tokens == min(PRESETS["full"].context_tokens, LOCAL_CONTEXT_TOKENS)
+
+
+def test_a_failing_generator_is_an_error_and_leaves_no_answer(people_shop_index: Index) -> None:
+    failing = ScriptedGenerator(error=RuntimeError("boom"))
+    state = run(state_for("q"), engine_with(people_shop_index, failing), Generate)
+    assert state.generation is None and state.errors == ["generation with extractive failed: boom"]
+    assert state.generator == "extractive"
+
+
+def test_retrieval_only_cites_the_chunks_and_abstains_with_the_gate(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
+    chunks = retrieved(make_chunk("a.components.S", "s"), make_chunk("a.components.T", "t"))
+    engine = engine_with(people_shop_index, generator)
+    state = run(state_for("q", chunks=chunks, retrieval_only=True), engine, Generate)
+    assert state.generation is not None and not state.generation.abstained and not generator.requests
+    assert [c.structural_id for c in state.generation.citations] == ["a.components.S", "a.components.T"]
+    abstained = run(state_for("q", chunks=chunks, retrieval_only=True, confidence="abstain"), engine, Generate)
+    assert abstained.generation is not None and abstained.generation.abstained
+
+
+def test_reasoning_without_an_llm_falls_back(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
+    config = replace(PRESETS["full"], reasoning=True)
+    state = run(state_for("q", config), engine_with(people_shop_index, generator), Generate)
+    assert [e.fallback for e in state.trace if e.fallback] == ["no LLM: chain-of-thought verification skipped"]
+    plain = run(state_for("q"), engine_with(people_shop_index, generator), Generate)
+    assert not [e for e in plain.trace if e.fallback]
+
+
+def test_streaming_yields_the_generators_events_and_finishes_the_state(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
+    state = state_for("q")
+    stage = Generate(state.config, engine_with(people_shop_index, generator))
+    kinds = [event.kind for event in stage.stream(state)]
+    assert kinds == ["token", "done"] and state.generation is not None and state.generation.generator == "scripted"

@@ -1,0 +1,92 @@
+"""The stages that read the question (rag/pipeline/query_stages.py), each through its `run` on a small state
+over the fixture index (people and shop APIs, hashing embedder)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pytest
+
+from rag.config import PRESETS
+from rag.index.store import Index
+from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
+from rag.query import Query
+from rag.retrieve.context import QueryContext
+from rag.retrieve.synonyms import Glossary
+from rag.runner import Engine
+from tests.pipeline.stage_states import history, notes_of, run, state_for, timed
+
+STAFF = Glossary("staff", (("staff", "employees"),))
+
+
+@dataclass
+class GlossaryEngine(Engine):
+    """An engine whose configs all apply one glossary."""
+
+    glossary: Glossary = STAFF
+
+    def active_glossaries(self, config, ctx):  # type: ignore[no-untyped-def]
+        return (self.glossary,)
+
+
+@pytest.fixture
+def engine(people_shop_index: Index) -> Engine:
+    return Engine(people_shop_index, default_llm="extractive")
+
+
+def test_rewrite_leaves_a_question_without_a_conversation_as_it_is(engine: Engine) -> None:
+    state = state_for("How do I list employees?")
+    query = state.query
+    assert run(state, engine, Rewrite).query is query and not state.trace
+
+
+def test_rewrite_attaches_the_earlier_turn_to_a_follow_up_offline(engine: Engine) -> None:
+    turns = history("How do I list employees?", "Use GET /unified/hris/employees.")
+    state = run(state_for("and how do I delete one?", history=turns), engine, Rewrite)
+    assert state.query.asked == "and how do I delete one?"
+    assert state.query.previous.startswith("How do I list employees?") and "GET /unified/hris" in state.query.previous
+    assert notes_of(state, "rewrite") == ["follow-up rewritten offline"] and "rewrite" in timed(state)
+
+
+def test_embed_makes_the_context_of_the_standalone_question_and_keeps_a_fitting_one(engine: Engine) -> None:
+    query = Query("and how do I delete one?", previous="How do I list employees?")
+    state = run(state_for(query), engine, Embed)
+    assert state.context.query == query.standalone and "embed" in timed(state)
+    made = state.context
+    assert run(state, engine, Embed).context is made
+    state.query = Query("How do I list orders?")
+    assert run(state, engine, Embed).context.query == "How do I list orders?"
+
+
+def test_embed_shares_contexts_between_configs_asking_the_same(engine: Engine) -> None:
+    contexts: dict[str, QueryContext] = {}
+    first = run(state_for("How do I list orders?", contexts=contexts), engine, Embed)
+    second = run(state_for("How do I list orders?", "C2", contexts=contexts), engine, Embed)
+    assert first.context is second.context and list(contexts) == ["How do I list orders?"]
+
+
+def test_glossary_expansion_adds_the_spec_words_of_the_users_words(people_shop_index: Index) -> None:
+    engine = GlossaryEngine(people_shop_index)
+    config = replace(PRESETS["full"], query_expansion=True)
+    state = run(state_for("How do I see all staff?", config), engine, Embed, GlossaryExpansion)
+    assert state.query.expansions == ("employees",) and state.query.asked == "How do I see all staff?"
+    assert notes_of(state, "query_expansion") == [f"query expanded: {state.query.text}"]
+    unmatched = run(state_for("How do I list orders?", config), engine, Embed, GlossaryExpansion)
+    assert unmatched.query.expansions == () and not notes_of(unmatched, "query_expansion")
+
+
+def test_the_intent_filter_searches_only_the_apis_a_question_names(engine: Engine) -> None:
+    state = run(state_for("How do I list orders in the shop-3_0 API?"), engine, Embed, IntentFilter)
+    assert state.intent.explicit and state.apis == ("shop-3_0",) and state.detected_apis == ["shop-3_0"]
+    assert "intent" in timed(state)
+
+
+def test_with_explicit_evidence_the_filter_is_not_applied_to_a_question_naming_no_api(engine: Engine) -> None:
+    state = state_for("How do I list all orders?")
+    assert state.config.intent_evidence == "explicit"
+    state = run(state, engine, Embed, IntentFilter)
+    assert state.intent.apis == ("shop-3_0",) and not state.intent.explicit
+    assert state.apis == () and state.detected_apis == []
+    assert "intent filter: not applied (the question names no API)" in notes_of(state, "intent")
+    terms = replace(state.config, intent_evidence="terms")
+    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).apis == ("shop-3_0",)

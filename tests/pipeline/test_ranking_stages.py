@@ -1,0 +1,210 @@
+"""The stages that find and order the evidence (rag/pipeline/ranking_stages.py), each through its `run` on a
+small state over the fixture index (people: employees without DELETE; shop: orders) or hand-made candidates."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from rag.chunk import Chunk
+from rag.config import PRESETS
+from rag.facts import MissingWrite
+from rag.index.store import Index
+from rag.pipeline.query_stages import Embed
+from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.query import Query
+from rag.rerank.base import RerankerUnavailable
+from rag.results import RetrievedChunk
+from rag.retrieve.intent import Intent
+from rag.runner import Engine
+from tests.fakes import make_chunk, retrieved
+from tests.pipeline.stage_states import notes_of, run, state_for, timed
+
+PEOPLE, SHOP = "people-3_1", "shop-3_0"
+
+
+@pytest.fixture
+def engine(people_shop_index: Index) -> Engine:
+    return Engine(people_shop_index, default_llm="extractive")
+
+
+def operations(index: Index) -> dict[str, Chunk]:
+    """The smart operation chunks of an index by `METHOD /path`."""
+    chunks = index.snapshot().chunks.values()
+    return {f"{c.method.upper()} {c.path}": c for c in chunks if c.strategy == "smart" and c.kind == "operation"}
+
+
+def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
+    state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
+    ids = [c.chunk.chunk_id for c in state.candidates]
+    assert ids and len(ids) == len(set(ids)) <= state.config.candidate_pool
+    assert state.k == state.config.k and not state.balanced and "retrieve" in timed(state)
+
+
+def test_retrieve_searches_only_the_callers_scope(engine: Engine) -> None:
+    state = run(state_for("How do I list orders?", scope=(PEOPLE,)), engine, Embed, Retrieve)
+    assert state.candidates and {c.chunk.api for c in state.candidates} == {PEOPLE}
+    assert state.apis == (PEOPLE,) and state.detected_apis == [PEOPLE]
+    assert notes_of(state, "retrieve") == [f"searched only: {PEOPLE} (as asked)"]
+
+
+def test_retrieve_searches_everything_when_the_intent_matches_nothing(engine: Engine) -> None:
+    state = run(state_for("How do I list orders?", apis=("no-such-api",), detected_apis=["no-such-api"]),
+                engine, Embed, Retrieve)
+    assert state.candidates and state.apis == () and state.detected_apis == []
+    assert "intent filter matched nothing; searched all APIs" in notes_of(state, "retrieve")
+
+
+def test_a_multi_api_question_gets_each_apis_best_candidates_first(engine: Engine) -> None:
+    intent = Intent((PEOPLE, SHOP), True)
+    config = replace(PRESETS["full"], k=1)
+    state = run(state_for("How do I list employees and orders?", config, intent=intent), engine, Embed, Retrieve)
+    assert state.balanced == (PEOPLE, SHOP) and state.k == 2
+    assert {c.chunk.api for c in state.candidates[:2]} == {PEOPLE, SHOP}
+    without = run(state_for("How do I list employees and orders?", replace(config, dynamic_k=False), intent=intent),
+                  engine, Embed, Retrieve)
+    assert without.balanced == () and without.k == 1
+
+
+def test_rerank_moves_the_operation_the_question_names_up_fused_with_the_first_stage_order(engine: Engine) -> None:
+    ops = operations(engine.index)
+    pool = retrieved(ops["GET /unified/hris/employees"], ops["POST /orders"], ops["GET /orders/{id}"])
+    state = run(state_for("How do I create an order?", candidates=pool), engine, Embed, Rerank)
+    assert state.candidates[0].chunk is ops["POST /orders"] and "rerank" in state.candidates[0].scores
+    assert sorted(c.chunk.chunk_id for c in state.candidates) == sorted(c.chunk.chunk_id for c in pool)
+    # Fused, the evidence does not overrule the retriever alone: from the bottom of the pool it does not lead.
+    last = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"])
+    assert run(state_for("How do I create an order?", candidates=last), engine, Embed, Rerank).candidates[0].chunk \
+        is ops["GET /orders/{id}"]
+
+
+def test_a_multi_api_questions_candidates_are_reranked_per_api_on_the_evidence_alone(engine: Engine) -> None:
+    ops = operations(engine.index)
+    pool = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"],
+                     ops["POST /unified/hris/employees"])
+    state = state_for("How do I create an order and an employee?", candidates=pool, balanced=(SHOP, PEOPLE))
+    ranked = [c.chunk for c in run(state, engine, Embed, Rerank).candidates]
+    assert ranked[:2] == [ops["POST /orders"], ops["GET /orders/{id}"]]  # the shop group, led by its best first
+    assert ranked[2:] == [ops["POST /unified/hris/employees"], ops["GET /unified/hris/employees"]]
+
+
+@dataclass
+class UnavailableReranker:
+    name: str = "cross-encoder"
+
+    def score(self, query, candidates):  # type: ignore[no-untyped-def]
+        raise RerankerUnavailable("no cross-encoder model here")
+
+
+@dataclass
+class EngineWithoutReranker(Engine):
+    def reranker(self, config, ctx):  # type: ignore[no-untyped-def]
+        return UnavailableReranker()
+
+
+def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(people_shop_index: Index) -> None:
+    engine = EngineWithoutReranker(people_shop_index)
+    ops = operations(people_shop_index)
+    pool = retrieved(ops["GET /orders/{id}"], ops["POST /orders"])
+    config = replace(PRESETS["full"], reranker="cross-encoder")
+    state = run(state_for("How do I create an order?", config, candidates=list(pool)), engine, Embed, Rerank)
+    assert state.candidates == pool
+    assert notes_of(state, "rerank") == ["no cross-encoder model here"]
+    fallbacks = [e.fallback for e in state.trace if e.fallback]
+    assert fallbacks == ["cross-encoder reranker unavailable: ran without reranking"]
+
+
+def test_order_moves_further_parts_of_one_structural_id_to_the_end(engine: Engine) -> None:
+    first, second = make_chunk("a.components.Big", "part 1", chunk_id="big/1"), make_chunk(
+        "a.components.Big", "part 2", chunk_id="big/2"
+    )
+    other = make_chunk("a.components.Small", "small")
+    state = run(state_for("q", candidates=retrieved(first, second, other)), engine, Order)
+    assert [c.chunk for c in state.candidates] == [first, other, second]
+
+
+def test_order_shares_a_multi_api_questions_top_k_among_its_apis(engine: Engine) -> None:
+    a1, a2, a3 = (make_chunk(f"a.components.S{i}", f"a {i}") for i in range(3))
+    b1 = make_chunk("b.components.S", "b")
+    state = state_for("q", candidates=retrieved(a1, a2, a3, b1), balanced=("a", "b"), k=2)
+    assert [c.chunk for c in run(state, engine, Order).candidates] == [a1, b1, a2, a3]
+
+
+def test_top_k_numbers_the_pool_and_copies_its_first_k_as_the_context(engine: Engine) -> None:
+    chunks = [make_chunk(f"a.components.S{i}", f"s {i}") for i in range(4)]
+    state = run(state_for("q", candidates=retrieved(*chunks), k=2), engine, TopK)
+    assert [c.rank for c in state.pool] == [1, 2, 3, 4] and [c.chunk for c in state.pool] == chunks
+    assert [c.chunk for c in state.chunks] == chunks[:2] and state.chunks[0] is not state.pool[0]
+
+
+def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(engine: Engine) -> None:
+    ops = operations(engine.index)
+    context = [RetrievedChunk(ops["DELETE /orders/{id}"])]
+    state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
+    (fact,) = state.facts
+    assert isinstance(fact, MissingWrite)
+    assert (fact.verb, fact.resource, fact.methods) == ("delete", "employee", ("delete",))
+    added = [c.chunk for c in state.chunks[1:]]
+    assert added == list(fact.existing) and added[0].path.endswith("{id}")  # deleting acts on one item
+    assert all(c.scores == {"write_check": 1.0} for c in state.chunks[1:])
+    assert [c.rank for c in state.chunks] == list(range(1, len(state.chunks) + 1))
+    assert notes_of(state, "write_check") == ["write check: " + fact.statement()]
+
+
+def test_write_check_finds_nothing_when_the_write_exists_or_none_is_asked_for(engine: Engine) -> None:
+    for question in ("How do I create an employee?", "How do I list employees?", "How do I delete an order?"):
+        state = run(state_for(question), engine, Embed, WriteCheck)
+        assert state.facts == [] and state.chunks == [] and not notes_of(state, "write_check"), question
+
+
+def test_write_check_reads_the_write_of_the_earlier_turn_through_the_query(engine: Engine) -> None:
+    follow_up = Query("and for employees?", previous="How do I delete an order?")
+    state = run(state_for(follow_up), engine, Embed, WriteCheck)
+    assert [type(f) for f in state.facts] == [MissingWrite] and state.facts[0].resource == "employee"
+
+
+MUSIC_SPEC = {
+    "openapi": "3.0.0",
+    "info": {"title": "Music", "version": "1"},
+    "paths": {
+        "/search": {"get": {"summary": "Search for Item", "parameters": [
+            {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "Found items"}}}},
+        "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "An album"}}}},
+        "/albums": {"get": {"summary": "List Albums", "responses": {"200": {"description": "Albums"}}}},
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def music_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    from rag.index.build import ingest_paths
+    from rag.index.embedder import HashingEmbedder
+
+    folder = tmp_path_factory.mktemp("music")
+    spec = Path(folder / "music.json")
+    spec.write_text(json.dumps(MUSIC_SPEC), encoding="utf-8")
+    index = Index(folder / "index", HashingEmbedder())
+    assert [r.status for r in ingest_paths(index, [spec])] == ["added"]
+    return Engine(index)
+
+
+def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_engine: Engine) -> None:
+    ops = operations(music_engine.index)
+    pool = retrieved(ops["GET /albums/{id}"], ops["GET /albums"], ops["GET /search"])
+    state = run(state_for("Play the album Kind of Blue by Miles Davis", candidates=list(pool)),
+                music_engine, Embed, LookupLift)
+    assert [c.chunk for c in state.candidates] == [ops["GET /search"], ops["GET /albums/{id}"], ops["GET /albums"]]
+    assert notes_of(state, "lookup")[0].startswith("lookup lift: ") and "lookup" in timed(state)
+    own = run(state_for("Play my playlist called Kind of Blue", candidates=list(pool)), music_engine, Embed, LookupLift)
+    assert own.candidates == pool and not notes_of(own, "lookup")
+
+
+def test_lookup_lift_runs_only_over_smart_chunks() -> None:
+    assert LookupLift.applies(PRESETS["full"])
+    assert not LookupLift.applies(replace(PRESETS["full"], chunking="naive"))

@@ -1,0 +1,98 @@
+"""The confidence gate of an index (rag/gate.py): the signals it gathers, the thresholds it calibrates once
+per index generation, a rewritten follow-up judged as asked too, and the LLM's answerability verdict."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rag.abstain import GateDecision, GateThresholds, out_of_scope_prototypes
+from rag.gate import ConfidenceGate, best_similarity
+from rag.index.store import Index
+from rag.llm.base import LLMError
+from rag.query import Query
+from rag.results import AnswerResult
+from rag.retrieve.context import QueryContext
+from tests.fakes import FakeChatModel, make_chunk, retrieved
+
+# Every similarity is above these: only evidence about the index's content decides.
+OPEN = GateThresholds(abstain_below=-1.0, partial_below=-1.0, out_of_scope_floor=2.0)
+
+
+def gated(gate: ConfidenceGate, question: Query | str, asked: str = "", chat_model: object = None) -> AnswerResult:
+    """The result the gate writes for `question` (asked as `asked`, else as the question itself)."""
+    query = Query.of(question)
+    result = AnswerResult(config="full", question=asked or query.asked)
+    chunks = retrieved(make_chunk("a.components.S", "s"))
+    gate.apply("smart", query, QueryContext(gate.index, query.standalone), result, set(), chunks, chat_model)
+    return result
+
+
+def test_best_similarity_is_higher_for_a_question_the_index_answers(fixture_index: Index) -> None:
+    on_topic = best_similarity(QueryContext(fixture_index, "How do I list orders?"), "smart")
+    off_topic = best_similarity(QueryContext(fixture_index, "Who won the football match last night?"), "smart")
+    assert 0.0 <= off_topic < on_topic <= 1.0
+
+
+def test_the_gate_records_tier_score_reasons_and_time(fixture_index: Index) -> None:
+    result = gated(ConfidenceGate(fixture_index, OPEN), "How do I list orders?")
+    assert result.confidence == "answer" and 0.0 < result.confidence_score <= 1.0
+    assert result.notes == [result.notes[0]] and result.notes[0].startswith("confidence gate: answer (best similarity")
+    assert result.timings_ms["gate"] >= 0.0
+    strict_gate = ConfidenceGate(fixture_index, replace(OPEN, abstain_below=2.0, partial_below=2.0))
+    strict = gated(strict_gate, "How do I list orders?")
+    assert strict.confidence == "abstain" and "nothing similar enough (below 2.00)" in strict.notes[0]
+
+
+def test_a_rewritten_follow_up_is_abstained_when_the_question_as_asked_is_out_of_scope(fixture_index: Index) -> None:
+    gate = ConfidenceGate(fixture_index, OPEN)
+    asked = "and what does the `blood_type` field hold?"
+    # An LLM's standalone version may drop what the user asked; the question as asked names a field the index
+    # lacks, and that is positive evidence.
+    result = gated(gate, Query(asked, rewritten="What does the employee record hold?"), asked=asked)
+    assert result.confidence == "abstain" and "judged on the question as asked" in result.notes[0]
+    kept = gated(gate, Query("and the orders?", rewritten="How do I list orders?"), asked="and the orders?")
+    assert kept.confidence == "answer"  # being elliptical is no evidence
+
+
+@pytest.mark.parametrize(("verdict", "tier"), [("no", "abstain"), ("partly", "partial"), ("yes", "answer")])
+def test_the_llms_verdict_abstains_makes_partial_or_keeps_the_tier(
+    fixture_index: Index, verdict: str, tier: str
+) -> None:
+    model = FakeChatModel([{"answerable": verdict, "reason": "because"}])
+    result = gated(ConfidenceGate(fixture_index, OPEN), "How do I list orders?", chat_model=model)
+    assert result.confidence == tier and f"LLM: {verdict} (because)" in result.notes[0]
+    assert result.tokens_in > 0 and result.tokens_out > 0 and len(model.calls) == 1
+
+
+def test_a_failing_judge_leaves_the_decision_as_it_was() -> None:
+    decision = GateDecision("partial", 0.5, 0.3, reasons=("weak",))
+    result = AnswerResult(config="full", question="q")
+    model = FakeChatModel([LLMError("fake", "down")])
+    assert ConfidenceGate.judged(decision, "q", retrieved(make_chunk("a.x", "x")), model, result) == decision
+    assert result.notes and result.notes[0].startswith("answerability judge failed")
+
+
+def test_an_abstained_question_is_never_sent_to_the_judge(fixture_index: Index) -> None:
+    model = FakeChatModel([])
+    strict = ConfidenceGate(fixture_index, replace(OPEN, abstain_below=2.0))
+    assert gated(strict, "How do I list orders?", chat_model=model).confidence == "abstain" and not model.calls
+
+
+def test_thresholds_are_given_or_calibrated_once_per_index_generation(fixture_index: Index) -> None:
+    assert ConfidenceGate(fixture_index, OPEN).thresholds_for(QueryContext(fixture_index, "q"), "smart") is OPEN
+    gate = ConfidenceGate(fixture_index)
+    ctx = QueryContext(fixture_index, "q")
+    calibrated = gate.thresholds_for(ctx, "smart")
+    assert gate.thresholds_for(ctx, "smart") is calibrated
+    base = GateThresholds(abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2)
+    assert calibrated.abstain_below <= base.abstain_below and calibrated.partial_below <= base.partial_below
+
+
+def test_out_of_scope_similarity_is_the_nearest_prototype(fixture_index: Index) -> None:
+    gate = ConfidenceGate(fixture_index)
+    prototype = out_of_scope_prototypes()[2]
+    ctx = QueryContext(fixture_index, prototype)
+    assert gate.out_of_scope_similarity(ctx, prototype) == pytest.approx(1.0, abs=1e-5)
+    assert gate.out_of_scope_similarity(ctx, "How do I list orders?") < 0.9

@@ -1,0 +1,94 @@
+"""The one analysis of a question: the methods its verbs point to, the write it requests, yes/no; and the
+word lists it reads (rag/data/question_words.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.query import Query
+from rag.question_analysis import (
+    QuestionAnalysis,
+    WriteRequest,
+    is_yes_no,
+    question_methods,
+    requested_write,
+    verb_methods,
+    write_verbs,
+)
+
+HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
+
+
+def test_get_back_is_not_a_get_and_state_participles_are_not_writes() -> None:
+    assert question_methods("What do I get back after creating an employee?") == {"post"}
+    assert question_methods("list contacts that were updated after a certain date") == {"get"}
+    assert question_methods("what training has been assigned to one learner?") == set()
+    assert question_methods("How do I update a contact?") == {"patch", "put"}
+    assert question_methods("how do I record that a learner finished a course?") == set()
+
+
+def test_a_corpus_verb_counts_but_http_verbs_win_a_conflict() -> None:
+    question = "how do I record that a learner finished a course?"
+    assert question_methods(question, {"record": ("post",)}) == {"post"}
+    assert question_methods("How do I delete a course?", {"delete": ("post",)}) == {"delete"}
+
+
+def test_a_write_request_is_the_first_write_verb_in_any_word_form() -> None:
+    assert requested_write("Can I remove or create a course?") == WriteRequest("remove", ("delete",))
+    assert requested_write("Creating courses: is it possible?") == WriteRequest("create", ("post", "put"))
+    assert requested_write("How do I upsert an employee?") == WriteRequest("upsert", ("put", "post"))
+    assert requested_write("How do I list courses?") is None
+    # Ranking verbs that are no write request: searching and submitting do not ask the write check anything.
+    assert requested_write("How do I search or submit courses?") is None
+
+
+def test_a_creation_is_performed_by_post_or_put_but_asks_the_reranker_for_post() -> None:
+    assert question_methods("How do I create a course?") == {"post"}
+    assert requested_write("How do I create a course?") == WriteRequest("create", ("post", "put"))
+
+
+@pytest.mark.parametrize(
+    ("question", "yes_no"),
+    [
+        ("Can I filter accounts by provider?", True),
+        ("  is there an endpoint for courses?", True),
+        ("DOES the API support webhooks?", True),
+        ("How do I create a course?", False),
+        ("Which fields can I filter by?", False),
+        ("Candidates: can I list them?", False),
+        ("Isolation levels?", False),  # "is" must be a whole word
+    ],
+)
+def test_a_yes_no_question_opens_with_an_auxiliary(question: str, yes_no: bool) -> None:
+    assert is_yes_no(question) is yes_no
+
+
+def test_the_new_question_decides_and_the_earlier_turn_fills_in_when_it_has_no_verb() -> None:
+    follow_up = Query("and how do I remove one of them?", previous="How do I list users?")
+    assert follow_up.analysis.methods() == {"delete"}
+    elliptical = Query("and for contacts?", previous="How do I create a deal?")
+    assert elliptical.analysis.methods() == {"post"}
+    assert elliptical.analysis.write == WriteRequest("create", ("post", "put"))  # from the retrieval text
+    assert not elliptical.analysis.yes_no and Query("Can I?", previous="x").analysis.yes_no
+
+
+def test_a_rewritten_question_is_analysed_and_glossary_words_join_the_write_request() -> None:
+    rewritten = Query("can you remove it", rewritten="How do I delete the employee?")
+    assert rewritten.analysis.methods() == {"delete"} and not rewritten.analysis.yes_no
+    expanded = Query("How do I see my team?").expanded(("erase",))
+    assert expanded.analysis.write == WriteRequest("erase", ("delete",))
+    assert Query("How do I see my team?").analysis.write is None
+
+
+def test_a_query_is_analysed_once() -> None:
+    query = Query("Can I create a course?")
+    assert query.analysis is query.analysis
+    assert query.analysis == QuestionAnalysis.of(query.focus, query.text)
+
+
+def test_the_verb_table_names_only_http_methods_and_write_verbs_are_writes() -> None:
+    assert verb_methods() and write_verbs()
+    for methods in (*verb_methods().values(), *write_verbs().values()):
+        assert methods and set(methods) <= HTTP_METHODS
+    assert all("get" not in methods for methods in write_verbs().values())
+    assert verb_methods()["create"] == ("post",) and verb_methods()["list"] == ("get",)
