@@ -2,7 +2,7 @@
 
 The best similarity to any chunk, the similarity to the out-of-scope prototypes and thresholds calibrated
 on the index itself; with an LLM configured, the model's verdict on whether the retrieved chunks answer
-the question (rag.answerability). It records the tier, score and reasons on the result.
+the question (rag.answerability). It returns the tier, score and reasons as a `GateOutcome`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rag.corpus.profile import CorpusProfile, profile_for
 from rag.errors import RagError
 from rag.index.store import Index
 from rag.query import Query
-from rag.results import AnswerResult, RetrievedChunk
+from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
 
 
@@ -27,6 +27,17 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
     pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
     return max((pool[0][1] for pool in pools if pool), default=0.0)
+
+
+@dataclass
+class GateOutcome:
+    """What the gate decided for one question, with its notes, the judge's tokens and the time it took."""
+
+    decision: GateDecision
+    notes: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    ms: float = 0.0
 
 
 @dataclass
@@ -45,21 +56,21 @@ class ConfidenceGate:
         chunking: str,
         query: Query,
         ctx: QueryContext,
-        result: AnswerResult,
+        asked: str,
         known: set[str],
         chunks: Sequence[RetrievedChunk] = (),
         chat_model: Any | None = None,
-    ) -> None:
-        """Gate `query` and record the tier, score, reasons and time on `result`. `known` are words the
-        engine understands beyond the index (an applied glossary's); given a `chat_model`, it also judges
-        whether `chunks` answer the question."""
+    ) -> GateOutcome:
+        """Gate `query` (`asked`: the question as the user wrote it) and return the tier, score, reasons
+        and time. `known` are words the engine understands beyond the index (an applied glossary's); given a
+        `chat_model`, it also judges whether `chunks` answer the question."""
         started = time.perf_counter()
         standalone = query.standalone
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
         decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known)
-        asked = result.question.strip()
+        asked = asked.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
             # too ("What's the weather in Berlin?" at turn 4). Low similarity alone does not count for it:
@@ -67,32 +78,31 @@ class ConfidenceGate:
             own = self.asked_decision(chunking, asked, profile, thresholds, known)
             if own is not None:
                 decision = own
+        outcome = GateOutcome(decision)
         if decision.tier != "abstain" and chat_model is not None and chunks:
-            decision = self.judged(decision, query.focus, chunks, chat_model, result)
-        result.confidence = decision.tier
-        result.confidence_score = decision.score
-        result.notes.append(f"confidence gate: {decision.tier} ({'; '.join(decision.reasons)})")
-        result.timings_ms["gate"] = round((time.perf_counter() - started) * 1000.0, 3)
+            outcome = self.judged(decision, query.focus, chunks, chat_model)
+        outcome.notes.append(f"confidence gate: {outcome.decision.tier} ({'; '.join(outcome.decision.reasons)})")
+        outcome.ms = round((time.perf_counter() - started) * 1000.0, 3)
+        return outcome
 
     @staticmethod
     def judged(
-        decision: GateDecision, question: str, chunks: Sequence[RetrievedChunk], chat_model: Any, result: AnswerResult
-    ) -> GateDecision:
-        """The decision after the LLM's answerability verdict: `no` abstains, `partly` is partial, `yes`
+        decision: GateDecision, question: str, chunks: Sequence[RetrievedChunk], chat_model: Any
+    ) -> GateOutcome:
+        """The outcome after the LLM's answerability verdict: `no` abstains, `partly` is partial, `yes`
         keeps the evidence's tier. A failing model leaves the decision as it was (noted)."""
         try:
             verdict = LLMAnswerabilityJudge(chat_model).judge(question, chunks)
         except RagError as error:
-            result.notes.append(f"answerability judge failed: {error}; the similarity gate decides alone")
-            return decision
-        result.tokens_in += verdict.tokens_in
-        result.tokens_out += verdict.tokens_out
+            return GateOutcome(decision, [f"answerability judge failed: {error}; the similarity gate decides alone"])
         reason = f"LLM: {verdict.verdict}" + (f" ({verdict.reason})" if verdict.reason else "")
         if verdict.verdict == "no":
             reasons = (*decision.reasons, reason)
-            return replace(decision, tier="abstain", score=min(decision.score, 0.3), reasons=reasons)
-        tier = "partial" if verdict.verdict == "partly" else decision.tier
-        return replace(decision, tier=tier, reasons=(*decision.reasons, reason))
+            judged = replace(decision, tier="abstain", score=min(decision.score, 0.3), reasons=reasons)
+        else:
+            tier = "partial" if verdict.verdict == "partly" else decision.tier
+            judged = replace(decision, tier=tier, reasons=(*decision.reasons, reason))
+        return GateOutcome(judged, tokens_in=verdict.tokens_in, tokens_out=verdict.tokens_out)
 
     def asked_decision(
         self, chunking: str, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]

@@ -21,11 +21,14 @@ OPEN = GateThresholds(abstain_below=-1.0, partial_below=-1.0, out_of_scope_floor
 
 
 def gated(gate: ConfidenceGate, question: Query | str, asked: str = "", chat_model: object = None) -> AnswerResult:
-    """The result the gate writes for `question` (asked as `asked`, else as the question itself)."""
+    """The gate's outcome for `question` (asked as `asked`, else as the question itself), as a result shows it."""
     query = Query.of(question)
-    result = AnswerResult(config="full", question=asked or query.asked)
     chunks = retrieved(make_chunk("a.components.S", "s"))
-    gate.apply("smart", query, QueryContext(gate.index, query.standalone), result, set(), chunks, chat_model)
+    ctx = QueryContext(gate.index, query.standalone)
+    outcome = gate.apply("smart", query, ctx, asked or query.asked, set(), chunks, chat_model)
+    result = AnswerResult(config="full", question=asked or query.asked, notes=list(outcome.notes))
+    result.confidence, result.confidence_score = outcome.decision.tier, outcome.decision.score
+    result.tokens_in, result.tokens_out, result.timings_ms["gate"] = outcome.tokens_in, outcome.tokens_out, outcome.ms
     return result
 
 
@@ -68,10 +71,10 @@ def test_the_llms_verdict_abstains_makes_partial_or_keeps_the_tier(
 
 def test_a_failing_judge_leaves_the_decision_as_it_was() -> None:
     decision = GateDecision("partial", 0.5, 0.3, reasons=("weak",))
-    result = AnswerResult(config="full", question="q")
     model = FakeChatModel([LLMError("fake", "down")])
-    assert ConfidenceGate.judged(decision, "q", retrieved(make_chunk("a.x", "x")), model, result) == decision
-    assert result.notes and result.notes[0].startswith("answerability judge failed")
+    outcome = ConfidenceGate.judged(decision, "q", retrieved(make_chunk("a.x", "x")), model)
+    assert outcome.decision == decision and outcome.tokens_in == 0
+    assert outcome.notes and outcome.notes[0].startswith("answerability judge failed")
 
 
 def test_an_abstained_question_is_never_sent_to_the_judge(fixture_index: Index) -> None:

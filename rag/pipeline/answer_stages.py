@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rag.errors import RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, TraceEvent
-from rag.results import AnswerResult, Citation
+from rag.results import Citation
 
 if TYPE_CHECKING:
     from rag.config import Config
@@ -42,15 +42,14 @@ class Gate(BaseStage):
             chat_model = None if spec == "extractive" else self.services.chat_model(spec)
         except RagError as error:
             state.note(self.name, f"answerability judge unavailable: {error}")
-        # The gate writes its outcome on a result of its own; it joins the state as trace events.
-        outcome = AnswerResult(config=self.config.name, question=state.question)
-        gate = self.services.confidence_gate
-        gate.apply(self.config.chunking, state.query, ctx, outcome, known, state.chunks, chat_model)
-        state.confidence, state.confidence_score = outcome.confidence, outcome.confidence_score
+        outcome = self.services.confidence_gate.apply(
+            self.config.chunking, state.query, ctx, state.question, known, state.chunks, chat_model
+        )
+        state.confidence, state.confidence_score = outcome.decision.tier, outcome.decision.score
         state.tokens_in += outcome.tokens_in
         state.tokens_out += outcome.tokens_out
         state.trace += [TraceEvent(self.name, note=note) for note in outcome.notes]
-        state.trace += [TraceEvent(stage, ms=ms) for stage, ms in outcome.timings_ms.items()]
+        state.trace.append(TraceEvent(self.name, ms=outcome.ms))
         return state
 
 

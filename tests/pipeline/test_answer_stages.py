@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
+from rag.abstain import GateDecision
 from rag.config import PRESETS
+from rag.gate import GateOutcome
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.pipeline.answer_stages import LOCAL_CONTEXT_TOKENS, Gate, Generate
 from rag.pipeline.query_stages import Embed
-from rag.results import AnswerResult
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
 from tests.fakes import FakeChatModel, make_chunk, retrieved
@@ -29,12 +30,11 @@ class RecordingGate:
     tier: str = "partial"
     calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def apply(self, chunking, query, ctx, result: AnswerResult, known, chunks=(), chat_model=None) -> None:  # type: ignore[no-untyped-def]
-        self.calls.append({"chunking": chunking, "query": query, "known": known, "chunks": chunks, "model": chat_model})
-        result.confidence, result.confidence_score = self.tier, 0.42  # type: ignore[assignment]
-        result.tokens_in, result.tokens_out = 7, 3
-        result.notes.append(f"confidence gate: {self.tier}")
-        result.timings_ms["gate"] = 1.5
+    def apply(self, chunking, query, ctx, asked, known, chunks=(), chat_model=None) -> GateOutcome:  # type: ignore[no-untyped-def]
+        self.calls.append({"chunking": chunking, "query": query, "known": known, "chunks": chunks, "model": chat_model,
+                           "asked": asked})
+        decision = GateDecision(self.tier, 0.42, 0.5)  # type: ignore[arg-type]
+        return GateOutcome(decision, [f"confidence gate: {self.tier}"], tokens_in=7, tokens_out=3, ms=1.5)
 
 
 @dataclass
