@@ -33,7 +33,7 @@ from rag.rerank.base import Reranker
 from rag.rerank.cross_encoder import CrossEncoderReranker
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
-from rag.results import AnswerResult, ConfigEvent, RetrievedChunk
+from rag.results import AnswerResult, ConfigEvent
 from rag.retrieve.context import QueryContext
 from rag.retrieve.synonyms import Glossary, glossary_applies, load_glossary
 
@@ -157,19 +157,6 @@ class Engine:
         for stage in build_stages(config, self):
             state = stage.run(state)
         return state
-
-    def prepare(
-        self,
-        question: str,
-        config: Config,
-        history: Sequence[dict[str, str]] | None = None,
-        ctx: QueryContext | None = None,
-        contexts: dict[str, QueryContext] | None = None,
-        scope: tuple[str, ...] = (),
-    ) -> tuple[AnswerResult, QueryContext, list[RetrievedChunk]]:
-        """Rewrite, retrieve and gate; returns the partly filled result, the context and the chunks."""
-        state = self.prepare_state(question, config, history, ctx, contexts, scope)
-        return state.to_result(), state.context, state.chunks
 
     def run(
         self,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rag.errors import RagError
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
-from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, TraceEvent
+from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, SwitchedStage, TraceEvent
 from rag.results import Citation
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ LOCAL_CONTEXT_TOKENS = 1800  # a 2-core CPU prefills ~150 tokens/s: keep local p
 LOCAL_LLM_PREFIX = "local"
 
 
-class Gate(BaseStage):
+class Gate(SwitchedStage):
     """The confidence gate (rag.gate): answer, partial or abstain from the evidence about the index; with an
     LLM configured, the model also judges whether the chunks answer the question (a model that cannot be
     made is noted, and the similarity gate decides alone)."""
@@ -27,11 +27,6 @@ class Gate(BaseStage):
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("abstention", lambda config: config.abstention, {"abstention": False}),
     )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs with abstention."""
-        return config.abstention
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the gate's tier and score."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rag.corpus.profile import profile_for
-from rag.pipeline.state import BaseStage, Feature, PipelineState
+from rag.pipeline.state import BaseStage, Feature, PipelineState, SwitchedStage
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.synonyms import expand_query
 from rag.rewrite import rewrite_query
@@ -61,7 +61,7 @@ class Embed(BaseStage):
         return state
 
 
-class GlossaryExpansion(BaseStage):
+class GlossaryExpansion(SwitchedStage):
     """Spec words from the config's glossaries added to the retrieval text (only glossaries that fit the
     corpus)."""
 
@@ -69,11 +69,6 @@ class GlossaryExpansion(BaseStage):
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("query_expansion", lambda config: config.query_expansion, {"query_expansion": False}),
     )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs with query expansion."""
-        return config.query_expansion
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state whose query carries the glossary words."""

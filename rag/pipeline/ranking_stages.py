@@ -11,7 +11,7 @@ from rag.corpus.profile import profile_for
 from rag.errors import RagError
 from rag.facts import RemovedWrite
 from rag.names import names_the_users_own
-from rag.pipeline.state import BaseStage, Feature, PipelineState, Services
+from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, SwitchedStage
 from rag.rerank.base import RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
@@ -81,7 +81,7 @@ class Retrieve(BaseStage):
         state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
 
 
-class Rerank(BaseStage):
+class Rerank(SwitchedStage):
     """The candidates in the config's reranker's order (a multi-API question's per API, where the structural
     evidence decides alone); the first-stage order, noted, when the reranker cannot run."""
 
@@ -89,11 +89,6 @@ class Rerank(BaseStage):
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
     )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs with a reranker."""
-        return config.reranker != "none"
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its candidates reranked within each group that is ranked on its own."""
@@ -189,7 +184,7 @@ class TopK(BaseStage):
         return state
 
 
-class WriteCheck(BaseStage):
+class WriteCheck(SwitchedStage):
     """A question asking to create, update or delete what has no such operation gets the fact (and the
     operations that do exist join the context after the ranked chunks); so does a write an older version
     of the API had."""
@@ -198,11 +193,6 @@ class WriteCheck(BaseStage):
     features: ClassVar[tuple[Feature, ...]] = (
         Feature("write_check", lambda config: config.write_check, {"write_check": False}),
     )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs with the write-operation check."""
-        return config.write_check
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the facts established and the operations they name in its chunks."""

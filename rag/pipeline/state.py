@@ -213,6 +213,16 @@ class BaseStage:
         return True
 
 
+class SwitchedStage(BaseStage):
+    """A stage that runs exactly when its features are switched on (an ablation that switches one off
+    removes the stage)."""
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Whether every feature of this stage is on in `config`."""
+        return all(feature.is_on(config) for feature in cls.features)
+
+
 class Stage(Protocol):
     """One step of the pipeline: made for a config from the engine's services, it takes the state and returns
     it. `features` are what an ablation may switch off in it; `applies` whether a config runs it."""

@@ -7,6 +7,7 @@ import pytest
 from rag.config import PRESETS
 from rag.errors import ConfigError
 from rag.pipeline.stage_list import STAGES, all_features, build_stages
+from rag.pipeline.state import SwitchedStage
 from rag.runner import Engine
 
 
@@ -42,3 +43,13 @@ def test_an_ablation_switches_off_one_feature_and_the_stage_that_ran_it() -> Non
     assert not any(stage.applies(full.without("rerank")) for stage in STAGES if stage.name == "rerank")
     with pytest.raises(ConfigError, match=r"expansion.*allowed:.*rerank"):
         full.without("expansion")
+
+
+def test_a_switched_stage_runs_exactly_when_its_features_are_on() -> None:
+    full = PRESETS["full"]
+    switched = [stage for stage in STAGES if issubclass(stage, SwitchedStage)]
+    assert {stage.name for stage in switched} == {"rerank", "write_check", "gate", "query_expansion"}
+    for stage in switched:
+        for feature in stage.features:
+            assert stage.applies(full) == all(f.is_on(full) for f in stage.features)
+            assert not stage.applies(full.without(feature.name))
