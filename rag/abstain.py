@@ -4,7 +4,10 @@ The gate abstains only on evidence about what the index holds, never on the word
 
 - nothing indexed is similar enough (below the typical similarity of generic off-topic requests to
   *this* index, calibrated per index by `calibrate`);
-- the question is closer to an out-of-scope prototype (pricing, weather, …) than to any chunk;
+- no operation does what is asked: the question is far from every operation's summary (short texts,
+  compared like with like) and from every chunk, once its likeness to off-topic requests is weighed in;
+- the question is closer to an out-of-scope prototype (pricing, weather, …) than to any chunk or
+  operation summary;
 - it names an identifier, path or API that the index truly does not have (every identifier form is
   recognised: `METHOD /path`, templated and concrete paths, backticks, snake_case, camelCase,
   kebab-case, operationIds).
@@ -54,13 +57,20 @@ class GateThresholds:
     # Closer to an out-of-scope prototype than to any chunk by this much (and at least this similar to it).
     out_of_scope_margin: float = 0.15
     out_of_scope_floor: float = 0.40
+    # No operation does what is asked: best summary similarity minus half the out-of-scope similarity below
+    # `no_operation_below`, while no chunk is a strong match either (best chunk similarity minus half the
+    # out-of-scope similarity below `strong_chunk_from`). None switches the check off (a model without
+    # calibrated figures for it).
+    no_operation_below: float | None = 0.05
+    strong_chunk_from: float = 0.38
 
 
 # Similarities depend on the embedding model: the model-free hashing embedder gives far lower ones.
 CALIBRATIONS: dict[str, GateThresholds] = {
     "all-MiniLM-L6-v2": GateThresholds(),
     "hashing-384": GateThresholds(
-        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2
+        abstain_below=0.08, partial_below=0.15, out_of_scope_floor=0.3, out_of_scope_margin=0.2,
+        no_operation_below=None,
     ),
 }
 
@@ -220,12 +230,14 @@ def decide(
     out_of_scope_similarity: float = 0.0,
     known_words: Iterable[str] = (),
     elliptical: bool = False,
+    summary_similarity: float | None = None,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
     `known_words` are words the engine understands beyond the index (those of an applied glossary).
     `elliptical` judges a follow-up as asked ("and the orders?"): being short or barely similar to any
-    chunk is its nature, so a low similarity alone is no evidence there.
+    chunk is its nature, so a low similarity alone is no evidence there. `summary_similarity` is the best
+    similarity to an operation's summary (None: the index has no operations).
     """
     thresholds = thresholds or GateThresholds()
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
@@ -235,9 +247,12 @@ def decide(
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
     reasons: list[str] = [f"best similarity {top_similarity:.2f}"]
+    if summary_similarity is not None:
+        reasons.append(f"best operation summary {summary_similarity:.2f}")
+    reasons.append(f"out-of-scope similarity {out_of_scope_similarity:.2f}")
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
-    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical)
+    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical, summary_similarity)
     reason = abstain_reason(evidence, thresholds, signals)
     tier: Confidence = "answer"
     if reason:
@@ -256,12 +271,28 @@ def decide(
 
 @dataclass(frozen=True)
 class Signals:
-    """The similarities the gate weighs: to the best chunk, to the out-of-scope prototypes; and whether a
-    weak match counts as evidence (not for an elliptical follow-up)."""
+    """The similarities the gate weighs: to the best chunk, to the out-of-scope prototypes, to the best
+    operation summary (None without operations); and whether a weak match counts as evidence (not for an
+    elliptical follow-up)."""
 
     top: float
     out_of_scope: float = 0.0
     weak_is_evidence: bool = True
+    summary: float | None = None
+
+    def closest(self) -> float:
+        """The best similarity to anything indexed: a chunk or an operation's summary."""
+        return self.top if self.summary is None else max(self.top, self.summary)
+
+    def no_operation_matches(self, thresholds: GateThresholds) -> bool:
+        """Whether the question is far from every operation's summary and no chunk is a strong match, with
+        half its similarity to off-topic requests counted against it."""
+        if thresholds.no_operation_below is None or self.summary is None or not self.weak_is_evidence:
+            return False
+        penalty = 0.5 * self.out_of_scope
+        return (
+            self.summary - penalty < thresholds.no_operation_below and self.top - penalty < thresholds.strong_chunk_from
+        )
 
 
 def abstain_reason(evidence: Evidence, thresholds: GateThresholds, signals: Signals) -> str:
@@ -276,7 +307,9 @@ def abstain_reason(evidence: Evidence, thresholds: GateThresholds, signals: Sign
         return "paths not in the docs: " + ", ".join(evidence.unknown_paths)
     if evidence.unknown_identifiers and not names_known:
         return "names not in the docs: " + ", ".join(evidence.unknown_identifiers)
-    if signals.out_of_scope >= thresholds.out_of_scope_floor and signals.out_of_scope > top + (
+    if not names_known and signals.no_operation_matches(thresholds):
+        return "no operation does this (far from every operation's summary)"
+    if signals.out_of_scope >= thresholds.out_of_scope_floor and signals.out_of_scope > signals.closest() + (
         thresholds.out_of_scope_margin
     ):
         return f"closer to an out-of-scope request ({signals.out_of_scope:.2f})"

@@ -1,8 +1,9 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk, the similarity to the out-of-scope prototypes and thresholds calibrated
-on the index itself; with an LLM configured, the model's verdict on whether the retrieved chunks answer
-the question (rag.answerability). It returns the tier, score and reasons as a `GateOutcome`.
+The best similarity to any chunk and to any operation's summary, the similarity to the out-of-scope
+prototypes and thresholds calibrated on the index itself; with an LLM configured, the model's verdict on
+whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
+reasons as a `GateOutcome`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class ConfidenceGate:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _prototypes: Any = field(default=None, init=False, repr=False)
     _calibrated: dict[tuple[int, str], GateThresholds] = field(default_factory=dict, init=False, repr=False)
+    _summaries: dict[tuple[int, str], Any] = field(default_factory=dict, init=False, repr=False)
 
     def apply(
         self,
@@ -69,7 +71,8 @@ class ConfidenceGate:
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
-        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known)
+        summary = self.summary_similarity(ctx, chunking, standalone)
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary)
         asked = asked.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
@@ -110,8 +113,8 @@ class ConfidenceGate:
         """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
         probe = QueryContext(self.index, asked)
         out_of_scope = self.out_of_scope_similarity(probe, asked)
-        top = best_similarity(probe, chunking)
-        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True)
+        top, summary = best_similarity(probe, chunking), self.summary_similarity(probe, chunking, asked)
+        own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, summary_similarity=summary)
         if own.tier != "abstain":
             return None
         return replace(own, reasons=(*own.reasons, "judged on the question as asked"))
@@ -135,6 +138,25 @@ class ConfidenceGate:
                 self._calibrated.clear()
             self._calibrated[key] = thresholds
         return thresholds
+
+    def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
+        """Best cosine similarity between the query and the summaries of the index's operations (None when
+        it has none). A summary is a short text like a question, so they compare like with like; a whole
+        chunk is long and scores lower for every question. Embedded once per index generation."""
+        key = (ctx.snapshot.generation, chunking)
+        with self._lock:
+            summaries = self._summaries.get(key)
+        if summaries is None:
+            texts = [chunk.summary or chunk.title for chunk in ctx.snapshot.chunks.values()
+                     if chunk.kind == "operation" and chunk.strategy == chunking]
+            summaries = ctx.embedder.embed(texts) if texts else None
+            with self._lock:
+                if len(self._summaries) > 8:
+                    self._summaries.clear()
+                self._summaries[key] = summaries
+        if summaries is None:
+            return None
+        return float((summaries @ ctx.query_vector(query)).max())
 
     def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""

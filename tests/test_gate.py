@@ -17,7 +17,7 @@ from rag.retrieve.context import QueryContext
 from tests.fakes import FakeChatModel, make_chunk, retrieved
 
 # Every similarity is above these: only evidence about the index's content decides.
-OPEN = GateThresholds(abstain_below=-1.0, partial_below=-1.0, out_of_scope_floor=2.0)
+OPEN = GateThresholds(abstain_below=-1.0, partial_below=-1.0, out_of_scope_floor=2.0, no_operation_below=None)
 
 
 def gated(gate: ConfidenceGate, question: Query | str, asked: str = "", chat_model: object = None) -> AnswerResult:
