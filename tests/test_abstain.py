@@ -64,6 +64,41 @@ def test_out_of_scope_prototype_wins_only_above_the_floor_and_margin() -> None:
     assert decide("How much does StackOne cost?", 0.30, profile(), out_of_scope_similarity=0.38).tier != "abstain"
 
 
+def test_the_prototype_rule_compares_with_the_closest_summary_too() -> None:
+    # A request naming a song sits near "lyrics of a famous song" and far from every long chunk, but an
+    # operation's summary ("Get a track") is close enough: not out of scope.
+    question = "Who sings Take On Me?"
+    assert decide(question, 0.26, profile(), out_of_scope_similarity=0.47).tier == "abstain"
+    assert decide(question, 0.26, profile(), out_of_scope_similarity=0.47, summary_similarity=0.34).tier != "abstain"
+
+
+def test_no_operation_close_abstains_only_when_every_signal_is_weak() -> None:
+    question = "How do I book a flight from London to Madrid?"
+    far = decide(question, 0.30, profile(), out_of_scope_similarity=0.30, summary_similarity=0.15)
+    assert far.tier == "abstain" and any("no operation does this" in reason for reason in far.reasons)
+    # An operation's summary close to the question: answered (0.25 - 0.15 is above the cut).
+    assert decide(question, 0.30, profile(), out_of_scope_similarity=0.30, summary_similarity=0.25).tier != "abstain"
+    # A chunk that matches strongly (a schema, a change between versions) though no summary does.
+    assert decide(question, 0.60, profile(), out_of_scope_similarity=0.30, summary_similarity=0.15).tier != "abstain"
+    # Without operations (a docs-only index) there is no summary to compare with: the check is off.
+    assert decide(question, 0.30, profile(), out_of_scope_similarity=0.30).tier != "abstain"
+    # Off where the model has no calibrated figures for it.
+    switched_off = GateThresholds(no_operation_below=None)
+    assert decide(question, 0.30, profile(), switched_off, 0.30, summary_similarity=0.15).tier != "abstain"
+
+
+def test_no_operation_close_never_overrules_a_named_known_identifier() -> None:
+    question = "What is the default `expires_in` of a connect session?"
+    decision = decide(question, 0.30, profile(), out_of_scope_similarity=0.30, summary_similarity=0.10)
+    assert decision.tier != "abstain"
+
+
+def test_a_follow_up_is_never_abstained_for_a_weak_summary_match() -> None:
+    decision = decide("and the orders?", 0.30, profile(), out_of_scope_similarity=0.30, elliptical=True,
+                      summary_similarity=0.10)
+    assert decision.tier != "abstain"
+
+
 def test_unindexed_api_names() -> None:
     assert unindexed_api_names("How do I list tickets from the StackOne ticketing API?", profile()) == ["ticketing"]
     assert unindexed_api_names("Does the HRIS API paginate?", profile()) == []
