@@ -299,8 +299,6 @@ def abstain_reason(evidence: Evidence, thresholds: GateThresholds, signals: Sign
     """Why the question must be abstained (evidence about the index's content, first that applies); ""
     when none."""
     top, names_known = signals.top, evidence.names_known_identifier
-    if signals.weak_is_evidence and not evidence.terms and not names_known and top < thresholds.partial_below:
-        return "no content words"
     if signals.weak_is_evidence and top < thresholds.abstain_below:
         return f"nothing similar enough (below {thresholds.abstain_below:.2f})"
     if evidence.unknown_paths and not names_known:

@@ -48,6 +48,24 @@ def test_the_gate_records_tier_score_reasons_and_time(fixture_index: Index) -> N
     assert strict.confidence == "abstain" and "nothing similar enough (below 2.00)" in strict.notes[0]
 
 
+def test_the_summary_similarity_compares_with_operation_summaries(fixture_index: Index) -> None:
+    gate = ConfidenceGate(fixture_index, OPEN)
+    on_topic, off_topic = "How do I list orders?", "Who won the football match last night?"
+    near = gate.summary_similarity(QueryContext(fixture_index, on_topic), "smart", on_topic)
+    far = gate.summary_similarity(QueryContext(fixture_index, off_topic), "smart", off_topic)
+    assert near is not None and far is not None and far < near
+    summaries = [c.summary for c in fixture_index.snapshot().chunks.values() if c.kind == "operation" and c.summary]
+    exact = gate.summary_similarity(QueryContext(fixture_index, summaries[0]), "smart", summaries[0])
+    assert exact == pytest.approx(1.0, abs=1e-4)  # a summary asked as the question is its own best match
+    note = gated(gate, on_topic).notes[0]
+    assert f"best operation summary {near:.2f}" in note and "out-of-scope similarity" in note
+
+
+def test_no_summaries_without_operations(empty_index: Index) -> None:
+    gate = ConfidenceGate(empty_index, OPEN)
+    assert gate.summary_similarity(QueryContext(empty_index, "How do I list orders?"), "smart", "orders") is None
+
+
 def test_a_rewritten_follow_up_is_abstained_when_the_question_as_asked_is_out_of_scope(fixture_index: Index) -> None:
     gate = ConfidenceGate(fixture_index, OPEN)
     asked = "and what does the `blood_type` field hold?"
