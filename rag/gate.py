@@ -140,23 +140,32 @@ class ConfidenceGate:
         return thresholds
 
     def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
-        """Best cosine similarity between the query and the summaries of the index's operations (None when
-        it has none). A summary is a short text like a question, so they compare like with like; a whole
-        chunk is long and scores lower for every question. Embedded once per index generation."""
+        """Best cosine similarity between the query and the short texts that say what the index covers: its
+        operations' summaries and, beside them, its docs' section titles (None without operations: the check
+        was measured on operation summaries). A summary is a short text like a question, so the two compare
+        like with like; a whole chunk is long and scores middling for every question. Embedded once per
+        index generation (a pinned version's view has its own)."""
         key = (ctx.snapshot.generation, chunking)
         with self._lock:
             summaries = self._summaries.get(key)
         if summaries is None:
-            texts = [chunk.summary or chunk.title for chunk in ctx.snapshot.chunks.values()
-                     if chunk.kind == "operation" and chunk.strategy == chunking]
-            summaries = ctx.embedder.embed(texts) if texts else None
+            summaries = self._embed_summaries(ctx, chunking)
             with self._lock:
                 if len(self._summaries) > 8:
                     self._summaries.clear()
                 self._summaries[key] = summaries
-        if summaries is None:
+        if not len(summaries):
             return None
         return float((summaries @ ctx.query_vector(query)).max())
+
+    @staticmethod
+    def _embed_summaries(ctx: QueryContext, chunking: str) -> Any:
+        chunks = ctx.snapshot.chunks.values()
+        texts = [c.summary or c.title for c in chunks if c.kind == "operation" and c.strategy == chunking]
+        if not texts:
+            return ()
+        texts += [c.title for c in chunks if c.kind == "doc" and c.title]
+        return ctx.embedder.embed(list(dict.fromkeys(texts)))
 
     def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""

@@ -14,6 +14,7 @@ from rag.llm.base import LLMError
 from rag.query import Query
 from rag.results import AnswerResult
 from rag.retrieve.context import QueryContext
+from tests.conftest import FIXTURES
 from tests.fakes import FakeChatModel, make_chunk, retrieved
 
 # Every similarity is above these: only evidence about the index's content decides.
@@ -62,8 +63,23 @@ def test_the_summary_similarity_compares_with_operation_summaries(fixture_index:
 
 
 def test_no_summaries_without_operations(empty_index: Index) -> None:
+    from rag.index.build import ingest_paths
+
     gate = ConfidenceGate(empty_index, OPEN)
     assert gate.summary_similarity(QueryContext(empty_index, "How do I list orders?"), "smart", "orders") is None
+    # Docs alone: their section titles are no operation summaries, and the check was measured on those.
+    ingest_paths(empty_index, [FIXTURES / "docs" / "getting-started.md"])
+    assert gate.summary_similarity(QueryContext(empty_index, "Tokens"), "smart", "Tokens") is None
+
+
+def test_docs_section_titles_count_beside_operation_summaries(fixture_index: Index) -> None:
+    from rag.index.build import ingest_paths
+
+    gate = ConfidenceGate(fixture_index, OPEN)
+    before = gate.summary_similarity(QueryContext(fixture_index, "Scopes"), "smart", "Scopes")
+    ingest_paths(fixture_index, [FIXTURES / "docs" / "getting-started.md"])
+    after = gate.summary_similarity(QueryContext(fixture_index, "Scopes"), "smart", "Scopes")
+    assert before is not None and before < 0.9 and after == pytest.approx(1.0, abs=1e-4)
 
 
 def test_a_rewritten_follow_up_is_abstained_when_the_question_as_asked_is_out_of_scope(fixture_index: Index) -> None:
