@@ -71,7 +71,9 @@ class ConfidenceGate:
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
-        summary = self.summary_similarity(ctx, chunking, standalone)
+        summary = ctx.memo(
+            ("operation-summary", chunking, standalone), lambda: self.summary_similarity(ctx, chunking, standalone)
+        )
         decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary)
         asked = asked.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
@@ -158,14 +160,15 @@ class ConfidenceGate:
             return None
         return float((summaries @ ctx.query_vector(query)).max())
 
-    @staticmethod
-    def _embed_summaries(ctx: QueryContext, chunking: str) -> Any:
+    def _embed_summaries(self, ctx: QueryContext, chunking: str) -> Any:
+        index_embedder = self.index.embedder
         chunks = ctx.snapshot.chunks.values()
         texts = [c.summary or c.title for c in chunks if c.kind == "operation" and c.strategy == chunking]
         if not texts:
             return ()
         texts += [c.title for c in chunks if c.kind == "doc" and c.title]
-        return ctx.embedder.embed(list(dict.fromkeys(texts)))
+        # The index's embedder keeps the vectors in its persistent cache: the next process reads them back.
+        return index_embedder.embed(list(dict.fromkeys(texts)))
 
     def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""
