@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -126,20 +126,27 @@ class ConfidenceGate:
         (how similar the out-of-scope prototypes are to its chunks; computed once per index generation)."""
         if self.thresholds is not None:
             return self.thresholds
-        key = (ctx.snapshot.generation, chunking)
-        with self._lock:
-            cached = self._calibrated.get(key)
-        if cached is not None:
-            return cached
+        return self._per_generation(self._calibrated, ctx, chunking, lambda: self._calibrate(chunking))
+
+    def _calibrate(self, chunking: str) -> GateThresholds:
         similarities = [
             best_similarity(QueryContext(self.index, prototype), chunking) for prototype in out_of_scope_prototypes()
         ]
-        thresholds = calibrate(thresholds_for(self.index.embedder.name), similarities)
+        return calibrate(thresholds_for(self.index.embedder.name), similarities)
+
+    def _per_generation(self, cache: dict[tuple[int, str], Any], ctx: QueryContext, chunking: str,
+                        compute: Callable[[], Any]) -> Any:
+        """`cache`'s value for the context's index generation and chunking, computed once (a few kept)."""
+        key = (ctx.snapshot.generation, chunking)
         with self._lock:
-            if len(self._calibrated) > 8:
-                self._calibrated.clear()
-            self._calibrated[key] = thresholds
-        return thresholds
+            if key in cache:
+                return cache[key]
+        value = compute()
+        with self._lock:
+            if len(cache) > 8:
+                cache.clear()
+            cache[key] = value
+        return value
 
     def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
         """Best cosine similarity between the query and the short texts that say what the index covers: its
@@ -147,28 +154,19 @@ class ConfidenceGate:
         was measured on operation summaries). A summary is a short text like a question, so the two compare
         like with like; a whole chunk is long and scores middling for every question. Embedded once per
         index generation (a pinned version's view has its own)."""
-        key = (ctx.snapshot.generation, chunking)
-        with self._lock:
-            summaries = self._summaries.get(key)
-        if summaries is None:
-            summaries = self._embed_summaries(ctx, chunking)
-            with self._lock:
-                if len(self._summaries) > 8:
-                    self._summaries.clear()
-                self._summaries[key] = summaries
-        if not len(summaries):
+        summaries = self._per_generation(self._summaries, ctx, chunking, lambda: self._embed_summaries(ctx, chunking))
+        if len(summaries) == 0:
             return None
         return float((summaries @ ctx.query_vector(query)).max())
 
     def _embed_summaries(self, ctx: QueryContext, chunking: str) -> Any:
-        index_embedder = self.index.embedder
         chunks = ctx.snapshot.chunks.values()
         texts = [c.summary or c.title for c in chunks if c.kind == "operation" and c.strategy == chunking]
         if not texts:
             return ()
         texts += [c.title for c in chunks if c.kind == "doc" and c.title]
         # The index's embedder keeps the vectors in its persistent cache: the next process reads them back.
-        return index_embedder.embed(list(dict.fromkeys(texts)))
+        return self.index.embedder.embed(list(dict.fromkeys(texts)))
 
     def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""
