@@ -45,6 +45,8 @@ class Config:
     write_check: bool = False
     # Put the API's lookup (search) operation first for a request that names things by value.
     lookup: bool = False
+    # Component-schema chunks after the operations and guides in the ranked pool (rag.retrieve.ordering).
+    schemas_last: bool = False
     reasoning: bool = False
     rewrite: bool = True
     generator: str = "auto"
@@ -138,8 +140,9 @@ _FULL = Config(
     abstention=True,
     write_check=True,
     lookup=True,
+    schemas_last=True,
     description="hybrid + intent filter (APIs named in the question) + structural rerank (fused "
-    "with the hybrid order) + lookup lift + write-operation check + per-API k + "
+    "with the hybrid order) + schemas after operations + lookup lift + write-operation check + per-API k + "
     "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
 )
 

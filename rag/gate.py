@@ -18,6 +18,7 @@ from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_
 from rag.answerability import LLMAnswerabilityJudge
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.errors import RagError
+from rag.index.embedder import embed_queries
 from rag.index.store import Index
 from rag.query import Query
 from rag.results import RetrievedChunk
@@ -173,5 +174,5 @@ class ConfidenceGate:
         with self._lock:
             prototypes = self._prototypes
             if prototypes is None:
-                prototypes = self._prototypes = ctx.embedder.embed(list(out_of_scope_prototypes()))
+                prototypes = self._prototypes = embed_queries(ctx.embedder, list(out_of_scope_prototypes()))
         return float((prototypes @ ctx.query_vector(query)).max())

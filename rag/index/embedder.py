@@ -44,8 +44,22 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return (vectors / norms).astype(np.float32)
 
 
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Embed questions: with the model's query prompt where it has one (EmbeddingGemma), else as `embed`.
+
+    Asymmetric models embed a question and a passage differently; a symmetric model (MiniLM) has no
+    `embed_queries`, so both sides go through `embed`."""
+    inner = getattr(embedder, "inner", embedder)
+    method = getattr(inner, "embed_queries", None)
+    return method(texts) if method is not None else embedder.embed(texts)
+
+
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model loaded from a local path (no hub access)."""
+    """A sentence-transformers model loaded from a local path (no hub access).
+
+    A model that ships `query` and `document` prompts (EmbeddingGemma) embeds passages with the document
+    prompt (`embed`) and questions with the query prompt (`embed_queries`); a model without them embeds
+    both alike."""
 
     def __init__(self, model: Any, name: str, batch_size: int = 32) -> None:
         self.model = model
@@ -53,12 +67,15 @@ class SentenceTransformerEmbedder:
         dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dimension = int(dimension())
         self.batch_size = batch_size
+        prompts = getattr(model, "prompts", None) or {}
+        self.query_prompt: str | None = "query" if "query" in prompts else None
+        self.document_prompt: str | None = "document" if "document" in prompts else None
         self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed with the model (serialised: torch modules are not re-entrant across threads)."""
+    def _encode(self, texts: Sequence[str], prompt_name: str | None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        extra = {"prompt_name": prompt_name} if prompt_name else {}
         with self._lock:
             vectors = self.model.encode(
                 list(texts),
@@ -66,8 +83,17 @@ class SentenceTransformerEmbedder:
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
+                **extra,
             )
         return np.asarray(vectors, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages with the model (serialised: torch modules are not re-entrant across threads)."""
+        return self._encode(texts, self.document_prompt)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed questions (with the model's query prompt, where it has one)."""
+        return self._encode(texts, self.query_prompt)
 
 
 class OpenAIEmbedder:

@@ -17,7 +17,7 @@ from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
-from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api
+from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api, schemas_last
 from rag.retrieve.retrievers import make_retriever
 from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
@@ -119,20 +119,28 @@ class Rerank(SwitchedStage):
 
 
 class Order(BaseStage):
-    """Further parts of a structural id already ranked move to the end; a multi-API question's top k is
-    shared among its APIs (round robin, each API's best first)."""
+    """Further parts of a structural id already ranked move to the end (and, with `schemas_last`, component
+    schemas after the operations and guides); a multi-API question's top k is shared among its APIs (round
+    robin, each API's best first)."""
 
     name: ClassVar[str] = "order"
+    features: ClassVar[tuple[Feature, ...]] = (
+        Feature("schemas_last", lambda config: config.schemas_last, {"schemas_last": False}),
+    )
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its candidates in their final order before the lookup lift."""
         if not state.balanced:
-            state.candidates = demote_repeated_covers(state.candidates)
+            state.candidates = self._ordered(state.candidates, state.query.text)
             return state
         groups, others = state.rank_groups()
-        ordered = demote_repeated_covers([c for group in groups for c in group])
+        ordered = self._ordered([c for group in groups for c in group], state.query.text)
         state.candidates = balance_by_api(ordered, state.balanced, state.k) + others
         return state
+
+    def _ordered(self, ranked: list[RetrievedChunk], question: str) -> list[RetrievedChunk]:
+        ordered = demote_repeated_covers(ranked)
+        return schemas_last(ordered, question) if self.config.schemas_last else ordered
 
 
 class LookupLift(BaseStage):

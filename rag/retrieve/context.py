@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from rag.index.embedder import Embedder
+from rag.index.embedder import Embedder, embed_queries
 from rag.index.store import Index, Snapshot
 
 POOL_SIZE = 60
@@ -54,7 +54,7 @@ class QueryContext:
     def query_vector(self, text: str | None = None) -> np.ndarray:
         """The embedding of the query (or of another text, e.g. a rewritten query)."""
         text = self.query if text is None else text
-        return self.memo(("embed", text), lambda: self.embedder.embed([text])[0])
+        return self.memo(("embed", text), lambda: embed_queries(self.embedder, [text])[0])
 
     def vector_pool(
         self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None

@@ -1,8 +1,9 @@
 """The order of ranked candidates: per-API merging (a multi-API question keeps each API it asks about in the
-top k) and repeated parts of one structural id moved to the end."""
+top k), repeated parts of one structural id moved to the end, and component schemas after the rest."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag.results import RetrievedChunk
@@ -67,3 +68,36 @@ def demote_repeated_covers(ranked: Sequence[RetrievedChunk]) -> list[RetrievedCh
         (repeats if key in seen else first).append(item)
         seen.add(key)
     return first + repeats
+
+
+def schemas_last(ranked: Sequence[RetrievedChunk], question: str = "") -> list[RetrievedChunk]:
+    """The ranked candidates with component-schema chunks after every other kind, each group in its order;
+    a schema the question names by its identifier keeps its place.
+
+    A question is answered by an operation (or a guide): an operation's chunk already carries the schemas it
+    references, resolved into its text, while a large spec's hundreds of schema chunks match any question's
+    words (a field list names everything) and crowd the operations out of the top k. A question that names
+    a schema (`EmployeesSort`, `api.v2010.account.message`, `` `Employee` ``) asks about that schema."""
+
+    def stays(candidate: RetrievedChunk) -> bool:
+        return candidate.chunk.kind != "schema" or names_schema(question, candidate.chunk.covers)
+
+    return [c for c in ranked if stays(c)] + [c for c in ranked if not stays(c)]
+
+
+_COMPOUND = re.compile(r"[a-z0-9][A-Z]|[_.\-]|\d")
+
+
+def names_schema(question: str, covers: Sequence[str]) -> bool:
+    """Whether the question names one of these schemas by its identifier: a compound name (`ListsPaginated`,
+    `time_off`, `api.v2010.account.message`) as written, or any name in backticks. A plain word that happens
+    to be a schema's name ("an employee", "Employee records") names no schema."""
+    for structural_id in covers:
+        name = structural_id.split(".components.", 1)[-1]
+        if not name or name == structural_id:
+            continue
+        if f"`{name}`" in question:
+            return True
+        if _COMPOUND.search(name) and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", question):
+            return True
+    return False

@@ -126,6 +126,17 @@ def test_order_moves_further_parts_of_one_structural_id_to_the_end(engine: Engin
     assert [c.chunk for c in state.candidates] == [first, other, second]
 
 
+def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine: Engine) -> None:
+    schema = make_chunk("a.components.Order", "id, status, items")
+    operation = make_chunk("a.paths./orders.get", "GET /orders List orders", kind="operation")
+    pool = retrieved(schema, operation)
+    assert PRESETS["full"].schemas_last and not PRESETS["C2"].schemas_last
+    full = run(state_for("q", candidates=list(pool)), engine, Order)
+    assert [c.chunk for c in full.candidates] == [operation, schema]
+    ablated = run(state_for("q", PRESETS["full"].without("schemas_last"), candidates=list(pool)), engine, Order)
+    assert [c.chunk for c in ablated.candidates] == [schema, operation]
+
+
 def test_order_shares_a_multi_api_questions_top_k_among_its_apis(engine: Engine) -> None:
     a1, a2, a3 = (make_chunk(f"a.components.S{i}", f"a {i}") for i in range(3))
     b1 = make_chunk("b.components.S", "b")

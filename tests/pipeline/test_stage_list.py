@@ -29,7 +29,9 @@ def test_features_are_the_stages_declarations_in_stage_order() -> None:
     assert names.index("intent_filter") < names.index("hybrid") < names.index("rerank") < names.index("abstention")
     assert list(PRESETS["full"].features()) == names
     on = {name for name, enabled in PRESETS["full"].features().items() if enabled}
-    assert on == {"intent_filter", "hybrid", "dynamic_k", "rerank", "lookup", "write_check", "abstention"}
+    assert on == {
+        "intent_filter", "hybrid", "dynamic_k", "rerank", "schemas_last", "lookup", "write_check", "abstention",
+    }
 
 
 def test_an_ablation_switches_off_one_feature_and_the_stage_that_ran_it() -> None:

@@ -1,8 +1,8 @@
-"""A multi-API question keeps every API it asks about in the top k after reranking."""
+"""A multi-API question keeps every API it asks about in the top k after reranking; schemas come last."""
 
 from __future__ import annotations
 
-from rag.retrieve.ordering import balance_by_api
+from rag.retrieve.ordering import balance_by_api, names_schema, schemas_last
 from tests.fakes import make_chunk, retrieved
 
 
@@ -20,3 +20,40 @@ def test_an_api_without_candidates_gives_its_share_to_the_others() -> None:
     ats = [make_chunk(f"ats.paths./c{i}.get", f"ats {i}", api="ats", kind="operation") for i in range(3)]
     pool = retrieved(*ats)
     assert [c.chunk for c in balance_by_api(pool, ("ats", "lms"), 3)] == ats
+
+
+def test_schemas_follow_every_other_kind_each_in_its_own_order() -> None:
+    schema_a = make_chunk("big.components.MessageText", "text, type, annotations")
+    op = make_chunk("sms.paths./messages.post", "POST /messages Send a message", kind="operation")
+    schema_b = make_chunk("big.components.Content", "content parts")
+    guide = make_chunk("docs.guide#sending", "Sending your first message", kind="doc")
+    op_2 = make_chunk("sms.paths./messages.get", "GET /messages List messages", kind="operation")
+    ordered = schemas_last(retrieved(schema_a, op, schema_b, guide, op_2))
+    assert [c.chunk for c in ordered] == [op, guide, op_2, schema_a, schema_b]
+
+
+def test_a_pool_of_schemas_alone_keeps_its_order() -> None:
+    schemas = [make_chunk(f"a.components.S{i}", f"s {i}") for i in range(3)]
+    assert [c.chunk for c in schemas_last(retrieved(*schemas))] == schemas
+
+
+def test_a_schema_the_question_names_by_its_identifier_keeps_its_place() -> None:
+    named = make_chunk("tw.components.api.v2010.account.message", "status: queued, sent, delivered")
+    other = make_chunk("tw.components.api.v2010.account", "status: active, suspended")
+    op = make_chunk("tw.paths./Messages.json.post", "POST /Messages.json Send a message", kind="operation")
+    question = "What values are allowed for `status` in api.v2010.account.message?"
+    ordered = schemas_last(retrieved(named, other, op), question)
+    assert [c.chunk for c in ordered] == [named, op, other]
+
+
+def test_only_an_identifier_names_a_schema_not_a_plain_word() -> None:
+    def schema(name: str) -> tuple[str, ...]:
+        return (f"hr.components.{name}",)
+
+    assert names_schema("Which fields are mandatory in a ListsPaginated object?", schema("ListsPaginated"))
+    assert names_schema("What is the default of sort_by in employee_filter?", schema("employee_filter"))
+    assert names_schema("What does the `Employee` object hold?", schema("Employee"))
+    assert not names_schema("Employee records: how do I read one?", schema("Employee"))
+    assert not names_schema("what statuses can a linked account be in?", schema("LinkedAccount"))
+    assert not names_schema("the status of api.v2010.account.message", schema("api.v2010.account"))
+    assert not names_schema("listspaginated", schema("ListsPaginated"))
