@@ -129,18 +129,26 @@ class Order(BaseStage):
     )
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates in their final order before the lookup lift."""
+        """The state with its candidates in their final order before the lookup lift (a note says how many
+        schemas left the top k for operations)."""
         if not state.balanced:
-            state.candidates = self._ordered(state.candidates, state.query.text)
+            state.candidates = self._ordered(state, state.candidates)
             return state
         groups, others = state.rank_groups()
-        ordered = self._ordered([c for group in groups for c in group], state.query.text)
+        ordered = self._ordered(state, [c for group in groups for c in group])
         state.candidates = balance_by_api(ordered, state.balanced, state.k) + others
         return state
 
-    def _ordered(self, ranked: list[RetrievedChunk], question: str) -> list[RetrievedChunk]:
+    def _ordered(self, state: PipelineState, ranked: list[RetrievedChunk]) -> list[RetrievedChunk]:
         ordered = demote_repeated_covers(ranked)
-        return schemas_last(ordered, question) if self.config.schemas_last else ordered
+        if not self.config.schemas_last:
+            return ordered
+        reordered = schemas_last(ordered, state.query.text)
+        moved = {id(c) for c in ordered[: state.k]} - {id(c) for c in reordered[: state.k]}
+        if moved:
+            state.note(self.name, f"schemas after operations: {len(moved)} schema chunk(s) left the top "
+                       f"{state.k} for operations (a schema the question names by its identifier keeps its place)")
+        return reordered
 
 
 class LookupLift(BaseStage):

@@ -131,10 +131,16 @@ def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine
     operation = make_chunk("a.paths./orders.get", "GET /orders List orders", kind="operation")
     pool = retrieved(schema, operation)
     assert PRESETS["full"].schemas_last and not PRESETS["C2"].schemas_last
-    full = run(state_for("q", candidates=list(pool)), engine, Order)
+    full = run(state_for("q", candidates=list(pool), k=1), engine, Order)
     assert [c.chunk for c in full.candidates] == [operation, schema]
-    ablated = run(state_for("q", PRESETS["full"].without("schemas_last"), candidates=list(pool)), engine, Order)
-    assert [c.chunk for c in ablated.candidates] == [schema, operation]
+    assert notes_of(full, "order") == [
+        "schemas after operations: 1 schema chunk(s) left the top 1 for operations (a schema the question names "
+        "by its identifier keeps its place)"
+    ]
+    ablated = run(state_for("q", PRESETS["full"].without("schemas_last"), candidates=list(pool), k=1), engine, Order)
+    assert [c.chunk for c in ablated.candidates] == [schema, operation] and not notes_of(ablated, "order")
+    within = run(state_for("q", candidates=list(pool), k=2), engine, Order)
+    assert [c.chunk for c in within.candidates] == [operation, schema] and not notes_of(within, "order")
 
 
 def test_order_shares_a_multi_api_questions_top_k_among_its_apis(engine: Engine) -> None:
