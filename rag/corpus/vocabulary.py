@@ -91,3 +91,9 @@ def stop_words() -> frozenset[str]:
     """English stop words plus every list of rag/data/stop_words.toml (the tokenizer's, the generic words of
     questions about APIs, contractions and greetings): never evidence of what a question is about."""
     return STOPWORDS | GENERIC_TERMS | _stop_word_list("conversational") | function_words()
+
+
+def schema_name(structural_id: str) -> str:
+    """The component name a structural id covers: all that follows `.components.`, dots included
+    (`api.v2010.account.recording`); "" for an id that is no component."""
+    return structural_id.split(".components.", 1)[1] if ".components." in structural_id else ""

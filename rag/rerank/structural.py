@@ -20,7 +20,7 @@ from functools import lru_cache
 from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, resource_of, top_segment
 from rag.corpus.profile import CorpusProfile
-from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, schema_name, tokenize, word_forms
 from rag.query import Query
 from rag.results import RetrievedChunk
 
@@ -222,8 +222,7 @@ class StructuralReranker:
         """A schema named by the question, and whether the question asks for fields or for operations."""
         score = 0.0
         covered = chunk.covers[0] if chunk.covers else ""
-        # A schema's name may hold dots (`api.v2010.account.recording`): all that follows `components.`.
-        full_name = covered.split(".components.", 1)[-1].lower() if ".components." in covered else ""
+        full_name = schema_name(covered).lower()
         name = covered.rsplit(".", 1)[-1]
         name = _GENERATED_SUFFIX.sub("", name).lower()
         if full_name in asked.compound_names or name in asked.compound_names:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.corpus.vocabulary import schema_name
 from rag.results import RetrievedChunk
 
 
@@ -79,10 +80,10 @@ def schemas_last(ranked: Sequence[RetrievedChunk], question: str = "") -> list[R
     words (a field list names everything) and crowd the operations out of the top k. A question that names
     a schema (`EmployeesSort`, `api.v2010.account.message`, `` `Employee` ``) asks about that schema."""
 
-    def stays(candidate: RetrievedChunk) -> bool:
-        return candidate.chunk.kind != "schema" or names_schema(question, candidate.chunk.covers)
-
-    return [c for c in ranked if stays(c)] + [c for c in ranked if not stays(c)]
+    stays = [c.chunk.kind != "schema" or names_schema(question, c.chunk.covers) for c in ranked]
+    return [c for c, keep in zip(ranked, stays, strict=True) if keep] + [
+        c for c, keep in zip(ranked, stays, strict=True) if not keep
+    ]
 
 
 _COMPOUND = re.compile(r"[a-z0-9][A-Z]|[_.\-]|\d")
@@ -92,10 +93,7 @@ def names_schema(question: str, covers: Sequence[str]) -> bool:
     """Whether the question names one of these schemas by its identifier: a compound name (`ListsPaginated`,
     `time_off`, `api.v2010.account.message`) as written, or any name in backticks. A plain word that happens
     to be a schema's name ("an employee", "Employee records") names no schema."""
-    for structural_id in covers:
-        name = structural_id.split(".components.", 1)[-1]
-        if not name or name == structural_id:
-            continue
+    for name in filter(None, map(schema_name, covers)):
         if f"`{name}`" in question:
             return True
         if _COMPOUND.search(name) and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", question):
