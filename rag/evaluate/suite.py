@@ -13,6 +13,7 @@ validation sets, and whether `full` beats C2 on each set.
 
     [corpora.stackone]
     specs = ["../../shared/specs/stackone"]      # relative to the suite file
+    # fetch = "make public-specs"                 # for downloaded specs: named when they are missing
 
     [[sets]]
     name = "dev"
@@ -201,8 +202,9 @@ def load_suite(path: Path | str, check_files: bool = True) -> Suite:
         versions = tuple((str(label), tuple((base / item).resolve() for item in _strings(
             paths, f"corpora.{name}.versions.{label}"))) for label, paths in raw_versions.items())
         missing = [str(spec) for spec in specs + tuple(p for _, paths in versions for p in paths) if not spec.exists()]
-        if missing and check_files:
-            raise ConfigError(f"corpora.{name}.specs: not found: {', '.join(missing)}")
+        if missing and check_files:  # downloaded specs name the command that fetches them
+            hint = f"; fetch them with `{table['fetch']}`" if isinstance(table.get("fetch"), str) else ""
+            raise ConfigError(f"corpora.{name}.specs: not found: {', '.join(missing)}{hint}")
         corpora[name] = Corpus(name, specs, versions)
     items = raw.get("sets")
     if not isinstance(items, list) or not items:

