@@ -16,7 +16,9 @@ from typing import Any
 
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.answerability import LLMAnswerabilityJudge
+from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile, profile_for
+from rag.corpus.vocabulary import readable_name
 from rag.errors import RagError
 from rag.index.embedder import embed_queries
 from rag.index.store import Index
@@ -29,6 +31,13 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
     pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
     return max((pool[0][1] for pool in pools if pool), default=0.0)
+
+
+def operation_gist(chunk: Chunk) -> str:
+    """What an operation does, as the gate compares it with a question: its summary, spelled out in words when
+    the spec wrote an identifier there (`getLatestCountryDataByName` → "get latest country data by name", which
+    an embedding model reads as words), else `METHOD /path`."""
+    return readable_name(chunk.summary) if chunk.summary else chunk.title
 
 
 @dataclass
@@ -162,7 +171,7 @@ class ConfidenceGate:
 
     def _embed_summaries(self, ctx: QueryContext, chunking: str) -> Any:
         chunks = ctx.snapshot.chunks.values()
-        texts = [c.summary or c.title for c in chunks if c.kind == "operation" and c.strategy == chunking]
+        texts = [operation_gist(c) for c in chunks if c.kind == "operation" and c.strategy == chunking]
         if not texts:
             return ()
         texts += [c.title for c in chunks if c.kind == "doc" and c.title]

@@ -4,11 +4,12 @@ per index generation, a rewritten follow-up judged as asked too, and the LLM's a
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from rag.abstain import GateDecision, GateThresholds, out_of_scope_prototypes
-from rag.gate import ConfidenceGate, best_similarity
+from rag.gate import ConfidenceGate, best_similarity, operation_gist
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.query import Query
@@ -60,6 +61,39 @@ def test_the_summary_similarity_compares_with_operation_summaries(fixture_index:
     assert exact == pytest.approx(1.0, abs=1e-4)  # a summary asked as the question is its own best match
     note = gated(gate, on_topic).notes[0]
     assert f"best operation summary {near:.2f}" in note and "out-of-scope similarity" in note
+
+
+def test_an_operation_summary_written_as_an_identifier_is_compared_in_words() -> None:
+    terse = make_chunk("covid.paths./country.get", "GET /country", api="covid", kind="operation",
+                       summary="getLatestCountryDataByName", title="GET /country")
+    plain = make_chunk("covid.paths./totals.get", "GET /totals", api="covid", kind="operation",
+                       summary="Latest totals", title="GET /totals")
+    bare = make_chunk("covid.paths./help.get", "GET /help", api="covid", kind="operation", title="GET /help")
+    assert operation_gist(terse) == "get latest country data by name"
+    assert operation_gist(plain) == "Latest totals"
+    assert operation_gist(bare) == "GET /help"
+
+
+def test_a_question_in_words_meets_an_identifier_summary_spelled_out(empty_index: Index, tmp_path: Path) -> None:
+    """A spec whose summaries are operationIds (`getLatestCountryDataByName`): the question "latest figures for
+    a country by its name" is compared with the words, which a model reads, not with the run-together name."""
+    import json
+
+    from rag.index.build import ingest_paths
+
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "Figures", "version": "1"},
+        "paths": {"/country": {"get": {"summary": "getLatestCountryDataByName", "responses": {"200": {
+            "description": "ok"}}}}},
+    }
+    path = tmp_path / "figures.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    ingest_paths(empty_index, [path])
+    gate = ConfidenceGate(empty_index, OPEN)
+    question = "get latest country data by name"
+    similarity = gate.summary_similarity(QueryContext(empty_index, question), "smart", question)
+    assert similarity == pytest.approx(1.0, abs=1e-4)
 
 
 def test_no_summaries_without_operations(empty_index: Index) -> None:

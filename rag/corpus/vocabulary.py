@@ -97,3 +97,14 @@ def schema_name(structural_id: str) -> str:
     """The component name a structural id covers: all that follows `.components.`, dots included
     (`api.v2010.account.recording`); "" for an id that is no component."""
     return structural_id.split(".components.", 1)[1] if ".components." in structural_id else ""
+
+
+def readable_name(text: str) -> str:
+    """A name written as one identifier in words (`getLatestCountryDataByName` → "get latest country data by
+    name", `list_employees` → "list employees"); text that is not one identifier comes back as it is."""
+    stripped = text.strip()
+    if not stripped or any(c.isspace() for c in stripped) or not re.fullmatch(r"[A-Za-z][\w.\-]*", stripped):
+        return text
+    parts = re.split(r"[_\-.]+", stripped)
+    words = [word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part)]
+    return " ".join(words) if words else text

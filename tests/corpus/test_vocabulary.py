@@ -1,6 +1,6 @@
 """The tokenizer splits identifiers; word forms meet singular/plural and common endings."""
 
-from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, readable_name, tokenize, word_forms
 
 
 def test_tokenize_splits_snake_case_paths_and_camel_case() -> None:
@@ -28,3 +28,14 @@ def test_word_forms_strip_common_endings() -> None:
     assert {"create", "creat"} <= word_forms("created")
     assert "delete" in word_forms("deletion")
     assert "authenticate" in word_forms("authentication")
+
+
+def test_readable_name_spells_out_a_name_written_as_one_identifier() -> None:
+    assert readable_name("getLatestCountryDataByName") == "get latest country data by name"
+    assert readable_name("hris_list_employees") == "hris list employees"
+    assert readable_name("getHTTPStatus") == "get HTTP status"
+    assert readable_name("x-account-id") == "x account id"
+    # Text in words, and empty text, come back as they are.
+    assert readable_name("Get GIF by Id") == "Get GIF by Id"
+    assert readable_name("List employees.") == "List employees."
+    assert readable_name("") == ""
