@@ -18,7 +18,7 @@ from rag.query import Query
 
 _MULTI_API = re.compile(
     r"\b(which|what|all|every|each|across|both|multiple|several|different|any)\b[\w\s,'-]{0,40}?"
-    r"\b(apis|specs|services|integrations|categories|products)\b",
+    r"\b(apis|specs|services|integrations)\b",
     re.IGNORECASE,
 )
 MIN_SCORE = 0.9

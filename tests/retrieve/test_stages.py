@@ -56,7 +56,11 @@ def test_intent_detects_explicit_and_distinctive_apis(fixture_index: Index) -> N
     unsure = OfflineIntentDetector().detect("what is this", profile)
     assert unsure.apis == ()
     assert is_multi_api_question("Which APIs let me list users?")
+    assert is_multi_api_question("Do all the services support webhooks?")
     assert not is_multi_api_question("How do I list users?")
+    # Categories and products are things an API has, not APIs: one API's question stays one API's.
+    assert not is_multi_api_question("Which bestseller categories does the Times publish?")
+    assert not is_multi_api_question("What products are in the garden category?")
     # Words the glossary appended are hints, not names: only the user's own words name an API.
     hinted = OfflineIntentDetector().detect(Query("how do I list the staff?", expansions=(people,)), profile)
     assert not hinted.explicit
