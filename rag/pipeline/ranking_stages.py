@@ -76,7 +76,10 @@ class Retrieve(BaseStage):
         state.k = min(max(self.config.k, len(targets)), MAX_DYNAMIC_K)
         merged = interleave_by_api(per_api, state.k)
         rest = [c for api in targets for c in per_api[api]] + state.candidates
-        state.candidates = list({c.chunk.chunk_id: c for c in reversed(merged + rest)}.values())[::-1]
+        first: dict[str, RetrievedChunk] = {}
+        for candidate in merged + rest:  # each chunk where it first comes: its API's best lead
+            first.setdefault(candidate.chunk.chunk_id, candidate)
+        state.candidates = list(first.values())
         state.balanced = tuple(targets)
         state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
 

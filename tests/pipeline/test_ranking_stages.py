@@ -69,6 +69,20 @@ def test_a_multi_api_question_gets_each_apis_best_candidates_first(engine: Engin
     assert without.balanced == () and without.k == 1
 
 
+def test_a_multi_api_questions_candidates_keep_each_apis_own_order(engine: Engine) -> None:
+    """Each API's candidates come in the order of that API's own search (its best first), whatever their place
+    in the search over all APIs: with no reranker (or one that failed) that order is the ranking."""
+    from rag.retrieve.retrievers import HybridRetriever
+
+    intent = Intent((PEOPLE, SHOP), True)
+    question = "Which employees placed orders, and how do I list both?"
+    state = run(state_for(question, PRESETS["full"], intent=intent), engine, Embed, Retrieve)
+    for api in (PEOPLE, SHOP):
+        own = HybridRetriever().retrieve(state.context, ("smart", "docs"), 60, (api,), state.query.text)
+        ranked = [c.chunk.chunk_id for c in state.candidates if c.chunk.api == api]
+        assert ranked[: len(own)] == [c.chunk.chunk_id for c in own]
+
+
 def test_rerank_moves_the_operation_the_question_names_up_fused_with_the_first_stage_order(engine: Engine) -> None:
     ops = operations(engine.index)
     pool = retrieved(ops["GET /unified/hris/employees"], ops["POST /orders"], ops["GET /orders/{id}"])
