@@ -4,10 +4,11 @@ It adds to the first-stage score evidence a developer would use: does the operat
 method match the verb in the question (create → POST, update → PATCH/PUT, delete → DELETE,
 list/get → GET; read from the question's analysis, rag.question_analysis), does the resource in the
 path match the noun asked about (the user's own words count more than glossary additions), does the
-question name the parents of a nested path,
-is it the collection or a single item (`{id}`: "an account" vs "accounts"), does the question ask
-for endpoints or for fields, do exact identifiers of the question (`expires_in`, `x-account-id`)
-occur in the chunk. In a rewritten follow-up the new question's verb and number decide.
+question name the parents of a nested path, does the question ask for endpoints or for fields, do exact
+identifiers of the question (`expires_in`, `x-account-id`) occur in the chunk. In a rewritten follow-up the
+new question's verb decides. Whether it asks for one item or the collection ("an account" vs "accounts")
+is left to the retriever: read from English number it lowered the blinded sets (stop 30). A POST or PUT
+to a path that ends in a write verb (`/words/delete`, `/tags/add`) is that write on the segment before it.
 """
 
 from __future__ import annotations
@@ -17,18 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, resource_of, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, schema_name, tokenize, word_forms
 from rag.query import Query
+from rag.question_analysis import write_verbs
 from rag.results import RetrievedChunk
 
-_SINGLE = re.compile(r"\b(a single|one|specific|particular|by id|by its id|details? (of|for|about)|an? \w+'s)\b", re.I)
-_MANY = re.compile(r"\b(all|list|every|many|multiple|paginat\w*|page|collection|catalog(ue)?)\b", re.I)
 # "hit the provider's own API", "call an endpoint": the question is about an operation to call.
 _CALL_AN_API = re.compile(r"\b(?:hit|call|invoke|reach)\b(?:\s+[\w'’-]+){0,3}?\s+(?:apis?|endpoints?|urls?)\b", re.I)
-_LIST_NOUNS = frozenset({"list", "lists", "listing", "listings", "collection", "page", "pages"})
 # snake_case, kebab-case and camelCase words; a capitalised name such as "StackOne" is not an identifier.
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+)\b")
 # Suffixes the spec generator adds to schema names (`ProxyResponseApiModel`, `CreateEmployeeDto`);
@@ -43,25 +42,6 @@ def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str
     segments = [s for s in resource_segments(path) if s not in prefixes]
     words = [normalize_term(part) for segment in segments[:-1] for part in segment_words(segment)]
     return tuple(dict.fromkeys(words))
-
-
-def grammatical_number(query_words: Sequence[str], resource: str) -> str | None:
-    """`plural` or `singular` when the question names the resource (its head word) in that form.
-
-    "an account" asks for one item, "accounts", "the employee list" and "every account" for the collection.
-    """
-    head = resource.rsplit("_", 1)[-1]
-    if len(head) < 3:
-        return None
-    numbers = set()
-    for position, word in enumerate(query_words):
-        if normalize_term(word) != head:
-            continue
-        following = query_words[position + 1] if position + 1 < len(query_words) else ""
-        # "every time off request" asks for the collection, though the noun is singular.
-        every = "every" in query_words[max(0, position - 3):position]
-        numbers.add("plural" if word != head or following in _LIST_NOUNS or every else "singular")
-    return numbers.pop() if len(numbers) == 1 else None
 
 
 def resource_match(
@@ -86,6 +66,23 @@ def resource_match(
     return 0.0
 
 
+@lru_cache(maxsize=65536)
+def _target(method: str, path: str) -> tuple[str, frozenset[str]]:
+    segments = resource_segments(path)
+    action = segments[-1].lower() if len(segments) >= 2 and method in ("post", "put") else ""
+    performs = write_verbs().get(action)
+    if performs:
+        return resource_of("/" + "/".join(segments[:-1])), frozenset(performs)
+    return resource_of(path), frozenset({method})
+
+
+def operation_target(chunk: Chunk) -> tuple[str, frozenset[str]]:
+    """The resource an operation acts on and the methods its effect amounts to. A POST or PUT whose path ends
+    in a write verb is that write on the segment before it (`POST /words/delete` deletes words, `POST
+    /joke/tags/add` adds tags); any other operation acts on its path's resource with its own method."""
+    return _target(chunk.method or "", chunk.path or "")
+
+
 @dataclass(frozen=True)
 class StructuralReranker:
     """Feature-weighted reranking over the first-stage order (no model)."""
@@ -94,7 +91,6 @@ class StructuralReranker:
     method_weight: float = 0.6
     resource_weight: float = 0.8
     path_word_weight: float = 0.25
-    arity_weight: float = 0.3
     identifier_weight: float = 0.5
     kind_weight: float = 0.15
     glossary_factor: float = 0.75
@@ -134,7 +130,7 @@ class StructuralReranker:
         # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
         matches = [
             resource_match(
-                resource_of(c.chunk.path), asked.nouns, asked.forms, asked.added_nouns, asked.added_forms,
+                operation_target(c.chunk)[0], asked.nouns, asked.forms, asked.added_nouns, asked.added_forms,
                 self.glossary_factor,
             )
             if c.chunk.kind == "operation" and c.chunk.path
@@ -166,13 +162,13 @@ class StructuralReranker:
     def _operation_evidence(
         self, chunk: Chunk, asked: QuestionShape, match: float, names_a_resource: bool, position: int
     ) -> float:
-        """Method, resource, parent path words, grammatical number and kind evidence for one operation."""
+        """Method, resource, parent path words and kind evidence for one operation."""
         score = 0.0
+        resource, methods = operation_target(chunk)
         if asked.methods:
-            score += self.method_weight if chunk.method in asked.methods else -self.method_weight / 2
+            score += self.method_weight if methods & asked.methods else -self.method_weight / 2
         if asked.paths and any(path_fits(path, path_shape(chunk.path)) for path in asked.paths):
             score += self.path_weight
-        resource = resource_of(chunk.path)
         container = bool(asked.containers) and normalize_term(resource) in asked.containers
         # What a question puts something into is the parent of the operation it wants, not its resource.
         score += self.resource_weight * match * (0.5 if container else 1.0)
@@ -189,34 +185,16 @@ class StructuralReranker:
         elif named >= 2:
             # A multi-word parent named in full ("custom field definition endpoints").
             score += self.path_word_weight * named
-        ends_with_param = is_item_path(chunk.path)
         if (
             not names_a_resource
             and position <= self.main_resource_window
             and (chunk.api, top_segment(chunk.api, chunk.path, api_prefixes)) in self.main_resources
         ):
             score += self.main_resource_weight
-        score += self._number_evidence(chunk, asked, resource, ends_with_param)
         score += -self.kind_weight if asked.asks_fields else self.kind_weight
         if asked.asks_operation:
             score += self.kind_weight
         return score
-
-    def _number_evidence(self, chunk: Chunk, asked: QuestionShape, resource: str, ends_with_param: bool) -> float:
-        """"an account" asks for one item, "accounts" for the list; creating takes the collection path."""
-        number = None
-        if resource and chunk.method == "get":
-            number = grammatical_number(asked.focus_words, resource)
-            if number is None and not (asked.wants_single or asked.wants_many):
-                number = grammatical_number(asked.query_words, resource)
-        if number is not None:
-            matches = (number == "singular") == ends_with_param
-            return self.arity_weight if matches else -self.arity_weight / 2
-        if (asked.wants_single and ends_with_param) or (
-            asked.wants_many and not ends_with_param and not asked.wants_single
-        ):
-            return self.arity_weight
-        return 0.0
 
     def _schema_evidence(self, chunk: Chunk, asked: QuestionShape) -> float:
         """A schema named by the question, and whether the question asks for fields or for operations."""
@@ -240,18 +218,14 @@ class StructuralReranker:
 @dataclass(frozen=True)
 class QuestionShape:
     """What the reranker reads from a question: its methods, nouns and word forms (the user's own and
-    those a glossary added), identifiers, grammatical number, and whether it asks for fields or operations."""
+    those a glossary added), identifiers, and whether it asks for fields or operations."""
 
     methods: frozenset[str]
-    query_words: tuple[str, ...]
-    focus_words: tuple[str, ...]
     nouns: set[str]
     forms: set[str]
     added_nouns: set[str]
     added_forms: set[str]
     identifiers: set[str]
-    wants_single: bool
-    wants_many: bool
     asks_fields: bool
     asks_operation: bool
     # Nouns a question puts something into or takes it out of ("add a song *to my playlist*", "remove a
@@ -267,8 +241,8 @@ class QuestionShape:
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:
-    """The question's shape. In a follow-up the verb and number of the new question decide ("and how do I
-    remove one of them?" after "how do I list users?"); the earlier turn supplies the nouns."""
+    """The question's shape. In a follow-up the verb of the new question decides ("and how do I remove one of
+    them?" after "how do I list users?"); the earlier turn supplies the nouns."""
     text, own, focus = query.text, query.standalone, query.focus
     query_words = re.findall(r"[a-z]+", own.lower())
     nouns = {normalize_term(t) for t in tokenize(own)}
@@ -276,7 +250,6 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
     # Glossary words ("customer" → account, contact) are weaker evidence than the user's own words.
     added_nouns = {normalize_term(t) for t in tokenize(text)} - nouns
     added_forms = {form for word in added_nouns if len(word) > 2 for form in word_forms(word)} - forms
-    wants_single = bool(_SINGLE.search(focus))
     asks_operation = bool(re.search(r"\b(endpoints?|routes?|operations?|api calls?)\b", text, re.I)) or bool(
         _CALL_AN_API.search(text)
     )
@@ -285,21 +258,18 @@ def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionSh
     )
     return QuestionShape(
         methods=query.analysis.methods(verbs),
-        query_words=tuple(query_words),
-        focus_words=tuple(re.findall(r"[a-z]+", focus.lower())),
         nouns=nouns,
         forms=forms,
         added_nouns=added_nouns,
         added_forms=added_forms,
         identifiers={match.lower() for match in _IDENTIFIER.findall(text)},
-        wants_single=wants_single,
-        wants_many=bool(_MANY.search(focus)) or (not wants_single and bool(_MANY.search(text))),
         # "custom field definition endpoints" asks for operations, whatever nouns come before.
         asks_fields=asks_fields and not asks_operation,
         asks_operation=asks_operation,
         containers=container_nouns(focus),
         compound_names=frozenset(match.lower() for match in _COMPOUND_NAME.findall(text)),
-        paths=frozenset(path_shape(path) for path in named_paths(text)),
+        # An earlier answer's paths are what was asked before, not what this question names.
+        paths=frozenset(path_shape(path) for path in named_paths(focus)),
         asks_auth=bool(_AUTH.search(focus)),
     )
 
