@@ -103,8 +103,7 @@ def readable_name(text: str) -> str:
     """A name written as one identifier in words (`getLatestCountryDataByName` → "get latest country data by
     name", `list_employees` → "list employees"); text that is not one identifier comes back as it is."""
     stripped = text.strip()
-    if not stripped or any(c.isspace() for c in stripped) or not re.fullmatch(r"[A-Za-z][\w.\-]*", stripped):
+    if not re.fullmatch(r"[A-Za-z][\w.\-]*", stripped):
         return text
     parts = re.split(r"[_\-.]+", stripped)
-    words = [word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part)]
-    return " ".join(words) if words else text
+    return " ".join(word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part))
