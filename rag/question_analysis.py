@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
+from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
 from rag.corpus.vocabulary import word_forms
 from rag.data import data_table
+from rag.names import without_names_and_values
 
 # "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
 _STATE_PARTICIPLE = re.compile(
@@ -65,20 +67,75 @@ def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | N
 
 
 class WriteRequest(NamedTuple):
-    """The write verb of a question and the HTTP methods that would perform it."""
+    """The write verb of a question, the HTTP methods that would perform it and the words naming what it
+    writes (its object: "a new interview note" of "create a new interview note in the ATS")."""
 
     verb: str
     methods: tuple[str, ...]
+    object: tuple[str, ...] = ()
+
+
+@cache
+def _object_ends() -> frozenset[str]:
+    return frozenset(data_table("question_words")["write_object_ends"])
+
+
+# Words (a hyphenated compound is one: "in-app"), a possessive `'s` (kept as the token POSSESSIVE: "an
+# account's details" may be about the account) and each other punctuation mark (it ends an object).
+POSSESSIVE = "'s"
+_TOKEN = re.compile(r"[a-z]+(?:-[a-z]+)*|['’]s\b|[^\sa-z]")
+
+
+def _write_form(word: str) -> str | None:
+    """The write verb `word` is a form of, when it asks for the write: a past form ("a joke I posted", "the
+    contacts I created") describes what was done, it requests nothing."""
+    writes = write_verbs()
+    for form in sorted(word_forms(word)):
+        if form in writes and (word == form or not word.endswith("ed")):
+            return form
+    return None
 
 
 def requested_write(question: str) -> WriteRequest | None:
-    """The first write verb of a question (in any of its word forms) and the methods that would serve it."""
-    writes = write_verbs()
-    for word in _WORD.findall(question.lower()):
-        for form in sorted(word_forms(word)):
-            if form in writes:
-                return WriteRequest(form, writes[form])
+    """The first write verb of a question outside the paths it names (its base, `-s` or `-ing` form), the
+    methods that would serve it and its object: the words after it, up to a preposition, conjunction,
+    relative or auxiliary word or a punctuation mark ("remove or create a course": after the chain of verbs)."""
+    # A path the question names (`call DELETE /users/{id}`) is an operation it asks about, not a write request.
+    # Names and values ("the song Yesterday", 'My Rock') are not what a write is about.
+    without_paths = without_names_and_values(PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))
+    tokens = [POSSESSIVE if token in ("'s", "’s") else token for token in _TOKEN.findall(without_paths.lower())]
+    ends = _object_ends()
+    for position, token in enumerate(tokens):
+        verb = _write_form(token) if token.isalpha() else None
+        if verb is None:
+            continue
+        rest = tokens[position + 1:]
+        # "remove or create a course": the object follows the last verb of a chain of write verbs.
+        while len(rest) > 1 and rest[0] in ends and _write_form(rest[1]):
+            rest = rest[2:]
+        words: list[str] = []
+        for following in rest:
+            if following == POSSESSIVE:
+                words.extend([following] if words else [])
+                continue
+            if not following[0].isalpha() or following in ends:
+                break
+            words.extend(following.split("-"))
+        return WriteRequest(verb, write_verbs()[verb], tuple(words))
     return None
+
+
+def _write_of(focus: str, text: str) -> WriteRequest | None:
+    """The write a question requests: its own, else the earlier turn's (in its retrieval text) applied to what
+    the follow-up names ("and for employees?" after "How do I delete an order?" deletes employees)."""
+    own = requested_write(focus)
+    if own is not None or text == focus:
+        return own
+    carried = requested_write(text)
+    if carried is None:
+        return None
+    named = tuple(word for word in _WORD.findall(focus.lower()) if word not in _object_ends())
+    return carried._replace(object=named or carried.object)
 
 
 def is_yes_no(question: str) -> bool:
@@ -100,7 +157,7 @@ class QuestionAnalysis:
     @classmethod
     def of(cls, focus: str, text: str) -> QuestionAnalysis:
         """The analysis of a question (`focus`) and its retrieval text."""
-        return cls(action_words(focus), action_words(text), requested_write(text), is_yes_no(focus))
+        return cls(action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus))
 
     def methods(self, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> frozenset[str]:
         """The HTTP methods the question's verbs point to (the earlier turn's when the question has none);

@@ -4,17 +4,24 @@ If a question asks how to create, update or delete a resource and the index has 
 but no such operation, the answer must say so and list what does exist (e.g. LMS courses are
 read-only: only `GET /unified/lms/courses` and `GET /unified/lms/courses/{id}`). The write verbs and the
 methods that perform them: rag/data/question_words.toml.
+
+The claim that something cannot be done is only made about what the write's object names ("remove the
+first song from my playlist" writes a song, which no resource is, so nothing is claimed about playlists), and
+an operation's effect is read from its path as well as its method (`POST /words/delete` deletes words).
 """
 
 from __future__ import annotations
 
-from rag.chunk import Chunk, is_item_path
+from collections.abc import Sequence
+from functools import lru_cache
+
+from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
-from rag.corpus.vocabulary import normalize_term, tokenize
+from rag.corpus.vocabulary import function_words, normalize_term, word_forms
 from rag.facts import MissingWrite
 from rag.query import Query
-from rag.question_analysis import write_verbs
+from rag.question_analysis import POSSESSIVE, write_verbs
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
 
@@ -36,26 +43,98 @@ def _closeness(operation: Chunk, methods: tuple[str, ...]) -> tuple[int, int, in
     )
 
 
+@lru_cache(maxsize=65536)
+def write_target(method: str, path: str) -> tuple[str, frozenset[str]]:
+    """The resource an operation acts on and the methods its effect amounts to. A POST or PUT whose path ends
+    in a write verb is that write on the segment before it (`POST /words/delete` deletes words, `POST
+    /joke/tags/add` adds tags); any other operation acts on its path's resource with its own method."""
+    segments = resource_segments(path)
+    action = segments[-1].lower() if len(segments) >= 2 and method in ("post", "put") else ""
+    performs = write_verbs().get(action)
+    if performs:
+        return resource_of("/" + "/".join(segments[:-1])), frozenset(performs)
+    return resource_of(path), frozenset({method})
+
+
+def _effect(operation: Chunk) -> tuple[str, frozenset[str]]:
+    """`write_target`, with a POST to one item read as the update it is in many APIs (Twilio's `POST
+    /Messages/{Sid}.json` edits a message)."""
+    resource, methods = write_target(operation.method or "", operation.path or "")
+    if operation.method == "post" and is_item_path(operation.path or ""):
+        methods = methods | {"patch", "put"}
+    return resource, methods
+
+
+def _forms(part: str) -> frozenset[str]:
+    """The forms of one word of a resource name (`batche`, from `batches`, is also `batch`)."""
+    return word_forms(part) | word_forms(part + "s")
+
+
+def written_resource(words: Sequence[str], resources: dict[str, frozenset[str]]) -> str | None:
+    """The resource the object words name, of `resources` (each with the words of the path segment above it).
+
+    English names the thing at the end of a noun phrase ("an interview note" is a note, "the first song" a
+    song), so that last content word must be the resource's last word or, for a resource filed under another
+    (`/templates/sms`: "an SMS template"), its parent's; every word of the resource's name must be among the
+    object's (`time_off_balance` ← "an employee time off balance"). Of several, the one of most words, then
+    the one named word for word rather than by a stem. When the last word names none, an owner may ("a CRM
+    account's details" updates the account). None when the object names no resource."""
+    owners = [words[i - 1] for i, word in enumerate(words) if word == POSSESSIVE and i > 0]
+    words = [word for word in words if word != POSSESSIVE]
+    content = [word for word in words if word not in function_words()]
+    for head in dict.fromkeys(content[-1:] + owners[::-1]):
+        found = _named_resource(words, word_forms(head), resources)
+        if found is not None:
+            return found
+    return None
+
+
+def _named_resource(words: Sequence[str], head: frozenset[str], resources: dict[str, frozenset[str]]) -> str | None:
+    forms = [word_forms(word) for word in words]
+    exact = {normalize_term(word) for word in words}
+    best: tuple[tuple[int, int, str], str] | None = None
+    for resource, parents in resources.items():
+        parts = [part for part in resource.split("_") if part]
+        if not parts or all(part in function_words() for part in parts):
+            continue
+        if not all(any(_forms(part) & word for word in forms) for part in parts):
+            continue
+        if not (_forms(parts[-1]) & head or any(_forms(parent) & head for parent in parents)):
+            continue
+        key = (len(parts), sum(part in exact for part in parts), resource)
+        if best is None or key > best[0]:
+            best = (key, resource)
+    return best[1] if best else None
+
+
+def _parent_words(operation: Chunk) -> frozenset[str]:
+    """The words of the path segment above the one an operation acts on (`templates` of `/templates/sms`)."""
+    segments = resource_segments(operation.path or "")
+    if write_target(operation.method or "", operation.path or "")[0] != resource_of(operation.path or ""):
+        segments = segments[:-1]  # `POST /words/delete` acts on words: the segment above is the parent
+    return frozenset(normalize_term(word) for word in segment_words(segments[-2])) if len(segments) > 1 else frozenset()
+
+
 def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
-    """A MissingWrite fact when the resource exists but no operation performs the write the query's retrieval
-    text asks for (its analysis's write request); else None."""
-    query = Query.of(query)
-    request = query.analysis.write
+    """A MissingWrite fact when the resource the write's object names exists among the operations of `apis`
+    (all when empty) but none of them performs the write; else None."""
+    request = Query.of(query).analysis.write
     if request is None:
         return None
-    verb, methods = request
-    writes = write_verbs()
-    nouns = [normalize_term(t) for t in tokenize(query.text) if normalize_term(t) not in writes]
     operations = [op for op in profile.operations if not apis or op.api in apis]
-    for noun in nouns:
-        if len(noun) < 3:
-            continue
-        matching = [op for op in operations if resource_of(op.path) == noun]
-        if not matching:
-            continue
-        if any(op.method in methods for op in matching):
-            return None
-        return MissingWrite(verb, noun, methods, tuple(sorted(matching, key=lambda op: _closeness(op, methods))))
-    return None
+    targets = {id(op): _effect(op) for op in operations}
+    parents: dict[str, frozenset[str]] = {}
+    for op in operations:
+        name = targets[id(op)][0]
+        parents[name] = parents.get(name, frozenset()) | _parent_words(op)
+    resource = written_resource(request.object, parents)
+    if resource is None:
+        return None
+    acting = [op for op in operations if targets[id(op)][0] == resource]
+    if any(targets[id(op)][1] & set(request.methods) for op in acting):
+        return None
+    return MissingWrite(
+        request.verb, resource, request.methods, tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
+    )

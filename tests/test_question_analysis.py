@@ -7,6 +7,7 @@ import pytest
 
 from rag.query import Query
 from rag.question_analysis import (
+    POSSESSIVE,
     QuestionAnalysis,
     WriteRequest,
     is_yes_no,
@@ -34,17 +35,50 @@ def test_a_corpus_verb_counts_but_http_verbs_win_a_conflict() -> None:
 
 
 def test_a_write_request_is_the_first_write_verb_in_any_word_form() -> None:
-    assert requested_write("Can I remove or create a course?") == WriteRequest("remove", ("delete",))
-    assert requested_write("Creating courses: is it possible?") == WriteRequest("create", ("post", "put"))
-    assert requested_write("How do I upsert an employee?") == WriteRequest("upsert", ("put", "post"))
+    assert requested_write("Can I remove or create a course?") == WriteRequest("remove", ("delete",), ("a", "course"))
+    assert requested_write("Creating courses: is it possible?") == WriteRequest("create", ("post", "put"), ("courses",))
+    upsert = WriteRequest("upsert", ("put", "post"), ("an", "employee"))
+    assert requested_write("How do I upsert an employee?") == upsert
     assert requested_write("How do I list courses?") is None
     # Ranking verbs that are no write request: searching and submitting do not ask the write check anything.
     assert requested_write("How do I search or submit courses?") is None
 
 
+def test_a_past_form_describes_what_was_done_and_requests_no_write() -> None:
+    assert requested_write("Get rid of a joke I posted") is None
+    assert requested_write("Which contacts were created last week?") is None
+    assert requested_write("Show the deleted users") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "written"),
+    [
+        ("Remove the first song from my playlist 'My Rock'", ("the", "first", "song")),
+        ("How do I create a new interview note in the ATS API?", ("a", "new", "interview", "note")),
+        ("How do I delete the employee's documents?", ("the", "employee", POSSESSIVE, "documents")),
+        ("How do I delete an in-app template?", ("an", "in", "app", "template")),
+        ("Make top tracks of Taylor Swift a new playlist", ("top", "tracks")),
+        ("Add a joke I wrote to my collection", ("a", "joke")),
+        ("How do I delete?", ()),
+    ],
+)
+def test_the_object_of_a_write_ends_at_a_preposition_conjunction_or_punctuation(
+    question: str, written: tuple[str, ...]
+) -> None:
+    request = requested_write(question)
+    assert request is not None and request.object == written
+
+
+def test_a_follow_up_applies_the_earlier_write_to_what_it_names() -> None:
+    analysis = QuestionAnalysis.of("and for employees?", "and for employees? (regarding: How do I delete an order?)")
+    assert analysis.write == WriteRequest("delete", ("delete",), ("employees",))
+    same = QuestionAnalysis.of("and then?", "and then? (regarding: How do I delete an order?)")
+    assert same.write is not None and same.write.object == ("an", "order")
+
+
 def test_a_creation_is_performed_by_post_or_put_but_asks_the_reranker_for_post() -> None:
     assert question_methods("How do I create a course?") == {"post"}
-    assert requested_write("How do I create a course?") == WriteRequest("create", ("post", "put"))
+    assert requested_write("How do I create a course?") == WriteRequest("create", ("post", "put"), ("a", "course"))
 
 
 @pytest.mark.parametrize(
@@ -68,7 +102,8 @@ def test_the_new_question_decides_and_the_earlier_turn_fills_in_when_it_has_no_v
     assert follow_up.analysis.methods() == {"delete"}
     elliptical = Query("and for contacts?", previous="How do I create a deal?")
     assert elliptical.analysis.methods() == {"post"}
-    assert elliptical.analysis.write == WriteRequest("create", ("post", "put"))  # from the retrieval text
+    # The earlier turn's write, applied to what the follow-up names.
+    assert elliptical.analysis.write == WriteRequest("create", ("post", "put"), ("contacts",))
     assert not elliptical.analysis.yes_no and Query("Can I?", previous="x").analysis.yes_no
 
 
@@ -76,7 +111,8 @@ def test_a_rewritten_question_is_analysed_and_glossary_words_join_the_write_requ
     rewritten = Query("can you remove it", rewritten="How do I delete the employee?")
     assert rewritten.analysis.methods() == {"delete"} and not rewritten.analysis.yes_no
     expanded = Query("How do I see my team?").expanded(("erase",))
-    assert expanded.analysis.write == WriteRequest("erase", ("delete",))
+    # A glossary's write verb applies to what the question names.
+    assert expanded.analysis.write == WriteRequest("erase", ("delete",), ("see", "my", "team"))
     assert Query("How do I see my team?").analysis.write is None
 
 

@@ -27,3 +27,53 @@ def test_the_fact_lists_existing_operations_with_the_summary_field() -> None:
     fact = found.statement()
     assert "GET /unified/lms/courses (List Courses)" in fact
     assert "GET /unified/lms/courses/{id}; GET /unified/lms/courses (List Courses)." in fact  # item first, no summary
+
+
+def _ops(*labels: str) -> CorpusProfile:
+    operations = []
+    for label in labels:
+        method, path = label.split(" ", 1)
+        operations.append(_operation(method.lower(), path, ""))
+    return CorpusProfile(generation=1, apis=["lms"], operations=operations)
+
+
+def _claimed(question: str, profile: CorpusProfile) -> str | None:
+    """The resource the check says cannot be written, or None when it claims nothing."""
+    found = check_write_operation(question, profile)
+    return None if found is None else found.resource
+
+
+def test_a_claim_is_about_what_the_object_names_not_a_container_after_a_preposition() -> None:
+    profile = _ops("GET /playlists/{id}", "PUT /playlists/{id}", "DELETE /playlists/{id}/tracks")
+    assert _claimed("Remove the first song from my playlist 'My Rock'", profile) is None
+    assert _claimed("How do I delete a playlist?", profile) == "playlist"
+
+
+def test_an_operation_s_effect_is_read_from_its_path_as_well_as_its_method() -> None:
+    rpc = _ops("GET /words", "POST /words/add", "POST /words/delete")
+    assert _claimed("Remove a word from my personal dictionary", rpc) is None
+    # A POST to one item edits it (Twilio's `POST /ShortCodes/{Sid}.json`).
+    twilio = _ops("GET /ShortCodes.json", "GET /ShortCodes/{Sid}.json", "POST /ShortCodes/{Sid}.json")
+    assert _claimed("How can I edit an existing short code?", twilio) is None
+    assert _claimed("How do I delete a short code?", twilio) == "short_code"
+
+
+def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:
+    templates = _ops("GET /templates/sms", "GET /templates/sms/{id}", "DELETE /templates/email/{id}")
+    assert _claimed("How do I delete an SMS template?", templates) == "sms"
+    notes = _ops("GET /interviews/{id}", "POST /interviews/{id}/notes")
+    assert _claimed("How do I create a new interview note?", notes) is None
+    accounts = _ops("GET /accounts", "GET /accounts/{id}")
+    assert _claimed("How can I update a CRM account's details?", accounts) == "account"
+
+
+def test_a_resource_named_word_for_word_wins_over_one_named_by_a_stem() -> None:
+    profile = _ops("GET /Usage/Records.json", "GET /Recordings.json", "GET /Recordings/{Sid}.json")
+    assert _claimed("How do I remove a recording from my account?", profile) == "recording"
+
+
+def test_no_claim_for_a_past_write_a_named_path_or_an_object_that_is_no_resource() -> None:
+    profile = _ops("GET /jokes", "GET /jokes/{id}", "DELETE /jokes/{id}", "GET /codes")
+    assert _claimed("Show a joke I posted", profile) is None
+    assert _claimed("Which parameters does DELETE /codes/{id} take?", profile) is None
+    assert _claimed("Create a QR image for my website", profile) is None

@@ -217,7 +217,9 @@ class WriteCheck(SwitchedStage):
         """The state with the facts established and the operations they name in its chunks."""
         ctx, query = state.context, state.query
         with state.timed(self.name):
-            missing = check_write_operation(query, profile_for(ctx.snapshot), state.apis)
+            # On an index of several APIs the claim is about the APIs asked about, else those retrieval found.
+            apis = state.apis or tuple(dict.fromkeys(c.chunk.api for c in state.chunks))
+            missing = check_write_operation(query, profile_for(ctx.snapshot), apis)
             if missing is not None:
                 state.note(self.name, "write check: " + missing.statement())
                 self._add(state, missing.existing)

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.chunk import Chunk, resource_segments, segment_words
-from rag.corpus.paths import named_paths, path_fits, path_shape, resource_of, top_segment
+from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, schema_name, tokenize, word_forms
 from rag.query import Query
-from rag.question_analysis import write_verbs
 from rag.results import RetrievedChunk
+from rag.write_check import write_target
 
 # "hit the provider's own API", "call an endpoint": the question is about an operation to call.
 _CALL_AN_API = re.compile(r"\b(?:hit|call|invoke|reach)\b(?:\s+[\w'’-]+){0,3}?\s+(?:apis?|endpoints?|urls?)\b", re.I)
@@ -66,21 +66,9 @@ def resource_match(
     return 0.0
 
 
-@lru_cache(maxsize=65536)
-def _target(method: str, path: str) -> tuple[str, frozenset[str]]:
-    segments = resource_segments(path)
-    action = segments[-1].lower() if len(segments) >= 2 and method in ("post", "put") else ""
-    performs = write_verbs().get(action)
-    if performs:
-        return resource_of("/" + "/".join(segments[:-1])), frozenset(performs)
-    return resource_of(path), frozenset({method})
-
-
 def operation_target(chunk: Chunk) -> tuple[str, frozenset[str]]:
-    """The resource an operation acts on and the methods its effect amounts to. A POST or PUT whose path ends
-    in a write verb is that write on the segment before it (`POST /words/delete` deletes words, `POST
-    /joke/tags/add` adds tags); any other operation acts on its path's resource with its own method."""
-    return _target(chunk.method or "", chunk.path or "")
+    """The resource an operation acts on and the methods its effect amounts to (`write_target`)."""
+    return write_target(chunk.method or "", chunk.path or "")
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,9 @@ def test_top_k_numbers_the_pool_and_copies_its_first_k_as_the_context(engine: En
 
 def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(engine: Engine) -> None:
     ops = operations(engine.index)
-    context = [RetrievedChunk(ops["DELETE /orders/{id}"])]
+    schema = next(c for c in engine.index.snapshot().chunks.values() if c.kind == "schema" and c.api == ops[
+        "POST /unified/hris/employees"].api)
+    context = [RetrievedChunk(schema)]
     state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
     (fact,) = state.facts
     assert isinstance(fact, MissingWrite)
@@ -189,6 +191,14 @@ def test_write_check_finds_nothing_when_the_write_exists_or_none_is_asked_for(en
     for question in ("How do I create an employee?", "How do I list employees?", "How do I delete an order?"):
         state = run(state_for(question), engine, Embed, WriteCheck)
         assert state.facts == [] and state.chunks == [] and not notes_of(state, "write_check"), question
+
+
+def test_write_check_claims_nothing_about_an_api_that_retrieval_did_not_find(engine: Engine) -> None:
+    # The shop API's order ranked first: whatever the people API lacks, this question is not about it.
+    ops = operations(engine.index)
+    context = [RetrievedChunk(ops["DELETE /orders/{id}"])]
+    state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
+    assert state.facts == [] and not notes_of(state, "write_check")
 
 
 def test_write_check_reads_the_write_of_the_earlier_turn_through_the_query(engine: Engine) -> None:
