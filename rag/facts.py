@@ -43,9 +43,10 @@ class MissingWrite:
         apis = ", ".join(sorted({c.api for c in self.existing}))
         listed = "; ".join(f"{operation_label(c)}" + (f" ({c.summary})" if c.summary else "") for c in self.existing)
         wanted = "/".join(m.upper() for m in self.methods)
+        thing = self.resource.replace("_", " ")
         return (
-            f"There is no endpoint to {self.verb} {self.resource} records in the {apis} API (no {wanted} operation on "
-            f"a {self.resource} path). The operations that exist for {self.resource} are: {listed}."
+            f"There is no endpoint to {self.verb} {thing} records in the {apis} API (no {wanted} operation on "
+            f"a {thing} path). The operations that exist for {thing} are: {listed}."
         )
 
     def operation_labels(self) -> frozenset[str]:

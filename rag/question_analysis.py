@@ -121,7 +121,8 @@ def requested_write(question: str) -> WriteRequest | None:
             if not following[0].isalpha() or following in ends:
                 break
             words.extend(following.split("-"))
-        return WriteRequest(verb, write_verbs()[verb], tuple(words))
+        said = data_table("question_words")["verbs"][verb].get("said", verb)
+        return WriteRequest(said, write_verbs()[verb], tuple(words))
     return None
 
 

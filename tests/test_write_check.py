@@ -77,3 +77,9 @@ def test_no_claim_for_a_past_write_a_named_path_or_an_object_that_is_no_resource
     assert _claimed("Show a joke I posted", profile) is None
     assert _claimed("Which parameters does DELETE /codes/{id} take?", profile) is None
     assert _claimed("Create a QR image for my website", profile) is None
+
+
+def test_the_fact_names_the_write_as_a_verb_and_the_resource_in_words() -> None:
+    profile = _ops("GET /job_postings", "GET /job_postings/{id}")
+    found = check_write_operation("fire off a new job posting on the ATS: what's the endpoint?", profile)
+    assert found is not None and found.statement().startswith("There is no endpoint to create job posting records")
