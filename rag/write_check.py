@@ -56,13 +56,19 @@ def write_target(method: str, path: str) -> tuple[str, frozenset[str]]:
     return resource_of(path), frozenset({method})
 
 
-def _effect(operation: Chunk) -> tuple[str, frozenset[str]]:
-    """`write_target`, with a POST to one item read as the update it is in many APIs (Twilio's `POST
-    /Messages/{Sid}.json` edits a message)."""
-    resource, methods = write_target(operation.method or "", operation.path or "")
-    if operation.method == "post" and is_item_path(operation.path or ""):
+@lru_cache(maxsize=65536)
+def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[str]]:
+    """What an operation writes, for the check: `write_target`'s resource and methods, a POST to one item read as
+    the update it is in many APIs (Twilio's `POST /Messages/{Sid}.json` edits a message), and the words of the
+    path segment above the resource (`templates` of `/templates/sms`; for `POST /words/delete`, above `words`)."""
+    resource, methods = write_target(method, path)
+    segments = resource_segments(path)
+    if resource != resource_of(path):
+        segments = segments[:-1]  # the path ends in the write verb, not in the resource
+    if method == "post" and is_item_path(path):
         methods = methods | {"patch", "put"}
-    return resource, methods
+    above = segment_words(segments[-2]) if len(segments) > 1 else []
+    return resource, methods, frozenset(normalize_term(word) for word in above)
 
 
 def _forms(part: str) -> frozenset[str]:
@@ -107,14 +113,6 @@ def _named_resource(words: Sequence[str], head: frozenset[str], resources: dict[
     return best[1] if best else None
 
 
-def _parent_words(operation: Chunk) -> frozenset[str]:
-    """The words of the path segment above the one an operation acts on (`templates` of `/templates/sms`)."""
-    segments = resource_segments(operation.path or "")
-    if write_target(operation.method or "", operation.path or "")[0] != resource_of(operation.path or ""):
-        segments = segments[:-1]  # `POST /words/delete` acts on words: the segment above is the parent
-    return frozenset(normalize_term(word) for word in segment_words(segments[-2])) if len(segments) > 1 else frozenset()
-
-
 def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
@@ -124,16 +122,15 @@ def check_write_operation(
     if request is None:
         return None
     operations = [op for op in profile.operations if not apis or op.api in apis]
-    targets = {id(op): _effect(op) for op in operations}
+    effects = {id(op): _written_by(op.method or "", op.path or "") for op in operations}
     parents: dict[str, frozenset[str]] = {}
-    for op in operations:
-        name = targets[id(op)][0]
-        parents[name] = parents.get(name, frozenset()) | _parent_words(op)
+    for name, _, parent in effects.values():
+        parents[name] = parents.get(name, frozenset()) | parent
     resource = written_resource(request.object, parents)
     if resource is None:
         return None
-    acting = [op for op in operations if targets[id(op)][0] == resource]
-    if any(targets[id(op)][1] & set(request.methods) for op in acting):
+    acting = [op for op in operations if effects[id(op)][0] == resource]
+    if any(effects[id(op)][1] & set(request.methods) for op in acting):
         return None
     return MissingWrite(
         request.verb, resource, request.methods, tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
