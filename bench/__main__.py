@@ -88,13 +88,19 @@ def bench_index() -> None:
     RESULTS["index"] = {"cold": cold, "warm": warm, "unchanged": again}
 
 
-def retrieval_ms(engine: Engine, questions: list[str], config: Config, suffix: str) -> list[float]:
-    """Milliseconds of a retrieval-only run of `config` per question (`suffix` keeps earlier runs' caches cold)."""
-    samples = []
-    for question in questions:
-        started = time.perf_counter()
-        engine.run(question + suffix, config, retrieval_only=True)
-        samples.append((time.perf_counter() - started) * 1000)
+def retrieval_ms(engine: Engine, questions: list[str], configs: list[Config]) -> dict[str, list[float]]:
+    """Milliseconds of a retrieval-only run of each config per question, by config name.
+
+    The configs take turns on each question (the first to run rotates), so a burst of load on a busy machine
+    falls on all of them alike and their ratios compare like with like. Each run makes its own query context:
+    no config reuses another's embedding or pools."""
+    samples: dict[str, list[float]] = {config.name: [] for config in configs}
+    for number, question in enumerate(questions):
+        shift = number % len(configs)
+        for config in configs[shift:] + configs[:shift]:
+            started = time.perf_counter()
+            engine.run(question, config, retrieval_only=True)
+            samples[config.name].append((time.perf_counter() - started) * 1000)
     return samples
 
 
@@ -114,14 +120,15 @@ def bench_retrieval() -> None:
     questions = [json.loads(line)["question"] for line in (ROOT / "eval_data" / "dev_set.jsonl").open()][:60]
     for question in questions[:5]:
         engine.run_many(question, list(PRESETS.values()), retrieval_only=True)  # warm up
-    latencies: dict[str, list[float]] = {}
-    for name in ("C0", "C1", "C2", "C3", "C5", "E2", "full"):
-        samples = latencies[name] = retrieval_ms(engine, questions, PRESETS[name], " ")
-        print(f"{name:6} p50 {percentile(samples, 50):6.1f} ms  p95 {percentile(samples, 95):6.1f} ms")
     from dataclasses import replace
 
     no_rerank = replace(PRESETS["full"], name="full-no-rerank", reranker="none")
-    samples = retrieval_ms(engine, questions, no_rerank, "  ")
+    names = ("C0", "C1", "C2", "C3", "C5", "E2", "full")
+    measured = retrieval_ms(engine, questions, [PRESETS[name] for name in names] + [no_rerank])
+    latencies = {name: measured[name] for name in names}
+    for name, samples in latencies.items():
+        print(f"{name:6} p50 {percentile(samples, 50):6.1f} ms  p95 {percentile(samples, 95):6.1f} ms")
+    samples = measured[no_rerank.name]
     full_p50, c2_p50 = percentile(latencies["full"], 50), percentile(latencies["C2"], 50)
     print(
         f"full without reranker p50 {percentile(samples, 50):.1f} ms; "

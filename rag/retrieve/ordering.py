@@ -93,6 +93,8 @@ def names_schema(question: str, covers: Sequence[str]) -> bool:
     """Whether the question names one of these schemas by its identifier: a compound name (`ListsPaginated`,
     `time_off`, `api.v2010.account.message`) as written, or any name in backticks. A plain word that happens
     to be a schema's name ("an employee", "Employee records") names no schema."""
+    if "`" not in question and not _COMPOUND.search(question):
+        return False  # a compound name written in the question would make the question compound too
     for name in filter(None, map(schema_name, covers)):
         if f"`{name}`" in question:
             return True
