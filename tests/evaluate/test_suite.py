@@ -173,3 +173,20 @@ def test_a_security_scheme_label_resolves_to_the_overview_that_describes_it(tmp_
     path.write_text(json.dumps(question) + "\n", encoding="utf-8")
     loaded = load_questions(path, fixture_index)
     assert loaded[0].relevant_ids == (covered[0],)
+
+
+def test_the_projects_own_suite_parses_and_its_question_files_load() -> None:
+    root = Path(__file__).resolve().parents[2]
+    suite = load_suite(root / "eval_data" / "suite.toml", check_files=False)
+    roles = {spec.name: spec.role for spec in suite.sets}
+    assert roles["cross-api-four-vendors"] == roles["cross-api-public-apis"] == "validation"
+    assert roles["cross-api-tuning"] == "tuning"
+    for spec in suite.sets:
+        assert spec.corpus in suite.corpora
+        if spec.questions is None or "shared" in spec.questions.parts:
+            continue  # generated, or a file of ../shared (checked where the data is)
+        questions = load_questions(spec.questions)
+        assert len({q.id for q in questions}) == len(questions), spec.name
+        if spec.name.startswith("cross-api-"):
+            # each request needs an operation of two different APIs
+            assert all(len({i.split(".")[0] for i in q.relevant_ids}) == 2 for q in questions), spec.name
