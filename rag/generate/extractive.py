@@ -14,7 +14,7 @@ from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.chunk_lines import FIELD_LINE, child_fields
 from rag.generate.context import ContextBlock, build_context
-from rag.generate.lead import lead_for
+from rag.generate.lead import Lead, lead_for, operation_heading
 from rag.ingest.operation_chunks import response_line
 from rag.results import Citation
 from rag.tokens import truncate_to_tokens
@@ -308,16 +308,27 @@ def chosen_lines(question: str, blocks: Sequence[ContextBlock], scope: Collectio
     return chosen
 
 
-def answer_opening(gate: str, lead: str, facts: Sequence[str]) -> list[str]:
-    """The lines above the quotes: the partial caution, the lead sentence and the facts it does not state."""
-    lines = [PARTIAL_CAUTION] if gate == "partial" else []
-    if lead:
-        lines.append(lead)
-    stated = _CITED_MARK.sub("", lead)
+def answer_opening(gate: str, lead: Lead, facts: Sequence[str]) -> list[str]:
+    """The lines above the quotes: the lead sentence and its facts line (a reader acts on these two), the
+    partial caution, and the established facts the lead does not state."""
+    lines = [line for line in (lead.sentence, lead.detail) if line]
+    if gate == "partial":
+        lines.extend(["", PARTIAL_CAUTION] if lines else [PARTIAL_CAUTION])
+    stated = _CITED_MARK.sub("", lead.sentence)
     unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
     if unstated:
         lines.extend(["", *_fact_lines(unstated)])
     return lines
+
+
+def related_blocks(blocks: Sequence[ContextBlock], shown: Collection[int]) -> list[str]:
+    """The other operations among the blocks the answer does not quote, with what each does in words
+    (`GET /unified/hris/employees (List Employees) [2]`): where to look when the first is not the one."""
+    return [
+        f"{operation_heading(block.chunk)} [{block.number}]"
+        for block in blocks[:MAX_BLOCKS]
+        if block.number not in shown and block.chunk.kind == "operation" and block.chunk.method
+    ]
 
 
 def block_header(block: ContextBlock) -> str:
@@ -397,15 +408,17 @@ class ExtractiveGenerator:
         if not blocks:
             answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
-        found = lead_for(request.asked, blocks, request.facts)
+        found = lead_for(request.asked, blocks, request.facts, request.gate)
         chosen = chosen_lines(request.question, blocks, found.scope)
-        lines = answer_opening(request.gate, found.sentence, facts)  # the generator's name is shown beside it
-        if not chosen and not found.scope:
+        lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
+        if not chosen and not found.sentence:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = opening_lines(blocks[0])
         quoted, related = quoted_blocks(chosen, request)
         lines.extend(quoted)
-        if related and not found.scope:
+        if found.scope and found.related:
+            related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})
+        if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
         return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)

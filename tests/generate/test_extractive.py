@@ -30,6 +30,13 @@ SCHEMA = make_chunk(
         "Enum: production, test, null.",
     ]),
     json_pointer="/components/schemas/ConnectSessionCreate",
+    schema_fields=(
+        FieldFacts("provider", "string", flags=("optional", "nullable"), description="The provider to connect to"),
+        FieldFacts("origin_owner_id", "string", flags=("required",), description="The origin owner identifier"),
+        FieldFacts("origin_owner_name", "string", flags=("required",), description="The origin owner name"),
+        FieldFacts("expires_in", "number", flags=("optional", "nullable"),
+                   description="How long the session should be valid for in seconds", facts=(("Default", "1800"),)),
+    ),
 )
 OPERATION = make_chunk(
     "stackone.paths./connect_sessions.post",
@@ -68,8 +75,8 @@ def test_default_of_expires_in_is_quoted_and_cited() -> None:
     assert "1800" in result.answer
     lead, *rest = result.answer.splitlines()
     assert lead == (
-        "In the ConnectSessionCreate schema, `expires_in` defaults to 1800 "
-        "(How long the session should be valid for in seconds). [2]"
+        "In the ConnectSessionCreate schema, `expires_in` (number): default 1800 "
+        "— How long the session should be valid for in seconds. [2]"
     )
     expires_line = next(line for line in rest if "expires_in" in line)
     assert "Default: 1800." in expires_line
@@ -130,8 +137,9 @@ def test_gate_abstain_without_permission_still_answers() -> None:
 
 def test_partial_gate_adds_a_caution() -> None:
     result = ExtractiveGenerator().generate(_ask("what is the default of expires_in", SCHEMA, gate="partial"))
-    assert result.answer.splitlines()[0].startswith("The documentation only partly covers this;")
-    assert "1800" in result.answer
+    lines = [line for line in result.answer.splitlines() if line]
+    # The lead comes first (a reader acts on it), the caution right under it.
+    assert "1800" in lines[0] and lines[1].startswith("The documentation only partly covers this;")
 
 
 def test_no_matching_line_falls_back_to_the_top_chunk() -> None:
