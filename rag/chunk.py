@@ -214,9 +214,11 @@ class SecurityFacts(_Facts):
             return "the header `Authorization: Basic <base64 of username:password>`"
         if self.type == "http":
             return f"the header `Authorization: {self.scheme.capitalize() or 'Bearer'} <token>`"
+        if self.type == "apiKey" and self.location == "header":
+            return f"the header `{self.parameter}: <your API key>`"
         if self.type == "apiKey":
-            where = {"header": "header", "query": "query parameter", "cookie": "cookie"}.get(self.location, "value")
-            return f"the {where} `{self.parameter}`" + (": <your API key>" if self.location == "header" else "")
+            where = {"query": "query parameter", "cookie": "cookie"}.get(self.location, "value")
+            return f"the key in the {where} `{self.parameter}`"
         if self.type in ("oauth2", "openIdConnect"):
             return "the access token in the header `Authorization: Bearer <access token>`"
         if self.type == "mutualTLS":

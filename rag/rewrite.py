@@ -60,6 +60,7 @@ def _topic_words(text: str) -> set[str]:
     return set(words) | {normalize_term(word) for word in words}
 
 
+_ANAPHOR = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
 # "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.
 _ELLIPTICAL = re.compile(
     r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|the same for|same for|same thing for|"
@@ -165,8 +166,10 @@ def rewrite_query(
     `operations` are the indexed operations, among which the conversation's subject is found.
     """
     subject = conversation_subject(history, operations) if history else None
-    # "can I narrow that down by email?": a field of the subject (`email`) is no new topic, whatever else it names.
-    topics = topics - field_words(subject) if subject is not None else topics
+    # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
+    # no new topic; "How do I create a folder?" is a new request even where a note has a `folder_id`.
+    if subject is not None and _ANAPHOR.search(question):
+        topics = topics - field_words(subject)
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")

@@ -172,7 +172,7 @@ def compact_user_prompt(request: GenerationRequest, blocks: Sequence[ContextBloc
     excerpts = "\n".join(f"Excerpt [{block.number}]:\n{block.text}" for block in blocks)
     excerpts = excerpts or "(no documentation was retrieved)"
     parts = [f"Excerpts:\n{CONTEXT_OPEN}\n{defuse_delimiters(excerpts)}\n{CONTEXT_CLOSE}"]
-    parts += closing_parts(request, "Verified facts (true):",
+    parts += closing_parts(request, blocks, "Verified facts (true):",
                            "Retrieval confidence is partial: say which part the excerpts do not cover.")
     return "\n\n".join(parts)
 

@@ -42,5 +42,6 @@ def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[Response
     link_header = any(name.lower() == "link" for name in headers)
     if not (cursor or offset or page or (size and (next_field or total_field or more_field or link_header))):
         return None
-    style = "cursor" if cursor or (next_field and not (offset or page)) else "offset" if offset else "page"
+    follows = bool(next_field or link_header)
+    style = "cursor" if cursor or (follows and not (offset or page)) else "offset" if offset else "page"
     return PaginationFacts(style, cursor, size, offset, page, next_field, total_field, more_field, link_header)
