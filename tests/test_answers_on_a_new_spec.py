@@ -33,7 +33,8 @@ def lines(answer: str) -> list[str]:
 def test_the_authentication_lead_names_the_scheme_and_header_from_the_overview(engine: Engine) -> None:
     result = engine.run("How do I authenticate with the Jotter API?", FULL)
     first = lines(result.answer)[0]
-    assert first.startswith("The Jotter Notes API uses an API key: send the header `X-Jotter-Key: <your API key>`"), result.answer
+    expected = "The Jotter Notes API uses an API key: send the header `X-Jotter-Key: <your API key>`"
+    assert first.startswith(expected), result.answer
     assert "noteKey" not in first and "/notes" not in first
     assert "account settings page" in lines(result.answer)[1]
 
