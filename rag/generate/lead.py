@@ -125,7 +125,7 @@ def _values(values: Sequence[str]) -> str:
     return ", ".join(shown[:MAX_VALUES]) + (", …" if len(shown) > MAX_VALUES else "")
 
 
-_LIMIT_LABELS = ("Minimum", "Maximum", "Exclusive minimum", "Exclusive maximum", "Min length", "Max length",
+LIMIT_LABELS = ("Minimum", "Maximum", "Exclusive minimum", "Exclusive maximum", "Min length", "Max length",
                  "Min items", "Max items", "Pattern")
 
 
@@ -150,7 +150,7 @@ def _value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:
     kinds: list[tuple[str, str]] = []
     if field.default is not None:
         kinds.append(("default", f"default {field.default}"))
-    kinds.extend(("limit", f"{label.lower()} {value}") for label, value in field.facts if label in _LIMIT_LABELS)
+    kinds.extend(("limit", f"{label.lower()} {value}") for label, value in field.facts if label in LIMIT_LABELS)
     if field.enum or field.item_enum:
         kinds.append(("allowed_values", f"one of {_values(field.enum or field.item_enum)}"))
     kinds.sort(key=lambda pair: pair[0] not in asked)
@@ -231,7 +231,7 @@ def _fields_of(chunk: Chunk) -> list[FieldFacts]:
     return top + nested
 
 
-def _spelt(name: str, question: str) -> bool:
+def spells_field(name: str, question: str) -> bool:
     """Whether the question spells a field's name: as written (`page_size`, `filter[status]`'s `status`) or in
     words (`page size`, `expiresIn` as "expires in")."""
     own = name.rsplit(".", 1)[-1].rsplit("[", 1)[-1].rstrip("]").lower()
@@ -252,7 +252,7 @@ def named_fields(
     for block in blocks:
         for field in _fields_of(block.chunk):
             entry = (block, field)
-            if _spelt(field.name, question):
+            if spells_field(field.name, question):
                 exact.append(entry)
                 continue
             parts = _name_parts(field.name)
@@ -275,7 +275,7 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
     missing = next((fact for fact in facts if isinstance(fact, MissingWrite)), None)
     if missing is None:
         return Lead()
-    sentences = [part.strip() for part in re.split(r"(?<=[.)])\s+(?=[A-Z])", missing.statement()) if part.strip()]
+    sentences = missing.sentences()
     operations = missing.operation_labels()
     named = [block for block in blocks if _is_operation(block) and operation_label(block.chunk) in operations]
     cited: list[str] = []
@@ -388,7 +388,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     if not asks:
         return Lead()
     for block, field in named_fields(query.focus, blocks, described=False):
-        if _spelt(field.name, query.focus) and _with_asked_fact([field], asks):
+        if spells_field(field.name, query.focus) and _with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
             detail = _operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation" else ""
             return Lead(_cited(sentence, block), detail, (block.number,))
@@ -447,7 +447,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     how it pages, its security), else which operation to use (`closest`: the closest match); then the
     operation's facts a reader acts on."""
     anchor = _anchor(query, blocks)
-    if anchor is None:
+    if anchor is None or not _about(query, anchor, blocks):
         return Lead()
     asks = query.analysis.asks
     chunk = anchor.chunk
@@ -481,21 +481,33 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         sentence = f"Yes: {label} takes the `{field.name}` {field.location} parameter" + (
             f" ({field.description.rstrip('.')})" if field.description else "")
         stated.add(field.name)
-    if not sentence and (spelt := [f for f in fields if _spelt(f.name, query.focus)]):
+    if not sentence and (spelt := [f for f in fields if spells_field(f.name, query.focus)]):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated |= {f.name for f in spelt[:2]}
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
-                     if not f.deprecated or _spelt(f.name, query.focus)]
+                     if not f.deprecated or spells_field(f.name, query.focus)]
     return Lead(_cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))
+
+
+def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
+    """Whether the question is about the anchor operation: it ranked first, or does what the question's verb
+    asks, or the question shares a word with its path, what it does or a field it spells out (an operation
+    below a better-ranked guide or schema leads only then)."""
+    chunk = anchor.chunk
+    if anchor is blocks[0] or chunk.method.lower() in query.analysis.methods():
+        return True
+    named = _name_parts(chunk.path.replace("/", "_")) | _question_words(operation_words(chunk))
+    return bool(named & _question_words(query.focus)) or any(
+        spells_field(f.name, query.focus) for f in _fields_of(chunk))
 
 
 def _with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
     """The named fields that carry the kind of fact asked for (a default, a limit, allowed values)."""
     def carries(field: FieldFacts) -> bool:
         return (("default" in asks and field.default is not None)
-                or ("limit" in asks and any(label in _LIMIT_LABELS for label, _ in field.facts))
+                or ("limit" in asks and any(label in LIMIT_LABELS for label, _ in field.facts))
                 or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
     return [field for field in fields if carries(field)]
 

@@ -36,6 +36,9 @@ SCHEMA = make_chunk(
         FieldFacts("origin_owner_name", "string", flags=("required",), description="The origin owner name"),
         FieldFacts("expires_in", "number", flags=("optional", "nullable"),
                    description="How long the session should be valid for in seconds", facts=(("Default", "1800"),)),
+        FieldFacts("type", "string", flags=("optional", "nullable"), description="The connect session account type",
+                   facts=(("Default", "production"), ("Enum", "production, test, null")),
+                   enum=("production", "test", "null")),
     ),
 )
 OPERATION = make_chunk(
@@ -48,6 +51,8 @@ OPERATION = make_chunk(
         "Request body (application/json, required) → ConnectSessionCreate",
     ]),
     kind="operation",
+    method="post",
+    path="/connect_sessions",
 )
 UNRELATED = make_chunk(
     "hris.components.Employee",
@@ -94,8 +99,8 @@ def test_picks_a_handful_of_lines_each_cited() -> None:
     result = ExtractiveGenerator().generate(
         _ask("Which fields are required to create a connect session?", SCHEMA, OPERATION)
     )
-    body = [line for line in result.answer.splitlines()[1:] if line.strip()]
-    assert any("Required fields: origin_owner_id, origin_owner_name" in line for line in body)
+    lead, *body = [line for line in result.answer.splitlines() if line.strip()]
+    assert lead == "In the ConnectSessionCreate schema, the required fields are `origin_owner_id`, `origin_owner_name`. [1]"
     content = [line for line in body if line.startswith("- ")]
     assert 1 <= len(content) <= 6
     assert all(line.rstrip().endswith(("[1]", "[2]")) for line in body)
@@ -182,6 +187,8 @@ LIST_EMPLOYEES = make_chunk(
         "- limit (query, integer, optional): Number of results Default: 20.",
     ]),
     kind="operation",
+    method="get",
+    path="/hris/employees",
     parameters=(
         FieldFacts("x-vendor-consumer-id", "string", "header", ("required",), "ID of the consumer"),
         FieldFacts("x-vendor-app-id", "string", "header", ("required",), "The ID of your application"),
@@ -202,9 +209,13 @@ EMPLOYEE_DETAIL = make_chunk(
         "    - pay (number, optional): Pay",
     ]),
     kind="operation",
+    method="get",
+    path="/hris/employees/{id}",
     responses=(ResponseFacts("200", "Employee", success=True, fields=(
         FieldFacts("compensations", "array of EmployeeCompensation", flags=("optional", "nullable")),
-        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",)),
+        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",), fields=(
+            FieldFacts("title", "string", flags=("optional",), description="Job title"),
+            FieldFacts("pay", "number", flags=("optional",), description="Pay"))),
     )),),
 )
 COMPENSATION = make_chunk(
@@ -259,6 +270,8 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
             "    - id (string, optional)",
         ]),
         kind="operation",
+    method="get",
+    path="/hris/people",
         responses=(ResponseFacts("200", "PeoplePaginated", "The list of people was retrieved.", success=True, fields=(
             FieldFacts("next", "string", flags=("optional", "nullable")),
             FieldFacts("data", "array of Person", flags=("required",)),
