@@ -143,7 +143,7 @@ def _write_of(focus: str, text: str) -> WriteRequest | None:
 
 ASK_KINDS = (
     "auth", "default", "limit", "allowed_values", "required", "response", "pagination", "header", "deprecated",
-    "how_to",
+    "how_to", "which_apis",
 )
 
 

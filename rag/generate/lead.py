@@ -189,7 +189,12 @@ def _question_words(question: str) -> set[str]:
 
 
 def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    """`statuses` → status, `addresses` → address, `policies` → policy, `users` → user."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith(("uses", "sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-3] + "y" if word.endswith("ies") else word[:-1]
 
 
 def _name_parts(name: str) -> set[str]:
@@ -242,11 +247,12 @@ def spells_field(name: str, question: str) -> bool:
     return " " in words and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", lowered) is not None
 
 
-def named_fields(
+def field_classes(
     question: str, blocks: Sequence[ContextBlock], described: bool = True
-) -> list[tuple[ContextBlock, FieldFacts]]:
-    """The fields the question names most clearly: names spelt out (`page_size`) if any, else names sharing a
-    word with the question (`expires_in` ← "expiry"), else (`described`) descriptions sharing two words."""
+) -> tuple[list[tuple[ContextBlock, FieldFacts]], ...]:
+    """The fields the question names, in three classes: names spelt out (`page_size`, "page size"; the longest
+    first within a block), names sharing a word with the question (`expires_in` ← "expiry"), and (`described`)
+    fields whose description shares two words with it."""
     words = _question_words(question)
     exact, partial, by_description = [], [], []
     for block in blocks:
@@ -261,8 +267,15 @@ def named_fields(
             elif described and len(words & _question_words(field.description)) >= 2:
                 by_description.append(entry)
     # The longest name spelt wins ("page size" names `page_size` more than `page`); a field not deprecated first.
-    exact.sort(key=lambda entry: (-len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))
-    return exact or partial or by_description
+    exact.sort(key=lambda entry: (entry[0].number, -len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))
+    return exact, partial, by_description
+
+
+def named_fields(
+    question: str, blocks: Sequence[ContextBlock], described: bool = True
+) -> list[tuple[ContextBlock, FieldFacts]]:
+    """The fields the question names most clearly: the first non-empty class of `field_classes`."""
+    return next((found for found in field_classes(question, blocks, described) if found), [])
 
 
 # --- rules ----------------------------------------------------------------------------------------------------
@@ -362,11 +375,14 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
 
 def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     """"How do I list employees in the HRIS API and candidates in the ATS API?": the best-ranked operation of
-    each API the question names, each cited."""
+    each API the question names, each cited; "Which APIs let me list users?": of each API among the blocks."""
+    every = "which_apis" in query.analysis.asks
     named: dict[str, ContextBlock] = {}
     for block in blocks:
         api = block.chunk.api
-        if api and api not in named and _is_operation(block) and re.search(rf"\b{re.escape(api)}\b", query.focus, re.I):
+        if api and api not in named and _is_operation(block) and (
+            every or re.search(rf"\b{re.escape(api)}\b", query.focus, re.I)
+        ):
             named[api] = block
     if len(named) < 2:
         return Lead()
@@ -456,7 +472,10 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     stated: set[str] = set()
     fields = [f for b, f in named_fields(query.focus, [anchor])]
     if asks & {"default", "limit", "allowed_values"} and fields:
-        wanted = _with_asked_fact(fields, asks) or fields[:1]
+        # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values.
+        classes = field_classes(query.focus, [anchor])
+        wanted = next((c for c in (_with_asked_fact([f for _, f in found], asks) for found in classes) if c),
+                      fields[:1])
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
         stated |= {f.name for f in wanted[:2]}
     elif "pagination" in asks and (paging := _paging(anchor, blocks)) is not None:

@@ -344,3 +344,27 @@ def test_a_missing_operation_is_cited_to_the_operations_that_exist_and_nothing_e
     )
     assert "assignments" not in generation.answer and "Established facts" not in generation.answer
     assert [c.structural_id for c in generation.citations] == ["lms.paths./unified/lms/courses.get"]
+
+
+def test_which_apis_lists_the_best_operation_of_each_api_among_the_blocks() -> None:
+    ats = make_chunk("ats.paths./unified/ats/users.get", "GET /unified/ats/users", kind="operation", method="get",
+                     path="/unified/ats/users", summary="List Users")
+    lms = make_chunk("lms.paths./unified/lms/users.get", "GET /unified/lms/users", kind="operation", method="get",
+                     path="/unified/lms/users", summary="List Users")
+    ats_one = replace(ats, path="/unified/ats/users/{id}", summary="Get User")
+    assert lead("Which APIs let me list users?", ats, ats_one, lms) == (
+        "In the ATS API use GET /unified/ats/users (List Users) [1]; in the LMS API use GET /unified/lms/users "
+        "(List Users) [3]."
+    )
+
+
+def test_a_plural_in_the_question_names_the_nested_field_that_carries_allowed_values() -> None:
+    status = FieldFacts("status", "string", enum=("pending", "in_progress", "completed"))
+    assignments = make_chunk(
+        "lms.paths./unified/lms/assignments.get", "GET /unified/lms/assignments", kind="operation", method="get",
+        path="/unified/lms/assignments",
+        parameters=(FieldFacts("filter", "object", "query", description="LMS Assignment Filter", fields=(status,)),),
+    )
+    assert lead("Which statuses can I filter LMS assignments by?", assignments) == (
+        "In GET /unified/lms/assignments, `filter[status]` (query, string): one of pending, in_progress, completed. [1]"
+    )
