@@ -13,7 +13,9 @@ from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
-from rag.generate.lead import LIMIT_LABELS, Lead, lead_for, operation_heading, spells_field
+from rag.generate.lead import Lead, lead_for
+from rag.generate.named import spells_field
+from rag.generate.said import LIMIT_LABELS, operation_heading
 from rag.ingest.operation_chunks import response_line
 from rag.ingest.schema_prose import field_line
 from rag.question_analysis import asked_kinds

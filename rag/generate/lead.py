@@ -13,19 +13,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from rag.chunk import Chunk, FieldFacts, SecurityFacts
+from rag.chunk import Chunk, FieldFacts
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import readable_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.context import ContextBlock
+from rag.generate.named import (
+    field_classes,
+    fields_of,
+    name_parts,
+    named_fields,
+    names_the_operation,
+    question_words,
+    spells_field,
+)
+from rag.generate.said import (
+    LIMIT_LABELS,
+    api_name,
+    cited,
+    field_facts_text,
+    is_operation,
+    lower_first,
+    operation_heading,
+    operation_label,
+    operation_words,
+    scheme_detail,
+    schemes_text,
+    value_facts,
+)
 from rag.names import name_phrases
 from rag.query import Query
 
-MAX_VALUES = 8
 MAX_FIELDS = 8
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -82,202 +102,6 @@ def lead_for(
     return Lead()
 
 
-# --- how operations, fields and schemes are said -------------------------------------------------------------
-
-
-def operation_label(chunk: Chunk) -> str:
-    """`GET /unified/hris/employees` (a webhook: `Webhook /path (POST)`)."""
-    return chunk.title if chunk.title else f"{chunk.method.upper()} {chunk.path}"
-
-
-def operation_words(chunk: Chunk) -> str:
-    """What an operation does in words: its summary, else its operation id spelt out (`delete_guild_member` →
-    "delete guild member"); "" when it has neither."""
-    return chunk.summary or (readable_name(chunk.operation_id) if chunk.operation_id else "")
-
-
-def operation_heading(chunk: Chunk) -> str:
-    """`GET /unified/hris/employees (List Employees)`."""
-    words = operation_words(chunk)
-    return operation_label(chunk) + (f" ({words})" if words else "")
-
-
-def _is_operation(block: ContextBlock) -> bool:
-    return block.chunk.kind == "operation" and bool(block.chunk.method)
-
-
-def _api_name(api: str) -> str:
-    """How a sentence names an API: short names are acronyms (HRIS, ATS, LMS), others keep their spelling."""
-    return api.upper() if len(api) <= 4 else api
-
-
-def _lower_first(text: str) -> str:
-    """"The account identifier" → "the account identifier" (an acronym such as "ID of …" stays)."""
-    return text[:1].lower() + text[1:] if text[:2].istitle() else text
-
-
-def _cited(sentence: str, block: ContextBlock) -> str:
-    return f"{sentence.rstrip().rstrip('.')}. [{block.number}]"
-
-
-def _values(values: Sequence[str]) -> str:
-    shown = [value for value in values if value and value != "null"]
-    return ", ".join(shown[:MAX_VALUES]) + (", …" if len(shown) > MAX_VALUES else "")
-
-
-LIMIT_LABELS = ("Minimum", "Maximum", "Exclusive minimum", "Exclusive maximum", "Min length", "Max length",
-                 "Min items", "Max items", "Pattern")
-
-
-ABOUT_CHARS = 120
-
-
-def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), about: bool = False) -> str:
-    """`page_size` (query, number): default 25, maximum 100 — the facts of one field a reader needs, the asked
-    kinds (`QuestionAnalysis.asks`) first; `about` adds its description."""
-    where = ", ".join(part for part in (field.location, field.type, "required" if field.required else "",
-                                         "deprecated" if field.deprecated else "") if part)
-    facts = _value_facts(field, asked)
-    text = f"`{field.name}` ({where})" + (": " + ", ".join(facts) if facts else "")
-    description = field.description.rstrip(".")
-    if about and description:
-        text += f" — {description[:ABOUT_CHARS]}" + ("…" if len(description) > ABOUT_CHARS else "")
-    return text
-
-
-def _value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:
-    """"default 25", "maximum 100", "one of a, b": the asked kind first."""
-    kinds: list[tuple[str, str]] = []
-    if field.default is not None:
-        kinds.append(("default", f"default {field.default}"))
-    kinds.extend(("limit", f"{label.lower()} {value}") for label, value in field.facts if label in LIMIT_LABELS)
-    if field.enum or field.item_enum:
-        kinds.append(("allowed_values", f"one of {_values(field.enum or field.item_enum)}"))
-    kinds.sort(key=lambda pair: pair[0] not in asked)
-    return [text for _, text in kinds]
-
-
-def scheme_sentence(scheme: SecurityFacts) -> str:
-    """"HTTP Basic: send the header `Authorization: Basic <base64 of username:password>`"."""
-    how = scheme.how_to_send
-    text = scheme.kind + (f": send {how}" if how else "")
-    if scheme.scopes:
-        text += f" (scopes: {_values(scheme.scopes)})"
-    return text
-
-
-def _schemes_text(schemes: Sequence[SecurityFacts]) -> str:
-    """The alternatives of a requirement, each with its schemes: "HTTP Basic: send … or an API key: send …"."""
-    alternatives: dict[int, list[SecurityFacts]] = {}
-    for scheme in schemes:
-        alternatives.setdefault(scheme.alternative, []).append(scheme)
-    return " or ".join(" and ".join(scheme_sentence(s) for s in group) for group in alternatives.values())
-
-
-def _scheme_detail(schemes: Sequence[SecurityFacts]) -> str:
-    """The URLs an OAuth2 or OpenID Connect scheme names and the schemes' own descriptions."""
-    parts = [f"{'; '.join(s.urls)}" for s in schemes if s.urls]
-    parts += [s.description for s in schemes if s.description]
-    return " ".join(dict.fromkeys(part.rstrip(".") + "." for part in parts if part))
-
-
-# --- what the question names ----------------------------------------------------------------------------------
-
-
-def _question_words(question: str) -> set[str]:
-    return {_singular(word) for word in _WORD.findall(question.lower()) if len(word) > 2}
-
-
-def _singular(word: str) -> str:
-    """`statuses` → status, `addresses` → address, `policies` → policy, `users` → user."""
-    if len(word) <= 3 or not word.endswith("s") or word.endswith("ss"):
-        return word
-    if word.endswith(("uses", "sses", "xes", "ches", "shes")):
-        return word[:-2]
-    return word[:-3] + "y" if word.endswith("ies") else word[:-1]
-
-
-def _name_parts(name: str) -> set[str]:
-    return {_singular(part) for part in _WORD.findall(readable_name(name).lower()) if len(part) > 2}
-
-
-def names_the_operation(question: str, block: ContextBlock) -> bool:
-    """Whether the question names the block's operation: its path, or a resource word of its path other than
-    the API's name and words about authentication ("How do I authenticate with the StackOne API?" does not
-    name `POST /connect_sessions/authenticate`; "…authenticate a connect session?" does)."""
-    chunk = block.chunk
-    if not chunk.path:
-        return False
-    if chunk.path.lower() in question.lower():
-        return True
-    skipped = {chunk.api.lower(), "unified", "auth", "authenticate", "authentication", "authorize", "login"}
-    words = {
-        _singular(word)
-        for segment in chunk.path.lower().split("/")
-        if segment and not segment.startswith("{") and segment not in skipped
-        for word in re.split(r"[_\-.]+", segment)
-        if len(word) > 2 and word not in skipped
-    }
-    return bool(words & _question_words(question))
-
-
-def _fields_of(chunk: Chunk) -> list[FieldFacts]:
-    """Every typed field of a chunk: parameters, request body fields, success response fields, schema fields,
-    then their own fields one level down, named by their parent (`filter[status]`, `data.status`)."""
-    body = list(chunk.request_body.fields) if chunk.request_body else []
-    response = [f for r in chunk.responses if r.success for f in r.fields]
-    top = [*chunk.parameters, *body, *response, *chunk.schema_fields]
-    nested = [
-        replace(child, location=parent.location,
-                name=f"{parent.name}[{child.name}]" if parent.location == "query" else f"{parent.name}.{child.name}")
-        for parent in top
-        for child in parent.fields
-    ]
-    return top + nested
-
-
-def spells_field(name: str, question: str) -> bool:
-    """Whether the question spells a field's name: as written (`page_size`, `filter[status]`'s `status`) or in
-    words (`page size`, `expiresIn` as "expires in")."""
-    own = name.rsplit(".", 1)[-1].rsplit("[", 1)[-1].rstrip("]").lower()
-    lowered = question.lower()
-    if re.search(rf"(?<![\w-]){re.escape(own)}(?![\w-])", lowered):
-        return True
-    words = readable_name(own).lower()
-    return " " in words and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", lowered) is not None
-
-
-def field_classes(
-    question: str, blocks: Sequence[ContextBlock], described: bool = True
-) -> tuple[list[tuple[ContextBlock, FieldFacts]], ...]:
-    """The fields the question names, in three classes: names spelt out (`page_size`, "page size"; the longest
-    first within a block), names sharing a word with the question (`expires_in` ← "expiry"), and (`described`)
-    fields whose description shares two words with it."""
-    words = _question_words(question)
-    exact, partial, by_description = [], [], []
-    for block in blocks:
-        for field in _fields_of(block.chunk):
-            entry = (block, field)
-            if spells_field(field.name, question):
-                exact.append(entry)
-                continue
-            parts = _name_parts(field.name)
-            if parts & words or any(p[:5] == w[:5] for p in parts for w in words if min(len(p), len(w)) >= 5):
-                partial.append(entry)
-            elif described and len(words & _question_words(field.description)) >= 2:
-                by_description.append(entry)
-    # The longest name spelt wins ("page size" names `page_size` more than `page`); a field not deprecated first.
-    exact.sort(key=lambda entry: (entry[0].number, -len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))
-    return exact, partial, by_description
-
-
-def named_fields(
-    question: str, blocks: Sequence[ContextBlock], described: bool = True
-) -> list[tuple[ContextBlock, FieldFacts]]:
-    """The fields the question names most clearly: the first non-empty class of `field_classes`."""
-    return next((found for found in field_classes(question, blocks, described) if found), [])
-
-
 # --- rules ----------------------------------------------------------------------------------------------------
 
 
@@ -290,7 +114,7 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
         return Lead()
     sentences = missing.sentences()
     operations = missing.operation_labels()
-    named = [block for block in blocks if _is_operation(block) and operation_label(block.chunk) in operations]
+    named = [block for block in blocks if is_operation(block) and operation_label(block.chunk) in operations]
     cited: list[str] = []
     for sentence in sentences:
         own = [block for block in named if operation_label(block.chunk) in sentence] or named
@@ -301,7 +125,7 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
 
 
 def _names_first_operation(query: Query, blocks: Sequence[ContextBlock]) -> bool:
-    return _is_operation(blocks[0]) and names_the_operation(query.focus, blocks[0])
+    return is_operation(blocks[0]) and names_the_operation(query.focus, blocks[0])
 
 
 def _api_title(block: ContextBlock) -> str:
@@ -309,7 +133,7 @@ def _api_title(block: ContextBlock) -> str:
     chunk = block.chunk
     if chunk.kind == "overview" and chunk.title.endswith(" overview"):
         return chunk.title.removesuffix(" overview")
-    return _api_name(chunk.api)
+    return api_name(chunk.api)
 
 
 def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -319,14 +143,14 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     if "auth" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
     source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
-    source = source or next((b for b in blocks if _is_operation(b) and b.chunk.security), None)
+    source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
     if source is None:
         return Lead()
     schemes = source.chunk.security
     name = _api_title(source)
-    text = f"The {name}{'' if name.lower().endswith('api') else ' API'} uses {_schemes_text(schemes)}"
-    detail = _scheme_detail(schemes)
-    return Lead(_cited(text, source), _cited(detail, source) if detail else "", (source.number,), related=False)
+    text = f"The {name}{'' if name.lower().endswith('api') else ' API'} uses {schemes_text(schemes)}"
+    detail = scheme_detail(schemes)
+    return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False)
 
 
 def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -334,26 +158,26 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     answered from the parameters the operations share (the conventions chunk), not from the first operation."""
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
-    words = _question_words(query.focus)
+    words = question_words(query.focus)
     for block in blocks:
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.fact("Operations")]
         if not headers:
             continue
-        matching = [h for h in headers if words & (_question_words(h.description) | _name_parts(h.name))]
+        matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
         chosen = matching or [h for h in headers if h.required]
         if not chosen:
             continue
         described = "; ".join(
             f"`{h.name}` ("
-            + "; ".join(part for part in (_lower_first(h.description.rstrip(".")),
+            + "; ".join(part for part in (lower_first(h.description.rstrip(".")),
                                           ("required " if h.required else "") + f"on {h.fact('Operations')} operations")
                         if part)
             + ")"
             for h in chosen
         )
         noun = "header" if len(chosen) == 1 else "headers"
-        sentence = f"The {_api_name(block.chunk.api)} API's operations share the {noun} {described}"
-        return Lead(_cited(sentence, block), scope=(block.number,), related=False)
+        sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
+        return Lead(cited(sentence, block), scope=(block.number,), related=False)
     return Lead()
 
 
@@ -367,7 +191,7 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     required = [f"`{p.name}`" for p in lookup.chunk.parameters if p.required and p.location == "query"][:2]
     sentence = f"First find {' and '.join(values[:3])} with {operation_label(lookup.chunk)}"
     sentence += (f" ({', '.join(required)})" if required else "") + f" [{lookup.number}]"
-    following = next((b for b in blocks[1:] if _is_operation(b)), None)
+    following = next((b for b in blocks[1:] if is_operation(b)), None)
     if following is not None:
         sentence += f"; then {operation_heading(following.chunk)} [{following.number}]"
     return Lead(sentence + ".")
@@ -380,13 +204,13 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     named: dict[str, ContextBlock] = {}
     for block in blocks:
         api = block.chunk.api
-        if api and api not in named and _is_operation(block) and (
+        if api and api not in named and is_operation(block) and (
             every or re.search(rf"\b{re.escape(api)}\b", query.focus, re.I)
         ):
             named[api] = block
     if len(named) < 2:
         return Lead()
-    parts = [f"in the {_api_name(api)} API use {operation_heading(b.chunk)} [{b.number}]" for api, b in named.items()]
+    parts = [f"in the {api_name(api)} API use {operation_heading(b.chunk)} [{b.number}]" for api, b in named.items()]
     sentence = "; ".join(parts) + "."
     return Lead(sentence[0].upper() + sentence[1:])
 
@@ -407,7 +231,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
         if spells_field(field.name, query.focus) and _with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
             detail = _operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation" else ""
-            return Lead(_cited(sentence, block), detail, (block.number,))
+            return Lead(cited(sentence, block), detail, (block.number,))
     return Lead()
 
 
@@ -418,7 +242,7 @@ def _schema_asked(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     schemas = [b for b in blocks if b.chunk.kind == "schema" and b.chunk.schema_fields]
     named = [b for b in schemas if re.search(rf"\b{re.escape(_schema_name(b.chunk))}\b", question)]
     first = schemas[0] if schemas and blocks[0] is schemas[0] else None
-    if first is not None and not _name_parts(_schema_name(first.chunk)) & _question_words(question):
+    if first is not None and not name_parts(_schema_name(first.chunk)) & question_words(question):
         first = None  # retrieved first, but nothing in the question is about it
     chosen = named[0] if named else first
     if chosen is None:
@@ -437,7 +261,7 @@ def _schema_asked(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
             listed = ", ".join(f"`{f.name}`" for f in fields[:MAX_FIELDS]) + (", …" if len(fields) > MAX_FIELDS else "")
             sentence = f"The {name} schema has the fields {listed}"
     used = f"Used by {', '.join(chosen.chunk.used_by[:4])}" if chosen.chunk.used_by else ""
-    return Lead(_cited(sentence, chosen), _cited(used, chosen) if used else "", ())
+    return Lead(cited(sentence, chosen), cited(used, chosen) if used else "", ())
 
 
 def _schema_name(chunk: Chunk) -> str:
@@ -451,7 +275,7 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
     """The operation the answer is about: the first operation among the blocks (those above it are schemas,
     guides or overviews that support it) — the first of the top three that does what the question's verb asks
     ("and how do I remove one of them?": a DELETE) when the first does not."""
-    operations = [block for block in blocks if _is_operation(block)]
+    operations = [block for block in blocks if is_operation(block)]
     methods = query.analysis.methods()
     doing = [block for block in operations[:ANCHOR_BLOCKS] if block.chunk.method.lower() in methods]
     return (doing or operations or [None])[0]
@@ -482,7 +306,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         anchor, sentence, stated = paging
         chunk, label = anchor.chunk, operation_label(anchor.chunk)
     elif "auth" in asks and chunk.security:
-        sentence = f"{label} uses {_schemes_text(chunk.security)}"
+        sentence = f"{label} uses {schemes_text(chunk.security)}"
     elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated |= {h.name for h in headers[:4]}
@@ -492,7 +316,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     elif "response" in asks and (returned := _returns(chunk)):
         sentence = f"{label} returns {returned}"
         stated.add("returns")
-    elif "deprecated" in asks and (old := [f for f in _fields_of(chunk) if f.deprecated and "." not in f.name]):
+    elif "deprecated" in asks and (old := [f for f in fields_of(chunk) if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated |= {f.name for f in old[:4]}
     elif query.analysis.yes_no and fields and fields[0].location:
@@ -507,7 +331,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
-    return Lead(_cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))
+    return Lead(cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
@@ -517,9 +341,9 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     chunk = anchor.chunk
     if anchor is blocks[0] or chunk.method.lower() in query.analysis.methods():
         return True
-    named = _name_parts(chunk.path.replace("/", "_")) | _question_words(operation_words(chunk))
-    return bool(named & _question_words(query.focus)) or any(
-        spells_field(f.name, query.focus) for f in _fields_of(chunk))
+    named = name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))
+    return bool(named & question_words(query.focus)) or any(
+        spells_field(f.name, query.focus) for f in fields_of(chunk))
 
 
 def _with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
@@ -554,7 +378,7 @@ def _paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[Conte
         parts.append(f"follow the response's `{paging.next_field}`")
     if paging.size:
         size = by_name.get(paging.size)
-        limits = ", ".join(_value_facts(size, frozenset({"limit"}))) if size else ""
+        limits = ", ".join(value_facts(size, frozenset({"limit"}))) if size else ""
         parts.append(f"`{paging.size}` sets the page size" + (f" ({limits})" if limits else ""))
     if paging.total_field:
         parts.append(f"`{paging.total_field}` counts all results")
@@ -604,4 +428,4 @@ def _operation_detail(anchor: ContextBlock, stated: set[str], asked: Sequence[Fi
         parts.append(f"Body {schema}" + (f" (required: {', '.join(must)})" if must else ""))
     if "returns" not in stated and (returned := _returns(chunk)):
         parts.append(f"Returns {returned}")
-    return _cited(". ".join(parts), anchor) if parts else ""
+    return cited(". ".join(parts), anchor) if parts else ""

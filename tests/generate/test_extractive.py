@@ -100,7 +100,9 @@ def test_picks_a_handful_of_lines_each_cited() -> None:
         _ask("Which fields are required to create a connect session?", SCHEMA, OPERATION)
     )
     lead, *body = [line for line in result.answer.splitlines() if line.strip()]
-    assert lead == "In the ConnectSessionCreate schema, the required fields are `origin_owner_id`, `origin_owner_name`. [1]"
+    assert lead == (
+        "In the ConnectSessionCreate schema, the required fields are `origin_owner_id`, `origin_owner_name`. [1]"
+    )
     content = [line for line in body if line.startswith("- ")]
     assert 1 <= len(content) <= 6
     assert all(line.rstrip().endswith(("[1]", "[2]")) for line in body)

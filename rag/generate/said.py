@@ -1,0 +1,109 @@
+"""How an extractive answer says operations, fields and security schemes: from their typed facts, in words a
+reader acts on ("`page_size` (query, number): maximum 100, default 25", "HTTP Basic: send the header
+`Authorization: Basic <base64 of username:password>`")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag.chunk import Chunk, FieldFacts, SecurityFacts
+from rag.corpus.vocabulary import readable_name
+from rag.generate.context import ContextBlock
+
+MAX_VALUES = 8
+
+
+def operation_label(chunk: Chunk) -> str:
+    """`GET /unified/hris/employees` (a webhook: `Webhook /path (POST)`)."""
+    return chunk.title if chunk.title else f"{chunk.method.upper()} {chunk.path}"
+
+
+def operation_words(chunk: Chunk) -> str:
+    """What an operation does in words: its summary, else its operation id spelt out (`delete_guild_member` →
+    "delete guild member"); "" when it has neither."""
+    return chunk.summary or (readable_name(chunk.operation_id) if chunk.operation_id else "")
+
+
+def operation_heading(chunk: Chunk) -> str:
+    """`GET /unified/hris/employees (List Employees)`."""
+    words = operation_words(chunk)
+    return operation_label(chunk) + (f" ({words})" if words else "")
+
+
+def is_operation(block: ContextBlock) -> bool:
+    return block.chunk.kind == "operation" and bool(block.chunk.method)
+
+
+def api_name(api: str) -> str:
+    """How a sentence names an API: short names are acronyms (HRIS, ATS, LMS), others keep their spelling."""
+    return api.upper() if len(api) <= 4 else api
+
+
+def lower_first(text: str) -> str:
+    """"The account identifier" → "the account identifier" (an acronym such as "ID of …" stays)."""
+    return text[:1].lower() + text[1:] if text[:2].istitle() else text
+
+
+def cited(sentence: str, block: ContextBlock) -> str:
+    return f"{sentence.rstrip().rstrip('.')}. [{block.number}]"
+
+
+def listed_values(values: Sequence[str]) -> str:
+    shown = [value for value in values if value and value != "null"]
+    return ", ".join(shown[:MAX_VALUES]) + (", …" if len(shown) > MAX_VALUES else "")
+
+
+LIMIT_LABELS = ("Minimum", "Maximum", "Exclusive minimum", "Exclusive maximum", "Min length", "Max length",
+                 "Min items", "Max items", "Pattern")
+
+
+ABOUT_CHARS = 120
+
+
+def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), about: bool = False) -> str:
+    """`page_size` (query, number): default 25, maximum 100 — the facts of one field a reader needs, the asked
+    kinds (`QuestionAnalysis.asks`) first; `about` adds its description."""
+    where = ", ".join(part for part in (field.location, field.type, "required" if field.required else "",
+                                         "deprecated" if field.deprecated else "") if part)
+    facts = value_facts(field, asked)
+    text = f"`{field.name}` ({where})" + (": " + ", ".join(facts) if facts else "")
+    description = field.description.rstrip(".")
+    if about and description:
+        text += f" — {description[:ABOUT_CHARS]}" + ("…" if len(description) > ABOUT_CHARS else "")
+    return text
+
+
+def value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:
+    """"default 25", "maximum 100", "one of a, b": the asked kind first."""
+    kinds: list[tuple[str, str]] = []
+    if field.default is not None:
+        kinds.append(("default", f"default {field.default}"))
+    kinds.extend(("limit", f"{label.lower()} {value}") for label, value in field.facts if label in LIMIT_LABELS)
+    if field.enum or field.item_enum:
+        kinds.append(("allowed_values", f"one of {listed_values(field.enum or field.item_enum)}"))
+    kinds.sort(key=lambda pair: pair[0] not in asked)
+    return [text for _, text in kinds]
+
+
+def scheme_sentence(scheme: SecurityFacts) -> str:
+    """"HTTP Basic: send the header `Authorization: Basic <base64 of username:password>`"."""
+    how = scheme.how_to_send
+    text = scheme.kind + (f": send {how}" if how else "")
+    if scheme.scopes:
+        text += f" (scopes: {listed_values(scheme.scopes)})"
+    return text
+
+
+def schemes_text(schemes: Sequence[SecurityFacts]) -> str:
+    """The alternatives of a requirement, each with its schemes: "HTTP Basic: send … or an API key: send …"."""
+    alternatives: dict[int, list[SecurityFacts]] = {}
+    for scheme in schemes:
+        alternatives.setdefault(scheme.alternative, []).append(scheme)
+    return " or ".join(" and ".join(scheme_sentence(s) for s in group) for group in alternatives.values())
+
+
+def scheme_detail(schemes: Sequence[SecurityFacts]) -> str:
+    """The URLs an OAuth2 or OpenID Connect scheme names and the schemes' own descriptions."""
+    parts = [f"{'; '.join(s.urls)}" for s in schemes if s.urls]
+    parts += [s.description for s in schemes if s.description]
+    return " ".join(dict.fromkeys(part.rstrip(".") + "." for part in parts if part))
