@@ -327,6 +327,12 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     if not sentence and (spelt := [f for f in fields if spells_field(f.name, query.focus)]):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated |= {f.name for f in spelt[:2]}
+    runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
+    if not sentence and runner_up is not None:
+        # The evidence only partly matches: the two closest operations, so a reader sees the choice up front.
+        sentence = (f"The closest matches are {operation_heading(chunk)} [{anchor.number}] and "
+                    f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
+        return Lead(sentence, _operation_detail(anchor, stated, ()), (anchor.number,))
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)

@@ -368,3 +368,13 @@ def test_a_plural_in_the_question_names_the_nested_field_that_carries_allowed_va
     assert lead("Which statuses can I filter LMS assignments by?", assignments) == (
         "In GET /unified/lms/assignments, `filter[status]` (query, string): one of pending, in_progress, completed. [1]"
     )
+
+
+def test_a_partial_match_offers_the_two_closest_operations_up_front() -> None:
+    context = build_context(retrieved(EMPLOYEES, ACCOUNTS), 4000)
+    found = lead_for("Tell me something", context, gate="partial")
+    assert found.sentence == (
+        "The closest matches are GET /unified/hris/employees (List Employees) [1] and GET /accounts "
+        "(List Accounts) [2]."
+    )
+    assert found.detail.startswith("Requires `x-account-id` (header)")
