@@ -33,6 +33,7 @@ from rag.generate.said import (
     api_name,
     cited,
     field_facts_text,
+    first_sentence,
     is_operation,
     lower_first,
     operation_heading,
@@ -335,6 +336,8 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         return Lead(sentence, _operation_detail(anchor, stated, ()), (anchor.number,))
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
+        if gist := first_sentence(chunk.description, chunk.summary):
+            sentence += f": {gist}"
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
     return Lead(cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))

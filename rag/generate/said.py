@@ -107,3 +107,17 @@ def scheme_detail(schemes: Sequence[SecurityFacts]) -> str:
     parts = [f"{'; '.join(s.urls)}" for s in schemes if s.urls]
     parts += [s.description for s in schemes if s.description]
     return " ".join(dict.fromkeys(part.rstrip(".") + "." for part in parts if part))
+
+
+GIST_CHARS = 160
+
+
+def first_sentence(description: str, summary: str = "") -> str:
+    """The first sentence of an operation's description, when it says more than its summary ("" otherwise)."""
+    text = " ".join(description.split())
+    cut = next((i + 1 for i, char in enumerate(text) if char in ".!?" and (i + 1 == len(text) or text[i + 1] == " ")),
+               len(text))
+    gist = text[:cut].rstrip(".")
+    if not gist or gist.lower() == summary.lower().rstrip("."):
+        return ""
+    return gist if len(gist) <= GIST_CHARS else gist[:GIST_CHARS].rsplit(" ", 1)[0] + " …"

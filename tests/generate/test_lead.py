@@ -378,3 +378,14 @@ def test_a_partial_match_offers_the_two_closest_operations_up_front() -> None:
         "(List Accounts) [2]."
     )
     assert found.detail.startswith("Requires `x-account-id` (header)")
+
+
+def test_the_operation_to_use_is_said_with_the_first_sentence_of_its_description() -> None:
+    described = replace(SESSIONS, description="Creates a session a customer links an account with. Expires after "
+                                              "an hour.")
+    assert lead("How do I start a connect session?", described) == (
+        "Use POST /connect_sessions (Create Connect Session): Creates a session a customer links an account with. [1]"
+    )
+    assert lead("How do I start a connect session?", replace(described, description="Create Connect Session.")) == (
+        "Use POST /connect_sessions (Create Connect Session). [1]"
+    )
