@@ -6,7 +6,10 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from rag.config import DEFAULT_CONFIGS
 from rag.settings import PROJECT_ROOT
+
+DEFAULT_NAMES = ",".join(DEFAULT_CONFIGS)  # the one definition the app, MCP and the REST API use too
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,13 +68,15 @@ def _add_question_commands(add: AddCommand) -> None:
     """ask and mcp."""
     ask = add("ask", "answer a question with several configurations side by side")
     ask.add_argument("question")
-    ask.add_argument("--configs", default="C0,C5,full", help="comma-separated names (default: C0,C5,full)")
+    ask.add_argument("--configs", default=DEFAULT_NAMES, help=f"comma-separated names (default: {DEFAULT_NAMES})")
     ask.add_argument("--config-file", help="TOML or YAML file with more configs")
     ask.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answer generation")
     ask.add_argument("--history", help="JSON file: a list of prior {role, content} messages")
     ask.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     ask.add_argument("--k-show", type=int, default=5, help="chunks to show per config")
     ask.add_argument("--api-version", help="search this indexed version (LABEL, or API@LABEL) instead of the newest")
+    ask.add_argument("--no-cache", action="store_true", help="run every configuration even when the same question "
+                     "was answered before on this index (the stored result is otherwise returned, marked cached)")
     ask.add_argument("--json", action="store_true")
 
     mcp = add("mcp", "serve the index as MCP tools (Claude Desktop, Cursor, VS Code); stdio unless --http")
@@ -87,7 +92,7 @@ def _add_evaluation_commands(add: AddCommand) -> None:
     evaluate = add("eval", "evaluate configurations on a question set (metrics per config, resumable)")
     evaluate.add_argument("--questions", required=True, help="question file: native JSONL, {questions: [...]}, "
                           "experiment queries.jsonl or the StackOne benchmark JSON")
-    evaluate.add_argument("--configs", help="comma-separated names (default: C0,C5,full)")
+    evaluate.add_argument("--configs", help=f"comma-separated names (default: {DEFAULT_NAMES})")
     evaluate.add_argument("--config-file", help="TOML or YAML file with more configs")
     evaluate.add_argument("--ablate", help="also run this config with each of its features switched off")
     evaluate.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answers")

@@ -40,7 +40,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages ({error})")
         if not isinstance(history, list):
             return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages")
-    engine = engine_from_settings(settings_from(args), llm=args.llm)
+    engine = engine_from_settings(settings_from(args), llm=args.llm, query_cache=not args.no_cache)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
     if args.api_version:
