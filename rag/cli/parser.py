@@ -65,7 +65,7 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
 
 
 def _add_question_commands(add: AddCommand) -> None:
-    """ask and mcp."""
+    """ask, serve and mcp."""
     ask = add("ask", "answer a question with several configurations side by side")
     ask.add_argument("question")
     ask.add_argument("--configs", default=DEFAULT_NAMES, help=f"comma-separated names (default: {DEFAULT_NAMES})")
@@ -78,6 +78,12 @@ def _add_question_commands(add: AddCommand) -> None:
     ask.add_argument("--no-cache", action="store_true", help="run every configuration even when the same question "
                      "was answered before on this index (the stored result is otherwise returned, marked cached)")
     ask.add_argument("--json", action="store_true")
+
+    serve = add("serve", "serve the REST API (FastAPI + uvicorn): /ask, /ask/stream, /documents, /docs")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8010, help="port (default: 8010)")
+    serve.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
+    serve.add_argument("--config-file", help="TOML or YAML file with more configs")
 
     mcp = add("mcp", "serve the index as MCP tools (Claude Desktop, Cursor, VS Code); stdio unless --http")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp)")

@@ -1,4 +1,4 @@
-"""The question commands of `python -m rag`: configs, ask and mcp."""
+"""The question commands of `python -m rag`: configs, ask, serve and mcp."""
 
 from __future__ import annotations
 
@@ -61,3 +61,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from rag.mcp_startup import main as mcp_main
 
     return mcp_main(args)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the REST API (FastAPI + uvicorn) on --host/--port."""
+    from rag.rest.serve import main as serve_main
+
+    return serve_main(args)
