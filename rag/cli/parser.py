@@ -32,7 +32,7 @@ AddCommand = Callable[[str, str], argparse.ArgumentParser]  # a sub-command that
 
 
 def _add_index_commands(sub: Any, add: AddCommand) -> None:
-    """ingest, stats, delete, fetch-specs, ensure-index and configs."""
+    """ingest, crawl, stats, delete, fetch-specs, ensure-index, diff and configs."""
     ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
     ingest.add_argument("paths", nargs="+", help="files or folders")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
@@ -58,6 +58,19 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     diff.add_argument("--breaking-only", action="store_true", help="list only the breaking changes")
     diff.add_argument("--limit", type=int, default=40, help="changes listed per API (0: all; --json lists all)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+
+    crawl = add("crawl", "index a documentation website: the pages under the URL's host and folder (sitemap.xml, "
+                "else canonical, rel=next and in-folder links; robots.txt obeyed); a re-crawl re-indexes changed "
+                "pages and removes gone ones")
+    crawl.add_argument("url", help="the site's start page, e.g. https://docs.example.com/api/")
+    crawl.add_argument("--max-pages", type=int, default=200, help="pages at most (default: 200)")
+    crawl.add_argument("--max-depth", type=int, default=5, help="links followed from the start page (default: 5)")
+    crawl.add_argument("--delay", type=float, default=0.5, help="seconds between requests (default: 0.5)")
+    crawl.add_argument("--timeout", type=float, default=15.0, help="seconds per request (default: 15)")
+    crawl.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024, help="bytes per page (default: 2 MiB)")
+    crawl.add_argument("--allow-private", action="store_true",
+                       help="allow private, loopback and link-local addresses (refused by default)")
+    crawl.add_argument("--json", action="store_true", help="print a JSON report")
 
     configs = sub.add_parser("configs", help="list the pipeline configurations (presets and your own)")
     configs.add_argument("--config-file", help="TOML or YAML file with more configs")
