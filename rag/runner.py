@@ -293,29 +293,6 @@ class Engine:
         others. The caller's thread consumes the events; workers only put them on a queue. With `use_cache` (and
         an engine cache) a stored result comes first, marked `cached`.
         """
-        events: queue.Queue[ConfigEvent] = queue.Queue()
-        contexts: dict[str, QueryContext] = {}
-
-        def work(config: Config) -> None:
-            own = history.get(config.name) if isinstance(history, Mapping) else history
-            messages = [dict(m) for m in own] if own else None
-            try:
-                if stream and not retrieval_only and self.llm_spec(config) != "extractive":
-                    final = None
-                    for item in self.stream(question, config, messages):
-                        if isinstance(item, AnswerResult):
-                            final = item
-                        elif item.kind == "token" and item.text:
-                            events.put(ConfigEvent(config.name, "token", text=item.text))
-                    final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
-                    events.put(ConfigEvent(config.name, "result", result=final))
-                else:
-                    result = self.run(question, config, messages, retrieval_only, None, contexts)
-                    events.put(ConfigEvent(config.name, "result", result=result))
-            except Exception as error:  # one failing configuration must not break the others
-                failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
-                events.put(ConfigEvent(config.name, "result", result=failed))
-
         if not configs:
             return
         fingerprint, keys, hits = self.cache_lookup(question, configs, history, retrieval_only, use_cache)
@@ -325,10 +302,14 @@ class Engine:
         missing = [config for config in configs if config.name not in hits]
         if not missing:
             return
+        events: queue.Queue[ConfigEvent] = queue.Queue()
+        contexts: dict[str, QueryContext] = {}
         executor = ThreadPoolExecutor(max_workers=min(self.max_workers, len(missing)), thread_name_prefix="config")
         try:
             for config in missing:
-                executor.submit(work, config)
+                own = history.get(config.name) if isinstance(history, Mapping) else history
+                messages = [dict(m) for m in own] if own else None
+                executor.submit(self._work, question, config, messages, (retrieval_only, stream), contexts, events)
             pending = {config.name for config in missing}
             while pending:
                 event = events.get()
@@ -339,6 +320,35 @@ class Engine:
                 yield event
         finally:
             executor.shutdown(wait=False)
+
+    def _work(
+        self,
+        question: str,
+        config: Config,
+        messages: list[dict[str, str]] | None,
+        modes: tuple[bool, bool],
+        contexts: dict[str, QueryContext],
+        events: queue.Queue[ConfigEvent],
+    ) -> None:
+        """One configuration of `stream_many` on a worker thread: its streamed text (when `modes`, (retrieval only,
+        stream), and its generator allow) and its result go on `events`; a failure becomes a result with errors."""
+        retrieval_only, stream = modes
+        try:
+            if stream and not retrieval_only and self.llm_spec(config) != "extractive":
+                final = None
+                for item in self.stream(question, config, messages):
+                    if isinstance(item, AnswerResult):
+                        final = item
+                    elif item.kind == "token" and item.text:
+                        events.put(ConfigEvent(config.name, "token", text=item.text))
+                final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
+                events.put(ConfigEvent(config.name, "result", result=final))
+            else:
+                result = self.run(question, config, messages, retrieval_only, None, contexts)
+                events.put(ConfigEvent(config.name, "result", result=result))
+        except Exception as error:  # one failing configuration must not break the others
+            failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
+            events.put(ConfigEvent(config.name, "result", result=failed))
 
     def stream(
         self, question: str, config: Config, history: Sequence[dict[str, str]] | None = None

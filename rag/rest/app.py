@@ -45,6 +45,20 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
         version="1.0",
     )
     defaults = [name for name in DEFAULT_CONFIGS if name in known] or list(known)[:1]
+    add_token_check(app, token)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_message(error.errors())}, status_code=422)
+
+    add_service_routes(app, engine, known, defaults)
+    add_ask_routes(app, engine, known, defaults)
+    add_document_routes(app, engine)
+    return app
+
+
+def add_token_check(app: FastAPI, token: str) -> None:
+    """With a token, answer 401 on every route but /health unless `Authorization: Bearer <token>` is sent."""
 
     @app.middleware("http")
     async def require_token(request: Request, call_next: Any) -> Any:
@@ -59,9 +73,9 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
                 )
         return await call_next(request)
 
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": validation_message(error.errors())}, status_code=422)
+
+def add_service_routes(app: FastAPI, engine: Engine, known: Mapping[str, Config], defaults: Sequence[str]) -> None:
+    """GET /health, /configs and /apis."""
 
     @app.get("/health", summary="Whether the service is up, with the number of indexed documents")
     def health() -> dict[str, Any]:
@@ -75,7 +89,7 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
     @app.get("/configs", summary="The configurations that can be asked, and the default ones")
     def configs() -> dict[str, Any]:
         return {
-            "default": defaults,
+            "default": list(defaults),
             "configs": [
                 {**config.to_dict(), "features": config.features(), "runs_offline": engine.runs_offline(config)}
                 for config in known.values()
@@ -85,6 +99,10 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
     @app.get("/apis", summary="The indexed APIs (and documents) with their versions")
     def apis() -> dict[str, Any]:
         return {"apis": indexed_apis(engine)}
+
+
+def add_ask_routes(app: FastAPI, engine: Engine, known: Mapping[str, Config], defaults: Sequence[str]) -> None:
+    """POST /ask and POST /ask/stream."""
 
     @app.post("/ask", summary="Answer a question with each configuration (the shape of `rag ask --json`)")
     def ask(body: AskRequest) -> dict[str, Any]:
@@ -100,6 +118,10 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
         question, chosen, history = checked_request(engine, body, known, defaults)
         events = stream_events(engine, question, chosen, history, body.retrieval_only)
         return StreamingResponse((json.dumps(event, default=str) + "\n" for event in events), media_type=NDJSON)
+
+
+def add_document_routes(app: FastAPI, engine: Engine) -> None:
+    """POST /documents and DELETE /documents/{name}."""
 
     @app.post("/documents", summary="Upload specs or docs (multipart), validated as the app validates uploads")
     def upload(
@@ -117,8 +139,6 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
             indexed = ", ".join(record.source for record in engine.index.documents()) or "none"
             raise HTTPException(404, f"{name!r} is not indexed; indexed: {indexed}")
         return {"deleted": name}
-
-    return app
 
 
 def validation_message(errors: Sequence[Any]) -> str:
