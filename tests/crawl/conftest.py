@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -51,9 +52,9 @@ class Site:
         return f"{self.url}/docs/"
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    """A copy of tests/fixtures/docs_site served on 127.0.0.1 (a free port) until the test ends."""
+@contextmanager
+def served_site(tmp_path: Path) -> Iterator[Site]:
+    """A copy of tests/fixtures/docs_site under `tmp_path`, served on 127.0.0.1 (a free port) meanwhile."""
     folder = tmp_path / "site"
     shutil.copytree(FIXTURES / "docs_site", folder)
     requested: list[str] = []
@@ -66,3 +67,10 @@ def site(tmp_path: Path) -> Iterator[Site]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    """The fixture site served until the test ends (`served_site`)."""
+    with served_site(tmp_path) as served:
+        yield served
