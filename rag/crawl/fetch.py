@@ -90,7 +90,10 @@ class HttpFetcher:
         for _ in range(MAX_REDIRECTS + 1):
             host = urlsplit(current).hostname or ""
             if host not in self._checked:
-                check_address(host, self.allow_private)
+                try:
+                    check_address(host, self.allow_private)
+                except ConfigError as error:  # e.g. a public page redirecting to a private address
+                    return Fetched(current, 0, problem=str(error))
                 self._checked.add(host)
             try:
                 fetched = self._one(current)

@@ -100,3 +100,15 @@ def test_page_links_reads_canonical_next_and_links() -> None:
             b'<a href="c.html#x">c</a><a rel="next" href="d.html">d</a>')
     assert page_links(html, "http://h/docs/x.html") == (
         "http://h/a.html", ["http://h/docs/b.html", "http://h/docs/d.html"], ["http://h/docs/c.html"])
+
+
+def test_the_fetcher_reports_a_private_hop_instead_of_fetching_it(site: Site) -> None:
+    from rag.crawl.fetch import HttpFetcher
+
+    fetcher = HttpFetcher(timeout_s=5, max_bytes=1000, allow_private=False)
+    try:
+        fetched = fetcher.get(site.docs)
+    finally:
+        fetcher.close()
+    assert fetched.status == 0 and not fetched.body and "a loopback address" in fetched.problem
+    assert site.requested == []
