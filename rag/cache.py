@@ -15,7 +15,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -95,24 +96,43 @@ class QueryCache:
         self.settings = settings
         self.path = Path(settings.path)
         self._lock = threading.Lock()
-        if settings.enabled:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as connection:
-                connection.execute(
-                    "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, "
-                    "created REAL NOT NULL, used REAL NOT NULL, result TEXT NOT NULL)"
-                )
-                connection.execute("CREATE INDEX IF NOT EXISTS results_used ON results (used)")
+        self._ready = False
 
-    def _connect(self) -> sqlite3.Connection:
+    def _usable(self, create: bool) -> bool:
+        """Whether the database can be read (`create`: made on the first write, so a command that stores nothing
+        leaves no file behind)."""
+        if not self.settings.enabled:
+            return False
+        if self._ready:
+            return True
+        if not create and not self.path.is_file():
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as connection:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, "
+                "created REAL NOT NULL, used REAL NOT NULL, result TEXT NOT NULL)"
+            )
+            connection.execute("CREATE INDEX IF NOT EXISTS results_used ON results (used)")
+        self._ready = True
+        return True
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection that commits when the block succeeds and is always closed."""
         connection = sqlite3.connect(self.path, timeout=30)
-        connection.execute("PRAGMA journal_mode=WAL")
-        return connection
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            with connection:
+                yield connection
+        finally:
+            connection.close()
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored result of a key (a `AnswerResult.to_dict`), or None; a hit counts as a use."""
-        if not self.settings.enabled:
-            return None
+        with self._lock:
+            if not self._usable(create=False):
+                return None
         with self._lock, self._connect() as connection:
             row = connection.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
             if row is None:
@@ -127,10 +147,11 @@ class QueryCache:
     def put(self, key: str, fingerprint: str, result: Mapping[str, Any]) -> None:
         """Store a result; entries of another index fingerprint are dropped and the least recently used beyond
         `max_entries` evicted."""
-        if not self.settings.enabled:
-            return
         now = time.time()
         text = json.dumps(dict(result), default=str)
+        with self._lock:
+            if not self._usable(create=True):
+                return
         with self._lock, self._connect() as connection:
             connection.execute("DELETE FROM results WHERE fingerprint != ?", (fingerprint,))
             connection.execute(
@@ -143,13 +164,16 @@ class QueryCache:
             )
 
     def __len__(self) -> int:
-        if not self.settings.enabled:
-            return 0
+        with self._lock:
+            if not self._usable(create=False):
+                return 0
         with self._lock, self._connect() as connection:
             return int(connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
     def clear(self) -> None:
         """Forget every stored result."""
-        if self.settings.enabled:
-            with self._lock, self._connect() as connection:
-                connection.execute("DELETE FROM results")
+        with self._lock:
+            if not self._usable(create=False):
+                return
+        with self._lock, self._connect() as connection:
+            connection.execute("DELETE FROM results")
