@@ -97,6 +97,7 @@ class QueryCache:
         self.path = Path(settings.path)
         self._lock = threading.Lock()
         self._ready = False
+        self._connection: sqlite3.Connection | None = None
 
     def _usable(self, create: bool) -> bool:
         """Whether the database can be read (`create`: made on the first write, so a command that stores nothing
@@ -114,35 +115,52 @@ class QueryCache:
                 "created REAL NOT NULL, used REAL NOT NULL, result TEXT NOT NULL)"
             )
             connection.execute("CREATE INDEX IF NOT EXISTS results_used ON results (used)")
+            connection.execute("PRAGMA journal_mode=WAL")
         self._ready = True
         return True
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        """A connection that commits when the block succeeds and is always closed."""
-        connection = sqlite3.connect(self.path, timeout=30)
-        try:
-            connection.execute("PRAGMA journal_mode=WAL")
-            with connection:
-                yield connection
-        finally:
-            connection.close()
+        """The cache's one connection (made on first use; callers hold `_lock`), committing when the block succeeds.
+        It stays open: closing the last connection checkpoints the write-ahead log, which costs more than a lookup."""
+        if self._connection is None:
+            self._connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self._connection.execute("PRAGMA synchronous=NORMAL")  # a cache: no fsync per commit in WAL mode
+        with self._connection:
+            yield self._connection
+
+    def close(self) -> None:
+        """Close the connection (a later use opens it again)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored result of a key (a `AnswerResult.to_dict`), or None; a hit counts as a use."""
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The stored results of several keys at once (one connection); the keys found count as used."""
         with self._lock:
-            if not self._usable(create=False):
-                return None
-        with self._lock, self._connect() as connection:
-            row = connection.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                return None
-            connection.execute("UPDATE results SET used = ? WHERE key = ?", (time.time(), key))
-        try:
-            stored = json.loads(row[0])
-        except json.JSONDecodeError:
-            return None
-        return stored if isinstance(stored, dict) else None
+            if not keys or not self._usable(create=False):
+                return {}
+            marks = ", ".join("?" * len(keys))
+            with self._connect() as connection:
+                rows = connection.execute(f"SELECT key, result FROM results WHERE key IN ({marks})", list(keys))
+                found = dict(rows.fetchall())
+                if found:
+                    connection.execute(f"UPDATE results SET used = ? WHERE key IN ({', '.join('?' * len(found))})",
+                                       [time.time(), *found])
+        stored: dict[str, dict[str, Any]] = {}
+        for key, text in found.items():
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict):
+                stored[key] = value
+        return stored
 
     def put(self, key: str, fingerprint: str, result: Mapping[str, Any]) -> None:
         """Store a result; entries of another index fingerprint are dropped and the least recently used beyond

@@ -159,17 +159,22 @@ class Engine:
         started = time.perf_counter()
         fingerprint = index_fingerprint(self.index)
         keys: dict[str, str] = {}
-        found: dict[str, AnswerResult] = {}
         for config in configs:
             own = history.get(config.name) if isinstance(history, Mapping) else history
-            key = keys[config.name] = cache_key(question, config, self.llm_spec(config), own, retrieval_only,
-                                                fingerprint)
-            stored = self.cache.get(key)
-            if stored is not None:
-                result = AnswerResult.from_dict(stored, self.index.get_chunk)
-                result.cached = True
-                result.timings_ms = {"cache": round((time.perf_counter() - started) * 1000.0, 3)}
-                found[config.name] = result
+            keys[config.name] = cache_key(question, config, self.llm_spec(config), own, retrieval_only, fingerprint)
+        stored = self.cache.get_many(list(keys.values()))
+        found: dict[str, AnswerResult] = {}
+        for config in configs:
+            data = stored.get(keys[config.name])
+            if data is None:
+                continue
+            chunks = self.index.version_view(config.api_version).chunks  # the chunks the result was made from
+            result = AnswerResult.from_dict(data, chunks.get)
+            if len(result.chunks) != len(data.get("chunks") or ()):
+                continue  # a chunk is gone (the fingerprint should have said so): answer afresh
+            result.cached = True
+            result.timings_ms = {"cache": round((time.perf_counter() - started) * 1000.0, 3)}
+            found[config.name] = result
         return fingerprint, keys, found
 
     def cache_store(self, fingerprint: str, keys: Mapping[str, str], result: AnswerResult) -> None:
