@@ -32,6 +32,7 @@ class SiteReport:
     skipped: dict[str, str] = field(default_factory=dict)
     truncated: str = ""
     sitemap: str = ""
+    kept_all: str = ""  # why no indexed page of the site was removed ("" when gone pages were)
 
     def count(self, status: str) -> int:
         """How many pages got a status (added, replaced, skipped, error)."""
@@ -42,15 +43,15 @@ class SiteReport:
         line = (f"{self.root}: {len(self.reports)} page(s) — {self.count('added')} added, {self.count('replaced')} "
                 f"re-indexed, {self.count('skipped')} unchanged, {len(self.removed)} removed, "
                 f"{self.count('error')} failed; {len(self.skipped)} URL(s) skipped")
-        if self.truncated:
-            line += f"; stopped at {self.truncated}, so no page was removed"
+        if self.kept_all:
+            line += f"; {self.kept_all}, so no page was removed"
         return line
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
         return {"root": self.root, "pages": [r.to_dict() for r in self.reports], "removed": self.removed,
                 "skipped": self.skipped, "truncated": self.truncated, "sitemap": self.sitemap,
-                "summary": self.summary()}
+                "kept_all": self.kept_all, "summary": self.summary()}
 
 
 def page_api(url: str, root: str) -> str:
@@ -84,7 +85,8 @@ def parse_page(page: CrawledPage, root: str) -> ParsedDocument:
 
 def index_pages(index: Index, result: CrawlResult, progress: Progress | None = None) -> SiteReport:
     """Index a crawl's pages (an unchanged page is left as it is) and remove the site's indexed pages the crawl
-    no longer found (not when a limit cut the crawl short, nor those that failed for a passing reason)."""
+    no longer found, unless the crawl cannot tell: a limit cut it short, a page failed for a passing reason (a
+    timeout, a 5xx: its links were not read), or it found no page at all."""
     root = result.scope.root
     report = SiteReport(root, skipped=dict(result.skipped), truncated=result.truncated, sitemap=result.used_sitemap)
     for number, page in enumerate(result.pages, 1):
@@ -96,8 +98,11 @@ def index_pages(index: Index, result: CrawlResult, progress: Progress | None = N
             report.reports.append(IngestReport(page.url, "error", message=f"{page.url}: {error.problem}"))
         except RagError as error:
             report.reports.append(IngestReport(page.url, "error", message=f"{page.url}: {error}"))
-    if not result.truncated:
-        seen = {page.url for page in result.pages} | result.kept
+    report.kept_all = (f"stopped at {result.truncated}" if result.truncated
+                       else f"{len(result.kept)} page(s) failed for a passing reason" if result.kept
+                       else "no page was found" if not result.pages else "")
+    if not report.kept_all:
+        seen = {page.url for page in result.pages}
         for record in index.documents():
             if record.source.startswith(root) and record.source not in seen and index.delete(record.source):
                 report.removed.append(record.source)

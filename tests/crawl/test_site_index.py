@@ -93,3 +93,11 @@ def test_the_command_line_crawls_with_allow_private_and_refuses_without(site: Si
                     env={"TQDM_DISABLE": ""})
     assert shown.returncode == 0 and "4 unchanged, 0 removed" in shown.stdout
     assert "crawl: 100%" in shown.stderr and "index: 100%" in shown.stderr  # the progress bars
+
+
+def test_a_crawl_whose_start_page_fails_removes_nothing(site: Site, empty_index: Index) -> None:
+    crawl_site(empty_index, site.docs, FAST)
+    (site.folder / "robots.txt").write_text("User-agent: *\nDisallow: /docs/\n")
+    report = crawl_site(empty_index, site.docs, FAST)
+    assert not report.reports and not report.removed and len(sources(empty_index)) == 4
+    assert report.summary().endswith("; no page was found, so no page was removed")
