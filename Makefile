@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: public-specs install run index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
+.PHONY: public-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
@@ -38,6 +38,11 @@ index: install
 
 run: index
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.address 127.0.0.1
+
+# The REST API on 127.0.0.1:$(API_PORT) (/docs for its documentation; RAG_API_TOKEN=… requires a bearer token).
+API_PORT ?= 8010
+serve: index
+	$(PY) -m rag serve --port $(API_PORT)
 
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -1,4 +1,4 @@
-"""`python -m bench [SECTION...]`: index, retrieval, eval, …, local-llm, c4-local (default: all); prints a report,
+"""`python -m bench [SECTION...]`: index, retrieval, eval, …, rest, local-llm, c4-local (default: all); prints a report,
 writes bench/results.json. The local-llm and c4-local sections need `make local-llm` and say so when skipped."""
 
 from __future__ import annotations
@@ -232,6 +232,13 @@ def bench_c4_local() -> None:
     RESULTS["c4_local_server"] = run_c4_local()
 
 
+def bench_rest_api() -> None:
+    """/ask afresh vs from the query cache, and ten concurrent calls (see bench/rest.py)."""
+    from bench.rest import bench_rest
+
+    RESULTS["rest"] = bench_rest()
+
+
 SECTIONS = {
     "index": bench_index,
     "retrieval": bench_retrieval,
@@ -239,6 +246,7 @@ SECTIONS = {
     "throughput": bench_scale,
     "all-specs": bench_all_specs,
     "app": bench_app,
+    "rest": bench_rest_api,
     "local-llm": bench_local_llm,
     "c4-local": bench_c4_local,
 }

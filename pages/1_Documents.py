@@ -8,9 +8,12 @@ from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES
 from webapp import tables, ui, widget_state
 from webapp.documents import (
+    ALLOW_PRIVATE_LABEL,
     DUPLICATE_QUESTION,
     POLICY_LABELS,
     UPLOAD_LABEL,
+    crawl_into,
+    crawl_lines,
     ingest_uploads,
     report_frame,
     report_line,
@@ -99,6 +102,46 @@ if reports:
         st.dataframe(report_frame(reports), hide_index=True, width="stretch")
         if any(r.status in ("added", "replaced") for r in reports):
             st.page_link(ui.HOME_PAGE, label="Ask about it on the home page", icon=":material/forum:")
+
+# ---------------------------------------------------------------------- documentation site
+st.subheader("Add a documentation site", anchor=False)
+st.caption("Indexes the pages under the URL's host and folder (its sitemap.xml, else canonical, next and in-folder "
+           "links; robots.txt obeyed), each page under its URL. Crawling it again re-indexes only the pages that "
+           "changed and removes those that are gone.")
+left, right = st.columns([3, 1], vertical_alignment="bottom")
+site_url = left.text_input("Documentation site URL", placeholder="https://docs.example.com/api/", key="crawl_url")
+max_pages = right.number_input("Pages at most", min_value=1, max_value=2000, value=200, step=50,
+                               key="crawl_max_pages")
+allow_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="crawl_allow_private",
+                            help="Refused by default: a site on this machine or your network (localhost, 10.x, "
+                            "192.168.x, 169.254.x) is crawled only when this is ticked")
+if st.button("Crawl and index", icon=":material/travel_explore:", disabled=not (site_url or "").strip(),
+             key="crawl_button"):
+    bar = st.progress(0.0, text="Reading robots.txt and the sitemap…")
+    try:
+        with st.spinner("Crawling…", show_time=True):
+            crawled = crawl_into(index, site_url, int(max_pages), allow_private,
+                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text))
+    except RagError as error:
+        st.session_state["crawl_error"] = str(error)
+        st.session_state.pop("crawl_report", None)
+    else:
+        st.session_state["crawl_report"] = crawled
+        st.session_state.pop("crawl_error", None)
+    st.rerun()
+if st.session_state.get("crawl_error"):
+    st.error(st.session_state["crawl_error"], icon=":material/error:")
+crawl_report = st.session_state.get("crawl_report")
+if crawl_report is not None:
+    with st.container(border=True):
+        st.markdown("**Last crawl**")
+        st.caption(tables.md_escape(crawl_report.summary()))
+        for level, line in crawl_lines(crawl_report):
+            getattr(st, level)(tables.md_escape(line))
+        if crawl_report.skipped:
+            with st.expander(f"{len(crawl_report.skipped)} URL(s) skipped", icon=":material/block:"):
+                st.dataframe([{"url": url, "why": why} for url, why in sorted(crawl_report.skipped.items())],
+                             hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------------- indexed documents
 st.subheader("Indexed documents", anchor=False)

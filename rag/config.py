@@ -147,7 +147,9 @@ _FULL = Config(
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}
-DEFAULT_CONFIGS: tuple[str, ...] = ("C0", "C3", "full")  # all run offline (C4/C5 need an LLM)
+# The one definition of the default configurations: the app, `rag ask`, `rag eval`, MCP and the REST API read it.
+# All three run offline (C4/C5 need an LLM for their reranker).
+DEFAULT_CONFIGS: tuple[str, ...] = ("C0", "C3", "full")
 
 
 def config_from_mapping(name: str, data: dict[str, Any], known: dict[str, Config]) -> Config:

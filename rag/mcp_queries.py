@@ -58,7 +58,7 @@ def ask(engine: Engine, question: str, config: Config, version: str | None = Non
     require_index(engine)
     clean_question(question)
     config = pinned(engine, config, version)
-    result = engine.run(question, config)
+    result = engine.run_many(question, [config])[0]  # through the query cache when the engine has one
     if result.errors:
         raise RagError("; ".join(result.errors))
     return ask_result(result)

@@ -62,7 +62,7 @@ def main(args: Any) -> int:
     with stdout_to_stderr():
         settings = Settings.from_env(index_dir=getattr(args, "index_dir", None))
         configs = known_configs(getattr(args, "config_file", None))
-        engine = engine_from_settings(settings, llm=args.llm)
+        engine = engine_from_settings(settings, llm=args.llm, query_cache=True)
         warnings = warm_up(engine)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -130,6 +130,9 @@ class AnswerResult:
     # What the config asked for but could not do here ("LLM reranker unavailable: ran without reranking"):
     # the result then equals a simpler config's, and every view must say so.
     fallbacks: list[str] = field(default_factory=list)
+    # The stored result of the same question, conversation, configuration, generator and index (rag.cache):
+    # timings then say how long the lookup took.
+    cached: bool = False
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
 
@@ -174,6 +177,7 @@ class AnswerResult:
             "facts": self.facts,
             "errors": self.errors,
             "fallbacks": self.fallbacks,
+            "cached": self.cached,
         }
 
     @classmethod
@@ -212,6 +216,7 @@ class AnswerResult:
             facts=list(data.get("facts") or []),
             errors=list(data.get("errors") or []),
             fallbacks=list(data.get("fallbacks") or []),
+            cached=bool(data.get("cached")),
         )
 
 

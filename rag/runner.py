@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.abstain import GateThresholds
+from rag.cache import CACHE_FILE, CacheSettings, QueryCache, cache_key, index_fingerprint
 from rag.config import Config
 from rag.corpus.profile import profile_for
 from rag.errors import RagError
@@ -57,6 +58,8 @@ class Engine:
     generator_factory: Callable[[str], Generator] | None = None
     thresholds: GateThresholds | None = None
     max_workers: int = 6
+    # Stored results of repeated questions (rag.cache); None (evaluation, benchmarks): every question is run.
+    cache: QueryCache | None = None
     _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -140,6 +143,47 @@ class Engine:
                 contexts[key] = QueryContext(self.index, query, api_version=api_version)
             return contexts[key]
 
+    # ------------------------------------------------------------------ cache
+    def cache_lookup(
+        self,
+        question: str,
+        configs: Sequence[Config],
+        history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None,
+        retrieval_only: bool,
+        use_cache: bool = True,
+    ) -> tuple[str, dict[str, str], dict[str, AnswerResult]]:
+        """The index fingerprint, each config's cache key and the stored results found (marked `cached`, timed by
+        the lookup). Without a cache (or `use_cache` off): nothing, and nothing will be stored."""
+        if not use_cache or self.cache is None or not self.cache.settings.enabled:
+            return "", {}, {}
+        started = time.perf_counter()
+        fingerprint = index_fingerprint(self.index)
+        keys: dict[str, str] = {}
+        for config in configs:
+            own = history.get(config.name) if isinstance(history, Mapping) else history
+            keys[config.name] = cache_key(question, config, self.llm_spec(config), own, retrieval_only, fingerprint)
+        stored = self.cache.get_many(list(keys.values()))
+        found: dict[str, AnswerResult] = {}
+        for config in configs:
+            data = stored.get(keys[config.name])
+            if data is None:
+                continue
+            chunks = self.index.version_view(config.api_version).chunks  # the chunks the result was made from
+            result = AnswerResult.from_dict(data, chunks.get)
+            if len(result.chunks) != len(data.get("chunks") or ()):
+                continue  # a chunk is gone (the fingerprint should have said so): answer afresh
+            result.cached = True
+            result.timings_ms = {"cache": round((time.perf_counter() - started) * 1000.0, 3)}
+            found[config.name] = result
+        return fingerprint, keys, found
+
+    def cache_store(self, fingerprint: str, keys: Mapping[str, str], result: AnswerResult) -> None:
+        """Keep a fresh result for the next time (never one with errors or a fallback: those may pass)."""
+        key = keys.get(result.config)
+        if self.cache is None or not key or result.cached or result.errors or result.fallbacks:
+            return
+        self.cache.put(key, fingerprint, result.to_dict())
+
     # ------------------------------------------------------------------ run
     def prepare_state(
         self,
@@ -189,23 +233,28 @@ class Engine:
         history: Sequence[dict[str, str]] | None = None,
         retrieval_only: bool = False,
         on_result: Callable[[AnswerResult], None] | None = None,
+        use_cache: bool = True,
     ) -> list[AnswerResult]:
         """Run several configs sharing embeddings and candidate pools: concurrently when some call a model
         server, one after another when none does (threads would only take turns on the interpreter). Results
         come in config order (`on_result` is called in that order too); a failing config yields a result
-        with `errors`."""
-        if len(configs) <= 1 or all(self.runs_offline(c) for c in configs):
+        with `errors`. With `use_cache` (and an engine cache) a repeated question returns its stored result."""
+        fingerprint, keys, hits = self.cache_lookup(question, configs, history, retrieval_only, use_cache)
+        missing = [config for config in configs if config.name not in hits]
+        if len(missing) <= 1 or all(self.runs_offline(c) for c in missing):
             # Nothing waits on a model server: threads would only take turns on the interpreter, so the configs
             # run one after another on shared contexts (one embedding, one pool per retriever).
             contexts: dict[str, QueryContext] = {}
-            results = [self._run_isolated(question, c, history, retrieval_only, contexts) for c in configs]
+            for config in missing:
+                hits[config.name] = self._run_isolated(question, config, history, retrieval_only, contexts)
+                self.cache_store(fingerprint, keys, hits[config.name])
         else:
-            found = {
-                event.config: event.result
-                for event in self.stream_many(question, configs, history, retrieval_only, stream=False)
+            hits.update(
+                (event.config, event.result)
+                for event in self.stream_many(question, missing, history, retrieval_only, False, use_cache)
                 if event.result is not None
-            }
-            results = [found[config.name] for config in configs]
+            )
+        results = [hits[config.name] for config in configs]
         for item in results:
             if on_result:
                 on_result(item)
@@ -239,51 +288,72 @@ class Engine:
         history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None = None,
         retrieval_only: bool = False,
         stream: bool = True,
+        use_cache: bool = True,
     ) -> Iterator[ConfigEvent]:
         """Run every config concurrently; yield streamed answer text and each result as soon as it is ready.
 
         `history` is one conversation for every config, or a mapping of config name → its own conversation
         (each configuration continues its own). Configs that do not stream share one embedding and the
         candidate pools. A configuration that fails yields a result with `errors` and never stops the
-        others. The caller's thread consumes the events; workers only put them on a queue.
+        others. The caller's thread consumes the events; workers only put them on a queue. With `use_cache` (and
+        an engine cache) a stored result comes first, marked `cached`.
         """
-        events: queue.Queue[ConfigEvent] = queue.Queue()
-        contexts: dict[str, QueryContext] = {}
-
-        def work(config: Config) -> None:
-            own = history.get(config.name) if isinstance(history, Mapping) else history
-            messages = [dict(m) for m in own] if own else None
-            try:
-                if stream and not retrieval_only and self.llm_spec(config) != "extractive":
-                    final = None
-                    for item in self.stream(question, config, messages):
-                        if isinstance(item, AnswerResult):
-                            final = item
-                        elif item.kind == "token" and item.text:
-                            events.put(ConfigEvent(config.name, "token", text=item.text))
-                    final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
-                    events.put(ConfigEvent(config.name, "result", result=final))
-                else:
-                    result = self.run(question, config, messages, retrieval_only, None, contexts)
-                    events.put(ConfigEvent(config.name, "result", result=result))
-            except Exception as error:  # one failing configuration must not break the others
-                failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
-                events.put(ConfigEvent(config.name, "result", result=failed))
-
         if not configs:
             return
-        executor = ThreadPoolExecutor(max_workers=min(self.max_workers, len(configs)), thread_name_prefix="config")
+        fingerprint, keys, hits = self.cache_lookup(question, configs, history, retrieval_only, use_cache)
+        for config in configs:
+            if config.name in hits:
+                yield ConfigEvent(config.name, "result", result=hits[config.name])
+        missing = [config for config in configs if config.name not in hits]
+        if not missing:
+            return
+        events: queue.Queue[ConfigEvent] = queue.Queue()
+        contexts: dict[str, QueryContext] = {}
+        executor = ThreadPoolExecutor(max_workers=min(self.max_workers, len(missing)), thread_name_prefix="config")
         try:
-            for config in configs:
-                executor.submit(work, config)
-            pending = {config.name for config in configs}
+            for config in missing:
+                own = history.get(config.name) if isinstance(history, Mapping) else history
+                messages = [dict(m) for m in own] if own else None
+                executor.submit(self._work, question, config, messages, (retrieval_only, stream), contexts, events)
+            pending = {config.name for config in missing}
             while pending:
                 event = events.get()
                 if event.kind == "result":
                     pending.discard(event.config)
+                    if event.result is not None:
+                        self.cache_store(fingerprint, keys, event.result)
                 yield event
         finally:
             executor.shutdown(wait=False)
+
+    def _work(
+        self,
+        question: str,
+        config: Config,
+        messages: list[dict[str, str]] | None,
+        modes: tuple[bool, bool],
+        contexts: dict[str, QueryContext],
+        events: queue.Queue[ConfigEvent],
+    ) -> None:
+        """One configuration of `stream_many` on a worker thread: its streamed text (when `modes`, (retrieval only,
+        stream), and its generator allow) and its result go on `events`; a failure becomes a result with errors."""
+        retrieval_only, stream = modes
+        try:
+            if stream and not retrieval_only and self.llm_spec(config) != "extractive":
+                final = None
+                for item in self.stream(question, config, messages):
+                    if isinstance(item, AnswerResult):
+                        final = item
+                    elif item.kind == "token" and item.text:
+                        events.put(ConfigEvent(config.name, "token", text=item.text))
+                final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
+                events.put(ConfigEvent(config.name, "result", result=final))
+            else:
+                result = self.run(question, config, messages, retrieval_only, None, contexts)
+                events.put(ConfigEvent(config.name, "result", result=result))
+        except Exception as error:  # one failing configuration must not break the others
+            failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
+            events.put(ConfigEvent(config.name, "result", result=failed))
 
     def stream(
         self, question: str, config: Config, history: Sequence[dict[str, str]] | None = None
@@ -298,11 +368,18 @@ class Engine:
         yield state.to_result()
 
 
-def engine_from_settings(settings: Any | None = None, llm: str | None = None) -> Engine:
-    """The engine every interface uses: the index from settings and the detected default generator."""
+def engine_from_settings(settings: Any | None = None, llm: str | None = None, query_cache: bool = False) -> Engine:
+    """The engine every interface uses: the index from settings and the detected default generator.
+
+    `query_cache` keeps results of repeated questions in the index folder (the app, `ask`, MCP and the REST API;
+    never an evaluation, whose timings must be real).
+    """
     from rag.index.build import open_index
     from rag.settings import Settings
 
     settings = settings or Settings.from_env()
     index = open_index(settings)
-    return Engine(index, default_llm=llm or settings.llm or detect_llm())
+    cache = None
+    if query_cache and settings.query_cache_size > 0:
+        cache = QueryCache(CacheSettings(settings.index_dir / CACHE_FILE, settings.query_cache_size))
+    return Engine(index, default_llm=llm or settings.llm or detect_llm(), cache=cache)

@@ -30,8 +30,15 @@ class Settings:
     chroma_url: str = ""
     local_model: Path | None = None
     cache_dir: Path | None = None
+    query_cache_size: int = 1000  # results kept by the query cache (rag.cache); 0 turns it off
 
     def __post_init__(self) -> None:
+        if isinstance(self.query_cache_size, bool) or not isinstance(self.query_cache_size, int) \
+                or self.query_cache_size < 0:
+            raise ConfigError(
+                f"RAG_QUERY_CACHE_SIZE={self.query_cache_size!r} is not allowed; allowed: a whole number ≥ 0 "
+                "(0 turns the query cache off)"
+            )
         if not self.embedding_model.strip():
             raise ConfigError(
                 "RAG_EMBEDDING_MODEL is empty; allowed: 'all-MiniLM-L6-v2' (default), a local "
@@ -53,7 +60,7 @@ class Settings:
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """Read RAG_INDEX_DIR, RAG_SPECS_DIR, RAG_EMBEDDING_MODEL, RAG_LLM, RAG_CHROMA_URL,
-        RAG_LOCAL_MODEL and RAG_CACHE_DIR (after loading `.env`); keyword overrides win."""
+        RAG_LOCAL_MODEL, RAG_CACHE_DIR and RAG_QUERY_CACHE_SIZE (after loading `.env`); keyword overrides win."""
         load_dotenv_file()
         env = os.environ
         values: dict[str, object] = {
@@ -64,8 +71,19 @@ class Settings:
             "chroma_url": env.get("RAG_CHROMA_URL", ""),
             "local_model": Path(env["RAG_LOCAL_MODEL"]) if env.get("RAG_LOCAL_MODEL") else None,
             "cache_dir": Path(env["RAG_CACHE_DIR"]) if env.get("RAG_CACHE_DIR") else None,
+            "query_cache_size": _whole_number("RAG_QUERY_CACHE_SIZE", env.get("RAG_QUERY_CACHE_SIZE"), 1000),
         }
         values.update({key: value for key, value in overrides.items() if value is not None})
         if isinstance(values["index_dir"], str):
             values["index_dir"] = Path(values["index_dir"])  # type: ignore[arg-type]
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _whole_number(name: str, value: str | None, default: int) -> int:
+    """An environment variable that holds a whole number (unset or empty: `default`)."""
+    if value is None or not value.strip():
+        return default
+    try:
+        return int(value.strip())
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a whole number; allowed: a whole number ≥ 0") from None

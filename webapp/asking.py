@@ -92,10 +92,12 @@ def ask_live(
     history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None = None,
     retrieval_only: bool = False,
     stream: bool = True,
+    use_cache: bool = True,
 ) -> Iterator[LiveEvent]:
     """Every config at once through `Engine.stream_many`: streamed text and each result as soon as it is
-    ready. Streamlit calls stay in the caller's thread (the engine's workers only queue events)."""
-    return engine.stream_many(question, configs, history, retrieval_only, stream)
+    ready (a repeated question's stored result at once, marked `cached`). Streamlit calls stay in the caller's
+    thread (the engine's workers only queue events)."""
+    return engine.stream_many(question, configs, history, retrieval_only, stream, use_cache)
 
 
 def conversation_histories(turns: Sequence[Turn], configs: Sequence[Config]) -> dict[str, list[dict[str, str]]]:
@@ -139,9 +141,11 @@ def ask_all(
     configs: Sequence[Config],
     history: Sequence[Mapping[str, str]] | None = None,
     retrieval_only: bool = False,
+    use_cache: bool = True,
 ) -> list[AnswerResult]:
     """Every config's result in config order (no streaming): the non-interactive form of `ask_live`."""
-    found = {e.config: e.result for e in ask_live(engine, question, configs, history, retrieval_only, stream=False)}
+    events = ask_live(engine, question, configs, history, retrieval_only, False, use_cache)
+    found = {e.config: e.result for e in events}
     return [found[c.name] for c in configs if found.get(c.name) is not None]  # type: ignore[misc]
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from rag.crawl.crawler import CrawlSettings
+from rag.crawl.site_index import SiteReport, crawl_site
 from rag.errors import DuplicateDocumentError, IngestError, RagError
 from rag.index.store import DuplicatePolicy, Index, IngestReport
 from rag.ingest.pipeline import parse_document
@@ -102,3 +104,38 @@ def report_line(report: IngestReport) -> str:
         f"{report.source} → {report.api}: {report.status}, {total} chunks ({detail}) "
         f"in {report.seconds:.1f} s{extra}"
     )
+
+
+CRAWL_STAGES = {"crawl": (0.0, 0.6, "fetched"), "index": (0.6, 1.0, "indexed")}  # each stage's share of the bar
+ALLOW_PRIVATE_LABEL = "Allow private, loopback and link-local addresses"
+
+
+def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
+               progress: Progress | None = None) -> SiteReport:
+    """Crawl a documentation site into the index (`rag.crawl.site_index.crawl_site`) with the app's progress bar:
+    `progress(fraction, text)`, the crawl first, then the indexing. A refused address says which box allows it."""
+    settings = CrawlSettings(max_pages=int(max_pages), allow_private=allow_private)
+
+    def step(stage: str, done: int, total: int, page: str) -> None:
+        if progress is not None:
+            low, high, verb = CRAWL_STAGES[stage]
+            progress(low + (high - low) * done / max(total, 1), f"{verb} {done}/{total}: {page}")
+
+    try:
+        return crawl_site(index, url.strip(), settings, progress=step)
+    except RagError as error:
+        raise RagError(str(error).replace("--allow-private is given (allow_private=True in Python)",
+                                          f"“{ALLOW_PRIVATE_LABEL}” is ticked")) from None
+
+
+def crawl_lines(report: SiteReport) -> list[tuple[str, str]]:
+    """(level, line) per page that changed or failed and per removed page: `success`, `error` or `info`."""
+    lines: list[tuple[str, str]] = []
+    for page in report.reports:
+        if page.status in ("added", "replaced"):
+            lines.append(("success", f"{page.source} → {page.api}: {page.status}, "
+                                     f"{sum(page.chunk_counts.values())} chunks"))
+        elif page.status == "error":
+            lines.append(("error", page.message))
+    lines.extend(("info", f"{url}: removed (no longer on the site)") for url in report.removed)
+    return lines

@@ -20,7 +20,8 @@ from rag.query import clean_question
 from rag.runner import Engine, engine_from_settings
 
 CONFIG_FILE_ENV = "RAG_CONFIG_FILE"
-ENGINE_SETTINGS = ("RAG_INDEX_DIR", "RAG_EMBEDDING_MODEL", "RAG_LLM", "RAG_CHROMA_URL", "RAG_CACHE_DIR")
+ENGINE_SETTINGS = ("RAG_INDEX_DIR", "RAG_EMBEDDING_MODEL", "RAG_LLM", "RAG_CHROMA_URL", "RAG_CACHE_DIR",
+                   "RAG_QUERY_CACHE_SIZE")
 MAX_K = 20
 
 _lock = threading.Lock()
@@ -35,8 +36,9 @@ def engine_key(env: Mapping[str, str] | None = None) -> str:
 
 
 def build_engine() -> Engine:
-    """The engine the settings describe (the index, the embedding model and the default generator)."""
-    return engine_from_settings()
+    """The engine the settings describe (the index, the embedding model, the default generator and the query
+    cache)."""
+    return engine_from_settings(query_cache=True)
 
 
 # ---------------------------------------------------------------------- configurations
@@ -183,7 +185,7 @@ def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, "extractive")
     try:
         for question in WARM_UP_QUESTIONS:
-            ask_all(engine, question, configs)
+            ask_all(engine, question, configs, use_cache=False)  # warming must load the models, not read stored results
     except Exception:  # warming is an optimisation; never let it break the app
         pass
     return time.perf_counter() - started

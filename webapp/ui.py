@@ -294,6 +294,9 @@ def render_rewritten(rewritten: Sequence[str]) -> None:
             st.caption(tables.md_escape(text))
 
 
+CACHED_LABEL = "cached"  # the badge of a stored result (rag.cache): same question, conversation, config and index
+
+
 def render_result(
     result: AnswerResult,
     config: Config | None,
@@ -304,6 +307,8 @@ def render_result(
     """One configuration's column: badge, answer, citations, latency and tokens, then its retrieved chunks."""
     gated = config.abstention if config is not None else None
     render_badge(badge_for(result, gated))
+    if result.cached:
+        st.badge(CACHED_LABEL, icon=":material/cached:", color="gray")
     for error in result.errors:
         st.error(error)
     for fallback in result.fallbacks:

@@ -11,15 +11,24 @@ from collections.abc import Sequence
 
 from rag.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Command, fail
 from rag.cli.eval_commands import cmd_eval, cmd_make_questions, cmd_suite
-from rag.cli.index_commands import cmd_delete, cmd_diff, cmd_ensure_index, cmd_fetch_specs, cmd_ingest, cmd_stats
+from rag.cli.index_commands import (
+    cmd_crawl,
+    cmd_delete,
+    cmd_diff,
+    cmd_ensure_index,
+    cmd_fetch_specs,
+    cmd_ingest,
+    cmd_stats,
+)
 from rag.cli.parser import build_parser
-from rag.cli.question_commands import cmd_ask, cmd_configs, cmd_mcp
+from rag.cli.question_commands import cmd_ask, cmd_configs, cmd_mcp, cmd_serve
 from rag.errors import RagError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "main"]
 
 COMMANDS: dict[str, Command] = {
     "ingest": cmd_ingest,
+    "crawl": cmd_crawl,
     "stats": cmd_stats,
     "delete": cmd_delete,
     "fetch-specs": cmd_fetch_specs,
@@ -28,6 +37,7 @@ COMMANDS: dict[str, Command] = {
     "configs": cmd_configs,
     "ask": cmd_ask,
     "mcp": cmd_mcp,
+    "serve": cmd_serve,
     "eval": cmd_eval,
     "suite": cmd_suite,
     "make-questions": cmd_make_questions,

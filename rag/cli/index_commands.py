@@ -1,4 +1,4 @@
-"""The index commands of `python -m rag`: ingest, stats, delete, fetch-specs, ensure-index and diff."""
+"""The index commands of `python -m rag`: ingest, crawl, stats, delete, fetch-specs, ensure-index and diff."""
 
 from __future__ import annotations
 
@@ -46,6 +46,51 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 extra = f" ({report.message})" if report.message else ""
                 print(f"{report.status:8} {report.source} [{report.api}]: {counts} in {report.seconds:.1f}s{extra}")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    """Crawl a documentation site and index its pages, with a progress bar per stage (crawl, then index)."""
+    from tqdm import tqdm
+
+    from rag.crawl.crawler import CrawlSettings
+    from rag.crawl.site_index import crawl_site
+    from rag.index.build import open_index
+
+    settings = CrawlSettings(max_pages=args.max_pages, max_depth=args.max_depth, delay_s=args.delay,
+                             timeout_s=args.timeout, max_bytes=args.max_bytes, allow_private=args.allow_private)
+    index = open_index(settings_from(args))
+    bars: dict[str, tqdm] = {}
+
+    def progress(stage: str, done: int, total: int, url: str) -> None:
+        if args.json:
+            return
+        unit = "page fetched" if stage == "crawl" else "page indexed"
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = tqdm(total=total, desc=stage, unit=unit, file=sys.stderr, leave=True)
+        bar.total = max(total, done)
+        bar.n = done
+        bar.set_postfix_str(url[-60:], refresh=True)
+
+    try:
+        report = crawl_site(index, args.url, settings, progress=progress)
+    finally:
+        for bar in bars.values():
+            bar.close()
+    if args.json:
+        print_json(report.to_dict())
+        return EXIT_OK if report.reports and not report.count("error") else EXIT_USAGE
+    for page in report.reports:
+        line = page.message if page.status == "error" else f"{page.status:8} {page.source} [{page.api}]"
+        print(line, file=sys.stderr if page.status == "error" else sys.stdout)
+    for url in report.removed:
+        print(f"removed  {url} (no longer on the site)")
+    for url, why in sorted(report.skipped.items()):
+        print(f"  skipped {url}: {why}")
+    print(report.summary())
+    if not report.reports:
+        return fail(f"no page of {report.root} could be indexed; see the skipped URLs above")
+    return EXIT_USAGE if report.count("error") else EXIT_OK
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

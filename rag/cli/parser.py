@@ -6,7 +6,10 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from rag.config import DEFAULT_CONFIGS
 from rag.settings import PROJECT_ROOT
+
+DEFAULT_NAMES = ",".join(DEFAULT_CONFIGS)  # the one definition the app, MCP and the REST API use too
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +32,7 @@ AddCommand = Callable[[str, str], argparse.ArgumentParser]  # a sub-command that
 
 
 def _add_index_commands(sub: Any, add: AddCommand) -> None:
-    """ingest, stats, delete, fetch-specs, ensure-index and configs."""
+    """ingest, crawl, stats, delete, fetch-specs, ensure-index, diff and configs."""
     ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
     ingest.add_argument("paths", nargs="+", help="files or folders")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
@@ -56,23 +59,44 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     diff.add_argument("--limit", type=int, default=40, help="changes listed per API (0: all; --json lists all)")
     diff.add_argument("--json", action="store_true", help="print the diff as JSON")
 
+    crawl = add("crawl", "index a documentation website: the pages under the URL's host and folder (sitemap.xml, "
+                "else canonical, rel=next and in-folder links; robots.txt obeyed); a re-crawl re-indexes changed "
+                "pages and removes gone ones")
+    crawl.add_argument("url", help="the site's start page, e.g. https://docs.example.com/api/")
+    crawl.add_argument("--max-pages", type=int, default=200, help="pages at most (default: 200)")
+    crawl.add_argument("--max-depth", type=int, default=5, help="links followed from the start page (default: 5)")
+    crawl.add_argument("--delay", type=float, default=0.5, help="seconds between requests (default: 0.5)")
+    crawl.add_argument("--timeout", type=float, default=15.0, help="seconds per request (default: 15)")
+    crawl.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024, help="bytes per page (default: 2 MiB)")
+    crawl.add_argument("--allow-private", action="store_true",
+                       help="allow private, loopback and link-local addresses (refused by default)")
+    crawl.add_argument("--json", action="store_true", help="print a JSON report")
+
     configs = sub.add_parser("configs", help="list the pipeline configurations (presets and your own)")
     configs.add_argument("--config-file", help="TOML or YAML file with more configs")
     configs.add_argument("--json", action="store_true")
 
 
 def _add_question_commands(add: AddCommand) -> None:
-    """ask and mcp."""
+    """ask, serve and mcp."""
     ask = add("ask", "answer a question with several configurations side by side")
     ask.add_argument("question")
-    ask.add_argument("--configs", default="C0,C5,full", help="comma-separated names (default: C0,C5,full)")
+    ask.add_argument("--configs", default=DEFAULT_NAMES, help=f"comma-separated names (default: {DEFAULT_NAMES})")
     ask.add_argument("--config-file", help="TOML or YAML file with more configs")
     ask.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answer generation")
     ask.add_argument("--history", help="JSON file: a list of prior {role, content} messages")
     ask.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
     ask.add_argument("--k-show", type=int, default=5, help="chunks to show per config")
     ask.add_argument("--api-version", help="search this indexed version (LABEL, or API@LABEL) instead of the newest")
+    ask.add_argument("--no-cache", action="store_true", help="run every configuration even when the same question "
+                     "was answered before on this index (the stored result is otherwise returned, marked cached)")
     ask.add_argument("--json", action="store_true")
+
+    serve = add("serve", "serve the REST API (FastAPI + uvicorn): /ask, /ask/stream, /documents, /docs")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8010, help="port (default: 8010)")
+    serve.add_argument("--llm", help="generator for `auto` configs: extractive, openai:MODEL, groq:MODEL, local")
+    serve.add_argument("--config-file", help="TOML or YAML file with more configs")
 
     mcp = add("mcp", "serve the index as MCP tools (Claude Desktop, Cursor, VS Code); stdio unless --http")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on 127.0.0.1 (path /mcp)")
@@ -87,7 +111,7 @@ def _add_evaluation_commands(add: AddCommand) -> None:
     evaluate = add("eval", "evaluate configurations on a question set (metrics per config, resumable)")
     evaluate.add_argument("--questions", required=True, help="question file: native JSONL, {questions: [...]}, "
                           "experiment queries.jsonl or the StackOne benchmark JSON")
-    evaluate.add_argument("--configs", help="comma-separated names (default: C0,C5,full)")
+    evaluate.add_argument("--configs", help=f"comma-separated names (default: {DEFAULT_NAMES})")
     evaluate.add_argument("--config-file", help="TOML or YAML file with more configs")
     evaluate.add_argument("--ablate", help="also run this config with each of its features switched off")
     evaluate.add_argument("--retrieval-only", action="store_true", help="retrieve and rank only; no answers")

@@ -1,4 +1,4 @@
-"""The question commands of `python -m rag`: configs, ask and mcp."""
+"""The question commands of `python -m rag`: configs, ask, serve and mcp."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages ({error})")
         if not isinstance(history, list):
             return fail(f"--history {args.history}: expected a JSON list of {{role, content}} messages")
-    engine = engine_from_settings(settings_from(args), llm=args.llm)
+    engine = engine_from_settings(settings_from(args), llm=args.llm, query_cache=not args.no_cache)
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
     if args.api_version:
@@ -61,3 +61,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from rag.mcp_startup import main as mcp_main
 
     return mcp_main(args)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the REST API (FastAPI + uvicorn) on --host/--port."""
+    from rag.rest.serve import main as serve_main
+
+    return serve_main(args)

@@ -129,18 +129,19 @@ def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
     return sections
 
 
-def chunk_html(source: str, text: str) -> list[Chunk]:
+def chunk_html(source: str, text: str, api: str | None = None) -> list[Chunk]:
     """Chunk HTML (stdlib `html.parser`) into sections at h1-h6, each cut into ~500-word windows.
 
     `<script>`, `<style>`, `<noscript>`, `<template>` and `<head>` content is dropped; headings stay
     in the text and give each section its breadcrumb. Text before the first heading forms an `intro`
-    section named after the page `<title>` (or the file name).
+    section named after the page `<title>` (or the file name). A file's chunks carry its base name as source and
+    its name as API; a crawled page passes its URL as `source` and the name it is indexed under as `api`.
     """
-    name = base_name(source)
+    name = source if api is not None else base_name(source)
     if not text.strip():
         raise IngestError(name, "the file is empty")
-    api = doc_name_from_source(name)
-    sections = _html_sections(text, name)
+    api = api if api is not None else doc_name_from_source(name)
+    sections = _html_sections(text, base_name(name.split("?", 1)[0].rstrip("/")) or name)
     ids = IdAllocator()
     chunks: list[Chunk] = []
     for index, section in enumerate(sections):

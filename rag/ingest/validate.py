@@ -47,6 +47,14 @@ def safe_file_name(name: str) -> str:
     return base
 
 
+def too_large(name: str, size: int) -> IngestError:
+    """The error of a file above MAX_UPLOAD_BYTES (its size and the limit)."""
+    return IngestError(
+        name,
+        f"the file is too large ({size / _MIB:.1f} MB, {size:,} bytes); the limit is {MAX_UPLOAD_BYTES // _MIB} MB",
+    )
+
+
 def validate_upload(name: str, data: bytes) -> str:
     """Check an upload and return its safe base file name; raise IngestError naming the file otherwise.
 
@@ -63,11 +71,7 @@ def validate_upload(name: str, data: bytes) -> str:
     if not data:
         raise IngestError(base, "the file is empty")
     if len(data) > MAX_UPLOAD_BYTES:
-        raise IngestError(
-            base,
-            f"the file is too large ({len(data) / _MIB:.1f} MB, {len(data):,} bytes); "
-            f"the limit is {MAX_UPLOAD_BYTES // _MIB} MB",
-        )
+        raise too_large(base, len(data))
     if extension == ".pdf":
         if not data.startswith(PDF_MAGIC):
             raise IngestError(base, "not a PDF: the file does not start with '%PDF-' (renamed from another type?)")

@@ -1,0 +1,1 @@
+"""Documentation websites: `crawler` finds a site's pages, `fetch` gets each one, `site_index` indexes them."""

@@ -1,0 +1,39 @@
+"""The REST API's request bodies: typed, validated at the edge, each field documented in /openapi.json."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rag.query import MAX_QUESTION_CHARS
+
+MAX_HISTORY_MESSAGES = 50
+
+
+class Message(BaseModel):
+    """One earlier message of the conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant"] = Field(description="who wrote it: user or assistant")
+    content: str = Field(description="its text")
+
+
+class AskRequest(BaseModel):
+    """A question for one or more configurations."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(description=f"the question (not empty; at most {MAX_QUESTION_CHARS:,} characters)")
+    configs: list[str] | None = Field(
+        default=None, description="configuration names (GET /configs); default: the app's default configurations"
+    )
+    history: list[Message] | None = Field(
+        default=None, max_length=MAX_HISTORY_MESSAGES,
+        description=f"earlier messages of the conversation, oldest first (at most {MAX_HISTORY_MESSAGES})",
+    )
+    api_version: str | None = Field(
+        default=None, description="search this indexed version (LABEL, or API@LABEL; GET /apis) instead of the newest"
+    )
+    retrieval_only: bool = Field(default=False, description="retrieve and rank only; no answer generation")
