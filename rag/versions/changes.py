@@ -83,8 +83,7 @@ def change_chunks(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], titl
     if breaking:
         lines.append("Breaking changes: " + "; ".join(_where(c) for c in breaking[:SHOWN])
                      + (f"; and {len(breaking) - SHOWN} more" if len(breaking) > SHOWN else "") + ".")
-    for action in ("added", "removed"):
-        schemas = [c.name for c in diff.of_kind("schema", action)]
+    for action, schemas in (("added", list(diff.schemas_added)), ("removed", list(diff.schemas_removed))):
         if schemas:
             lines.append(f"Schemas {action} ({len(schemas)}): " + ", ".join(schemas[:SHOWN * 2])
                          + (", …" if len(schemas) > SHOWN * 2 else "") + ".")
