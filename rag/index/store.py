@@ -33,6 +33,7 @@ from rag.index.collections import (
     write_chunks,
 )
 from rag.index.embedder import Embedder
+from rag.index.kept_specs import spec_path
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, unresolved_note
 from rag.index.snapshot import Snapshot
@@ -439,6 +440,7 @@ class Index:
             ingest_seconds=time.perf_counter() - started,
             title=document.title,
             api_version=label,
+            spec_version=document.spec_version,
         )
         self.registry.put(record)
         self._own_generation = self.registry.generation()
@@ -457,9 +459,9 @@ class Index:
 
     def _spec_path(self, version: str) -> Path:
         """Where the parsed OpenAPI document of one stored version is kept (for diffs of indexed versions)."""
-        folder = self.directory / "specs"
-        folder.mkdir(exist_ok=True)
-        return folder / f"{version}.json"
+        path = spec_path(self.directory, version)
+        path.parent.mkdir(exist_ok=True)
+        return path
 
     def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
         """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""
