@@ -181,17 +181,21 @@ class Index:
                 self._snapshot = self._read_snapshot(self.registry.generation())
                 return self._snapshot
 
-    def version_view(self, api_version: str) -> Snapshot:
+    def version_view(self, api_version: str, since: str = "") -> Snapshot:
         """The snapshot of a pinned version (`2025-02` for every API that has it, `lms@2025-02` for one); "" is
-        the default view, the newest version of each API. ConfigError when no such version is indexed."""
+        the default view, the newest version of each API. `since` (a version label) shows the changes from that
+        version to the newest rather than from the one before the newest. ConfigError when no such version is
+        indexed."""
         snapshot = self.snapshot()
-        if not api_version:
+        if not api_version and not since:
             return snapshot
         every = self._every_chunk
         with self._snapshot_lock:
             if every[0] != snapshot.generation:  # another process wrote meanwhile: read again
                 every = self._every_chunk = (snapshot.generation, self._read_chunks(), self.registry.documents())
-        visible = visible_records(every[2], api_version)
+        visible = visible_records(every[2], api_version, since)
+        if {record.version for record in visible} == {record.version for record in snapshot.documents}:
+            return snapshot  # the default view after all (`since` the version before the newest)
         key = (snapshot.generation, frozenset(record.version for record in visible))
         view = self._views.get(key)
         if view is None:

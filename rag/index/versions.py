@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cmp_to_key
 from typing import Any
 
@@ -80,9 +80,11 @@ def parse_pin(pin: str) -> tuple[str, str]:
     return api.strip(), label.strip()
 
 
-def visible_records(records: Sequence[DocumentRecord], pin: str = "") -> list[DocumentRecord]:
+def visible_records(records: Sequence[DocumentRecord], pin: str = "", since: str = "") -> list[DocumentRecord]:
     """The documents a question searches: docs, one version of each API (the pinned one, else the newest)
-    and the changes of an API whose newest version is searched. ConfigError when the pin names no version."""
+    and the changes of an API whose newest version is searched: from the version `since` names (`2025-02`,
+    `lms@2025-02`) when it has such changes, else from the version before the newest. ConfigError when the
+    pin names no version."""
     api_pin, label = parse_pin(pin) if pin else ("", "")
     by_api = versions_by_api(records)
     if pin:
@@ -97,17 +99,54 @@ def visible_records(records: Sequence[DocumentRecord], pin: str = "") -> list[Do
         pinned = [r for r in versions if r.api_version == label and (not api_pin or api == api_pin)]
         chosen[api] = pinned[-1] if pinned else versions[-1]
     newest = {api: versions[-1].api_version for api, versions in by_api.items()}
+    changes = _changes_shown(records, since, {api: chosen[api].api_version for api in chosen}, newest)
     visible: list[DocumentRecord] = []
     for record in records:
         if record.doc_type == "openapi":
             if chosen[record.api] is record:
                 visible.append(record)
         elif record.doc_type == CHANGES_TYPE:
-            if record.api in chosen and chosen[record.api].api_version == record.api_version == newest[record.api]:
+            if changes.get(record.api) is record:
                 visible.append(record)
         else:
             visible.append(record)
     return visible
+
+
+def _changes_shown(records: Sequence[DocumentRecord], since: str, chosen: dict[str, str],
+                   newest: dict[str, str]) -> dict[str, DocumentRecord]:
+    """Per API whose newest version is searched, its changes document: the one since `since`, else the one
+    from the version before the newest (source `{api}.changes`)."""
+    since_api, since_label = parse_pin(since) if since else ("", "")
+    candidates: dict[str, list[DocumentRecord]] = {}
+    for record in records:
+        if record.doc_type == CHANGES_TYPE and record.api in chosen \
+                and chosen[record.api] == record.api_version == newest[record.api]:
+            candidates.setdefault(record.api, []).append(record)
+    shown: dict[str, DocumentRecord] = {}
+    for api, found in candidates.items():
+        named = [r for r in found if since_label and r.spec_version == since_label and since_api in ("", api)]
+        default = [r for r in found if r.source == changes_source(api)]
+        shown[api] = (named or default or found)[0]
+    return shown
+
+
+def changes_source(api: str, since: str = "") -> str:
+    """The source of an API's changes document: `{api}.changes` from the version before the newest,
+    `{api}.changes@{since}` from an older one."""
+    return f"{api}.changes@{since}" if since else f"{api}.changes"
+
+
+def named_version(text: str, documents: Callable[[], Sequence[DocumentRecord]]) -> str:
+    """The label of an older indexed version a question names ("what changed since 2025-02?" → `2025-02`),
+    "" when it names none (`documents` is read only when the text could name one)."""
+    by_api = versions_by_api(documents())
+    labels = sorted({r.api_version for versions in by_api.values() for r in versions[:-1] if r.api_version},
+                    key=len, reverse=True)
+    for label in labels:
+        if re.search(rf"(?<![\w.-]){re.escape(label)}(?![\w-]|\.\w)", text):
+            return label
+    return ""
 
 
 def find_version(records: Sequence[DocumentRecord], api: str, label: str) -> DocumentRecord:

@@ -104,26 +104,27 @@ def params(s: Spec) -> list[dict[str, Any]]:
     return s["paths"]["/pets"]["get"]["parameters"]
 
 
+def _parent(s: Spec, path: str) -> tuple[Any, str]:
+    """The node that holds the last key of a `|`-separated path, and that key."""
+    node: Any = s
+    *parents, last = path.split("|")
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    return node, last
+
+
 def _set(path: str, value: Any) -> Edit:
     """An edit setting one value under a `|`-separated path."""
     def edit(s: Spec) -> None:
-        node: Any = s
-        *parents, last = path.split("|")
-        for key in parents:
-            node = node[int(key)] if isinstance(node, list) else node[key]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
+        node, last = _parent(s, path)
+        node[int(last) if isinstance(node, list) else last] = value
     return edit
 
 
 def _del(path: str) -> Edit:
+    """An edit deleting the value under a `|`-separated path."""
     def edit(s: Spec) -> None:
-        node: Any = s
-        *parents, last = path.split("|")
-        for key in parents:
-            node = node[int(key)] if isinstance(node, list) else node[key]
+        node, last = _parent(s, path)
         del node[last]
     return edit
 
