@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import IndexUnavailableError
-from rag.index.registry import DocumentRecord, Registry
+from rag.index.registry import DocumentRecord, read_documents
 
 REGISTRY_FILE = "registry.sqlite3"
 
@@ -28,11 +28,10 @@ class KeptSpecs:
             raise IndexUnavailableError(
                 f"no index in {self.directory}: give the --index-dir of an index (or set RAG_INDEX_DIR), or index "
                 "the versions first with `python -m rag ingest SPEC --version LABEL`")
-        self.registry = Registry(self.directory / REGISTRY_FILE)
 
     def documents(self) -> list[DocumentRecord]:
         """The live documents, every version of each API included."""
-        return self.registry.documents()
+        return read_documents(self.directory / REGISTRY_FILE)
 
     def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
         """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""

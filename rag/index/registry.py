@@ -37,6 +37,27 @@ class DocumentRecord:
         return asdict(self)
 
 
+_COLUMNS = ("source", "api", "doc_type", "content_hash", "version", "chunk_counts", "size_bytes", "ingested_at",
+            "ingest_seconds", "title", "api_version", "spec_version")
+
+
+def _records(connection: sqlite3.Connection) -> list[DocumentRecord]:
+    """Every row of `documents` (a column an older registry lacks read as "")."""
+    present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
+    columns = ", ".join(c if c in present else "''" for c in _COLUMNS)
+    rows = connection.execute(f"SELECT {columns} FROM documents ORDER BY source").fetchall()
+    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:]) for r in rows]
+
+
+def read_documents(path: Path) -> list[DocumentRecord]:
+    """The documents of an existing registry, read only: nothing is created or migrated."""
+    connection = sqlite3.connect(f"file:{Path(path).resolve().as_posix()}?mode=ro", uri=True, timeout=30)
+    try:
+        return _records(connection)
+    finally:
+        connection.close()
+
+
 class Registry:
     """SQLite-backed registry in the index folder; safe across threads and processes."""
 
@@ -69,13 +90,7 @@ class Registry:
     def documents(self) -> list[DocumentRecord]:
         """All live documents, sorted by source."""
         with self._connect() as connection:
-            rows = connection.execute(
-                "SELECT source, api, doc_type, content_hash, version, chunk_counts, size_bytes, ingested_at, "
-                "ingest_seconds, title, api_version, spec_version FROM documents ORDER BY source"
-            ).fetchall()
-        return [DocumentRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8], r[9], r[10],
-                               r[11])
-                for r in rows]
+            return _records(connection)
 
     def get(self, source: str) -> DocumentRecord | None:
         """The live record for `source`, if any."""
