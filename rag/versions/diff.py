@@ -188,14 +188,14 @@ class _Differ:
         """Media types removed and added, and the schemas of those in both (request or response side)."""
         old_content = old.get("content") if isinstance(old.get("content"), dict) else {}
         new_content = new.get("content") if isinstance(new.get("content"), dict) else {}
-        for media in old_content:
-            if media not in new_content:
-                self.collector.add(kind, "changed", name, f"{media_check}-media-type-removed", ops, "media type",
-                                   str(media), "")
-        for media in new_content:
-            if media not in old_content:
-                self.collector.add(kind, "changed", name, f"{media_check}-media-type-added", ops, "media type",
-                                   "", str(media))
+        removed = [str(m) for m in old_content if m not in new_content]
+        added = [str(m) for m in new_content if m not in old_content]
+        if removed:
+            self.collector.add(kind, "changed", name, f"{media_check}-media-type-removed", ops, "media types",
+                               ", ".join(removed), "")
+        if added:
+            self.collector.add(kind, "changed", name, f"{media_check}-media-type-added", ops, "media types", "",
+                               ", ".join(added))
         field_kind = "request-field" if request else "response-field"
         for media, node in new_content.items():
             previous = old_content.get(media)

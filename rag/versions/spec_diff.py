@@ -68,7 +68,7 @@ class Change:
         what = f"{self.kind.replace('-', ' ')} {self.name}".strip()
         if self.action != "changed":
             return f"{what} {self.action}"
-        if self.attribute in ("enum", "scopes", "one of"):
+        if self.attribute in ("enum", "scopes", "one of", "media types"):
             parts = [f"removed: {self.old}" if self.old else "", f"added: {self.new}" if self.new else ""]
             return f"{what}: {self.attribute} " + "; ".join(p for p in parts if p)
         return f"{what}: {self.attribute} {self.old or '(none)'} → {self.new or '(none)'}"
