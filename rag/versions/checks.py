@@ -97,13 +97,13 @@ _SCHEMA: dict[str, tuple[str, str, str]] = {
     "enum-value-added": ("info", "warning", "an enum value was added"),
     "pattern-added": ("warning", "info", "a pattern was added"),
     "pattern-changed": ("warning", "info", "the pattern changed"),
-    "pattern-removed": ("info", "warning", "the pattern was removed"),
+    "pattern-removed": ("info", "info", "the pattern was removed"),
     "default-value-changed": ("warning", "info", "the default value changed"),
     "became-required": ("error", "info", "the field became required"),
     "became-optional": ("info", "error", "the field became optional"),
     "deprecated": ("info", "info", "the field was deprecated"),
     "one-of-removed": ("error", "info", "a oneOf/anyOf alternative was removed"),
-    "one-of-added": ("info", "warning", "a oneOf/anyOf alternative was added"),
+    "one-of-added": ("info", "error", "a oneOf/anyOf alternative was added"),
 }
 for _limit in _LIMITS:
     _narrows = "decreased" if _limit.startswith("max") else "increased"
@@ -114,13 +114,18 @@ for _limit in _LIMITS:
     _SCHEMA[f"{_limit}-removed"] = ("info", "error", f"{_limit} removed (any value allowed)")
 
 
+# where a place differs from its direction: a changed default of a request field is no contract change (a
+# parameter's default is what a client that leaves it out gets, so a warning)
+_PLACE_LEVELS = {"request-property-default-value-changed": "info", "request-body-default-value-changed": "info"}
+
+
 def _catalogue() -> dict[str, Check]:
     checks = {id_: Check(id_, level, description) for id_, level, description in _FIXED}
     for suffix, (request, response, description) in _SCHEMA.items():
         for places, level in ((REQUEST_PLACES, request), (RESPONSE_PLACES, response)):
             for place in places:
                 id_ = f"{place}-{suffix}"
-                checks[id_] = Check(id_, level, f"{place.replace('-', ' ')}: {description}")
+                checks[id_] = Check(id_, _PLACE_LEVELS.get(id_, level), f"{place.replace('-', ' ')}: {description}")
     return checks
 
 

@@ -227,7 +227,8 @@ class SchemaDiff:
     def _compare(self, old: Flat, new: Flat, request: bool, depth: int,
                  stack: tuple[tuple[int, int], ...]) -> list[Finding]:
         found: list[Finding] = []
-        if old.types != new.types or old.format != new.format:
+        both_unions = bool(old.alternatives) and bool(new.alternatives)  # compared alternative by alternative
+        if (old.types != new.types or old.format != new.format) and not both_unions:
             if _accepts(new, old) and not _accepts(old, new):
                 suffix = "type-generalized"
             elif _accepts(old, new) and not _accepts(new, old):
@@ -264,7 +265,7 @@ class SchemaDiff:
         found += self._properties(old, new, request, depth, stack)
         if old.items is not None and new.items is not None:
             found += [f.inside("[]") for f in self.compare(old.items, new.items, request, depth + 1, stack)]
-        if (old.alternatives and new.alternatives) or not any(f.attribute == "type" for f in found):
+        if both_unions or not any(f.attribute == "type" for f in found):
             found += self._alternatives(old, new, request, depth, stack)
         return found
 

@@ -230,6 +230,13 @@ def _open_endpoint_secured(old: Spec) -> None:
     old["paths"]["/pets"]["get"]["security"] = []
 
 
+def _tag_union(s: Spec) -> None:
+    """`tag` a string, an integer or a list of strings, in requests and responses."""
+    for schema in (pet(s), new_pet(s)):
+        schema["properties"]["tag"] = {"oneOf": [{"type": "string"}, {"type": "integer"},
+                                                 {"type": "array", "items": {"type": "string"}}]}
+
+
 def _new_error_response(s: Spec) -> None:
     for item in s["paths"].values():
         for operation in item.values():
@@ -282,6 +289,13 @@ PAIRS: list[tuple[str, Edit, str, str, Edit | None]] = [
      "response-property-became-nullable", None),
     ("response maxLength increased", lambda s: pet(s)["properties"]["name"].update(maxLength=100), "error",
      "response-property-max-length-increased", None),
+    ("response oneOf alternative added", lambda s: pet(s)["properties"].update(
+        tag={"oneOf": [{"type": "string"}, {"type": "object", "properties": {"label": {"type": "string"}}}]}),
+     "error", "response-property-type-generalized", None),
+    ("response union gained an alternative", lambda s: pet(s)["properties"]["tag"]["oneOf"].append(
+        {"type": "boolean"}), "error", "response-property-one-of-added", _tag_union),
+    ("request union lost an alternative", lambda s: new_pet(s)["properties"]["tag"]["oneOf"].pop(), "error",
+     "request-property-one-of-removed", _tag_union),
     ("response type widened", lambda s: pet(s)["properties"]["id"].update(type="number", format="double"),
      "error", "response-property-type-generalized", None),
     ("response required property removed", lambda s: (pet(s)["properties"].pop("name"),
@@ -346,6 +360,10 @@ PAIRS: list[tuple[str, Edit, str, str, Edit | None]] = [
     ("response property added", lambda s: pet(s)["properties"].update(color={"type": "string"}), "info",
      "response-optional-property-added", None),
     ("error response added", _new_error_response, "info", "response-non-success-status-added", None),
+    ("request property default changed", lambda s: new_pet(s)["properties"]["age"].update(default=1), "info",
+     "request-property-default-value-changed", None),
+    ("response pattern added", lambda s: pet(s)["properties"]["tag"].update(pattern="^[a-z]+$"), "info",
+     "response-property-pattern-added", None),
 ]
 
 EQUIVALENT: list[tuple[str, Edit]] = [
