@@ -99,6 +99,15 @@ def what_changed_question(diff: SpecDiff) -> str:
     return f"What changed in the {diff.api.upper()} API since the {diff.old_label} version?"
 
 
+def change_details(row: dict[str, Any]) -> str:
+    """Markdown of one row of `changes_frame`: every value whole, the operations one per line."""
+    lines = [f"**{row['level']}** `{row['check']}` — {row['kind']} `{row['name']}` {row['action']}"]
+    if row["attribute"]:
+        lines.append(f"- {row['attribute']}: `{row['old'] or '(none)'}` → `{row['new'] or '(none)'}`")
+    lines += [f"- `{operation}`" for operation in str(row["operations"]).split(", ") if operation]
+    return "\n".join(lines)
+
+
 def diff_param(diff: SpecDiff) -> str:
     """The URL value that reopens a diff of two indexed versions: `lms@2025-02..lms@1.0.0`."""
     return f"{diff.api}@{diff.old_label}..{diff.api}@{diff.new_label}"
@@ -139,7 +148,8 @@ def render_diff(diff: SpecDiff) -> None:
         frame = changes_frame(diff, breaking_only, operations)
         st.caption(f"{len(frame)} of {counts['changes']} change(s)")
         text = st.column_config.TextColumn
-        st.dataframe(frame, hide_index=True, width="stretch", key="diff_table", row_height=60, column_config={
+        picked = st.dataframe(frame, hide_index=True, width="stretch", key="diff_table", row_height=60,
+                              on_select="rerun", selection_mode="single-row", column_config={
             "level": text("level", width="small", help="error: breaks clients; warning: may break them; info"),
             "check": text("check", help="the check id (as oasdiff names it); an ignore file lists ids to leave out"),
             "name": text("name", width="medium", help="the field (Schema.field), parameter, response or operation"),
@@ -147,6 +157,11 @@ def render_diff(diff: SpecDiff) -> None:
             "new": text("new", width="medium", help="the new version's value"),
             "operations": text("operations", width="large", help="every operation the change affects"),
         })
+        rows = picked.selection.rows if picked is not None and hasattr(picked, "selection") else []
+        if rows:  # the whole change, however long its values: click a row to read it
+            st.markdown(change_details(frame.iloc[rows[0]].to_dict()))
+        else:
+            st.caption("Click a row to read the whole change.")
         st.query_params[DIFF_PARAM] = diff_param(diff)
         question = what_changed_question(diff)
         if st.button(f"Ask: {question}", icon=":material/forum:", key="ask_what_changed"):

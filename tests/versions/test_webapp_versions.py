@@ -10,6 +10,7 @@ from rag.ingest.pipeline import parse_document
 from tests.index.test_versions import old_and_new
 from webapp.versions import (
     add_version,
+    change_details,
     changes_frame,
     diff_param,
     known_uploads,
@@ -32,6 +33,8 @@ def test_an_older_upload_is_added_beside_and_diffed_against_the_newest(empty_ind
     assert frame["level"].iloc[0] == "error" and len(frame) == len(diff.changes)
     assert set(changes_frame(diff, breaking_only=True)["level"]) == {"error"}
     assert reopen_diff(empty_index, diff_param(diff)) == diff  # the URL reopens it
+    details = change_details(frame.iloc[0].to_dict())
+    assert details.startswith("**error** `api-removed-without-deprecation`") and "`PUT /courses`" in details
     assert reopen_diff(empty_index, "courses@2024-01..courses@2025-12") is None
     only = changes_frame(diff, operations=["DELETE /courses/{id}"])
     assert set(only["name"]) == {"DELETE /courses/{id}"}
