@@ -96,6 +96,13 @@ class FieldFacts(_Facts):
     facts: tuple[tuple[str, str], ...] = ()
     enum: tuple[str, ...] = ()
     item_enum: tuple[str, ...] = ()
+    fields: tuple[FieldFacts, ...] = ()  # an object's (or its items') own fields, one level down
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict`, its nested fields included."""
+        own = super().from_dict({key: value for key, value in data.items() if key != "fields"})
+        return replace(own, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
 
     @property
     def required(self) -> bool:
@@ -161,6 +168,95 @@ class ResponseFacts(_Facts):
 
 
 @dataclass(frozen=True)
+class SecurityFacts(_Facts):
+    """One security scheme as a request must satisfy it, resolved from `components.securitySchemes`.
+
+    `type` is the OpenAPI type (`http`, `apiKey`, `oauth2`, `openIdConnect`, `mutualTLS`); `scheme` the HTTP
+    scheme (`basic`, `bearer`); `location` and `parameter` where the credential goes (`header` /
+    `Authorization`, `query` / `api_key`); `flows` the OAuth2 flows and `urls` their authorization and token
+    URLs (or the OpenID Connect discovery URL); `scopes` the scopes an operation's requirement asks for.
+    An operation's requirement may list alternatives: `alternative` numbers them (0, 1, …), and the schemes of
+    one alternative are all required together."""
+
+    name: str
+    type: str
+    scheme: str = ""
+    bearer_format: str = ""
+    location: str = ""
+    parameter: str = ""
+    flows: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+    description: str = ""
+    alternative: int = 0
+
+    @property
+    def kind(self) -> str:
+        """The scheme in words: `HTTP Basic`, `HTTP Bearer (JWT)`, `API key`, `OAuth2 (authorization code)`."""
+        if self.type == "http":
+            text = {"basic": "HTTP Basic", "bearer": "HTTP Bearer"}.get(self.scheme, f"HTTP {self.scheme}".strip())
+            return text + (f" ({self.bearer_format})" if self.bearer_format else "")
+        if self.type == "apiKey":
+            return "an API key"
+        if self.type == "oauth2":
+            flows = ", ".join(_flow_words(flow) for flow in self.flows)
+            return f"OAuth2 ({flows})" if flows else "OAuth2"
+        if self.type == "openIdConnect":
+            return "OpenID Connect"
+        if self.type == "mutualTLS":
+            return "mutual TLS"
+        return f"the `{self.name}` scheme (not defined in the spec)" if self.type == "unknown" else self.type
+
+    @property
+    def how_to_send(self) -> str:
+        """What a request sends: "the header `Authorization: Basic <base64 of username:password>`"."""
+        if self.type == "http" and self.scheme == "basic":
+            return "the header `Authorization: Basic <base64 of username:password>`"
+        if self.type == "http":
+            return f"the header `Authorization: {self.scheme.capitalize() or 'Bearer'} <token>`"
+        if self.type == "apiKey" and self.location == "header":
+            return f"the header `{self.parameter}: <your API key>`"
+        if self.type == "apiKey":
+            where = {"query": "query parameter", "cookie": "cookie"}.get(self.location, "value")
+            return f"the key in the {where} `{self.parameter}`"
+        if self.type in ("oauth2", "openIdConnect"):
+            return "the access token in the header `Authorization: Bearer <access token>`"
+        if self.type == "mutualTLS":
+            return "a client certificate"
+        return ""
+
+
+def _flow_words(flow: str) -> str:
+    """`authorizationCode` → "authorization code", `clientCredentials` → "client credentials"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", flow).lower()
+
+
+@dataclass(frozen=True)
+class PaginationFacts(_Facts):
+    """How an operation pages through results, recognised from its structure (`rag.ingest.pagination`).
+
+    `style` is `cursor` (an opaque position: `next`, `after`, `marker`), `offset` or `page`; `cursor`,
+    `size`, `offset` and `page` the query parameters that carry each (empty when absent); `next_field` the
+    success response's field that carries the next position (`next`, `next_marker`), `total_field` the one
+    that counts all results, `more_field` a has-more flag; `link_header` a `Link` response header."""
+
+    style: str
+    cursor: str = ""
+    size: str = ""
+    offset: str = ""
+    page: str = ""
+    next_field: str = ""
+    total_field: str = ""
+    more_field: str = ""
+    link_header: bool = False
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The query parameters that page, in the order a request sets them."""
+        return tuple(name for name in (self.cursor, self.offset, self.page, self.size) if name)
+
+
+@dataclass(frozen=True)
 class Chunk:
     """One indexed piece of a document.
 
@@ -172,7 +268,9 @@ class Chunk:
     Operation chunks also carry the operation's facts as the chunker read them from the spec
     (`summary`, `description`, `parameters`, `request_body`, `responses`), and schema chunks the top-level
     fields their part shows (`schema_fields`) and the `METHOD /path` of the operations using the schema
-    (`used_by`), so later stages read fields instead of parsing `text`.
+    (`used_by`), so later stages read fields instead of parsing `text`. `security` is an operation's
+    security requirement resolved to its schemes (an overview's: every scheme the spec defines), `pagination`
+    how a list operation pages; a conventions chunk's `parameters` are the parameters its operations share.
     """
 
     chunk_id: str
@@ -206,6 +304,8 @@ class Chunk:
     responses: tuple[ResponseFacts, ...] = ()
     schema_fields: tuple[FieldFacts, ...] = ()
     used_by: tuple[str, ...] = ()
+    security: tuple[SecurityFacts, ...] = ()
+    pagination: PaginationFacts | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def with_version(self, doc_version: str, api_version: str = "") -> Chunk:
@@ -246,6 +346,8 @@ class Chunk:
             "responses": json.dumps([r.to_dict() for r in self.responses]),
             "schema_fields": json.dumps([f.to_dict() for f in self.schema_fields]),
             "used_by": json.dumps(list(self.used_by)),
+            "security": json.dumps([scheme.to_dict() for scheme in self.security]),
+            "pagination": json.dumps(self.pagination.to_dict()) if self.pagination else "",
         }
 
     @classmethod
@@ -283,6 +385,8 @@ class Chunk:
             responses=tuple(ResponseFacts.from_dict(r) for r in json.loads(metadata.get("responses") or "[]")),
             schema_fields=tuple(FieldFacts.from_dict(f) for f in json.loads(metadata.get("schema_fields") or "[]")),
             used_by=tuple(json.loads(metadata.get("used_by") or "[]")),
+            security=tuple(SecurityFacts.from_dict(s) for s in json.loads(metadata.get("security") or "[]")),
+            pagination=_pagination(metadata.get("pagination")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -300,6 +404,8 @@ class Chunk:
             responses=[r.to_dict() for r in self.responses],
             schema_fields=[f.to_dict() for f in self.schema_fields],
             used_by=list(self.used_by),
+            security=[scheme.to_dict() for scheme in self.security],
+            pagination=self.pagination.to_dict() if self.pagination else None,
         )
         return data
 
@@ -307,3 +413,8 @@ class Chunk:
 def _request_body(stored: Any) -> RequestBodyFacts | None:
     """The request body facts from their stored JSON ("" or missing: none)."""
     return RequestBodyFacts.from_dict(json.loads(stored)) if stored else None
+
+
+def _pagination(stored: Any) -> PaginationFacts | None:
+    """The pagination facts from their stored JSON ("" or missing: none)."""
+    return PaginationFacts.from_dict(json.loads(stored)) if stored else None

@@ -38,16 +38,22 @@ class MissingWrite:
     methods: tuple[str, ...]
     existing: tuple[Chunk, ...]
 
-    def statement(self) -> str:
-        """"There is no endpoint to create course records in the lms API (…). The operations that exist …"."""
+    def sentences(self) -> tuple[str, str]:
+        """The absence, then the operations that do exist: "There is no endpoint to create course records in
+        the lms API (…).", "The operations that exist for course are: …"."""
         apis = ", ".join(sorted({c.api for c in self.existing}))
         listed = "; ".join(f"{operation_label(c)}" + (f" ({c.summary})" if c.summary else "") for c in self.existing)
         wanted = "/".join(m.upper() for m in self.methods)
         thing = self.resource.replace("_", " ")
         return (
             f"There is no endpoint to {self.verb} {thing} records in the {apis} API (no {wanted} operation on "
-            f"a {thing} path). The operations that exist for {thing} are: {listed}."
+            f"a {thing} path).",
+            f"The operations that exist for {thing} are: {listed}.",
         )
+
+    def statement(self) -> str:
+        """Both sentences in one."""
+        return " ".join(self.sentences())
 
     def operation_labels(self) -> frozenset[str]:
         """`GET /path` of every operation that exists for the resource."""

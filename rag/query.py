@@ -28,13 +28,19 @@ class Query:
 
     `asked` is the question as the user put it (cleaned); `rewritten` a standalone version an LLM wrote
     ("" when none); `previous` the earlier turn an offline rewrite attaches (its question, and the start
-    of its answer); `expansions` the spec words a glossary adds for retrieval.
+    of its answer); `expansions` the spec words a glossary adds for retrieval. A follow-up's `subject` is the
+    structural id of the operation the conversation is about (`subject_words` says it: `GET /users (list
+    users)`); `keeps_subject` when the follow-up names nothing of its own ("and how do I page through
+    them?"), so that operation is what it asks about (not so for "the same for folders").
     """
 
     asked: str
     rewritten: str = ""
     previous: str = ""
     expansions: tuple[str, ...] = ()
+    subject: str = ""
+    subject_words: str = ""
+    keeps_subject: bool = False
 
     @classmethod
     def of(cls, value: Query | str) -> Query:
@@ -48,8 +54,10 @@ class Query:
 
     @property
     def standalone(self) -> str:
-        """The question that stands on its own: the focus with the earlier turn it continues."""
-        return f"{self.focus.strip()}{REGARDING}{self.previous})" if self.previous else self.focus
+        """The question that stands on its own: the focus with the conversation's subject and the earlier turn
+        it continues."""
+        regarding = "; ".join(part for part in (self.subject_words, self.previous) if part)
+        return f"{self.focus.strip()}{REGARDING}{regarding})" if regarding else self.focus
 
     @property
     def text(self) -> str:

@@ -1,6 +1,8 @@
 """What a question asks, read once per question and shared by every stage: the HTTP methods its verbs point
-to (the structural reranker), the write it requests (the write check, the removed-write check) and whether
-it asks yes or no (the lead sentence). The words come from rag/data/question_words.toml.
+to (the structural reranker), the write it requests (the write check, the removed-write check), whether
+it asks yes or no and which kinds of fact it asks for (auth, a default, a limit, allowed values, required
+inputs, the response, pagination, headers: the lead sentence and the quoted lines). The words come from
+rag/data/question_words.toml.
 
 `Query.analysis` holds the analysis of a query; this module reads plain text, so it imports no query.
 """
@@ -139,6 +141,31 @@ def _write_of(focus: str, text: str) -> WriteRequest | None:
     return carried._replace(object=named or carried.object)
 
 
+ASK_KINDS = (
+    "auth", "default", "limit", "allowed_values", "required", "response", "pagination", "header", "deprecated",
+    "how_to", "which_apis",
+)
+
+
+@cache
+def _ask_cues() -> dict[str, re.Pattern[str]]:
+    table = data_table("question_words")["asks"]
+    unknown = set(table) - set(ASK_KINDS)
+    if unknown:
+        raise ValueError(f"question_words.toml [asks] has unknown kind(s) {sorted(unknown)}; allowed: {ASK_KINDS}")
+    return {
+        kind: re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(cue) for cue in table[kind]) + r")(?![\w-])", re.I)
+        for kind in ASK_KINDS
+    }
+
+
+def asked_kinds(question: str) -> frozenset[str]:
+    """The kinds of fact a question asks for (`ASK_KINDS`; the table `[asks]` of question_words.toml): "what's
+    the biggest page_size" asks for a limit, "and how do I page through them?" for pagination."""
+    text = question.replace("’", "'")
+    return frozenset(kind for kind, cue in _ask_cues().items() if cue.search(text))
+
+
 def is_yes_no(question: str) -> bool:
     """Whether the question asks yes or no ("Can I …?", "Is there …?", "Does …?")."""
     return bool(_yes_no_opening().match(question))
@@ -154,11 +181,14 @@ class QuestionAnalysis:
     text_actions: tuple[str, ...]
     write: WriteRequest | None
     yes_no: bool
+    asks: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, focus: str, text: str) -> QuestionAnalysis:
         """The analysis of a question (`focus`) and its retrieval text."""
-        return cls(action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus))
+        return cls(
+            action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus), asked_kinds(focus)
+        )
 
     def methods(self, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> frozenset[str]:
         """The HTTP methods the question's verbs point to (the earlier turn's when the question has none);

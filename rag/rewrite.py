@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+from rag.chunk import Chunk
+from rag.corpus.paths import METHOD_PATH
+from rag.corpus.vocabulary import readable_name
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
+from rag.question_analysis import question_methods
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -56,12 +60,31 @@ def _topic_words(text: str) -> set[str]:
     return set(words) | {normalize_term(word) for word in words}
 
 
+_ANAPHOR = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
+# "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.
+_ELLIPTICAL = re.compile(
+    r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|the same for|same for|same thing for|"
+    r"what of|and also for|also for|likewise for)\b",
+    re.IGNORECASE,
+)
+
+
+def is_elliptical(question: str) -> bool:
+    """Whether the question asks the earlier request again for something else ("the same for folders")."""
+    return bool(_ELLIPTICAL.match(question))
+
+
 def is_follow_up(
     question: str, history: Sequence[dict[str, str]] | None, topics: frozenset[str] = frozenset()
 ) -> bool:
     """Whether the question leans on earlier turns (pronouns, "what about …", very short) and does not
-    name an API or resource of its own that the previous question did not (`topics`: the index's names)."""
-    if not history or names_a_new_topic(question, history, topics):
+    name an API or resource of its own that the previous question did not (`topics`: the index's names) —
+    unless it asks the earlier request again for that ("the same for folders")."""
+    if not history:
+        return False
+    if is_elliptical(question):
+        return True
+    if names_a_new_topic(question, history, topics):
         return False
     if _FOLLOW_UP.search(question):
         return True
@@ -70,18 +93,64 @@ def is_follow_up(
     return len(question.split()) <= 6 and not name_phrases(question)
 
 
-def offline_rewrite(question: str, history: Sequence[dict[str, str]]) -> Query:
+def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:
+    """The operation the conversation is about: the first indexed operation (`METHOD /path`) the last answer
+    names, else the last question; a turn may also name it by structural id (`subject`)."""
+    by_label = {f"{c.method.upper()} {c.path}".lower(): c for c in reversed(operations) if c.method and c.path}
+    by_id = {c.covers[0]: c for c in operations if c.covers}
+    recent = [m for m in recent_history(list(history)) if m.get("content")]
+    last_user = max((i for i, m in enumerate(recent) if m.get("role") == "user"), default=None)
+    turns = [m for m in recent[last_user + 1:] if m.get("role") == "assistant"] if last_user is not None else []
+    turns += [recent[last_user]] if last_user is not None else []
+    for turn in turns:
+        if turn.get("subject") in by_id:
+            return by_id[turn["subject"]]
+        for match in METHOD_PATH.finditer(turn.get("content", "")):
+            method = match.group(0).split(None, 1)[0].upper()
+            found = by_label.get(f"{method} {match.group(1).rstrip('.')}".lower())
+            if found is not None:
+                return found
+    return None
+
+
+def field_words(operation: Chunk) -> frozenset[str]:
+    """The words of an operation's parameter, body and response field names (one level down too), singular and
+    plural: what a follow-up about the operation may name (`email` of a candidates filter)."""
+    body = operation.request_body.fields if operation.request_body else ()
+    top = [*operation.parameters, *body, *(f for r in operation.responses if r.success for f in r.fields)]
+    names = [field.name for field in top] + [child.name for field in top for child in field.fields]
+    words = {word for name in names for word in re.findall(r"[a-z0-9]+", readable_name(name).lower())}
+    return frozenset(words | {f"{word}s" for word in words})
+
+
+def offline_rewrite(question: str, history: Sequence[dict[str, str]], subject: Chunk | None = None) -> Query:
     """The question with the last exchange attached as `previous`: the previous question and the start
-    of its answer (which usually names the endpoint or schema the follow-up is about)."""
+    of its answer (which usually names the endpoint or schema the follow-up is about); with the
+    conversation's `subject`, the previous question and the subject's name instead of the answer's words."""
     recent = recent_history(history)
     users = [i for i, m in enumerate(recent) if m.get("role") == "user"]
     if not users:
         return Query(question)
     context = recent[users[-1]]["content"].strip()
     answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
+    if subject is not None:
+        return with_subject(Query(question.strip(), previous=context), subject)
     if answer:
         context += ANSWER_EXCERPT + " ".join(answer.split()[:30])
     return Query(question.strip(), previous=context)
+
+
+def with_subject(query: Query, subject: Chunk) -> Query:
+    """The query about the conversation's subject operation. It keeps the subject as what it asks about when
+    it names nothing of its own ("and how do I page through them?"); not when it asks the earlier request again
+    for something else ("the same for folders") or asks another action of the same resource ("and how do I
+    delete one?": then the subject's path, not its action, is added for retrieval)."""
+    own_methods = question_methods(query.focus)
+    other_action = bool(own_methods) and subject.method.lower() not in own_methods
+    words = subject.summary or (readable_name(subject.operation_id) if subject.operation_id else "")
+    said = subject.path if other_action else f"{subject.method.upper()} {subject.path}" + (f" {words}" if words else "")
+    keeps = not (other_action or is_elliptical(query.asked))
+    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=keeps)
 
 
 def rewrite_query(
@@ -89,18 +158,26 @@ def rewrite_query(
     history: Sequence[dict[str, str]] | None,
     chat_model: Any | None = None,
     topics: frozenset[str] = frozenset(),
+    operations: Sequence[Chunk] = (),
 ) -> Rewrite:
     """A standalone version of `question`; falls back to the original when rewriting fails.
 
     `topics` are the API and resource names of the index: a question naming a new one is not a follow-up.
+    `operations` are the indexed operations, among which the conversation's subject is found.
     """
+    subject = conversation_subject(history, operations) if history else None
+    # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
+    # no new topic; "How do I create a folder?" is a new request even where a note has a `folder_id`.
+    if subject is not None and _ANAPHOR.search(question):
+        topics = topics - field_words(subject)
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")
         return Rewrite(Query(question))
     assert history is not None
+    about = f"; subject: {subject.method.upper()} {subject.path}" if subject is not None else ""
     if chat_model is None:
-        return Rewrite(offline_rewrite(question, history), "offline", "follow-up rewritten offline")
+        return Rewrite(offline_rewrite(question, history, subject), "offline", f"follow-up rewritten offline{about}")
     from rag.llm.base import ChatMessage
 
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
@@ -119,4 +196,6 @@ def rewrite_query(
         return Rewrite(Query(question), "fallback", note)
     if not text or len(text) > 1000:
         return Rewrite(Query(question), "fallback", "rewrite was empty or too long; used the original question")
-    return Rewrite(Query(question, rewritten=text), "llm", "follow-up rewritten by the LLM")
+    rewritten = Query(question, rewritten=text)
+    return Rewrite(with_subject(rewritten, subject) if subject is not None else rewritten, "llm",
+                   f"follow-up rewritten by the LLM{about}")

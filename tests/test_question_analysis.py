@@ -128,3 +128,18 @@ def test_the_verb_table_names_only_http_methods_and_write_verbs_are_writes() -> 
         assert methods and set(methods) <= HTTP_METHODS
     assert all("get" not in methods for methods in write_verbs().values())
     assert verb_methods()["create"] == ("post",) and verb_methods()["list"] == ("get",)
+
+
+def test_one_table_says_what_kind_of_fact_a_question_asks_for() -> None:
+    from rag.question_analysis import asked_kinds
+
+    assert asked_kinds("What's the biggest page_size I can ask for?") == {"limit"}
+    assert asked_kinds("and how do I page through them?") == {"pagination", "how_to"}
+    assert asked_kinds("How do I authenticate with the Music API?") == {"auth", "how_to"}
+    assert asked_kinds("Which headers are required?") == {"header", "required"}
+    assert asked_kinds("What does it return?") == {"response"}
+    assert asked_kinds("Is `provider` still the right query param?") == {"deprecated"}
+    assert asked_kinds("How do I list employees?") == {"how_to"}
+    assert asked_kinds("Which call lists employees?") == frozenset()
+    # Whole words only: "paged" is no "page", "limitless" no "limit".
+    assert asked_kinds("a limitless, paged world") == frozenset()

@@ -35,6 +35,7 @@ METRIC_LABELS: dict[str, str] = {
     "abstention_accuracy": "abstention accuracy",
     "false_abstention_rate": "false-abstention rate",
     "keyword_recall": "keyword recall",
+    "lead_recall": "lead recall (first two lines)",
     "judge_mean": "judge score",
     "latency_ms_p50": "latency p50 (ms)",
     "latency_ms_p95": "latency p95 (ms)",
@@ -234,6 +235,28 @@ def mean_keyword_recall(records: Sequence[Record]) -> float | None:
     return _mean([v for v in values if v is not None])
 
 
+def lead_lines(answer: str, count: int = 2) -> str:
+    """The answer's first `count` non-empty lines: what a reader takes in before deciding to read on."""
+    return "\n".join([line for line in (answer or "").splitlines() if line.strip()][:count])
+
+
+def mean_lead_recall(records: Sequence[Record]) -> float | None:
+    """Mean keyword recall over each answer's first two non-empty lines (is the asked fact stated up front?),
+    over the records `mean_keyword_recall` counts."""
+    values = [
+        keyword_recall(lead_lines(str(r.get("llm_answer") or "")), r.get("required_keywords") or [])
+        for r in records
+        if r.get("answered") and r.get("answerable", True) and not r.get("error")
+    ]
+    return _mean([v for v in values if v is not None])
+
+
+def follow_up_hit_rate(records: Sequence[Record], k: int) -> float | None:
+    """hit@k over the answerable questions asked with an earlier exchange (None when the set has none)."""
+    follow_ups = [r for r in records if r.get("history")]
+    return hit_rate(follow_ups, k) if follow_ups else None
+
+
 def latency(records: Sequence[Record]) -> dict[str, Any]:
     """p50/p95 of the total time and of each stage (ms)."""
     totals = [float(r.get("total_time_ms") or 0.0) for r in records if not r.get("error")]
@@ -313,6 +336,8 @@ def core_metrics(records: Sequence[Record], k: int) -> dict[str, Any]:
         "abstention_accuracy": abstention_accuracy(records),
         "false_abstention_rate": false_abstention_rate(records),
         "keyword_recall": mean_keyword_recall(records),
+        "lead_recall": mean_lead_recall(records),
+        f"follow_up_hit@{k}": follow_up_hit_rate(records, k),
         "errors": sum(1 for r in records if r.get("error")),
         "failures": failure_counts(records),
     }

@@ -23,8 +23,6 @@ from rag.errors import allowed
 from rag.generate.base import GenerationRequest
 from rag.generate.context import ContextBlock
 from rag.generate.extractive import (
-    _ASKS_RESPONSE,
-    _HOW_TO,
     readable_json_line,
     required_headers,
     score_lines,
@@ -33,6 +31,7 @@ from rag.generate.extractive import (
 )
 from rag.generate.prompts import ANSWERABLE_PREFIX, CONTEXT_CLOSE, CONTEXT_OPEN, closing_parts, defuse_delimiters
 from rag.llm.base import ChatMessage, is_loopback_url
+from rag.question_analysis import asked_kinds
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
 COMPACT_CONTEXT_TOKENS = 260
@@ -116,9 +115,10 @@ def compact_blocks(question: str, blocks: Sequence[ContextBlock],
     picked: dict[int, list[tuple[int, str]]] = {}
     extras: dict[int, list[str]] = {}
     first = blocks[0] if not chosen else chosen[0].block
-    if _ASKS_RESPONSE.search(asked) and (response := success_response(first)):
+    asks = asked_kinds(asked)
+    if "response" in asks and (response := success_response(first)):
         extras.setdefault(first.number, []).append(f"- Response {response}")
-    if _HOW_TO.match(asked) and (headers := required_headers(first)):
+    if "how_to" in asks and (headers := required_headers(first)):
         extras.setdefault(first.number, []).append(f"- Required headers: {', '.join(headers)}")
     if not chosen:
         opening = [(position, line) for position, line in enumerate(first.text.splitlines()[1:4], start=1)
@@ -172,7 +172,7 @@ def compact_user_prompt(request: GenerationRequest, blocks: Sequence[ContextBloc
     excerpts = "\n".join(f"Excerpt [{block.number}]:\n{block.text}" for block in blocks)
     excerpts = excerpts or "(no documentation was retrieved)"
     parts = [f"Excerpts:\n{CONTEXT_OPEN}\n{defuse_delimiters(excerpts)}\n{CONTEXT_CLOSE}"]
-    parts += closing_parts(request, "Verified facts (true):",
+    parts += closing_parts(request, blocks, "Verified facts (true):",
                            "Retrieval confidence is partial: say which part the excerpts do not cover.")
     return "\n\n".join(parts)
 

@@ -9,13 +9,14 @@ import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from rag.chunk import Chunk, schema_id
+from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.corpus.vocabulary import tokenize
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
-from rag.generate.chunk_lines import FIELD_LINE, child_fields
 from rag.generate.context import ContextBlock, build_context
-from rag.generate.lead import lead_for
+from rag.generate.lead import LIMIT_LABELS, Lead, lead_for, operation_heading, spells_field
 from rag.ingest.operation_chunks import response_line
+from rag.ingest.schema_prose import field_line
+from rag.question_analysis import asked_kinds
 from rag.results import Citation
 from rag.tokens import truncate_to_tokens
 
@@ -35,55 +36,27 @@ MAX_BLOCKS = 5
 LINE_TOKENS = 90
 RELATIVE_CUTOFF = 0.35
 
-_HEADER = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE|Webhook)\s+\S", re.IGNORECASE)
-# (line pattern, bonus when the question asks for that kind of fact, bonus otherwise, question words)
-_FACT_MARKERS: tuple[tuple[re.Pattern[str], float, float, frozenset[str]], ...] = (
-    (re.compile(r"\bDefault:"), 3.0, 0.5, frozenset({"default", "defaults", "defaulted"})),
-    (
-        re.compile(r"\b(?:Item )?[Ee]num:"),
-        3.0,
-        0.5,
-        frozenset({"enum", "enums", "values", "allowed", "options", "possible", "accepted", "valid", "kinds"}),
-    ),
-    (re.compile(r"^Required fields:"), 4.0, 0.5, frozenset({"required", "mandatory", "need", "needed", "must"})),
-    (re.compile(r"\(\S[^)]*\brequired\b"), 1.5, 0.25, frozenset({"required", "mandatory", "need", "needed", "must"})),
-    (
-        re.compile(r"^(?:Security:|Authentication|Authenticate|- \w+: (?:HTTP|API key|OAuth))"),
-        3.0,
-        0.5,
-        frozenset({"auth", "authenticate", "authentication", "authorization", "security", "credentials", "token"}),
-    ),
-    (re.compile(r"^Servers \(base URLs\):"), 3.0, 0.25, frozenset({"base", "server", "servers", "host", "url"})),
-    (re.compile(r"^Deprecated:"), 3.0, 0.25, frozenset({"deprecated", "deprecation"})),
-    (re.compile(r"\bExample:"), 1.0, 0.1, frozenset({"example", "examples", "sample", "format"})),
-)
-_ENDPOINT_WORDS = frozenset({"endpoint", "endpoints", "path", "route", "method", "operation", "call", "url"})
-# "How do I list employees?", "How can I create …", "Show me how to call …": the reader will send the request.
-_HOW_TO = re.compile(r"^\s*(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|show\s+me\s+how)\b", re.I)
 MAX_CHILD_FIELDS = 8
-# "What does the response look like?", "what do I get back": the reader wants the success response's shape.
-_ASKS_RESPONSE = re.compile(r"\b(respon[sd]\w*|returns?|returned|get back|payload|output)\b", re.I)
 _SUCCESS_CODE = re.compile(r"2\d\d")
 # Words that say what kind of fact is asked for but match too many lines to select by.
 _QUESTION_NOISE = frozenset(
     {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
      "api", "apis"}
 )
-# "Operation ID: hris_list_employee_skills" repeats the words of the path; shown only when asked for.
-_OPERATION_ID = re.compile(r"^\s*(?:[-*]\s+)?Operation ID:")
-_ASKS_OPERATION_ID = re.compile(r"\boperation[\s_-]?ids?\b", re.I)
 _CITED = re.compile(r"\[(\d+)\]")
 _CITED_MARK = re.compile(r" ?\[\d+\]")
 
 
 @dataclass
 class ScoredLine:
-    """A candidate line of a context block with its relevance score."""
+    """A candidate line of a context block with its relevance score; `field` the typed field it shows (None for
+    a line of text: a guide's, a raw JSON chunk's, a summary)."""
 
     block: ContextBlock
     position: int
     text: str
     score: float
+    field: FieldFacts | None = None
 
 
 def _stem(term: str) -> str:
@@ -108,19 +81,68 @@ def _term_weight(term: str) -> float:
     return 1.0 if len(term) > 2 else 0.5
 
 
-def _fact_bonus(line: str, question_terms: set[str]) -> float:
-    """Bonus for lines carrying facts, larger when the question asks for that kind of fact."""
-    stripped = line.strip()
-    bonus = 0.0
-    for pattern, asked, otherwise, words in _FACT_MARKERS:
-        if pattern.search(stripped):
-            bonus += asked if question_terms & words else otherwise
-    if _HEADER.match(stripped):
-        bonus += 2.0 if question_terms & _ENDPOINT_WORDS else 0.5
-    field = FIELD_LINE.match(line)
-    if field and field.group(1).lower() in question_terms:
-        bonus += 3.0  # the line documents exactly the field the question names
-    return bonus
+def _fact_bonus(field: FieldFacts | None, asks: frozenset[str], question: str) -> float:
+    """Bonus for a line showing a typed field: the field the question names, a field carrying the kind of fact
+    the question asks for (`QuestionAnalysis.asks`), a little for any default or allowed values."""
+    if field is None:
+        return 0.0
+    bonus = 3.0 if spells_field(field.name, question) else 0.0
+    carries = {
+        "default": field.default is not None,
+        "limit": any(label in LIMIT_LABELS for label, _ in field.facts),
+        "allowed_values": bool(field.enum or field.item_enum),
+        "required": field.required,
+        "deprecated": field.deprecated,
+    }
+    bonus += sum(3.0 if kind != "required" else 1.5 for kind, has in carries.items() if has and kind in asks)
+    return bonus + (0.5 if carries["default"] or carries["allowed_values"] else 0.0)
+
+
+def _typed(chunk: Chunk) -> bool:
+    """Whether the chunk carries its content as typed facts (a smart operation or schema chunk)."""
+    return chunk.strategy == "smart" and (
+        (chunk.kind == "operation" and bool(chunk.method)) or (chunk.kind == "schema" and bool(chunk.schema_fields))
+    )
+
+
+def _field_items(fields: Sequence[FieldFacts], parameter: bool = False) -> list[tuple[str, FieldFacts]]:
+    """A field line for each field (a parameter's shows its location) and, indented, its own fields."""
+    items: list[tuple[str, FieldFacts]] = []
+    for field in fields:
+        items.append((field_line(field, parameter=parameter), field))
+        items.extend(("  " + field_line(child), child) for child in field.fields)
+    return items
+
+
+def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]:
+    """The candidate lines of a block with their position (0 is the heading) and the typed field each shows:
+    for a smart operation or schema chunk, lines made from its facts (never parsed back from its text); for
+    other chunks, the lines of their text."""
+    chunk = block.chunk
+    if not _typed(chunk):
+        return [(position, line, None) for position, line in enumerate(block.text.splitlines())]
+    items: list[tuple[str, FieldFacts | None]] = []
+    if chunk.summary:
+        items.append((f"Summary: {chunk.summary}", None))
+    if chunk.description and chunk.description != chunk.summary:
+        items.append((f"Description: {chunk.description}", None))
+    if chunk.security:
+        items.append(("Security: " + " or ".join(scheme.kind for scheme in chunk.security), None))
+    items.extend(_field_items(chunk.parameters, parameter=True))
+    body = chunk.request_body
+    if body is not None:
+        flags = ", ".join([*body.media_types, "required" if body.required else "optional"])
+        items.append((f"Request body ({flags})" + (f" → {body.schema}" if body.schema else ""), None))
+        items.extend(_field_items(body.fields))
+    for response in chunk.responses:
+        items.append(("- " + response_line(response), None))
+        items.extend(_field_items(response.fields))
+    required = [field.name for field in chunk.schema_fields if field.required]
+    if required:
+        items.append(("Required fields: " + ", ".join(required), None))
+    items.extend(_field_items(chunk.schema_fields))
+    return [(0, block_header(block), None), *((position, text, field) for position, (text, field) in
+                                              enumerate(items, start=1))]
 
 
 _JSON_MEMBER = re.compile(r'^\s*"([^"]+)"\s*:\s*(.*?)\s*,?\s*$')
@@ -174,36 +196,33 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE - api_names if len(term) > 1}
     if not question_terms:
         return []
-    operation_ids = bool(_ASKS_OPERATION_ID.search(question))
-    candidates: list[tuple[ContextBlock, int, str, set[str]]] = []
+    asks = asked_kinds(question)
+    candidates: list[tuple[ContextBlock, int, str, FieldFacts | None, set[str]]] = []
     for block in blocks[:MAX_BLOCKS]:
-        lines = block.text.splitlines()
-        for position, line in enumerate(lines):
+        for position, line, field in block_lines(block):
             if not line.strip() or line.startswith("… (truncated)"):
                 continue
-            if not operation_ids and _OPERATION_ID.match(line):
-                continue
-            candidates.append((block, position, line, _terms(line)))
+            candidates.append((block, position, line, field, _terms(line)))
     if not candidates:
         return []
     document_frequency: dict[str, int] = {}
-    for _, _, _, terms in candidates:
+    for *_, terms in candidates:
         for term in terms & question_terms:
             document_frequency[term] = document_frequency.get(term, 0) + 1
     total = len(candidates)
     average_terms = max(1.0, sum(len(terms) for *_, terms in candidates) / total)
     scored: list[ScoredLine] = []
-    for block, position, line, terms in candidates:
+    for block, position, line, field, terms in candidates:
         overlap = terms & question_terms
         if not overlap:
             continue
         score = sum(_term_weight(t) * math.log(1.0 + total / document_frequency[t]) for t in overlap)
         score /= 0.6 + 0.4 * max(1.0, len(terms) / average_terms)  # long lines match more by chance
-        score += _fact_bonus(line, all_terms)
+        score += _fact_bonus(field, asks, question)
         score *= 1.0 / (1.0 + 0.1 * (block.number - 1))
         if position == 0:
             score *= 0.8  # the header is shown anyway; prefer the facts below it
-        scored.append(ScoredLine(block, position, line, score))
+        scored.append(ScoredLine(block, position, line, score, field))
     return scored
 
 
@@ -231,9 +250,6 @@ def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:
 def required_headers(block: ContextBlock) -> list[str]:
     """The header parameters an operation block's chunk marks required (`x-apideck-consumer-id`, `x-account-id`)."""
     return [p.name for p in block.chunk.parameters if p.location == "header" and p.required]
-
-
-_SCHEMA_TYPE = re.compile(r"\((?:array of )?([A-Z][A-Za-z0-9_]+)[,)]")
 
 
 def schema_fields(name: str, chunks: Sequence[Chunk]) -> list[str]:
@@ -308,16 +324,27 @@ def chosen_lines(question: str, blocks: Sequence[ContextBlock], scope: Collectio
     return chosen
 
 
-def answer_opening(gate: str, lead: str, facts: Sequence[str]) -> list[str]:
-    """The lines above the quotes: the partial caution, the lead sentence and the facts it does not state."""
-    lines = [PARTIAL_CAUTION] if gate == "partial" else []
-    if lead:
-        lines.append(lead)
-    stated = _CITED_MARK.sub("", lead)
+def answer_opening(gate: str, lead: Lead, facts: Sequence[str]) -> list[str]:
+    """The lines above the quotes: the lead sentence and its facts line (a reader acts on these two), the
+    partial caution, and the established facts the lead does not state."""
+    lines = [line for line in (lead.sentence, lead.detail) if line]
+    if gate == "partial":
+        lines.extend(["", PARTIAL_CAUTION] if lines else [PARTIAL_CAUTION])
+    stated = _CITED_MARK.sub("", lead.sentence)
     unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
     if unstated:
         lines.extend(["", *_fact_lines(unstated)])
     return lines
+
+
+def related_blocks(blocks: Sequence[ContextBlock], shown: Collection[int]) -> list[str]:
+    """The other operations among the blocks the answer does not quote, with what each does in words
+    (`GET /unified/hris/employees (List Employees) [2]`): where to look when the first is not the one."""
+    return [
+        f"{operation_heading(block.chunk)} [{block.number}]"
+        for block in blocks[:MAX_BLOCKS]
+        if block.number not in shown and block.chunk.kind == "operation" and block.chunk.method
+    ]
 
 
 def block_header(block: ContextBlock) -> str:
@@ -335,10 +362,13 @@ def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
     block = line.block
     shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
     text = f"- {_clean_line(shown)}"
-    is_field = bool(FIELD_LINE.match(line.text))
-    nested = child_fields(block.text.splitlines(), line.position) if is_field else []
-    if not nested and is_field and (typed := _SCHEMA_TYPE.search(line.text)):
-        nested = schema_fields(typed.group(1), chunks)  # the schema was retrieved too (perhaps beyond the budget)
+    field = line.field
+    if field is None:
+        return text
+    nested = [child.name for child in field.fields]
+    schema = field.type.removeprefix("array of ")
+    if not nested and schema.isidentifier() and schema[:1].isupper():
+        nested = schema_fields(schema, chunks)  # the schema was retrieved too (perhaps beyond the budget)
     if nested:
         shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
         text += f" Fields: {shown}."
@@ -355,8 +385,9 @@ def block_section(
     number = block.number
     header = block_header(block)
     body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
-    headers = required_headers(block) if first and _HOW_TO.match(request.asked) else []
-    response = success_response(block) if first and _ASKS_RESPONSE.search(request.asked) else ""
+    asks = asked_kinds(request.asked)
+    headers = required_headers(block) if first and "how_to" in asks else []
+    response = success_response(block) if first and "response" in asks else ""
     if not body and not headers and not response and not alone:
         return [], f"{header.split('  [')[0]} [{number}]"  # a heading alone says only where to look
     chunks = [item.chunk for item in request.chunks]
@@ -397,15 +428,17 @@ class ExtractiveGenerator:
         if not blocks:
             answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
-        found = lead_for(request.asked, blocks, request.facts)
+        found = lead_for(request.asked, blocks, request.facts, request.gate)
         chosen = chosen_lines(request.question, blocks, found.scope)
-        lines = answer_opening(request.gate, found.sentence, facts)  # the generator's name is shown beside it
-        if not chosen and not found.scope:
+        lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
+        if not chosen and not found.sentence:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = opening_lines(blocks[0])
         quoted, related = quoted_blocks(chosen, request)
         lines.extend(quoted)
-        if related and not found.scope:
+        if found.scope and found.related:
+            related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})
+        if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
         return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)

@@ -80,7 +80,8 @@ def count_conventions(
     return counts
 
 
-def _shared(count: int, out_of: int) -> bool:
+def shared_by_most(count: int, out_of: int) -> bool:
+    """Whether `count` of `out_of` operations is enough to call what they share a convention."""
     return out_of > 0 and count >= CONVENTION_SHARE * out_of
 
 
@@ -95,7 +96,7 @@ def parameter_lines(
     operations take; also the common ones' keys."""
     total, lists = counts.total, counts.lists
     lines: list[str] = []
-    common = [key for key, count in counts.parameters.items() if _shared(count, total) and key[1] != "path"]
+    common = [key for key, count in counts.parameters.items() if shared_by_most(count, total) and key[1] != "path"]
     if common:
         lines.append("Parameters on most operations:")
         for key in common:
@@ -104,7 +105,7 @@ def parameter_lines(
     paging = [
         key
         for key, count in counts.list_parameters.items()
-        if key not in common and key[1] == "query" and lists >= 2 and _shared(count, lists)
+        if key not in common and key[1] == "query" and lists >= 2 and shared_by_most(count, lists)
     ]
     if paging:
         lines.append("Parameters of list operations (paging, filtering):")
@@ -123,7 +124,7 @@ def response_and_extension_lines(counts: ConventionCounts) -> list[str]:
             + _short(json.dumps(counts.extension_values["x-speakeasy-pagination"], default=str))
         )
     total = counts.total
-    responses = [code for code, count in counts.responses.items() if _shared(count, total) and code[:1] != "2"]
+    responses = [code for code, count in counts.responses.items() if shared_by_most(count, total) and code[:1] != "2"]
     if responses:
         lines.append("Error and other non-success responses on most operations:")
         for code in sorted(responses):

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
+from rag.ingest.pagination import pagination_of
 from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
@@ -65,6 +66,8 @@ class OperationChunker:
         if "example" in parameter:
             facts.append(("Example", show_value(parameter["example"])))
         return FieldFacts(
+            fields=tuple(prose.top_level_fields(schema)) if merged.get("type") == "object" or "properties" in merged
+            else (),
             name=str(parameter.get("name", "?")),
             type=label,
             location=str(parameter.get("in", "?")),
@@ -105,7 +108,7 @@ class OperationChunker:
             if isinstance(schema, dict) and key not in rendered:
                 rendered.add(key)
                 lines.extend(prose.field_lines(schema, 1, 1, ()) or ["  " + " ".join(prose.schema_summary(schema))])
-                fields.extend(prose.top_level_fields(schema))
+                fields.extend(prose.top_level_fields(schema, nested=1))
         facts = RequestBodyFacts(
             media_types=tuple(str(media_type) for media_type in content),
             required=bool(body.get("required")),
@@ -139,7 +142,7 @@ class OperationChunker:
             lines.append("- " + response_line(response_facts))
             if response_facts.success and isinstance(schema, dict):
                 lines.extend(prose.field_lines(schema, 1, 1, ()))
-                response_facts = replace(response_facts, fields=tuple(prose.top_level_fields(schema)))
+                response_facts = replace(response_facts, fields=tuple(prose.top_level_fields(schema, nested=1)))
             facts.append(response_facts)
         return lines, facts
 
@@ -214,6 +217,8 @@ class OperationChunker:
             parameters=tuple(parameter_facts),
             request_body=request_body,
             responses=tuple(responses),
+            security=self.spec.security_facts(node.get("security", self.spec.document.get("security"))),
+            pagination=pagination_of(parameter_facts, responses) if operation.method == "get" else None,
         )
 
     def _header_lines(

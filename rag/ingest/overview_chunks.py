@@ -3,8 +3,10 @@ counts) and its conventions (what most operations share, `rag.ingest.conventions
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rag.chunk import Chunk, conventions_id, overview_id
-from rag.ingest.conventions import conventions_text, count_conventions, response_label
+from rag.ingest.conventions import conventions_text, count_conventions, response_label, shared_by_most
 from rag.ingest.operation_chunks import OperationChunker
 from rag.ingest.schema_prose import SchemaProse, clean
 from rag.ingest.spec import Operation, component_schemas, describe_scheme
@@ -63,7 +65,8 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
         f"{title} API overview ({spec.api}): authentication, security schemes {scheme_words}, "
         f"base URL servers, version. {clean(info.get('description'))[:300]}"
     )
-    return spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview")
+    chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview")
+    return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)))
 
 
 def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str) -> Chunk:
@@ -94,4 +97,11 @@ def conventions_chunk(spec: SpecContext, operations: list[Operation], chunker: O
     if found is None:
         return None
     text, embedding = found
-    return spec_level_chunk(spec, (conventions_id(spec.api),), text, embedding, f"{spec.api} API conventions")
+    chunk = spec_level_chunk(spec, (conventions_id(spec.api),), text, embedding, f"{spec.api} API conventions")
+    shared = [
+        replace(facts, facts=(*facts.facts, ("Operations", f"{count} of {counts.total}")))
+        for key, count in counts.parameters.items()
+        if shared_by_most(count, counts.total) and key[1] != "path"
+        and (facts := chunker.parameter_facts(counts.examples[key], prose)) is not None
+    ]
+    return replace(chunk, parameters=tuple(shared))

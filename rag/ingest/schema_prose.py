@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rag.chunk import FieldFacts
@@ -317,16 +317,18 @@ class SchemaProse:
             item_enum=item_enum_values(merged),
         )
 
-    def top_level_fields(self, schema: Any) -> list[FieldFacts]:
-        """The facts of the fields `field_lines` shows first (an object's properties, or its items')."""
+    def top_level_fields(self, schema: Any, nested: int = 0) -> list[FieldFacts]:
+        """The facts of the fields `field_lines` shows first (an object's properties, or its items'), each with
+        its own fields `nested` levels down."""
         target, _ = self.expandable(schema)
         if not isinstance(target, dict):
             return []
         properties, required = self.merged_object(target, ())
         return [
-            self.field_facts(str(name), prop, name in required)
+            replace(facts, fields=tuple(self.top_level_fields(prop, nested - 1))) if nested > 0 else facts
             for name, prop in properties.items()
             if isinstance(prop, dict)
+            for facts in (self.field_facts(str(name), prop, name in required),)
         ]
 
     def property_lines(

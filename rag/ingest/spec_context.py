@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag.chunk import SecurityFacts
 from rag.ingest.refs import RefResolver, component_schema_name
+from rag.ingest.schema_prose import clean
 from rag.ingest.spec import Operation, content_schemas, describe_scheme, security_schemes
 
 EMBEDDING_TOKENS = 200  # the embedding text of a smart chunk (operation, schema, overview, conventions)
@@ -28,6 +30,45 @@ class SpecContext:
     def __post_init__(self) -> None:
         self.resolver = RefResolver(self.document)
         self.schemes = security_schemes(self.document)
+
+    def scheme_facts(self, name: str, scopes: Any = (), alternative: int = 0) -> SecurityFacts:
+        """One security scheme of the spec as typed facts (`$ref`s resolved; an unknown name keeps its name)."""
+        scheme, _ = self.resolver.deref(self.schemes.get(name))
+        scheme = scheme if isinstance(scheme, dict) else {}
+        kind = str(scheme.get("type", "unknown"))
+        flows = scheme.get("flows") if isinstance(scheme.get("flows"), dict) else {}
+        urls = [str(flow.get(key)) for flow in flows.values() if isinstance(flow, dict)
+                for key in ("authorizationUrl", "tokenUrl") if flow.get(key)]
+        if scheme.get("openIdConnectUrl"):
+            urls.append(str(scheme["openIdConnectUrl"]))
+        location = str(scheme.get("in", "")) if kind == "apiKey" else ("header" if kind in self._HEADER_TYPES else "")
+        parameter = str(scheme.get("name", "")) if kind == "apiKey" else ("Authorization" if location else "")
+        return SecurityFacts(
+            name=name,
+            type=kind,
+            scheme=str(scheme.get("scheme", "")).lower(),
+            bearer_format=str(scheme.get("bearerFormat", "")),
+            location=location,
+            parameter=parameter,
+            flows=tuple(str(flow) for flow in flows),
+            urls=tuple(dict.fromkeys(urls)),
+            scopes=tuple(str(scope) for scope in scopes) if isinstance(scopes, list) else (),
+            description=clean(scheme.get("description")),
+            alternative=alternative,
+        )
+
+    _HEADER_TYPES = ("http", "oauth2", "openIdConnect")
+
+    def security_facts(self, requirement: Any) -> tuple[SecurityFacts, ...]:
+        """A security requirement list resolved to its schemes, each numbered by its alternative."""
+        if not isinstance(requirement, list):
+            return ()
+        return tuple(
+            self.scheme_facts(str(name), scopes, position)
+            for position, alternative in enumerate(requirement)
+            if isinstance(alternative, dict)
+            for name, scopes in alternative.items()
+        )
 
     def security_text(self, requirement: Any) -> str:
         """Describe a security requirement list, naming each scheme's type."""

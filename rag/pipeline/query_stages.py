@@ -35,9 +35,10 @@ class Rewrite(BaseStage):
             return state
         with state.timed(self.name):
             spec = self.services.llm_spec(self.config)
-            topics = profile_for(self.services.index.snapshot()).topics
+            profile = profile_for(self.services.index.snapshot())
             chat_model = self.services.chat_model(spec) if spec != "extractive" else None
-            rewritten = rewrite_query(state.query.asked, list(state.history), chat_model, topics)
+            rewritten = rewrite_query(state.query.asked, list(state.history), chat_model, profile.topics,
+                                      profile.operations)
             state.query = rewritten.query
             if rewritten.note:
                 state.note(self.name, rewritten.note)

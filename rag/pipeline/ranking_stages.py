@@ -189,6 +189,37 @@ class LookupLift(BaseStage):
         return state
 
 
+class KeepSubject(BaseStage):
+    """A follow-up that names nothing of its own ("and how do I page through them?") asks about the
+    conversation's subject (the operation the last answer was about): that operation leads its candidates."""
+
+    name: ClassVar[str] = "subject"
+
+    @classmethod
+    def applies(cls, config: Config) -> bool:
+        """Configs that rewrite follow-ups over smart chunks (an operation is a smart chunk)."""
+        return config.rewrite and config.chunking == "smart"
+
+    def run(self, state: PipelineState) -> PipelineState:
+        """The state with the subject's chunk first (fetched from the index when retrieval did not find it)."""
+        query = state.query
+        if not (query.subject and query.keeps_subject):
+            return state
+        snapshot = state.context.snapshot
+        present = [c for c in state.candidates if c.chunk.covers and c.chunk.covers[0] == query.subject]
+        if present:
+            subject = present[0]
+        else:
+            ids = [i for i in snapshot.by_cover.get(query.subject, ()) if snapshot.chunks[i].strategy == "smart"]
+            if not ids:
+                return state
+            subject = RetrievedChunk(snapshot.chunks[ids[0]], {"subject": 1.0})
+        state.candidates = [subject, *(c for c in state.candidates if c is not subject)]
+        state.note(self.name, f"the conversation's subject {subject.chunk.title} leads: the follow-up names "
+                   "nothing of its own")
+        return state
+
+
 class TopK(BaseStage):
     """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rag.errors import allowed
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
-from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.pipeline.state import Feature, Services, Stage
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ STAGES: tuple[type[Stage], ...] = (
     Rerank,
     Order,
     LookupLift,
+    KeepSubject,
     TopK,
     WriteCheck,
     Gate,

@@ -30,6 +30,16 @@ SCHEMA = make_chunk(
         "Enum: production, test, null.",
     ]),
     json_pointer="/components/schemas/ConnectSessionCreate",
+    schema_fields=(
+        FieldFacts("provider", "string", flags=("optional", "nullable"), description="The provider to connect to"),
+        FieldFacts("origin_owner_id", "string", flags=("required",), description="The origin owner identifier"),
+        FieldFacts("origin_owner_name", "string", flags=("required",), description="The origin owner name"),
+        FieldFacts("expires_in", "number", flags=("optional", "nullable"),
+                   description="How long the session should be valid for in seconds", facts=(("Default", "1800"),)),
+        FieldFacts("type", "string", flags=("optional", "nullable"), description="The connect session account type",
+                   facts=(("Default", "production"), ("Enum", "production, test, null")),
+                   enum=("production", "test", "null")),
+    ),
 )
 OPERATION = make_chunk(
     "stackone.paths./connect_sessions.post",
@@ -41,6 +51,8 @@ OPERATION = make_chunk(
         "Request body (application/json, required) → ConnectSessionCreate",
     ]),
     kind="operation",
+    method="post",
+    path="/connect_sessions",
 )
 UNRELATED = make_chunk(
     "hris.components.Employee",
@@ -68,8 +80,8 @@ def test_default_of_expires_in_is_quoted_and_cited() -> None:
     assert "1800" in result.answer
     lead, *rest = result.answer.splitlines()
     assert lead == (
-        "In the ConnectSessionCreate schema, `expires_in` defaults to 1800 "
-        "(How long the session should be valid for in seconds). [2]"
+        "In the ConnectSessionCreate schema, `expires_in` (number): default 1800 "
+        "— How long the session should be valid for in seconds. [2]"
     )
     expires_line = next(line for line in rest if "expires_in" in line)
     assert "Default: 1800." in expires_line
@@ -87,8 +99,8 @@ def test_picks_a_handful_of_lines_each_cited() -> None:
     result = ExtractiveGenerator().generate(
         _ask("Which fields are required to create a connect session?", SCHEMA, OPERATION)
     )
-    body = [line for line in result.answer.splitlines()[1:] if line.strip()]
-    assert any("Required fields: origin_owner_id, origin_owner_name" in line for line in body)
+    lead, *body = [line for line in result.answer.splitlines() if line.strip()]
+    assert lead == "In the ConnectSessionCreate schema, the required fields are `origin_owner_id`, `origin_owner_name`. [1]"
     content = [line for line in body if line.startswith("- ")]
     assert 1 <= len(content) <= 6
     assert all(line.rstrip().endswith(("[1]", "[2]")) for line in body)
@@ -130,8 +142,9 @@ def test_gate_abstain_without_permission_still_answers() -> None:
 
 def test_partial_gate_adds_a_caution() -> None:
     result = ExtractiveGenerator().generate(_ask("what is the default of expires_in", SCHEMA, gate="partial"))
-    assert result.answer.splitlines()[0].startswith("The documentation only partly covers this;")
-    assert "1800" in result.answer
+    lines = [line for line in result.answer.splitlines() if line]
+    # The lead comes first (a reader acts on it), the caution right under it.
+    assert "1800" in lines[0] and lines[1].startswith("The documentation only partly covers this;")
 
 
 def test_no_matching_line_falls_back_to_the_top_chunk() -> None:
@@ -174,6 +187,8 @@ LIST_EMPLOYEES = make_chunk(
         "- limit (query, integer, optional): Number of results Default: 20.",
     ]),
     kind="operation",
+    method="get",
+    path="/hris/employees",
     parameters=(
         FieldFacts("x-vendor-consumer-id", "string", "header", ("required",), "ID of the consumer"),
         FieldFacts("x-vendor-app-id", "string", "header", ("required",), "The ID of your application"),
@@ -194,9 +209,13 @@ EMPLOYEE_DETAIL = make_chunk(
         "    - pay (number, optional): Pay",
     ]),
     kind="operation",
+    method="get",
+    path="/hris/employees/{id}",
     responses=(ResponseFacts("200", "Employee", success=True, fields=(
         FieldFacts("compensations", "array of EmployeeCompensation", flags=("optional", "nullable")),
-        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",)),
+        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",), fields=(
+            FieldFacts("title", "string", flags=("optional",), description="Job title"),
+            FieldFacts("pay", "number", flags=("optional",), description="Pay"))),
     )),),
 )
 COMPENSATION = make_chunk(
@@ -251,6 +270,8 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
             "    - id (string, optional)",
         ]),
         kind="operation",
+    method="get",
+    path="/hris/people",
         responses=(ResponseFacts("200", "PeoplePaginated", "The list of people was retrieved.", success=True, fields=(
             FieldFacts("next", "string", flags=("optional", "nullable")),
             FieldFacts("data", "array of Person", flags=("required",)),

@@ -4,61 +4,70 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import Chunk, FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts, SecurityFacts
 from rag.facts import Fact, MissingWrite, Statement
 from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
-from rag.generate.lead import lead_sentence
+from rag.generate.lead import lead_for, lead_sentence
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
+BASIC = SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization")
 OVERVIEW = make_chunk(
     "stackone.overview",
-    "\n".join([
-        "API overview: StackOne  [stackone API]",
-        "Servers (base URLs): https://api.stackone.com",
-        "Authentication / security schemes:",
-        "- basic: HTTP Basic",
-        "  Authenticate with HTTP Basic auth: send the header 'Authorization: Basic <base64 of username:password>'.",
-    ]),
+    "API overview: StackOne  [stackone API]\nServers (base URLs): https://api.stackone.com",
     kind="overview",
+    title="StackOne overview",
+    security=(BASIC,),
 )
+EXPIRES = FieldFacts("expires_in", "number", flags=("optional", "nullable"),
+                     description="How long the session should be valid for in seconds", facts=(("Default", "1800"),))
+SESSION_TYPE = FieldFacts("type", "string", flags=("optional", "nullable"),
+                          description="The connect session account type",
+                          facts=(("Default", "production"), ("Enum", "production, test, null")),
+                          enum=("production", "test", "null"))
 SESSIONS = make_chunk(
     "stackone.paths./connect_sessions.post",
-    "\n".join([
-        "POST /connect_sessions  [stackone API]",
-        "Request body (application/json, required) → ConnectSessionCreate",
-        "  - expires_in (number, optional, nullable): How long the session should be valid for in seconds "
-        "Default: 1800.",
-        "  - type (string, optional, nullable): The connect session account type Default: production. "
-        "Enum: production, test, null.",
-    ]),
+    "POST /connect_sessions  [stackone API]",
     kind="operation",
+    method="post",
+    path="/connect_sessions",
+    summary="Create Connect Session",
+    security=(BASIC,),
+    request_body=RequestBodyFacts(("application/json",), True, "ConnectSessionCreate",
+                                  fields=(FieldFacts("origin_owner_id", "string", flags=("required",)), EXPIRES,
+                                          SESSION_TYPE)),
 )
 ACCOUNTS = make_chunk(
     "stackone.paths./accounts.get",
-    "\n".join([
-        "GET /accounts  [stackone API]",
-        "Parameters:",
-        "- provider (query, string, optional): The provider of the results to fetch",
-        "- filter (query, object, optional): Filter parameters",
-    ]),
+    "GET /accounts  [stackone API]",
     kind="operation",
+    method="get",
+    path="/accounts",
+    summary="List Accounts",
+    parameters=(
+        FieldFacts("provider", "string", "query", ("optional",), "The provider of the results to fetch"),
+        FieldFacts("filter", "object", "query", ("optional",), "Filter parameters"),
+    ),
 )
 EMPLOYEES = make_chunk(
     "hris.paths./unified/hris/employees.get",
-    "\n".join([
-        "GET /unified/hris/employees  [hris API]",
-        "Responses:",
-        "- 200 → EmployeesPaginated: The list of employees was retrieved.",
-        "  - next_page (string, optional, nullable)",
-        "  - next (string, optional, nullable)",
-        "  - data (array of Employee, required)",
-        "    - id (string, optional)",
-        "  - raw (array of RawResponse, optional, nullable)",
-    ]),
+    "GET /unified/hris/employees  [hris API]",
     kind="operation",
+    method="get",
+    path="/unified/hris/employees",
+    summary="List Employees",
+    parameters=(
+        FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier"),
+        FieldFacts("next", "string", "query", ("optional",), "The unified cursor"),
+        FieldFacts("page_size", "number", "query", ("optional",), "The number of results per page",
+                   facts=(("Default", "25"), ("Maximum", "100"))),
+    ),
+    responses=(ResponseFacts("200", "EmployeesPaginated", "The list of employees was retrieved.", success=True,
+                             fields=(FieldFacts("next_page", "string", flags=("deprecated",)),
+                                     FieldFacts("next", "string"), FieldFacts("data", "array of Employee"))),),
+    pagination=PaginationFacts("cursor", cursor="next", size="page_size", next_field="next"),
 )
 
 
@@ -68,26 +77,19 @@ def lead(question: Query | str, *chunks, facts: tuple[Fact, ...] = ()) -> str:
 
 def test_authentication_is_stated_with_the_header_to_send() -> None:
     sentence = lead("How do I authenticate against the API?", SESSIONS, OVERVIEW)
-    assert sentence.startswith("The StackOne API uses HTTP Basic (scheme `basic`) authentication")
-    assert "Authorization: Basic" in sentence and sentence.endswith("[2]")
+    assert sentence == (
+        "The StackOne API uses HTTP Basic: send the header `Authorization: Basic <base64 of username:password>`. [2]"
+    )
 
 
 def test_an_operation_states_its_own_security_scheme() -> None:
-    secured = make_chunk(
-        "stackone.paths./connect_sessions.post",
-        "POST /connect_sessions  [stackone API]\nSecurity: basic (HTTP Basic)",
-        kind="operation",
-    )
-    assert lead("What auth does the create connect session endpoint use?", secured, OVERVIEW) == (
-        "POST /connect_sessions uses basic (HTTP Basic) authentication. [1]"
+    assert lead("What auth does the create connect session endpoint use?", SESSIONS, OVERVIEW) == (
+        "POST /connect_sessions uses HTTP Basic: send the header `Authorization: Basic <base64 of "
+        "username:password>`. [1]"
     )
 
 
 def test_required_parameters_and_headers_come_from_the_chunk_fields() -> None:
-    from dataclasses import replace
-
-    from rag.chunk import FieldFacts
-
     operation = replace(
         ACCOUNTS,
         parameters=(
@@ -97,35 +99,49 @@ def test_required_parameters_and_headers_come_from_the_chunk_fields() -> None:
         ),
     )
     assert lead("Which parameters must I always send to get an account?", operation) == (
-        "GET /accounts requires `x-account-id` (header), `id` (path). [1]"
+        "GET /accounts requires `x-account-id` (header, string, required); `id` (path, string, required). [1]"
     )
     assert lead("Which HTTP headers does the request take?", operation) == (
-        "GET /accounts takes the headers `x-account-id` (header, required). [1]"
+        "GET /accounts takes the headers `x-account-id` (header, string, required). [1]"
     )
 
 
 def test_required_fields_of_the_schema_the_question_names() -> None:
     schema = make_chunk(
         "stackone.components.ConnectSessionCreate",
-        "Schema ConnectSessionCreate  [stackone API]\nRequired fields: origin_owner_id, origin_owner_name\nFields:",
+        "Schema ConnectSessionCreate  [stackone API]",
+        schema_fields=(FieldFacts("origin_owner_id", "string", flags=("required",)),
+                       FieldFacts("origin_owner_name", "string", flags=("required",)), EXPIRES),
+        used_by=("POST /connect_sessions",),
     )
-    assert lead("Which fields are mandatory in a ConnectSessionCreate object?", SESSIONS, schema) == (
-        "In the ConnectSessionCreate schema, the required fields are origin_owner_id, origin_owner_name. [2]"
+    found = lead_for("Which fields are mandatory in a ConnectSessionCreate object?",
+                     build_context(retrieved(SESSIONS, schema), 4000))
+    assert found.sentence == (
+        "In the ConnectSessionCreate schema, the required fields are `origin_owner_id`, `origin_owner_name`. [2]"
     )
+    assert found.detail == "Used by POST /connect_sessions. [2]"
 
 
 def test_a_default_is_stated_with_its_field_and_meaning() -> None:
     for question in ("What is the default expiry of a connect session?", "How long is a session valid by default?"):
         sentence = lead(question, SESSIONS)
         assert sentence == (
-            "In POST /connect_sessions, `expires_in` defaults to 1800 "
-            "(How long the session should be valid for in seconds). [1]"
+            "In POST /connect_sessions, `expires_in` (number): default 1800 "
+            "— How long the session should be valid for in seconds. [1]"
         ), question
 
 
 def test_allowed_values_leave_out_null() -> None:
     assert lead("Which values can the session type take?", SESSIONS) == (
-        "In POST /connect_sessions, `type` takes one of: production, test. [1]"
+        "In POST /connect_sessions, `type` (string): one of production, test, default production "
+        "— The connect session account type. [1]"
+    )
+
+
+def test_a_limit_is_stated_first() -> None:
+    assert lead("What's the biggest page_size I can ask for when listing employees?", EMPLOYEES) == (
+        "In GET /unified/hris/employees, `page_size` (query, number): maximum 100, default 25 "
+        "— The number of results per page. [1]"
     )
 
 
@@ -136,11 +152,30 @@ def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_na
     )
 
 
-def test_the_success_response_lists_only_its_top_level_fields() -> None:
+def test_the_success_response_lists_only_its_current_top_level_fields() -> None:
     sentence = lead("What does the list employees response look like?", EMPLOYEES)
-    assert sentence == (
-        "GET /unified/hris/employees responds 200 with EmployeesPaginated, whose fields are next_page, next, "
-        "data, raw. [1]"
+    assert sentence == "GET /unified/hris/employees returns 200 with `EmployeesPaginated` (fields `next`, `data`). [1]"
+
+
+def test_pagination_names_the_cursor_the_response_carries_and_the_page_size() -> None:
+    found = lead_for(Query("and how do I page through them?", previous="How do I list employees?"),
+                     build_context(retrieved(ACCOUNTS, EMPLOYEES), 4000))
+    assert found.sentence == (
+        "GET /unified/hris/employees pages by cursor: pass the response's `next` as the `next` query parameter to "
+        "get the next page; `page_size` sets the page size (maximum 100, default 25). [2]"
+    )
+    assert found.detail == "Requires `x-account-id` (header). Returns 200 with `EmployeesPaginated` (fields `next`, " \
+        "`data`). [2]"
+
+
+def test_an_operation_question_gets_the_operation_and_what_a_request_needs() -> None:
+    found = lead_for("How do I start a connect session?", build_context(retrieved(SESSIONS), 4000))
+    assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]"
+    assert found.detail == "Body `ConnectSessionCreate` (required: `origin_owner_id`). [1]"
+    # Without a summary the operation id is said in words.
+    unnamed = replace(SESSIONS, summary="", operation_id="createConnectSession")
+    assert lead("How do I start a connect session?", unnamed) == (
+        "Use POST /connect_sessions (create connect session). [1]"
     )
 
 
@@ -167,7 +202,11 @@ def test_a_typed_query_is_answered_by_its_focus_and_its_analysis() -> None:
     assert lead(rewritten, EMPLOYEES, facts=(fact,)) == fact.statement()
     follow_up = Query("Can I create one?", previous="How do I list courses?")
     assert lead(follow_up, EMPLOYEES, facts=(fact,)) == f"No. {fact.statement()}"
-    assert lead("Tell me something", EMPLOYEES) == ""
+    assert lead("Tell me something", EMPLOYEES) == "Use GET /unified/hris/employees (List Employees). [1]"
+    context = build_context(retrieved(EMPLOYEES), 4000)
+    assert lead_for("Tell me something", context, gate="partial").sentence == (
+        "The closest match is GET /unified/hris/employees (List Employees). [1]"
+    )
 
 
 def test_the_extractive_answer_opens_with_the_lead_and_states_a_fact_once() -> None:
@@ -201,27 +240,28 @@ AUTHENTICATE = make_chunk(
     "POST /connect_sessions/authenticate  [stackone API]\nSecurity: basic (HTTP Basic)\n"
     "- categories (array of string, optional): Item enum: ats, hris, stackone.",
     kind="operation",
+    method="post",
+    path="/connect_sessions/authenticate",
+    security=(BASIC,),
 )
-HRIS_BENEFIT = replace(
-    make_chunk(
-        "hris.paths./unified/hris/benefits/{id}.get",
-        "GET /unified/hris/benefits/{id}  [hris API]\n"
-        "- x-account-id (header, string, required): The account identifier",
-        kind="operation",
-    ),
+ACCOUNT_HEADER = FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier")
+HRIS_BENEFIT = make_chunk(
+    "hris.paths./unified/hris/benefits/{id}.get",
+    "GET /unified/hris/benefits/{id}  [hris API]",
+    kind="operation",
     method="get",
     path="/unified/hris/benefits/{id}",
+    parameters=(ACCOUNT_HEADER,),
 )
 HRIS_CONVENTIONS = make_chunk(
     "hris.conventions",
-    "\n".join([
-        "Conventions shared by the operations of the hris API  [hris API]",
-        "Parameters on most operations:",
-        "- x-account-id (header, string, required): The account identifier — on 74 of 74 operations.",
-        "- raw (query, boolean, optional): Indicates that the raw request result should be returned — on 59 of 74 "
-        "operations.",
-    ]),
+    "Conventions shared by the operations of the hris API  [hris API]",
     kind="overview",
+    parameters=(
+        replace(ACCOUNT_HEADER, facts=(("Operations", "74 of 74"),)),
+        FieldFacts("raw", "boolean", "query", ("optional",), "Indicates that the raw request result should be returned",
+                   facts=(("Operations", "59 of 74"),)),
+    ),
 )
 
 
@@ -231,14 +271,34 @@ def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the
                           chunks=retrieved(AUTHENTICATE, OVERVIEW))
     )
     first = generation.answer.splitlines()[0]
-    assert first.startswith("The StackOne API uses HTTP Basic (scheme `basic`) authentication")
+    assert first.startswith("The StackOne API uses HTTP Basic: send the header `Authorization: Basic")
     assert first.endswith("[2]")
     assert "categories" not in generation.answer and "/connect_sessions/authenticate" not in generation.answer
     assert [c.structural_id for c in generation.citations] == ["stackone.overview"]
     # Naming the operation keeps its own scheme.
     assert lead("What auth does authenticating a connect session use?", AUTHENTICATE, OVERVIEW).startswith(
-        "POST /connect_sessions/authenticate uses basic"
+        "POST /connect_sessions/authenticate uses HTTP Basic"
     )
+
+
+def test_an_api_wide_authentication_lead_holds_for_any_spec_and_names_no_raw_scheme_id() -> None:
+    oauth = SecurityFacts("oauth_2_0", "oauth2", location="header", parameter="Authorization",
+                          flows=("authorizationCode",), urls=("https://accounts.example.com/authorize",
+                                                              "https://accounts.example.com/api/token"))
+    playlists = make_chunk("music.paths./users/{user_id}/playlists.post", "POST /users/{user_id}/playlists",
+                           kind="operation", method="post", path="/users/{user_id}/playlists", security=(oauth,))
+    overview = make_chunk("music.overview", "API overview: Music Web API", kind="overview",
+                          title="Music Web API overview", security=(oauth,))
+    found = lead_for("How do I authenticate with the Music Web API?",
+                     build_context(retrieved(playlists, overview), 4000))
+    assert found.sentence == (
+        "The Music Web API uses OAuth2 (authorization code): send the access token in the header "
+        "`Authorization: Bearer <access token>`. [2]"
+    )
+    assert "https://accounts.example.com/api/token" in found.detail
+    assert "oauth_2_0" not in found.sentence and "/playlists" not in found.sentence
+    # Without the overview among the blocks the API's scheme still comes from an operation's typed facts.
+    assert lead("How do I authenticate with the Music Web API?", playlists).startswith("The music API uses OAuth2")
 
 
 def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() -> None:
@@ -259,10 +319,11 @@ def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() 
 
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
-                            kind="operation")
+                            kind="operation", method="get", path="/unified/ats/candidates")
     sentence = lead("How do I list employees in the HRIS API and candidates in the ATS API?", candidates, EMPLOYEES)
     assert sentence == (
-        "In the ATS API use GET /unified/ats/candidates [1]; in the HRIS API use GET /unified/hris/employees [2]."
+        "In the ATS API use GET /unified/ats/candidates [1]; in the HRIS API use GET /unified/hris/employees "
+        "(List Employees) [2]."
     )
 
 
@@ -283,3 +344,27 @@ def test_a_missing_operation_is_cited_to_the_operations_that_exist_and_nothing_e
     )
     assert "assignments" not in generation.answer and "Established facts" not in generation.answer
     assert [c.structural_id for c in generation.citations] == ["lms.paths./unified/lms/courses.get"]
+
+
+def test_which_apis_lists_the_best_operation_of_each_api_among_the_blocks() -> None:
+    ats = make_chunk("ats.paths./unified/ats/users.get", "GET /unified/ats/users", kind="operation", method="get",
+                     path="/unified/ats/users", summary="List Users")
+    lms = make_chunk("lms.paths./unified/lms/users.get", "GET /unified/lms/users", kind="operation", method="get",
+                     path="/unified/lms/users", summary="List Users")
+    ats_one = replace(ats, path="/unified/ats/users/{id}", summary="Get User")
+    assert lead("Which APIs let me list users?", ats, ats_one, lms) == (
+        "In the ATS API use GET /unified/ats/users (List Users) [1]; in the LMS API use GET /unified/lms/users "
+        "(List Users) [3]."
+    )
+
+
+def test_a_plural_in_the_question_names_the_nested_field_that_carries_allowed_values() -> None:
+    status = FieldFacts("status", "string", enum=("pending", "in_progress", "completed"))
+    assignments = make_chunk(
+        "lms.paths./unified/lms/assignments.get", "GET /unified/lms/assignments", kind="operation", method="get",
+        path="/unified/lms/assignments",
+        parameters=(FieldFacts("filter", "object", "query", description="LMS Assignment Filter", fields=(status,)),),
+    )
+    assert lead("Which statuses can I filter LMS assignments by?", assignments) == (
+        "In GET /unified/lms/assignments, `filter[status]` (query, string): one of pending, in_progress, completed. [1]"
+    )

@@ -285,3 +285,24 @@ def test_factory_refuses_unresolved_specs(spec: str) -> None:
 def test_factory_default_chat_model_factory_rejects_unknown_spec() -> None:
     with pytest.raises(ConfigError):
         make_generator("nonsense-provider:x")
+
+
+def test_the_prompt_carries_the_key_facts_the_lead_reads_from_the_typed_facts() -> None:
+    from dataclasses import replace
+
+    from rag.chunk import FieldFacts, RequestBodyFacts
+
+    typed = replace(OPERATION, method="post", path="/connect_sessions", summary="Create Connect Session",
+                    request_body=RequestBodyFacts(("application/json",), True, "ConnectSessionCreate", fields=(
+                        FieldFacts("origin_owner_id", "string", flags=("required",)),
+                        FieldFacts("expires_in", "number", facts=(("Default", "1800"),)))))
+    model = FakeChatModel([_reply(abstained=False, answer="x [1]", citations=[1])])
+    LLMGenerator(model).generate(_request("What is the default of expires_in?", typed))
+    user = model.user_prompt
+    assert "Key facts read from the documentation's structure" in user
+    assert "- In POST /connect_sessions, `expires_in` (number): default 1800. [1]" in user
+    # Established facts (an absence the checks proved) take the place of the lead, never both.
+    model = FakeChatModel([_reply(abstained=False, answer="x [1]", citations=[1])])
+    LLMGenerator(model).generate(_request("What is the default of expires_in?", typed,
+                                          facts=[Statement("No endpoint deletes connect sessions.")]))
+    assert "Key facts" not in model.user_prompt

@@ -44,8 +44,15 @@ def test_rewrite_attaches_the_earlier_turn_to_a_follow_up_offline(engine: Engine
     turns = history("How do I list employees?", "Use GET /unified/hris/employees.")
     state = run(state_for("and how do I delete one?", history=turns), engine, Rewrite)
     assert state.query.asked == "and how do I delete one?"
-    assert state.query.previous.startswith("How do I list employees?") and "GET /unified/hris" in state.query.previous
-    assert notes_of(state, "rewrite") == ["follow-up rewritten offline"] and "rewrite" in timed(state)
+    assert state.query.previous == "How do I list employees?"
+    # The earlier answer's operation is the conversation's subject; the follow-up asks another action of it, so
+    # retrieval gets its path, not its action, and the subject does not lead the ranking.
+    assert state.query.subject.endswith("paths./unified/hris/employees.get")
+    assert state.query.subject_words == "/unified/hris/employees" and not state.query.keeps_subject
+    assert notes_of(state, "rewrite") == ["follow-up rewritten offline; subject: GET /unified/hris/employees"]
+    assert "rewrite" in timed(state)
+    paging = run(state_for("and how do I page through them?", history=turns), engine, Rewrite)
+    assert paging.query.keeps_subject and paging.query.subject_words.startswith("GET /unified/hris/employees")
 
 
 def test_embed_makes_the_context_of_the_standalone_question_and_keeps_a_fitting_one(engine: Engine) -> None:

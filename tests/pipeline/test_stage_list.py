@@ -19,7 +19,8 @@ def test_each_config_runs_the_stages_its_settings_switch_on(fixture_index) -> No
     engine = Engine(fixture_index, default_llm="extractive")
     assert stage_names("C0", engine) == ["rewrite", "embed", "retrieve", "order", "top_k"]
     assert stage_names("full", engine) == [
-        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "top_k", "write_check", "gate",
+        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "subject", "top_k", "write_check",
+        "gate",
     ]
 
 

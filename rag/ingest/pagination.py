@@ -1,0 +1,47 @@
+"""How an operation pages through its results, recognised from its structure: the query parameters it takes
+(a cursor, a page size, an offset, a page number) and the success response's fields that carry the next
+position or the total. The names come from rag/data/pagination.toml."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from rag.chunk import FieldFacts, PaginationFacts, ResponseFacts
+from rag.data import data_table
+
+
+def _key(name: str) -> str:
+    """`page_size`, `pageSize`, `page-size` → `pagesize` (the last part of a dotted name: `links.next` → next)."""
+    return name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+
+
+@cache
+def _names(kind: str) -> frozenset[str]:
+    return frozenset(data_table("pagination")[kind])
+
+
+def _first(names: Sequence[str], kind: str) -> str:
+    """The first of `names` that is a `kind` name, by the table's order (`next` before `next_page`)."""
+    keyed = {_key(name): name for name in reversed(names)}
+    return next((keyed[key] for key in data_table("pagination")[kind] if key in keyed), "")
+
+
+def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[ResponseFacts]) -> PaginationFacts | None:
+    """The paging of an operation from its parameters and responses (None when it takes no paging parameter).
+
+    A size alone (`limit`) is no paging unless the response says where the next page starts or how many
+    results there are; a cursor or an offset or a page number is."""
+    query = [p.name for p in parameters if p.location == "query" and not p.deprecated]
+    success = [f.name for response in responses if response.success for f in response.fields if not f.deprecated]
+    headers = [name for response in responses if response.success for name, _ in response.headers]
+    cursor, size = _first(query, "cursor_parameters"), _first(query, "size_parameters")
+    offset, page = _first(query, "offset_parameters"), _first(query, "page_parameters")
+    next_field, total_field = _first(success, "next_fields"), _first(success, "total_fields")
+    more_field = _first(success, "more_fields")
+    link_header = any(name.lower() == "link" for name in headers)
+    if not (cursor or offset or page or (size and (next_field or total_field or more_field or link_header))):
+        return None
+    follows = bool(next_field or link_header)
+    style = "cursor" if cursor or (follows and not (offset or page)) else "offset" if offset else "page"
+    return PaginationFacts(style, cursor, size, offset, page, next_field, total_field, more_field, link_header)

@@ -1,0 +1,57 @@
+"""Pagination recognised from an operation's structure (its query parameters and success response fields)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rag.chunk import FieldFacts, PaginationFacts, ResponseFacts
+from rag.ingest.pagination import pagination_of
+from rag.ingest.pipeline import parse_path
+
+
+def query(*names: str, deprecated: tuple[str, ...] = ()) -> tuple[FieldFacts, ...]:
+    return tuple(FieldFacts(name, "string", "query", ("deprecated",) if name in deprecated else ()) for name in names)
+
+
+def ok(*fields: str, headers: tuple[str, ...] = ()) -> tuple[ResponseFacts, ...]:
+    return (ResponseFacts("200", "Page", success=True, fields=tuple(FieldFacts(f, "string") for f in fields),
+                          headers=tuple((h, "") for h in headers)),)
+
+
+def test_a_cursor_and_the_field_that_carries_the_next_one() -> None:
+    assert pagination_of(query("next", "page_size", "page", deprecated=("page",)), ok("next_page", "next", "data")) == (
+        PaginationFacts("cursor", cursor="next", size="page_size", next_field="next")
+    )
+    assert pagination_of(query("marker", "limit"), ok("entries", "next_marker")).next_field == "next_marker"  # type: ignore[union-attr]
+
+
+def test_offset_and_page_numbers_in_any_naming_style() -> None:
+    offset = pagination_of(query("offset", "limit"), ok("items", "total", "next"))
+    assert offset == PaginationFacts("offset", size="limit", offset="offset", next_field="next", total_field="total")
+    page = pagination_of(query("pageNumber", "perPage"), ok("results", "totalCount"))
+    assert page == PaginationFacts("page", size="perPage", page="pageNumber", total_field="totalCount")
+
+
+def test_a_size_alone_is_no_paging_unless_the_response_says_where_to_go_on() -> None:
+    assert pagination_of(query("limit"), ok("results")) is None
+    assert pagination_of(query("limit"), ok("results", headers=("Link",))) == PaginationFacts("cursor", size="limit",
+                                                                                             link_header=True)
+    assert pagination_of(query("q"), ok("results", "next")) is None
+
+
+def test_ingest_stores_pagination_and_security_with_each_operation() -> None:
+    spec = Path(__file__).parents[1] / "fixtures" / "specs" / "notes-3.1.yaml"
+    chunks = {c.title: c for c in parse_path(spec).chunks if c.strategy == "smart"}
+    notes = chunks["GET /notes"]
+    assert notes.pagination == PaginationFacts("cursor", cursor="cursor", size="limit", next_field="next_cursor")
+    assert chunks["POST /notes"].pagination is None
+    (key,) = notes.security
+    assert (key.type, key.location, key.parameter, key.kind) == ("apiKey", "header", "X-Jotter-Key", "an API key")
+    overview = next(c for c in chunks.values() if c.kind == "overview" and c.security)
+    assert overview.security[0].description == "Create a key on the account settings page."
+    # The facts survive the index's metadata round trip.
+    from rag.chunk import Chunk
+
+    again = Chunk.from_metadata(notes.chunk_id, notes.text, notes.to_metadata())
+    assert again.pagination == notes.pagination and again.security == notes.security
+    assert again.responses[0].fields[0].fields  # `items` keeps the Note's own fields
