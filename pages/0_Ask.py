@@ -53,10 +53,18 @@ if recent:
                       help=f"“{saved.first_question}” — open it again")
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
-rerun = plan_rerun(st.session_state.pop(RERUN_KEY, None), known)
+# A request marked `once` (the diff's "Ask what changed") sets the configurations for its own question only:
+# the choice it replaced comes back on the next run.
+ONCE_KEY = "ask_configs_before_once"
+rerun_asked = st.session_state.pop(RERUN_KEY, None)
+if not rerun_asked and ONCE_KEY in st.session_state:
+    st.session_state["ask_configs"] = st.session_state.pop(ONCE_KEY)
+rerun = plan_rerun(rerun_asked, known)
 for problem_text in rerun.problems if rerun else []:
     st.warning(problem_text)
 if rerun and rerun.configs:
+    if isinstance(rerun_asked, dict) and rerun_asked.get("once"):
+        st.session_state[ONCE_KEY] = st.session_state.get("ask_configs", default_config_names(known))
     st.session_state["ask_configs"] = rerun.configs
 
 st.caption(f"**{ui.PRODUCT}**")

@@ -20,7 +20,7 @@ from webapp.documents import (
 )
 from webapp.engine import default_config_names
 from webapp.eval_jobs import TEST_SET_SIZE, start_test_set
-from webapp.versions import add_version, known_uploads, render_diff
+from webapp.versions import DIFF_PARAM, add_version, known_uploads, render_diff, reopen_diff
 
 ui.page_setup("Documents")
 engine = ui.engine_or_stop()
@@ -47,8 +47,10 @@ for known_upload in known_uploads(index, [(upload.name, upload.getvalue()) for u
                     "what changed, or index it below to replace the indexed one.")
         left, right = st.columns([2, 1], vertical_alignment="bottom")
         label = left.text_input("Version label", value=known_upload.suggested, key=f"version_label-{known_upload.name}",
-                                help="e.g. 2025-02; versions are ordered by the date a label names, else by when "
-                                "they were indexed; questions search the newest")
+                                placeholder="the spec's info.version is taken or missing: name this version",
+                                help="proposed: the spec's own info.version. Versions are ordered by their labels "
+                                "when they are dates (2025-02) or semantic versions (1.2.0), else by the specs' "
+                                "info.version, then by when they were indexed; questions search the newest")
         if right.button("Add as a new version", icon=":material/difference:", key=f"add_version-{known_upload.name}"):
             upload = next(u for u in files or [] if u.name == known_upload.name)
             try:
@@ -61,6 +63,8 @@ for known_upload in known_uploads(index, [(upload.name, upload.getvalue()) for u
                 st.session_state["ingest_reports"] = [report]
                 st.session_state["upload_round"] = uploader_round + 1
                 st.rerun()
+if st.session_state.get("version_diff") is None and st.query_params.get(DIFF_PARAM):
+    st.session_state["version_diff"] = reopen_diff(index, st.query_params[DIFF_PARAM])  # a reload reopens it
 if st.session_state.get("version_diff") is not None:
     render_diff(st.session_state["version_diff"])
 widget_state.valid_choice("duplicate_policy", list(DUPLICATE_POLICIES), DUPLICATE_POLICIES[0])

@@ -56,11 +56,13 @@ class VersionDiff(BaseModel):
     api: str
     old: str = Field(description="the old version's label")
     new: str = Field(description="the new version's label")
-    summary: dict[str, int] = Field(description="operations added / removed / changed, changes, breaking changes")
+    summary: dict[str, int] = Field(description="operations added / removed / changed, changes, errors (breaking), "
+                                    "warnings, info")
     removed_operations: list[str] = Field(description="`METHOD /path` of every operation only the old version has")
     added_operations: list[str] = Field(description="`METHOD /path` of every operation only the new version has")
-    changes: list[dict[str, Any]] = Field(description="the changes (kind, action, name, attribute, old, new, "
-                                          "breaking, schema, operations, message), breaking ones first")
+    changes: list[dict[str, Any]] = Field(description="the changes (kind, action, name, check, level: error / "
+                                          "warning / info, attribute, old, new, breaking, schema, operations, "
+                                          "message), errors first")
 
 
 class Endpoint(BaseModel):

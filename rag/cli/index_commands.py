@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rag.cli.common import EXIT_OK, EXIT_USAGE, fail, print_json, settings_from
+from rag.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_json, settings_from
 from rag.errors import RagError
 
 
@@ -240,10 +240,23 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`)."""
-    from rag.index.build import open_index
-    from rag.versions.compare import diff_report
+    """Compare two versions of an API: files, folders of specs, or indexed versions (`API@LABEL`, read from
+    the index's registry and kept specs: no embedding model is loaded, no index created). Exit 1 when
+    `--fail-on` finds a change at that level."""
+    from rag.index.kept_specs import KeptSpecs
+    from rag.versions.checks import CHECKS
+    from rag.versions.compare import diff_inputs
+    from rag.versions.report import apply_ignores, failed, read_ignore_file, render
 
-    print(diff_report(args.old, args.new, args.json, args.breaking_only, args.limit,
-                      indexed=lambda: open_index(settings_from(args))))
-    return EXIT_OK
+    if args.checks:
+        for entry in CHECKS.values():
+            print(f"{entry.id:55} {entry.level:8} {entry.description}")
+        return EXIT_OK
+    if not args.old or not args.new:
+        return fail("diff needs OLD and NEW (files, folders, or API@LABEL of indexed versions)")
+    ignores = read_ignore_file(args.ignore) if args.ignore else ()
+    diffs = [apply_ignores(diff, ignores)
+             for diff in diff_inputs(args.old, args.new, indexed=lambda: KeptSpecs(settings_from(args).index_dir))]
+    fmt = "json" if args.json else args.format
+    print(render(diffs, fmt, "error" if args.breaking_only else args.level, args.limit))
+    return EXIT_FAILURE if args.fail_on and failed(diffs, args.fail_on) else EXIT_OK

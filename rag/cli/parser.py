@@ -8,6 +8,8 @@ from typing import Any
 
 from rag.config import DEFAULT_CONFIGS
 from rag.settings import PROJECT_ROOT
+from rag.versions.checks import FAIL_ON, LEVELS
+from rag.versions.report import FORMATS
 
 DEFAULT_NAMES = ",".join(DEFAULT_CONFIGS)  # the one definition the app, MCP and the REST API use too
 
@@ -51,13 +53,23 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
 
     add("ensure-index", "build the index of the default corpus if it is empty")
 
-    diff = add("diff", "compare two versions of an API: operations, parameters, fields, schemas, security; "
-               "each change breaking or not")
-    diff.add_argument("old", help="the old version: a spec file, a folder of specs, or API@LABEL of an indexed one")
-    diff.add_argument("new", help="the new version (same kinds as OLD)")
-    diff.add_argument("--breaking-only", action="store_true", help="list only the breaking changes")
-    diff.add_argument("--limit", type=int, default=40, help="changes listed per API (0: all; --json lists all)")
-    diff.add_argument("--json", action="store_true", help="print the diff as JSON")
+    diff = add("diff", "compare two versions of an API: each change with a check id and a level (error: breaks "
+               "clients, warning: may break them, info), as oasdiff classes them; --fail-on for CI")
+    diff.add_argument("old", nargs="?", help="the old version: a spec file, a folder of specs, or API@LABEL of an "
+                      "indexed one")
+    diff.add_argument("new", nargs="?", help="the new version (same kinds as OLD)")
+    diff.add_argument("--format", choices=FORMATS, default="text",
+                      help="text (default), markdown (a changelog for release notes) or json")
+    diff.add_argument("--json", action="store_true", help="same as --format json")
+    diff.add_argument("--fail-on", choices=FAIL_ON, default=None,
+                      help="exit 1 when a change is at this level or worse (error; warning: warnings and errors)")
+    diff.add_argument("--ignore", metavar="FILE",
+                      help="changes to leave out: one per line, CHECK-ID [METHOD /path]; # starts a comment")
+    diff.add_argument("--level", choices=LEVELS, default="info",
+                      help="list changes at this level or worse (error, warning, info: all)")
+    diff.add_argument("--breaking-only", action="store_true", help="same as --level error")
+    diff.add_argument("--limit", type=int, default=40, help="changes listed per API in text (0: all)")
+    diff.add_argument("--checks", action="store_true", help="list every check id with its level and exit")
 
     crawl = add("crawl", "index a documentation website: the pages under the URL's host and folder (sitemap.xml, "
                 "else canonical, rel=next and in-folder links; robots.txt obeyed); a re-crawl re-indexes changed "

@@ -30,10 +30,32 @@ class DocumentRecord:
     ingest_seconds: float = 0.0
     title: str = ""
     api_version: str = ""  # the version label of an API spec (`2025-02`, `1.0.0`); "" for docs
+    spec_version: str = ""  # the spec's own `info.version` (orders versions whose labels do not)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
         return asdict(self)
+
+
+_COLUMNS = ("source", "api", "doc_type", "content_hash", "version", "chunk_counts", "size_bytes", "ingested_at",
+            "ingest_seconds", "title", "api_version", "spec_version")
+
+
+def _records(connection: sqlite3.Connection) -> list[DocumentRecord]:
+    """Every row of `documents` (a column an older registry lacks read as "")."""
+    present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
+    columns = ", ".join(c if c in present else "''" for c in _COLUMNS)
+    rows = connection.execute(f"SELECT {columns} FROM documents ORDER BY source").fetchall()
+    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:]) for r in rows]
+
+
+def read_documents(path: Path) -> list[DocumentRecord]:
+    """The documents of an existing registry, read only: nothing is created or migrated."""
+    connection = sqlite3.connect(f"file:{Path(path).resolve().as_posix()}?mode=ro", uri=True, timeout=30)
+    try:
+        return _records(connection)
+    finally:
+        connection.close()
 
 
 class Registry:
@@ -54,6 +76,8 @@ class Registry:
             columns = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
             if "api_version" not in columns:  # a registry written before versions were kept
                 connection.execute("ALTER TABLE documents ADD COLUMN api_version TEXT NOT NULL DEFAULT ''")
+            if "spec_version" not in columns:  # a registry written before info.version was kept
+                connection.execute("ALTER TABLE documents ADD COLUMN spec_version TEXT NOT NULL DEFAULT ''")
             connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             connection.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')")
 
@@ -66,12 +90,7 @@ class Registry:
     def documents(self) -> list[DocumentRecord]:
         """All live documents, sorted by source."""
         with self._connect() as connection:
-            rows = connection.execute(
-                "SELECT source, api, doc_type, content_hash, version, chunk_counts, size_bytes, ingested_at, "
-                "ingest_seconds, title, api_version FROM documents ORDER BY source"
-            ).fetchall()
-        return [DocumentRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], r[7], r[8], r[9], r[10])
-                for r in rows]
+            return _records(connection)
 
     def get(self, source: str) -> DocumentRecord | None:
         """The live record for `source`, if any."""
@@ -89,7 +108,8 @@ class Registry:
             connection.execute("BEGIN IMMEDIATE")
             connection.execute(
                 "INSERT OR REPLACE INTO documents (source, api, doc_type, content_hash, version, chunk_counts, "
-                "size_bytes, ingested_at, ingest_seconds, title, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "size_bytes, ingested_at, ingest_seconds, title, api_version, spec_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.source,
                     record.api,
@@ -102,6 +122,7 @@ class Registry:
                     record.ingest_seconds,
                     record.title,
                     record.api_version,
+                    record.spec_version,
                 ),
             )
             connection.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")

@@ -33,6 +33,7 @@ from rag.index.collections import (
     write_chunks,
 )
 from rag.index.embedder import Embedder
+from rag.index.kept_specs import spec_path
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, unresolved_note
 from rag.index.snapshot import Snapshot
@@ -180,17 +181,21 @@ class Index:
                 self._snapshot = self._read_snapshot(self.registry.generation())
                 return self._snapshot
 
-    def version_view(self, api_version: str) -> Snapshot:
+    def version_view(self, api_version: str, since: str = "") -> Snapshot:
         """The snapshot of a pinned version (`2025-02` for every API that has it, `lms@2025-02` for one); "" is
-        the default view, the newest version of each API. ConfigError when no such version is indexed."""
+        the default view, the newest version of each API. `since` (a version label) shows the changes from that
+        version to the newest rather than from the one before the newest. ConfigError when no such version is
+        indexed."""
         snapshot = self.snapshot()
-        if not api_version:
+        if not api_version and not since:
             return snapshot
         every = self._every_chunk
         with self._snapshot_lock:
             if every[0] != snapshot.generation:  # another process wrote meanwhile: read again
                 every = self._every_chunk = (snapshot.generation, self._read_chunks(), self.registry.documents())
-        visible = visible_records(every[2], api_version)
+        visible = visible_records(every[2], api_version, since)
+        if {record.version for record in visible} == {record.version for record in snapshot.documents}:
+            return snapshot  # the default view after all (`since` the version before the newest)
         key = (snapshot.generation, frozenset(record.version for record in visible))
         view = self._views.get(key)
         if view is None:
@@ -439,6 +444,7 @@ class Index:
             ingest_seconds=time.perf_counter() - started,
             title=document.title,
             api_version=label,
+            spec_version=document.spec_version,
         )
         self.registry.put(record)
         self._own_generation = self.registry.generation()
@@ -457,9 +463,9 @@ class Index:
 
     def _spec_path(self, version: str) -> Path:
         """Where the parsed OpenAPI document of one stored version is kept (for diffs of indexed versions)."""
-        folder = self.directory / "specs"
-        folder.mkdir(exist_ok=True)
-        return folder / f"{version}.json"
+        path = spec_path(self.directory, version)
+        path.parent.mkdir(exist_ok=True)
+        return path
 
     def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
         """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""

@@ -1,9 +1,11 @@
 """Which versions of each API an index keeps, which is the newest, and which a question searches.
 
 An OpenAPI document is one version of its API, labelled (`2025-02`, `1.0.0`); several versions of one API
-live side by side. Versions are ordered by the date their label names (`2025-02`, `2025-12-01`), else by the
-day they were ingested, then by ingest time; the newest is what questions search unless a version is pinned
-(`2025-02` for every API that has it, `lms@2025-02` for one). The chunks of a pair's changes (a document of
+live side by side. Versions are ordered by their labels when both are dates (`2025-02`, `2025-12-01`) or
+both semantic versions (`1.2.0` < `1.10.0`), else by the specs' own `info.version`, else a dated label
+against the day the other was ingested, and only then by ingest time; the newest is what questions search
+unless a version is pinned (`2025-02` for every API that has it, `lms@2025-02` for one). The chunks of a
+pair's changes (a document of
 type `changes`) belong to the newest version and are searched with it.
 """
 
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import cmp_to_key
+from typing import Any
 
 from rag.errors import ConfigError
 from rag.index.registry import DocumentRecord
@@ -20,19 +24,48 @@ _DATE_LABEL = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 CHANGES_TYPE = "changes"
 
 
-def order_key(record: DocumentRecord) -> tuple[str, float]:
-    """Sort key of a version: the date its label names (`2025-02` → 2025-02-01), else its ingest day."""
-    match = _DATE_LABEL.match(record.api_version)
-    if match:
-        day = f"{match.group(1)}-{match.group(2)}-{match.group(3) or '01'}"
-    else:
-        day = time.strftime("%Y-%m-%d", time.gmtime(record.ingested_at or time.time()))
-    return day, record.ingested_at
+_SEMVER = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$")
+
+
+def parse_label(label: str) -> tuple[str, tuple[Any, ...]] | None:
+    """`("date", (2025, 2, 1))` for `2025-02`, `("semver", (1, 10, 0, 1, ""))` for `1.10.0` (a pre-release
+    sorts before its release), None for a label that is neither."""
+    text = label.strip()
+    date = _DATE_LABEL.match(text)
+    if date:
+        return "date", (int(date.group(1)), int(date.group(2)), int(date.group(3) or 1))
+    semver = _SEMVER.match(text)
+    if semver:
+        major, minor, patch, pre = semver.groups()
+        return "semver", (int(major), int(minor or 0), int(patch or 0), 0 if pre else 1, pre or "")
+    return None
+
+
+def _ingest_day(record: DocumentRecord) -> tuple[int, int, int]:
+    day = time.gmtime(record.ingested_at or time.time())
+    return day.tm_year, day.tm_mon, day.tm_mday
+
+
+def compare_versions(a: DocumentRecord, b: DocumentRecord) -> int:
+    """Which of two versions of an API is older (-1: `a`): by their labels when both are dates or both semantic
+    versions, else by the specs' own `info.version` when those compare so, else a dated label against the
+    day the other was indexed, and only then by ingest time."""
+    for label_a, label_b in ((a.api_version, b.api_version), (a.spec_version, b.spec_version)):
+        parsed_a, parsed_b = parse_label(label_a), parse_label(label_b)
+        if parsed_a and parsed_b and parsed_a[0] == parsed_b[0] and parsed_a[1] != parsed_b[1]:
+            return -1 if parsed_a[1] < parsed_b[1] else 1
+    date_a, date_b = (_DATE_LABEL.match(r.api_version.strip()) for r in (a, b))
+    if bool(date_a) != bool(date_b):
+        day_a = parse_label(a.api_version)[1] if date_a else _ingest_day(a)  # type: ignore[index]
+        day_b = parse_label(b.api_version)[1] if date_b else _ingest_day(b)  # type: ignore[index]
+        if day_a != day_b:
+            return -1 if day_a < day_b else 1
+    return (a.ingested_at > b.ingested_at) - (a.ingested_at < b.ingested_at)
 
 
 def versions_of(records: Iterable[DocumentRecord], api: str) -> list[DocumentRecord]:
-    """The OpenAPI versions of one API, oldest first."""
-    return sorted((r for r in records if r.api == api and r.doc_type == "openapi"), key=order_key)
+    """The OpenAPI versions of one API, oldest first (`compare_versions`)."""
+    return sorted((r for r in records if r.api == api and r.doc_type == "openapi"), key=cmp_to_key(compare_versions))
 
 
 def versions_by_api(records: Iterable[DocumentRecord]) -> dict[str, list[DocumentRecord]]:
@@ -47,9 +80,11 @@ def parse_pin(pin: str) -> tuple[str, str]:
     return api.strip(), label.strip()
 
 
-def visible_records(records: Sequence[DocumentRecord], pin: str = "") -> list[DocumentRecord]:
+def visible_records(records: Sequence[DocumentRecord], pin: str = "", since: str = "") -> list[DocumentRecord]:
     """The documents a question searches: docs, one version of each API (the pinned one, else the newest)
-    and the changes of an API whose newest version is searched. ConfigError when the pin names no version."""
+    and the changes of an API whose newest version is searched: from the version `since` names (`2025-02`,
+    `lms@2025-02`) when it has such changes, else from the version before the newest. ConfigError when the
+    pin names no version."""
     api_pin, label = parse_pin(pin) if pin else ("", "")
     by_api = versions_by_api(records)
     if pin:
@@ -64,17 +99,54 @@ def visible_records(records: Sequence[DocumentRecord], pin: str = "") -> list[Do
         pinned = [r for r in versions if r.api_version == label and (not api_pin or api == api_pin)]
         chosen[api] = pinned[-1] if pinned else versions[-1]
     newest = {api: versions[-1].api_version for api, versions in by_api.items()}
+    changes = _changes_shown(records, since, {api: chosen[api].api_version for api in chosen}, newest)
     visible: list[DocumentRecord] = []
     for record in records:
         if record.doc_type == "openapi":
             if chosen[record.api] is record:
                 visible.append(record)
         elif record.doc_type == CHANGES_TYPE:
-            if record.api in chosen and chosen[record.api].api_version == record.api_version == newest[record.api]:
+            if changes.get(record.api) is record:
                 visible.append(record)
         else:
             visible.append(record)
     return visible
+
+
+def _changes_shown(records: Sequence[DocumentRecord], since: str, chosen: dict[str, str],
+                   newest: dict[str, str]) -> dict[str, DocumentRecord]:
+    """Per API whose newest version is searched, its changes document: the one since `since`, else the one
+    from the version before the newest (source `{api}.changes`)."""
+    since_api, since_label = parse_pin(since) if since else ("", "")
+    candidates: dict[str, list[DocumentRecord]] = {}
+    for record in records:
+        if record.doc_type == CHANGES_TYPE and record.api in chosen \
+                and chosen[record.api] == record.api_version == newest[record.api]:
+            candidates.setdefault(record.api, []).append(record)
+    shown: dict[str, DocumentRecord] = {}
+    for api, found in candidates.items():
+        named = [r for r in found if since_label and r.spec_version == since_label and since_api in ("", api)]
+        default = [r for r in found if r.source == changes_source(api)]
+        shown[api] = (named or default or found)[0]
+    return shown
+
+
+def changes_source(api: str, since: str = "") -> str:
+    """The source of an API's changes document: `{api}.changes` from the version before the newest,
+    `{api}.changes@{since}` from an older one."""
+    return f"{api}.changes@{since}" if since else f"{api}.changes"
+
+
+def named_version(text: str, documents: Callable[[], Sequence[DocumentRecord]]) -> str:
+    """The label of an older indexed version a question names ("what changed since 2025-02?" → `2025-02`),
+    "" when it names none (`documents` is read only when the text could name one)."""
+    by_api = versions_by_api(documents())
+    labels = sorted({r.api_version for versions in by_api.values() for r in versions[:-1] if r.api_version},
+                    key=len, reverse=True)
+    for label in labels:
+        if re.search(rf"(?<![\w.-]){re.escape(label)}(?![\w-]|\.\w)", text):
+            return label
+    return ""
 
 
 def find_version(records: Sequence[DocumentRecord], api: str, label: str) -> DocumentRecord:

@@ -35,6 +35,7 @@ class ParsedDocument:
     unresolved_refs: tuple[str, ...] = field(default_factory=tuple)
     api_version: str = ""  # an OpenAPI document's version label (`--version`, else info.version, else the date)
     labelled: bool = False  # whether the label was given (`--version`) rather than read from the spec
+    spec_version: str = ""  # the spec's own `info.version`
     spec: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # the parsed OpenAPI document
 
     @property
@@ -82,6 +83,7 @@ def parse_document(name: str, data: bytes, api: str | None = None, version: str 
             unresolved_refs=tuple(result.unresolved_refs),
             api_version=label,
             labelled=bool((version or "").strip()),
+            spec_version=str(info.get("version") or "").strip(),
             spec=document,
         )
     chunks = chunk_document(source, data)

@@ -10,6 +10,7 @@ import numpy as np
 
 from rag.index.embedder import Embedder, embed_queries
 from rag.index.store import Index, Snapshot
+from rag.index.versions import named_version
 
 POOL_SIZE = 60
 T = TypeVar("T")
@@ -29,7 +30,11 @@ class QueryContext:
         # Queries skip the persistent embedding cache: caching every question would only grow it.
         chosen = embedder or index.embedder
         self.embedder = getattr(chosen, "inner", chosen)
-        self.snapshot: Snapshot = index.version_view(api_version) if api_version else index.snapshot()
+        # "What changed since 2025-02?": the changes since the version a question names (the newest is searched)
+        self.since = "" if api_version else named_version(query, index.documents) if any(
+            ch.isdigit() for ch in query) else ""
+        self.snapshot: Snapshot = index.version_view(api_version, self.since) if api_version or self.since \
+            else index.snapshot()
         self._memo: dict[tuple[object, ...], object] = {}
         self._locks: dict[tuple[object, ...], threading.Lock] = {}
         self._guard = threading.Lock()

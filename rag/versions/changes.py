@@ -3,7 +3,9 @@
 One overview chunk per API (`lms.changes`: operations removed and added, the breaking changes, schemas) and one
 chunk per operation that was removed, added or changed (`lms.changes.paths./unified/lms/courses.put`). They
 form a document of type `changes` that belongs to the newest version: questions search it with that version,
-and it is rebuilt whenever a version of the API is added, replaced or deleted.
+and it is rebuilt whenever a version of the API is added, replaced or deleted. With three versions or more
+there is one such document per older version, each compared with the newest; a question naming an older
+version ("since 2025-02") searches that one, others the one from the version before the newest.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from rag.chunk import Chunk, operation_id
 from rag.index.registry import DocumentRecord
-from rag.index.versions import CHANGES_TYPE, versions_of
+from rag.index.versions import CHANGES_TYPE, changes_source, versions_of
 from rag.ingest.pipeline import ParsedDocument
 from rag.ingest.spec import iter_operations
 from rag.tokens import estimate_tokens
@@ -21,7 +23,7 @@ from rag.versions.diff import diff_documents
 from rag.versions.spec_diff import Change, SpecDiff
 
 SHOWN = 12  # operations or changes named per line of the overview before "and N more"
-CHANGES_FORMAT = "2"  # bump when change chunks change: an index then rebuilds them on the next ingest
+CHANGES_FORMAT = "3"  # bump when change chunks change: an index then rebuilds them on the next ingest
 
 
 def changes_id(api: str) -> str:
@@ -83,8 +85,7 @@ def change_chunks(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], titl
     if breaking:
         lines.append("Breaking changes: " + "; ".join(_where(c) for c in breaking[:SHOWN])
                      + (f"; and {len(breaking) - SHOWN} more" if len(breaking) > SHOWN else "") + ".")
-    for action in ("added", "removed"):
-        schemas = [c.name for c in diff.of_kind("schema", action)]
+    for action, schemas in (("added", list(diff.schemas_added)), ("removed", list(diff.schemas_removed))):
         if schemas:
             lines.append(f"Schemas {action} ({len(schemas)}): " + ", ".join(schemas[:SHOWN * 2])
                          + (", …" if len(schemas) > SHOWN * 2 else "") + ".")
@@ -134,28 +135,39 @@ def _operation_chunk(api: str, source: str, title: str, label: str, changes: lis
 
 
 def changes_document(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], old_record: DocumentRecord,
-                     new_record: DocumentRecord) -> ParsedDocument:
-    """The `changes` document of an API's two newest versions, ready for `Index.add`."""
-    source = f"{diff.api}.changes"
+                     new_record: DocumentRecord, source: str = "") -> ParsedDocument:
+    """The `changes` document of two versions (the newest and an older one), ready for `Index.add`; its
+    `spec_version` is the older version's label (the version a question asks "since")."""
+    source = source or changes_source(diff.api)
     title = new_record.title or diff.api
     chunks = tuple(change_chunks(diff, old, new, title, source))
     pair = hashlib.sha256(f"{old_record.version}\x00{new_record.version}\x00{CHANGES_FORMAT}".encode()).hexdigest()
     return ParsedDocument(source=source, api=diff.api, doc_type=CHANGES_TYPE, content_hash=pair, chunks=chunks,
                           size_bytes=0, title=f"Changes in {title} from {diff.old_label} to {diff.new_label}",
-                          api_version=new_record.api_version)
+                          api_version=new_record.api_version, spec_version=old_record.api_version)
 
 
 def refresh_changes(index: Any, api: str) -> None:
-    """Rebuild the `changes` document of one API after its versions changed: the diff of its two newest
-    versions, or no document when it has one version (or an older version's spec was not kept)."""
+    """Rebuild the `changes` documents of one API after its versions changed: one per older version, each
+    compared with the newest (`{api}.changes` from the version before the newest, `{api}.changes@LABEL` from
+    older ones), none when it has one version; documents of pairs that no longer exist are deleted (and an
+    older version whose spec was not kept has none)."""
     records = index.registry.documents()
     versions = versions_of(records, api)
-    current = next((r for r in records if r.api == api and r.doc_type == CHANGES_TYPE), None)
-    specs = [index.spec_of(record) for record in versions[-2:]] if len(versions) > 1 else []
-    if len(specs) < 2 or specs[0] is None or specs[1] is None:
-        if current is not None:
-            index.delete(current.source)
-        return
-    old, new = specs
-    diff = diff_documents(old, new, api, versions[-2].api_version, versions[-1].api_version)
-    index.add(changes_document(diff, old, new, versions[-2], versions[-1]), on_duplicate="replace")
+    current = {r.source: r for r in records if r.api == api and r.doc_type == CHANGES_TYPE}
+    wanted: dict[str, DocumentRecord] = {}
+    newest = versions[-1] if versions else None
+    new = index.spec_of(newest) if newest is not None and len(versions) > 1 else None
+    if newest is not None and new is not None:
+        for position, older in enumerate(versions[:-1]):
+            wanted[changes_source(api, "" if position == len(versions) - 2 else older.api_version)] = older
+    for source in set(current) - set(wanted):
+        index.delete(source)
+    for source, older in wanted.items():
+        old = index.spec_of(older)
+        if old is None or newest is None or new is None:
+            if source in current:
+                index.delete(source)
+            continue
+        diff = diff_documents(old, new, api, older.api_version, newest.api_version)
+        index.add(changes_document(diff, old, new, older, newest, source), on_duplicate="replace")

@@ -1,8 +1,8 @@
-"""Diffs of files, folders of specs and indexed versions, and their readable and JSON reports."""
+"""Diffs of files, folders of specs and indexed versions (their reports are `rag.versions.report`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,35 +58,6 @@ def diff_folders(old_dir: str | Path, new_dir: str | Path) -> list[SpecDiff]:
     return diffs
 
 
-def format_diff(diff: SpecDiff, breaking_only: bool = False, limit: int = 0) -> str:
-    """A readable changelog: one summary line, then one line per change (`BREAKING` first on breaking ones)."""
-    counts = diff.summary()
-    lines = [
-        f"{diff.api}: {diff.old_label} → {diff.new_label} — operations: {counts['operations_added']} added, "
-        f"{counts['operations_removed']} removed, {counts['operations_changed']} changed; "
-        f"{counts['changes']} changes, {counts['breaking']} breaking"
-    ]
-    shown = [c for c in diff.changes if c.breaking or not breaking_only]
-    for change in shown[:limit] if limit else shown:
-        where = ""
-        if change.operations and change.kind != "operation":
-            more = f" +{len(change.operations) - 3} more" if len(change.operations) > 3 else ""
-            where = f"  [{', '.join(change.operations[:3])}{more}]"
-        lines.append(f"  {'BREAKING ' if change.breaking else '         '}{change.message}{where}")
-    if limit and len(shown) > limit:
-        lines.append(f"  … {len(shown) - limit} more (--json lists every change)")
-    return "\n".join(lines)
-
-
-def total_summary(diffs: Iterable[SpecDiff]) -> dict[str, int]:
-    """The summaries of several APIs' diffs added up."""
-    total: dict[str, int] = {}
-    for diff in diffs:
-        for key, value in diff.summary().items():
-            total[key] = total.get(key, 0) + value
-    return total
-
-
 def _side(argument: str, index: Any) -> tuple[str, dict[str, Any], str]:
     """(name, document, label) of one side of a diff: a spec file, or `API@LABEL` of an indexed version."""
     from rag.index.versions import find_version, parse_pin
@@ -114,27 +85,13 @@ def diff_sides(old: str, new: str, index: Any = None) -> SpecDiff:
     return diff_documents(old_doc, new_doc, api_name_from_source(new_name), old_label, new_label)
 
 
-def diff_report(old: str, new: str, as_json: bool, breaking_only: bool = False, limit: int = 40,
-                indexed: Any = None) -> str:
-    """The `diff` command's output for two files, two folders, or two indexed versions (`API@LABEL`, read
-    from the index `indexed()` opens); raises IngestError / DiffError / ConfigError naming the problem."""
-    import json
-
+def diff_inputs(old: str, new: str, indexed: Callable[[], Any] | None = None) -> list[SpecDiff]:
+    """The diffs of two files, two folders, or two indexed versions (`API@LABEL`, read from what `indexed()`
+    opens); raises IngestError / DiffError / ConfigError naming the problem."""
     old_path, new_path = Path(old), Path(new)
     if old_path.is_dir() or new_path.is_dir():
         if not (old_path.is_dir() and new_path.is_dir()):
             raise DiffError(f"{old} and {new}: compare two folders, or two files, not a folder with a file")
-        diffs = diff_folders(old_path, new_path)
-    else:
-        diffs = [diff_sides(old, new, indexed() if indexed and any("@" in a and not Path(a).exists()
-                                                                   for a in (old, new)) else None)]
-    if as_json:
-        data = diffs[0].to_dict() if len(diffs) == 1 else {"summary": total_summary(diffs),
-                                                              "apis": [diff.to_dict() for diff in diffs]}
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    lines = [format_diff(diff, breaking_only=breaking_only, limit=limit) for diff in diffs]
-    if len(diffs) > 1:
-        total = total_summary(diffs)
-        lines.append(f"total: operations {total['operations_added']} added, {total['operations_removed']} removed, "
-                     f"{total['operations_changed']} changed; {total['changes']} changes, {total['breaking']} breaking")
-    return "\n".join(lines)
+        return diff_folders(old_path, new_path)
+    wants_index = indexed is not None and any("@" in a and not Path(a).exists() for a in (old, new))
+    return [diff_sides(old, new, indexed() if wants_index and indexed is not None else None)]

@@ -1,5 +1,6 @@
-"""What a diff of two versions of an API found: each `Change` (breaking or not) and the `SpecDiff` of one API,
-with their readable sentences, summary counts and JSON views. The comparison itself is `rag.versions.diff`."""
+"""What a diff of two versions of an API found: each `Change` (a check id and its level: error, warning, info)
+and the `SpecDiff` of one API, with their readable sentences, summary counts and JSON views. The comparison
+itself is `rag.versions.diff`; the checks and their levels are `rag.versions.checks`."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rag.errors import RagError
+from rag.versions.checks import LEVELS, check, level_rank
 
 Action = Literal["added", "removed", "changed"]
 ACTIONS: tuple[str, ...] = ("added", "removed", "changed")
 CHANGE_KINDS: tuple[str, ...] = (
-    "operation", "parameter", "request-body", "request-field", "response", "response-field", "schema",
-    "security-scheme",
+    "operation", "parameter", "request-body", "request-field", "response", "response-field", "response-header",
+    "security", "security-scheme",
 )
 
 
@@ -24,17 +26,19 @@ class DiffError(RagError):
 class Change:
     """One difference between two versions.
 
-    `kind` is what changed (an operation, a parameter, a request or response field, a response, a component
-    schema, a security scheme); `name` names it (`query page_size`, `data[].status`, `200`, `Course`);
-    `attribute` what about it changed for `changed` (type, required, enum, default, a limit, deprecated);
-    `operations` the operations it affects (`PUT /unified/lms/courses`); `schema` the component schema
-    the field is defined in when the change is shared by every operation using that schema.
+    `kind` is what changed (an operation, a parameter, a request or response field, a response, a response
+    header, a security requirement, a component schema, a security scheme); `name` names it (`query
+    page_size`, `data[].status`, `200`, `Course`); `check` the catalogue id of the kind of change
+    (`response-property-became-nullable`), which sets its level; `attribute` what about it changed for
+    `changed` (type, required, enum, default, a limit, nullable, pattern, deprecated); `operations` every
+    operation it affects (`PUT /unified/lms/courses`): one change, however many operations share it;
+    `schema` the component schema the field is defined in (the new version's name) when there is one.
     """
 
     kind: str
     action: Action
     name: str
-    breaking: bool
+    check: str
     operations: tuple[str, ...] = ()
     attribute: str = ""
     old: str = ""
@@ -46,6 +50,17 @@ class Change:
             raise ValueError(f"kind={self.kind!r} is not allowed; allowed: {', '.join(CHANGE_KINDS)}")
         if self.action not in ACTIONS:
             raise ValueError(f"action={self.action!r} is not allowed; allowed: {', '.join(ACTIONS)}")
+        check(self.check)
+
+    @property
+    def level(self) -> str:
+        """`error` (breaks clients), `warning` (may break them) or `info`, from the check's catalogue entry."""
+        return check(self.check).level
+
+    @property
+    def breaking(self) -> bool:
+        """Whether the change is an error: it breaks a client written against the old version."""
+        return self.level == "error"
 
     @property
     def message(self) -> str:
@@ -53,9 +68,9 @@ class Change:
         what = f"{self.kind.replace('-', ' ')} {self.name}".strip()
         if self.action != "changed":
             return f"{what} {self.action}"
-        if self.attribute == "enum":
-            parts = [f"values removed: {self.old}" if self.old else "", f"values added: {self.new}" if self.new else ""]
-            return f"{what}: enum " + "; ".join(p for p in parts if p)
+        if self.attribute in ("enum", "scopes", "one of", "media types"):
+            parts = [f"removed: {self.old}" if self.old else "", f"added: {self.new}" if self.new else ""]
+            return f"{what}: {self.attribute} " + "; ".join(p for p in parts if p)
         return f"{what}: {self.attribute} {self.old or '(none)'} → {self.new or '(none)'}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +82,8 @@ class Change:
             "attribute": self.attribute,
             "old": self.old,
             "new": self.new,
+            "check": self.check,
+            "level": self.level,
             "breaking": self.breaking,
             "schema": self.schema,
             "operations": list(self.operations),
@@ -84,6 +101,8 @@ class SpecDiff:
     changes: tuple[Change, ...]
     old_title: str = ""
     new_title: str = ""
+    schemas_added: tuple[str, ...] = ()  # component schemas only the new version has (a renamed one left out)
+    schemas_removed: tuple[str, ...] = ()
 
     def of_kind(self, kind: str, action: str | None = None) -> list[Change]:
         """The changes of one kind (and action)."""
@@ -104,20 +123,30 @@ class SpecDiff:
         """Operations in both versions that some change affects, in the new version's order."""
         found: dict[str, None] = {}
         for change in self.changes:
-            if change.kind not in ("operation", "schema", "security-scheme"):
+            if change.kind not in ("operation", "security-scheme"):
                 found.update(dict.fromkeys(change.operations))
         return list(found)
 
+    def at_least(self, level: str) -> list[Change]:
+        """The changes of `level` or worse (`warning`: warnings and errors)."""
+        if level not in LEVELS:
+            raise ValueError(f"level={level!r} is not allowed; allowed: {', '.join(LEVELS)}")
+        return [c for c in self.changes if level_rank(c.level) <= level_rank(level)]
+
     def summary(self) -> dict[str, int]:
-        """Counts: operations added / removed / changed, changes, breaking changes, schemas added / removed."""
+        """Counts: operations added / removed / changed, changes, errors (`breaking`), warnings, infos,
+        schemas added / removed."""
         return {
             "operations_added": len(self.added_operations),
             "operations_removed": len(self.removed_operations),
             "operations_changed": len(self.changed_operations),
-            "schemas_added": len(self.of_kind("schema", "added")),
-            "schemas_removed": len(self.of_kind("schema", "removed")),
+            "schemas_added": len(self.schemas_added),
+            "schemas_removed": len(self.schemas_removed),
             "changes": len(self.changes),
             "breaking": sum(change.breaking for change in self.changes),
+            "error": sum(change.level == "error" for change in self.changes),
+            "warning": sum(change.level == "warning" for change in self.changes),
+            "info": sum(change.level == "info" for change in self.changes),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,4 +159,5 @@ class SpecDiff:
             "operations": {"added": self.added_operations, "removed": self.removed_operations,
                            "changed": self.changed_operations},
             "changes": [change.to_dict() for change in self.changes],
+            "schemas": {"added": list(self.schemas_added), "removed": list(self.schemas_removed)},
         }

@@ -541,3 +541,32 @@ def test_the_ask_page_pins_an_older_api_version(app_engine) -> None:  # type: ig
     ask(at, ANSWERABLE, ["C2"])
     chunks = at.session_state["turns"][-1].results[0].chunks
     assert {c.chunk.api_version for c in chunks if c.chunk.api == report.api} == {"2024-01"}
+
+
+def test_a_new_version_shows_its_diff_reopens_from_the_url_and_asks_once(app_engine) -> None:  # type: ignore[no-untyped-def]
+    from tests.conftest import FIXTURES
+
+    shop = (FIXTURES / "specs" / "shop-3.0.yaml").read_bytes()
+    older = shop.replace(b"version:", b"x-old: true\n  version:", 1)  # the same API, another file version
+    at = open_app("pages/1_Documents.py")
+    at.file_uploader[0].set_value([("shop-3.0.yaml", older, "application/yaml")])
+    at.run()
+    label = at.text_input(key="version_label-shop-3.0.yaml")
+    assert label.value == ""  # its info.version is the indexed one's: the form asks for a label
+    label.set_value("2024-01").run()
+    at.button(key="add_version-shop-3.0.yaml").click().run()
+    assert_ok(at)
+    table = frames_with_column(at, "check")[0]
+    assert list(table.columns[:2]) == ["level", "check"]
+    reopen = at.query_params["diff"]
+    assert reopen == "shop-3_0@2024-01..shop-3_0@2.1.0", reopen
+    again = open_app("pages/1_Documents.py")
+    again.query_params["diff"] = reopen
+    again.run()
+    assert again.session_state["version_diff"] is not None  # a reload reopens the diff
+
+    at = open_app(session={"ask_configs": ["C0", "C2"],
+                           RERUN_KEY: {"question": ANSWERABLE, "configs": ["full"], "once": True}})
+    assert result_columns(at) == ["full"]
+    at.run()  # the next run: the home page's own choice is back
+    assert at.multiselect(key="ask_configs").value == ["C0", "C2"]
