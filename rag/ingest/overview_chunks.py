@@ -63,10 +63,13 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
         f"{title} API overview ({spec.api}): authentication, security schemes {scheme_words}, "
         f"base URL servers, version. {clean(info.get('description'))[:300]}"
     )
-    return spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview")
+    # What the API says it does (`info.summary` and `info.description`) as fields: the gate reads them.
+    return spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
+                            summary=clean(info.get("summary")), description=clean(info.get("description")))
 
 
-def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str) -> Chunk:
+def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str,
+                     summary: str = "", description: str = "") -> Chunk:
     """A smart chunk about the whole spec (overview, conventions): no path, no JSON pointer."""
     return Chunk(
         chunk_id=f"smart/{covers[0]}",
@@ -80,6 +83,8 @@ def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embe
         json_pointer="",
         tokens=estimate_tokens(text),
         title=title,
+        summary=summary,
+        description=description,
     )
 
 
