@@ -82,10 +82,9 @@ def _short(text: str, limit: int = 48) -> str:
 class IndexScope:
     """What one index generation says it covers, as the gate compares questions with it: the short texts
     (operation summaries in words, docs section titles, what each API's overview says it does) with their
-    vectors and APIs, and the off-topic prototypes that apply to it, those set aside with the reason."""
+    vectors, and the off-topic prototypes that apply to it, those set aside with the reason."""
 
     texts: tuple[str, ...] = ()
-    apis: tuple[str, ...] = ()
     vectors: Any = ()
     prototypes: tuple[str, ...] = ()
     prototype_vectors: Any = ()
@@ -93,14 +92,14 @@ class IndexScope:
 
 
 def set_aside_prototypes(
-    prototype_vectors: Any, scope_vectors: Any, cut_off: float
+    prototype_vectors: Any, said_vectors: Any, cut_off: float
 ) -> list[tuple[int, int, float]]:
     """The prototypes an index does: (prototype row, text row, similarity) for each prototype at least
-    `cut_off` similar to one of the index's texts, and nearer to it than to any other prototype (its nearest
-    neighbour is something the index does, not another off-topic request)."""
-    if len(prototype_vectors) == 0 or len(scope_vectors) == 0:
+    `cut_off` similar to one of the texts in which the index's APIs say what they do, and nearer to it than to
+    any other prototype (its nearest neighbour is something an API does, not another off-topic request)."""
+    if len(prototype_vectors) == 0 or len(said_vectors) == 0:
         return []
-    to_index = prototype_vectors @ scope_vectors.T
+    to_index = prototype_vectors @ said_vectors.T
     among = prototype_vectors @ prototype_vectors.T
     np.fill_diagonal(among, -1.0)
     nearest_prototype = among.max(axis=1) if len(prototype_vectors) > 1 else np.full(len(prototype_vectors), -1.0)
@@ -264,18 +263,22 @@ class ConfidenceGate:
         if not named:
             return IndexScope(prototypes=prototypes, prototype_vectors=prototype_vectors)
         named += [(c.title, c.api) for c in chunks if c.kind == "doc" and c.title]
-        named += [(text, c.api) for c in chunks if c.strategy == chunking for text in api_statements(c)]
-        apis_of = dict(reversed(named))  # a text's first API
-        texts = list(dict.fromkeys(text for text, _ in named))
+        statements = [(text, c.api) for c in chunks if c.strategy == chunking for text in api_statements(c)]
+        apis_of = dict(reversed(named + statements))  # a text's first API
+        texts = list(dict.fromkeys(text for text, _ in named + statements))
         # The index's embedder keeps the vectors in its persistent cache: the next process reads them back.
         vectors = unit_rows(np.asarray(self.index.embedder.embed(texts), dtype=np.float32))
+        # A prototype is set aside on what an API says it does as a whole, not on one operation's summary: a
+        # summary shares a noun with an everyday request too easily (StackOne CRM's "Get Contact" and "How do
+        # I contact customer support?", Giphy's "Translate phrase to GIF" and a translation request).
+        said = [texts.index(text) for text in dict.fromkeys(text for text, _ in statements)]
         cut_off = (self.thresholds or thresholds_for(self.index.embedder.name)).out_of_scope_floor
-        found = set_aside_prototypes(prototype_vectors, vectors, cut_off)
+        found = [(row, said[col], sim) for row, col, sim in set_aside_prototypes(prototype_vectors, vectors[said],
+                                                                                  cut_off)]
         aside = {row for row, _, _ in found}
         kept = [row for row in range(len(prototypes)) if row not in aside]
         return IndexScope(
             texts=tuple(texts),
-            apis=tuple(apis_of[text] for text in texts),
             vectors=vectors,
             prototypes=tuple(prototypes[row] for row in kept),
             prototype_vectors=prototype_vectors[kept],
