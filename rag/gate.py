@@ -1,8 +1,9 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk and to any operation's summary, the similarity to the out-of-scope
-prototypes and thresholds calibrated on the index itself; with an LLM configured, the model's verdict on
-whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
+The best similarity to any chunk and to any operation's summary (or what an API says it does), the similarity
+to the out-of-scope prototypes that apply to the index (those an indexed API says it does are set aside, per
+index generation) and thresholds calibrated on the index itself; with an LLM configured, the model's verdict
+on whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
 reasons as a `GateOutcome`.
 """
 
