@@ -1,26 +1,30 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk and to any operation's summary, the similarity to the out-of-scope
-prototypes and thresholds calibrated on the index itself; with an LLM configured, the model's verdict on
-whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
+The best similarity to any chunk and to any operation's summary (or what an API says it does), the similarity
+to the out-of-scope prototypes that apply to the index (those an indexed API says it does are set aside, per
+index generation) and thresholds calibrated on the index itself; with an LLM configured, the model's verdict
+on whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
 reasons as a `GateOutcome`.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_scope_prototypes, thresholds_for
 from rag.answerability import LLMAnswerabilityJudge
 from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile, profile_for
-from rag.corpus.vocabulary import readable_name
+from rag.corpus.vocabulary import operation_words
 from rag.errors import RagError
-from rag.index.embedder import embed_queries
+from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
 from rag.query import Query
 from rag.results import RetrievedChunk
@@ -36,8 +40,76 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
 def operation_gist(chunk: Chunk) -> str:
     """What an operation does, as the gate compares it with a question: its summary, spelled out in words when
     the spec wrote an identifier there (`getLatestCountryDataByName` → "get latest country data by name", which
-    an embedding model reads as words), else `METHOD /path`."""
-    return readable_name(chunk.summary) if chunk.summary else chunk.title
+    an embedding model reads as words), else its operationId in words, else its method and path in words
+    (`rag.corpus.vocabulary.operation_words`)."""
+    return operation_words(chunk.summary, chunk.operation_id, chunk.method, chunk.path)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_MARKUP = re.compile(r"<[^>]+>|\[([^\]]*)\]\([^)]*\)")
+
+
+def api_statements(chunk: Chunk) -> list[str]:
+    """What an API says it does, from its overview chunk: `info.summary` and the opening sentence of
+    `info.description` (markup dropped). The sentences after it say how to use the API, its limits and plans
+    and whom to contact: on the thirteen public APIs, LanguageTool's "Just contact us." and its plans set aside
+    or met off-topic requests. Empty for any other chunk."""
+    if chunk.kind != "overview":
+        return []
+    description = " ".join(_MARKUP.sub(lambda m: m.group(1) or " ", chunk.description).split())
+    opening = next((s.strip() for s in _SENTENCE_END.split(description) if s.strip()), "")
+    return [text for text in (chunk.summary.strip(), opening) if text]
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """An off-topic prototype an indexed API says it does: the API's text it matches and how closely."""
+
+    prototype: str
+    similarity: float
+    api: str
+    text: str
+
+    def note(self) -> str:
+        """`"What is the square root…" (0.42 to calc: "A calculator service…")`."""
+        return f'"{_short(self.prototype)}" ({self.similarity:.2f} to {self.api}: "{_short(self.text)}")'
+
+
+def _short(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class IndexScope:
+    """What one index generation says it covers, as the gate compares questions with it: the short texts
+    (operation summaries in words, docs section titles, what each API's overview says it does) with their
+    vectors, and the off-topic prototypes that apply to it, those set aside with the reason."""
+
+    texts: tuple[str, ...] = ()
+    vectors: Any = ()
+    prototypes: tuple[str, ...] = ()
+    prototype_vectors: Any = ()
+    set_aside: tuple[SetAside, ...] = ()
+
+
+def set_aside_prototypes(
+    prototype_vectors: Any, said_vectors: Any, cut_off: float
+) -> list[tuple[int, int, float]]:
+    """The prototypes an index does: (prototype row, text row, similarity) for each prototype at least
+    `cut_off` similar to one of the texts in which the index's APIs say what they do, and nearer to it than to
+    any other prototype (its nearest neighbour is something an API does, not another off-topic request)."""
+    if len(prototype_vectors) == 0 or len(said_vectors) == 0:
+        return []
+    to_index = prototype_vectors @ said_vectors.T
+    among = prototype_vectors @ prototype_vectors.T
+    np.fill_diagonal(among, -1.0)
+    nearest_prototype = among.max(axis=1) if len(prototype_vectors) > 1 else np.full(len(prototype_vectors), -1.0)
+    best, where = to_index.max(axis=1), to_index.argmax(axis=1)
+    return [
+        (row, int(where[row]), float(best[row]))
+        for row in range(len(prototype_vectors))
+        if best[row] >= cut_off and best[row] > nearest_prototype[row]
+    ]
 
 
 @dataclass
@@ -61,7 +133,7 @@ class ConfidenceGate:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _prototypes: Any = field(default=None, init=False, repr=False)
     _calibrated: dict[tuple[int, str], GateThresholds] = field(default_factory=dict, init=False, repr=False)
-    _summaries: dict[tuple[int, str], Any] = field(default_factory=dict, init=False, repr=False)
+    _scopes: dict[tuple[int, str], IndexScope] = field(default_factory=dict, init=False, repr=False)
 
     def apply(
         self,
@@ -79,7 +151,9 @@ class ConfidenceGate:
         started = time.perf_counter()
         standalone = query.standalone
         top_similarity = best_similarity(ctx, chunking)
-        out_of_scope = ctx.memo(("out-of-scope", standalone), lambda: self.out_of_scope_similarity(ctx, standalone))
+        out_of_scope = ctx.memo(
+            ("out-of-scope", chunking, standalone), lambda: self.out_of_scope_similarity(ctx, standalone, chunking)
+        )
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
         summary = ctx.memo(
             ("operation-summary", chunking, standalone), lambda: self.summary_similarity(ctx, chunking, standalone)
@@ -97,6 +171,12 @@ class ConfidenceGate:
         if decision.tier != "abstain" and chat_model is not None and chunks:
             outcome = self.judged(decision, query.focus, chunks, chat_model)
         outcome.notes.append(f"confidence gate: {outcome.decision.tier} ({'; '.join(outcome.decision.reasons)})")
+        set_aside = self.scope(ctx, chunking).set_aside
+        if set_aside:
+            outcome.notes.append(
+                f"off-topic prototypes set aside, an indexed API says it does them ({len(set_aside)}): "
+                + "; ".join(entry.note() for entry in set_aside)
+            )
         outcome.ms = round((time.perf_counter() - started) * 1000.0, 3)
         return outcome
 
@@ -124,7 +204,7 @@ class ConfidenceGate:
     ) -> GateDecision | None:
         """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
         probe = QueryContext(self.index, asked)
-        out_of_scope = self.out_of_scope_similarity(probe, asked)
+        out_of_scope = self.out_of_scope_similarity(probe, asked, chunking)
         top, summary = best_similarity(probe, chunking), self.summary_similarity(probe, chunking, asked)
         own = decide(asked, top, profile, thresholds, out_of_scope, known, elliptical=True, summary_similarity=summary)
         if own.tier != "abstain":
@@ -136,11 +216,13 @@ class ConfidenceGate:
         (how similar the out-of-scope prototypes are to its chunks; computed once per index generation)."""
         if self.thresholds is not None:
             return self.thresholds
-        return self._per_generation(self._calibrated, ctx, chunking, lambda: self._calibrate(chunking))
+        return self._per_generation(self._calibrated, ctx, chunking, lambda: self._calibrate(ctx, chunking))
 
-    def _calibrate(self, chunking: str) -> GateThresholds:
+    def _calibrate(self, ctx: QueryContext, chunking: str) -> GateThresholds:
+        # Only the prototypes that apply to this index are off-topic for it.
         similarities = [
-            best_similarity(QueryContext(self.index, prototype), chunking) for prototype in out_of_scope_prototypes()
+            best_similarity(QueryContext(self.index, prototype), chunking)
+            for prototype in self.scope(ctx, chunking).prototypes
         ]
         return calibrate(thresholds_for(self.index.embedder.name), similarities)
 
@@ -160,28 +242,64 @@ class ConfidenceGate:
 
     def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
         """Best cosine similarity between the query and the short texts that say what the index covers: its
-        operations' summaries and, beside them, its docs' section titles (None without operations: the check
-        was measured on operation summaries). A summary is a short text like a question, so the two compare
-        like with like; a whole chunk is long and scores middling for every question. Embedded once per
-        index generation (a pinned version's view has its own)."""
-        summaries = self._per_generation(self._summaries, ctx, chunking, lambda: self._embed_summaries(ctx, chunking))
-        if len(summaries) == 0:
+        operations' summaries (in words: `operation_gist`), beside them its docs' section titles and what each
+        API's overview says it does (None without operations: the check was measured on operation summaries).
+        A summary is a short text like a question, so the two compare like with like; a whole chunk is long
+        and scores middling for every question. Embedded once per index generation (a pinned version's view
+        has its own)."""
+        vectors = self.scope(ctx, chunking).vectors
+        if len(vectors) == 0:
             return None
-        return float((summaries @ ctx.query_vector(query)).max())
+        return float((vectors @ ctx.query_vector(query)).max())
 
-    def _embed_summaries(self, ctx: QueryContext, chunking: str) -> Any:
-        chunks = ctx.snapshot.chunks.values()
-        texts = [operation_gist(c) for c in chunks if c.kind == "operation" and c.strategy == chunking]
-        if not texts:
-            return ()
-        texts += [c.title for c in chunks if c.kind == "doc" and c.title]
+    def scope(self, ctx: QueryContext, chunking: str) -> IndexScope:
+        """What the context's index generation covers and the off-topic prototypes that apply to it (computed
+        once per generation and chunking)."""
+        return self._per_generation(self._scopes, ctx, chunking, lambda: self._scope(ctx, chunking))
+
+    def _scope(self, ctx: QueryContext, chunking: str) -> IndexScope:
+        chunks = list(ctx.snapshot.chunks.values())
+        prototypes, prototype_vectors = out_of_scope_prototypes(), self.prototype_vectors(ctx)
+        named = [(operation_gist(c), c.api) for c in chunks if c.kind == "operation" and c.strategy == chunking]
+        if not named:
+            return IndexScope(prototypes=prototypes, prototype_vectors=prototype_vectors)
+        named += [(c.title, c.api) for c in chunks if c.kind == "doc" and c.title]
+        statements = [(text, c.api) for c in chunks if c.strategy == chunking for text in api_statements(c)]
+        apis_of = dict(reversed(named + statements))  # a text's first API
+        texts = list(dict.fromkeys(text for text, _ in named + statements))
         # The index's embedder keeps the vectors in its persistent cache: the next process reads them back.
-        return self.index.embedder.embed(list(dict.fromkeys(texts)))
+        vectors = unit_rows(np.asarray(self.index.embedder.embed(texts), dtype=np.float32))
+        # A prototype is set aside on what an API says it does as a whole, not on one operation's summary: a
+        # summary shares a noun with an everyday request too easily (StackOne CRM's "Get Contact" and "How do
+        # I contact customer support?", Giphy's "Translate phrase to GIF" and a translation request).
+        said = [texts.index(text) for text in dict.fromkeys(text for text, _ in statements)]
+        cut_off = (self.thresholds or thresholds_for(self.index.embedder.name)).out_of_scope_floor
+        found = [(row, said[col], sim) for row, col, sim in set_aside_prototypes(prototype_vectors, vectors[said],
+                                                                                  cut_off)]
+        aside = {row for row, _, _ in found}
+        kept = [row for row in range(len(prototypes)) if row not in aside]
+        return IndexScope(
+            texts=tuple(texts),
+            vectors=vectors,
+            prototypes=tuple(prototypes[row] for row in kept),
+            prototype_vectors=prototype_vectors[kept],
+            set_aside=tuple(SetAside(prototypes[row], round(sim, 4), apis_of[texts[col]], texts[col])
+                            for row, col, sim in found),
+        )
 
-    def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
-        """Best cosine similarity between the query and the out-of-scope prototypes."""
+    def prototype_vectors(self, ctx: QueryContext) -> Any:
+        """The out-of-scope prototypes embedded as questions (once)."""
         with self._lock:
             prototypes = self._prototypes
             if prototypes is None:
-                prototypes = self._prototypes = embed_queries(ctx.embedder, list(out_of_scope_prototypes()))
-        return float((prototypes @ ctx.query_vector(query)).max())
+                vectors = embed_queries(ctx.embedder, list(out_of_scope_prototypes()))
+                prototypes = self._prototypes = unit_rows(np.asarray(vectors, dtype=np.float32))
+        return prototypes
+
+    def out_of_scope_similarity(self, ctx: QueryContext, query: str, chunking: str = "smart") -> float:
+        """Best cosine similarity between the query and the out-of-scope prototypes that apply to the index
+        (0.0 when the index does them all)."""
+        vectors = self.scope(ctx, chunking).prototype_vectors
+        if len(vectors) == 0:
+            return 0.0
+        return float((vectors @ ctx.query_vector(query)).max())

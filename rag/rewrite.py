@@ -9,7 +9,7 @@ from typing import Any
 
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH
-from rag.corpus.vocabulary import readable_name
+from rag.corpus.vocabulary import operation_words, readable_name
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import question_methods
@@ -147,7 +147,7 @@ def with_subject(query: Query, subject: Chunk) -> Query:
     delete one?": then the subject's path, not its action, is added for retrieval)."""
     own_methods = question_methods(query.focus)
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
-    words = subject.summary or (readable_name(subject.operation_id) if subject.operation_id else "")
+    words = operation_words(subject.summary, subject.operation_id, "", "")
     said = subject.path if other_action else f"{subject.method.upper()} {subject.path}" + (f" {words}" if words else "")
     keeps = not (other_action or is_elliptical(query.asked))
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=keeps)

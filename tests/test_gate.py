@@ -3,13 +3,15 @@ per index generation, a rewritten follow-up judged as asked too, and the LLM's a
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.abstain import GateDecision, GateThresholds, out_of_scope_prototypes
-from rag.gate import ConfidenceGate, best_similarity, operation_gist
+from rag.gate import ConfidenceGate, api_statements, best_similarity, operation_gist, set_aside_prototypes
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.query import Query
@@ -68,10 +70,14 @@ def test_an_operation_summary_written_as_an_identifier_is_compared_in_words() ->
                        summary="getLatestCountryDataByName", title="GET /country")
     plain = make_chunk("covid.paths./totals.get", "GET /totals", api="covid", kind="operation",
                        summary="Latest totals", title="GET /totals")
-    bare = make_chunk("covid.paths./help.get", "GET /help", api="covid", kind="operation", title="GET /help")
+    named = make_chunk("discord.paths./guilds/{guild_id}/members/{user_id}.delete", "DELETE …", kind="operation",
+                       operation_id="delete_guild_member", method="delete", path="/guilds/{guild_id}/members/{user_id}")
+    bare = make_chunk("covid.paths./help/topics.get", "GET /help/topics", api="covid", kind="operation",
+                      method="get", path="/v1/help/{lang}/topics")
     assert operation_gist(terse) == "get latest country data by name"
     assert operation_gist(plain) == "Latest totals"
-    assert operation_gist(bare) == "GET /help"
+    assert operation_gist(named) == "delete guild member"  # no summary: its operationId in words
+    assert operation_gist(bare) == "get v1 help topics"  # neither: its method and the path's fixed segments
 
 
 def test_a_question_in_words_meets_an_identifier_summary_spelled_out(empty_index: Index, tmp_path: Path) -> None:
@@ -167,3 +173,57 @@ def test_out_of_scope_similarity_is_the_nearest_prototype(fixture_index: Index) 
     ctx = QueryContext(fixture_index, prototype)
     assert gate.out_of_scope_similarity(ctx, prototype) == pytest.approx(1.0, abs=1e-5)
     assert gate.out_of_scope_similarity(ctx, "How do I list orders?") < 0.9
+
+
+def test_a_prototype_is_set_aside_when_an_index_text_is_near_it_and_nearer_than_any_other_prototype() -> None:
+    prototypes = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.8, 0.6]], dtype=np.float32)
+    texts = np.array([[0.8, 0.0, 0.6], [0.0, 0.6, 0.8]], dtype=np.float32)
+    # Prototype 0 is 0.8 like text 0 and unlike every other prototype: set aside. Prototype 2 is 0.96 like text 1
+    # and 0.8 like prototype 1: its nearest neighbour is the text, set aside. Prototype 1 is 0.6 like text 1 and
+    # 0.8 like prototype 2: its nearest neighbour is another off-topic request, so it stays.
+    assert set_aside_prototypes(prototypes, texts, 0.5) == [(0, 0, pytest.approx(0.8)), (2, 1, pytest.approx(0.96))]
+    assert set_aside_prototypes(prototypes, texts, 0.9) == [(2, 1, pytest.approx(0.96))]  # the cut-off holds
+    assert set_aside_prototypes(prototypes, np.zeros((0, 3)), 0.5) == []
+
+
+def test_an_overview_says_what_its_api_does_in_its_summary_and_opening_sentence() -> None:
+    overview = make_chunk("calc.overview", "API overview: Calc", kind="overview", summary="Maths as a service",
+                          description='Evaluates <b>maths</b> expressions with [its engine](/g)! Limits apply.')
+    assert api_statements(overview) == ["Maths as a service", "Evaluates maths expressions with its engine!"]
+    assert api_statements(make_chunk("calc.paths./x.get", "GET /x", kind="operation", description="Does x.")) == []
+
+
+def _ingest_spec(index: Index, tmp_path: Path, name: str, description: str) -> None:
+    from rag.index.build import ingest_paths
+
+    spec = {"openapi": "3.0.0", "info": {"title": name, "version": "1", "description": description},
+            "paths": {"/things": {"get": {"operationId": "listThings", "responses": {"200": {"description": "ok"}}}}}}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    ingest_paths(index, [path])
+
+
+def test_an_off_topic_prototype_an_indexed_api_says_it_does_is_set_aside_and_noted(
+    empty_index: Index, tmp_path: Path
+) -> None:
+    """Derived per index generation from what the index's APIs say they do: the same request is off-topic for
+    an index without such an API and not for one with it; the notes say which prototype was set aside and why."""
+    prototype = out_of_scope_prototypes()[2]  # a request no API here does, until one says it does
+    _ingest_spec(empty_index, tmp_path, "things", "Keeps a list of things.")
+    # The cut-off is the floor at which a question counts as asking a prototype's request.
+    gate = ConfidenceGate(empty_index, replace(OPEN, out_of_scope_floor=0.3))
+    before = QueryContext(empty_index, prototype)
+    assert gate.scope(before, "smart").set_aside == ()
+    assert gate.out_of_scope_similarity(before, prototype) == pytest.approx(1.0, abs=1e-5)
+    assert not any("set aside" in note for note in gated(gate, prototype).notes)
+
+    _ingest_spec(empty_index, tmp_path, "forecasts", f"{prototype} Ask this API.")  # a new index generation
+    after = QueryContext(empty_index, prototype)
+    scope = gate.scope(after, "smart")
+    assert [entry.prototype for entry in scope.set_aside] == [prototype] and prototype not in scope.prototypes
+    assert scope.set_aside[0].api == "forecasts" and scope.set_aside[0].text == prototype
+    assert len(scope.prototypes) == len(out_of_scope_prototypes()) - 1
+    assert gate.out_of_scope_similarity(after, prototype) < 0.9
+    note = gated(gate, prototype).notes[-1]
+    assert note.startswith("off-topic prototypes set aside, an indexed API says it does them (1): ")
+    assert f'"{prototype[:20]}' in note and "to forecasts:" in note

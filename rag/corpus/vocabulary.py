@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from rag.chunk import resource_segments, segment_words
 from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
@@ -107,3 +108,15 @@ def readable_name(text: str) -> str:
         return text
     parts = re.split(r"[_\-.]+", stripped)
     return " ".join(word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part))
+
+
+def operation_words(summary: str, operation_id: str, method: str, path: str) -> str:
+    """What an operation does, in words a person's question can meet: its summary (spelled out when the spec
+    wrote an identifier there), else its operationId spelled out (`delete_guild_member` → "delete guild member",
+    `getGuildMember` → "get guild member", `get-an-album` → "get an album"), else its method and the words of
+    its path's fixed segments (`DELETE /guilds/{guild_id}/members/{user_id}` → "delete guilds members")."""
+    for name in (summary.strip(), operation_id.strip()):
+        if name:
+            return readable_name(name)
+    words = [word for segment in resource_segments(path) for word in segment_words(segment) if not word.isdigit()]
+    return " ".join([method.lower(), *words]).strip()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
-from rag.corpus.vocabulary import readable_name
+from rag.corpus.vocabulary import operation_words as spoken_operation
 from rag.generate.context import ContextBlock
 
 MAX_VALUES = 8
@@ -20,8 +20,8 @@ def operation_label(chunk: Chunk) -> str:
 
 def operation_words(chunk: Chunk) -> str:
     """What an operation does in words: its summary, else its operation id spelt out (`delete_guild_member` →
-    "delete guild member"); "" when it has neither."""
-    return chunk.summary or (readable_name(chunk.operation_id) if chunk.operation_id else "")
+    "delete guild member"); "" when it has neither (its label already says its method and path)."""
+    return spoken_operation(chunk.summary, chunk.operation_id, "", "")
 
 
 def operation_heading(chunk: Chunk) -> str:

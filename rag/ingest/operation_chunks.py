@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
+from rag.corpus.vocabulary import operation_words, readable_name
 from rag.ingest.pagination import pagination_of
 from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
@@ -181,12 +182,17 @@ class OperationChunker:
         response_lines, responses = self.responses(operation, prose)
         text = "\n".join(lines + parameter_lines + body_lines + response_lines)
         parameter_names = ", ".join(str(p.get("name")) for p in parameters[:25])
+        # What the operation does in words (its summary, else its operationId spelled out, else its method and
+        # path), and its operationId spelled out beside a summary: a person's question meets words, not
+        # `getGuildMember`. (BM25 reads the operationId's parts from the text: the tokenizer splits it.)
+        words = operation_words(summary, op_id, method, operation.path)
+        spelled_id = readable_name(op_id) if op_id and summary else ""
         embedding = " ".join(
             part
             for part in (
                 f"{method} {operation.path}.",
-                f"{summary}." if summary else "",
-                f"{op_id.replace('_', ' ')}." if op_id else "",
+                f"{words}.",
+                f"{spelled_id}." if spelled_id and spelled_id != words else "",
                 f"Tags: {', '.join(tags)}." if tags else "",
                 description[:400],
                 f"Parameters: {parameter_names}." if parameter_names else "",

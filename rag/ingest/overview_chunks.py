@@ -65,11 +65,14 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
         f"{title} API overview ({spec.api}): authentication, security schemes {scheme_words}, "
         f"base URL servers, version. {clean(info.get('description'))[:300]}"
     )
-    chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview")
+    # What the API says it does (`info.summary` and `info.description`) as fields: the gate reads them.
+    chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
+                             summary=clean(info.get("summary")), description=clean(info.get("description")))
     return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)))
 
 
-def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str) -> Chunk:
+def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str,
+                     summary: str = "", description: str = "") -> Chunk:
     """A smart chunk about the whole spec (overview, conventions): no path, no JSON pointer."""
     return Chunk(
         chunk_id=f"smart/{covers[0]}",
@@ -83,6 +86,8 @@ def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embe
         json_pointer="",
         tokens=estimate_tokens(text),
         title=title,
+        summary=summary,
+        description=description,
     )
 
 

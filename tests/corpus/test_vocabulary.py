@@ -1,6 +1,6 @@
 """The tokenizer splits identifiers; word forms meet singular/plural and common endings."""
 
-from rag.corpus.vocabulary import normalize_term, readable_name, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, readable_name, tokenize, word_forms
 
 
 def test_tokenize_splits_snake_case_paths_and_camel_case() -> None:
@@ -39,3 +39,18 @@ def test_readable_name_spells_out_a_name_written_as_one_identifier() -> None:
     assert readable_name("Get GIF by Id") == "Get GIF by Id"
     assert readable_name("List employees.") == "List employees."
     assert readable_name("") == ""
+
+
+def test_operation_words_say_an_operation_from_its_summary_else_its_operation_id_else_its_method_and_path() -> None:
+    member = "/guilds/{guild_id}/members/{user_id}"
+    assert operation_words("Remove a member", "delete_guild_member", "delete", member) == "Remove a member"
+    assert operation_words("getLatestCountryDataByName", "", "get", "/country") == "get latest country data by name"
+    # Specs without prose: the operationId in any naming style, spelled out.
+    assert operation_words("", "delete_guild_member", "delete", member) == "delete guild member"
+    assert operation_words("", "getGuildMember", "get", member) == "get guild member"
+    assert operation_words("", "get-an-albums-tracks", "get", "/albums/{id}/tracks") == "get an albums tracks"
+    assert operation_words("", "Get the user", "get", "/users/{id}") == "Get the user"  # words already
+    # Neither: the method and the path's fixed segments, parameters, format extensions and numbers left out.
+    assert operation_words("", "", "DELETE", member) == "delete guilds members"
+    calls = "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json"
+    assert operation_words("", "", "GET", calls) == "get accounts incoming phone numbers"

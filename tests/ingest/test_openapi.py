@@ -1462,3 +1462,32 @@ def test_conventions_chunk_states_what_most_operations_share() -> None:
     assert "id (path" not in text and "- 200" not in text  # path ids and successes are not conventions
     single = {"openapi": "3.1.0", "info": {"title": "One", "version": "1"}, "paths": {"/a": {"get": operation([])}}}
     assert not any(c.covers == ("one.conventions",) for c in chunk_openapi(single, "one", "one.json").smart)
+
+
+def test_an_operation_without_a_summary_is_embedded_in_words() -> None:
+    """Generated specs often have operationIds and paths but no prose: the embedding text says the operation in
+    words (camelCase, snake_case and kebab-case operationIds spelled out; else method and path), so a question
+    in words meets it; the overview carries what the API says it does as fields."""
+    ok = {"200": {"description": "ok"}}
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Guilds", "version": "1", "summary": "Chat servers", "description": "Run chat servers."},
+        "paths": {
+            "/guilds/{guild_id}/members/{user_id}": {
+                "delete": {"operationId": "delete_guild_member", "responses": ok},
+                "get": {"operationId": "getGuildMember", "responses": ok},
+                "put": {"responses": ok},
+            },
+            "/guilds/{guild_id}/bans": {"get": {"operationId": "list-guild-bans", "summary": "List bans",
+                                                "responses": ok}},
+        },
+    }
+    result = chunk_openapi(document, "guilds", "guilds.json")
+    embedded = {c.covers[0]: c.embedding_text for c in result.smart if c.kind == "operation"}
+    member = "guilds.paths./guilds/{guild_id}/members/{user_id}"
+    assert "delete guild member." in embedded[f"{member}.delete"]
+    assert "get guild member." in embedded[f"{member}.get"]
+    assert "put guilds members." in embedded[f"{member}.put"]
+    assert "List bans. list guild bans." in embedded["guilds.paths./guilds/{guild_id}/bans.get"]
+    overview = one(result, "guilds.overview")
+    assert (overview.summary, overview.description) == ("Chat servers", "Run chat servers.")
