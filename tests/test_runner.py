@@ -170,7 +170,8 @@ def test_stream_many_gives_each_config_its_own_conversation_and_run_many_keeps_o
     events = list(engine.stream_many("and what does it return?", configs, conversations, retrieval_only=True))
     results = {e.config: e.result for e in events if e.kind == "result" and e.result is not None}
     assert set(results) == {"C0", "full"}
-    assert results["C0"].query is not None and results["C0"].query.previous.endswith("earlier answer: GET /orders")
+    # C0's own answer named GET /orders: that operation is its conversation's subject; full's named none.
+    assert results["C0"].query is not None and results["C0"].query.subject.endswith("paths./orders.get")
     assert results["full"].query is not None and results["full"].query.previous.endswith("earlier answer: No idea")
     assert results["C0"].query.focus == "and what does it return?"
     configs = [PRESETS["full"], PRESETS["C0"], PRESETS["C2"]]
