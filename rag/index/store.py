@@ -89,6 +89,11 @@ class Index:
         self._check_complete()
 
     # ------------------------------------------------------------------ setup
+    @property
+    def backend(self) -> str:
+        """How the embedding model runs in this process: `onnx`, `torch`, or "" (no local model)."""
+        return str(getattr(getattr(self.embedder, "inner", self.embedder), "backend", ""))
+
     def _reopen_embedded_store(self) -> None:
         """Load what another process wrote: the embedded store caches its vector index per process."""
         forget_embedded_client(self.client)
@@ -96,10 +101,13 @@ class Index:
         self._collections = open_collections(self.client, self._adapter)
 
     def _check_embedder(self) -> None:
+        """Record the model and backend in a new index; refuse another model (torch and ONNX runs of one model
+        give the same vectors, checked at export, so either reads the index)."""
         stored = self.registry.get_meta("embedding_model")
         if stored is None:
             self.registry.set_meta("embedding_model", self.embedder.name)
             self.registry.set_meta("embedding_dimension", str(self.embedder.dimension))
+            self.registry.set_meta("embedding_backend", self.backend)
         elif stored != self.embedder.name:
             raise IndexUnavailableError(
                 f"the index in {self.directory} was built with embedding model {stored!r}, not "
@@ -362,6 +370,7 @@ class Index:
         return {
             "index_dir": str(self.directory),
             "embedding_model": self.embedder.name,
+            "embedding_backend": self.backend, "built_with_backend": self.registry.get_meta("embedding_backend") or "",
             "documents": len(self.registry.documents()),
             "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
             "per_api": dict(sorted(per_api.items())),
