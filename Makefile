@@ -37,7 +37,7 @@ index: install
 	$(PY) -m rag ensure-index
 
 run: index
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.address 127.0.0.1
+	$(PY) -m webapp.serve --server.port $(PORT) --server.address 127.0.0.1
 
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \

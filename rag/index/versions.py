@@ -77,6 +77,16 @@ def visible_records(records: Sequence[DocumentRecord], pin: str = "") -> list[Do
     return visible
 
 
+def chunk_totals(records: Sequence[DocumentRecord]) -> dict[str, int]:
+    """Chunks per strategy that questions search (the visible documents'), from the registry alone: what a page
+    shows before any index is read."""
+    totals: dict[str, int] = {}
+    for record in visible_records(records):
+        for strategy, count in record.chunk_counts.items():
+            totals[strategy] = totals.get(strategy, 0) + count
+    return totals
+
+
 def find_version(records: Sequence[DocumentRecord], api: str, label: str) -> DocumentRecord:
     """The record of `api@label`; ConfigError naming the indexed versions when there is none."""
     by_api = versions_by_api(records)
