@@ -139,10 +139,20 @@ class ConfidenceGate:
         return self._per_generation(self._calibrated, ctx, chunking, lambda: self._calibrate(chunking))
 
     def _calibrate(self, chunking: str) -> GateThresholds:
-        similarities = [
-            best_similarity(QueryContext(self.index, prototype), chunking) for prototype in out_of_scope_prototypes()
-        ]
+        similarities = []
+        for prototype, vector in zip(out_of_scope_prototypes(), self._prototype_vectors(None), strict=True):
+            probe = QueryContext(self.index, prototype)
+            probe.memo(("embed", prototype), lambda vector=vector: vector)  # embedded once, in one batch
+            similarities.append(best_similarity(probe, chunking))
         return calibrate(thresholds_for(self.index.embedder.name), similarities)
+
+    def _prototype_vectors(self, ctx: QueryContext | None) -> Any:
+        """The out-of-scope prototypes embedded as questions (once per gate, in one batch)."""
+        with self._lock:
+            if self._prototypes is None:
+                embedder = ctx.embedder if ctx is not None else QueryContext(self.index, "").embedder
+                self._prototypes = embed_queries(embedder, list(out_of_scope_prototypes()))
+            return self._prototypes
 
     def _per_generation(self, cache: dict[tuple[int, str], Any], ctx: QueryContext, chunking: str,
                         compute: Callable[[], Any]) -> Any:
@@ -180,8 +190,4 @@ class ConfidenceGate:
 
     def out_of_scope_similarity(self, ctx: QueryContext, query: str) -> float:
         """Best cosine similarity between the query and the out-of-scope prototypes."""
-        with self._lock:
-            prototypes = self._prototypes
-            if prototypes is None:
-                prototypes = self._prototypes = embed_queries(ctx.embedder, list(out_of_scope_prototypes()))
-        return float((prototypes @ ctx.query_vector(query)).max())
+        return float((self._prototype_vectors(ctx) @ ctx.query_vector(query)).max())

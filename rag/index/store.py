@@ -212,8 +212,8 @@ class Index:
         return view
 
     def _read_chunks(self) -> list[Chunk]:
-        """Every stored chunk of a live document (all versions)."""
-        return read_chunks(self._collections, {record.version for record in self.registry.documents()})
+        """Every stored chunk of a live document (all versions; those read before are kept)."""
+        return read_chunks(self._collections, {r.version for r in self.registry.documents()}, self._every_chunk[1])
 
     def _read_snapshot(self, generation: int) -> Snapshot:
         """The default view: docs and the newest version of each API (on an index with one version of each,

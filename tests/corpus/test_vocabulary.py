@@ -39,3 +39,10 @@ def test_readable_name_spells_out_a_name_written_as_one_identifier() -> None:
     assert readable_name("Get GIF by Id") == "Get GIF by Id"
     assert readable_name("List employees.") == "List employees."
     assert readable_name("") == ""
+
+
+def test_tokenize_gives_each_words_tokens_in_order_however_often_it_is_asked() -> None:
+    text = "GET /unified/hris/employees lists employeeNumber and expires_in; the employees of a company"
+    first = tokenize(text)
+    assert tokenize(text) == first and tokenize(text + " " + text) == first + first
+    assert first[:4] == ["get", "unified/hris/employees", "unified", "hris"]
