@@ -87,10 +87,16 @@ def warm_up_once(engine: Engine) -> threading.Thread:
     with _preload_lock:
         thread = _warming.get(id(engine))
         if thread is None:
-            thread = threading.Thread(target=warm_up, args=(engine,), name="specrag-warm-up", daemon=True)
-            _warming[id(engine)] = thread
-            thread.start()
+            thread = _warming[id(engine)] = warm_up_in_background(engine)
         return thread
+
+
+def warm_up_in_background(engine: Engine) -> threading.Thread:
+    """Warm `engine` up again in a background thread, e.g. after an upload or a new version changed the index: the
+    new generation's snapshot, corpus profile and gate calibration are ready before the next question."""
+    thread = threading.Thread(target=warm_up, args=(engine,), name="specrag-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # ---------------------------------------------------------------------- configurations
