@@ -274,6 +274,13 @@ def bench_app() -> None:
     RESULTS["app"] = run_app()
 
 
+def bench_embedder_blind() -> None:
+    """The blinded sets with each embedder backend (bench/embedder_blind.py; asked for by name only)."""
+    from bench.embedder_blind import bench_embedder_blind as run_embedder_blind
+
+    RESULTS["embedder_blind"] = run_embedder_blind()
+
+
 def bench_local_llm() -> None:
     """llama.cpp settings, then the five assignment questions with each local model (bench/local_llm.py)."""
     from bench.local_llm import bench_answers, bench_settings
@@ -299,20 +306,23 @@ SECTIONS = {
     "local-llm": bench_local_llm,
     "c4-local": bench_c4_local,
 }
+# Sections run only when named: the blinded sets take 10-20 minutes per embedder backend.
+ON_REQUEST = {"embedder-blind": bench_embedder_blind}
 
 
 def main(argv: list[str]) -> int:
     """Run the chosen sections (all by default)."""
     chosen = argv or list(SECTIONS)
-    unknown = [name for name in chosen if name not in SECTIONS]
+    sections = SECTIONS | ON_REQUEST
+    unknown = [name for name in chosen if name not in sections]
     if unknown:
-        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(SECTIONS)}", file=sys.stderr)
+        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(sections)}", file=sys.stderr)
         return 2
     if not STACKONE.is_dir():
         print(f"the StackOne specs are needed at {STACKONE} (set RAG_SHARED_DIR)", file=sys.stderr)
         return 2
     for name in chosen:
-        SECTIONS[name]()
+        sections[name]()
     print(f"\npeak RSS of the benchmark process: {rss_mb():.0f} MiB")
     RESULTS["bench_rss_mb"] = rss_mb()
     (ROOT / "bench" / "results.json").write_text(json.dumps(RESULTS, indent=2, default=str))
