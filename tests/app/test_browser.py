@@ -527,7 +527,7 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
                     if not request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
             started = time.perf_counter()  # the server has just started: its engine loads and warms meanwhile
             page.goto(url)
-            expect(page.get_by_role("button", name=EXAMPLES[0].question, exact=True)).to_be_enabled()
+            expect(page.get_by_role("button", name=EXAMPLES[0].question, exact=True)).to_be_enabled(timeout=TIMEOUT_MS)
             timings["navigation → examples clickable"] = time.perf_counter() - started
             page.get_by_role("heading", name="Ask & compare").wait_for()
             wait_idle(page)
@@ -647,9 +647,7 @@ def add_old_lms_and_ask_what_changed(page, timings: dict[str, float]) -> None:  
     wait_idle(page)
     started = time.perf_counter()
     page.get_by_role("button", name=re.compile("Ask: What changed in the LMS API since the 2025-02")).click()
-    answered = page.locator('[data-testid="stColumn"]').filter(has_text="Answer by extractive (no LLM)")
-    page.get_by_text("Overlap across configurations").wait_for()  # every column (C0, C3, full) answered
-    expect(answered.first).to_be_visible()
+    page.get_by_text(re.compile(r"^1 configuration\(s\) answered in")).wait_for()  # `full` has answered
     timings["first what-changed answer after a new version"] = time.perf_counter() - started
     expect(page.get_by_text(re.compile(r"lms\.changes")).first).to_be_visible()
     assert_no_exception(page)
