@@ -170,7 +170,7 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, cache_path: Path) -> None:
         self.inner = inner
         self.name = inner.name
-        self.backend: str = getattr(inner, "backend", "torch")
+        self.backend: str = getattr(inner, "backend", "")  # as Index.backend: "" for a model-free embedder
         self._cache_name = cache_name(inner)
         self.dimension = inner.dimension
         self.cache_path = Path(cache_path)

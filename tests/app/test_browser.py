@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -487,12 +488,20 @@ EXAMPLE_ABSENT: dict[str, dict[str, tuple[str, ...]]] = {
 @pytest.fixture
 def stackone_server(tmp_path: Path, stackone_index) -> Iterator[dict[str, object]]:  # type: ignore[no-untyped-def]
     """The app over StackOne's 7 specs with the packaged embedder: the default corpus a stakeholder sees (its
-    chunks' vectors come from the session index's embedding cache: nothing is embedded twice)."""
+    chunks' vectors come from a copy of the session index's embedding cache: StackOne's are not embedded twice,
+    and what the app embeds never reaches the session's cache)."""
     if not STACKONE_SPECS.is_dir():
         pytest.fail(f"real specs not found at {STACKONE_SPECS}")
     results = tmp_path / "results"
     results.mkdir(exist_ok=True)
-    cache = Path(stackone_index.embedder.cache_path).parent
+    cache = tmp_path / "cache"  # a copy: what the app embeds (an upload, a new version) is embedded for real
+    cache.mkdir()
+    source, copy = sqlite3.connect(stackone_index.embedder.cache_path), sqlite3.connect(cache / "embeddings.sqlite3")
+    try:
+        source.backup(copy)
+    finally:
+        copy.close()
+        source.close()
     process, url, log = start_server(tmp_path, results, sorted(STACKONE_SPECS.glob("*.json")), "", cache)
     try:
         yield {"url": url, "log": log, "tmp": tmp_path}
