@@ -37,7 +37,7 @@ index: install
 	$(PY) -m rag ensure-index
 
 run: index
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.address 127.0.0.1
+	$(PY) -m webapp.serve --server.port $(PORT) --server.address 127.0.0.1
 
 # The REST API on 127.0.0.1:$(API_PORT) (/docs for its documentation; RAG_API_TOKEN=… requires a bearer token).
 API_PORT ?= 8010

@@ -1,5 +1,6 @@
-"""`python -m bench [SECTION...]`: index, retrieval, eval, …, rest, local-llm, c4-local (default: all); prints a report,
-writes bench/results.json. The local-llm and c4-local sections need `make local-llm` and say so when skipped."""
+"""`python -m bench [SECTION...]`: embedder, index, retrieval, eval, …, rest, local-llm, c4-local (default: all);
+prints a report, writes bench/results.json. The local-llm and c4-local sections need `make local-llm` and say so
+when skipped."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bench import ROOT, STACKONE, percentile
 
 if TYPE_CHECKING:
     from rag.config import Config
+    from rag.index.embedder import Embedder
     from rag.runner import Engine
 
 RESULTS: dict[str, object] = {}
@@ -34,7 +36,7 @@ from pathlib import Path
 t0 = time.perf_counter()
 from rag.index.build import ingest_paths, open_index
 from rag.settings import Settings
-settings = Settings(index_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2]))
+settings = Settings.from_env(index_dir=Path(sys.argv[1]), cache_dir=Path(sys.argv[2]))
 index = open_index(settings)
 t1 = time.perf_counter()
 reports = ingest_paths(index, sys.argv[3:])
@@ -42,19 +44,23 @@ t2 = time.perf_counter()
 print(json.dumps({"load_s": t1 - t0, "ingest_s": t2 - t1, "total_s": t2 - t0,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "reports": [r.to_dict() for r in reports],
-                  "hits": index.embedder.hits, "misses": index.embedder.misses}))
+                  "hits": index.embedder.hits, "misses": index.embedder.misses, "backend": index.backend}))
 """
 
 
-def run_index(index_dir: Path, cache_dir: Path, paths: list[str]) -> dict:
-    """Index in a fresh process (cold model load included) and return its timings."""
+def run_index(index_dir: Path, cache_dir: Path, paths: list[str], env: dict[str, str] | None = None) -> dict:
+    """Index in a fresh process (cold model load included) and return its timings; `env` adds settings (the
+    backend; the ONNX export is read from RAG_ONNX_DIR, else the default index's cache, never made here)."""
+    from rag.settings import Settings
+
+    settings = {"RAG_ONNX_DIR": str(Settings.from_env().onnx_cache), **(env or {})}
     output = subprocess.run(
         [sys.executable, "-c", _INDEX_SCRIPT, str(index_dir), str(cache_dir), *paths],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "TQDM_DISABLE": "1"},
+        env={**os.environ, "TQDM_DISABLE": "1", **settings},
     ).stdout
     return json.loads(output.strip().splitlines()[-1])
 
@@ -86,6 +92,61 @@ def bench_index() -> None:
             f"RSS {data['rss_mb']:.0f} MiB  cache hits {data['hits']} misses {data['misses']}  target ≤ {target} s"
         )
     RESULTS["index"] = {"cold": cold, "warm": warm, "unchanged": again}
+
+
+def question_ms(embedders: dict[str, Embedder], questions: list[str]) -> dict[str, list[float]]:
+    """Milliseconds to embed each question alone, by backend; the backends take turns (the first rotates)."""
+    from rag.index.embedder import embed_queries
+
+    samples: dict[str, list[float]] = {name: [] for name in embedders}
+    names = list(embedders)
+    for number, question in enumerate(questions):
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            started = time.perf_counter()
+            embed_queries(embedders[name], [question])
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def bench_embedder() -> None:
+    """torch vs ONNX Runtime in the same run: a question's embedding (p50, target ONNX ≤ 0.5× torch) and a cold index
+    of the default corpus in a fresh process each (model load included; target ONNX ≤ 0.6× torch)."""
+    from rag.index.embedder import DEFAULT_EMBEDDING_MODEL, load_embedder, packaged_minilm_path
+    from rag.index.onnx_embedder import exported_model
+    from rag.settings import Settings
+
+    print("\n## Embedder: torch vs ONNX Runtime (same run)")
+    onnx_dir = Settings.from_env().onnx_cache
+    started = time.perf_counter()
+    exported = exported_model(packaged_minilm_path(), onnx_dir)
+    print(f"ONNX model {exported} ready in {time.perf_counter() - started:.1f} s (exported once per machine)")
+    embedders = {backend: load_embedder(DEFAULT_EMBEDDING_MODEL, backend, onnx_dir) for backend in ("torch", "onnx")}
+    questions = [json.loads(line)["question"] for line in (ROOT / "eval_data" / "dev_set.jsonl").open()][:80]
+    question_ms(embedders, questions[:10])  # warm up
+    samples = question_ms(embedders, questions)
+    p50 = {name: percentile(values, 50) for name, values in samples.items()}
+    for name, values in samples.items():
+        print(f"question embedding {name:5} p50 {p50[name]:5.1f} ms  p95 {percentile(values, 95):5.1f} ms")
+    print(f"ONNX / torch question p50: {p50['onnx'] / p50['torch']:.2f}× (target ≤ 0.5×)")
+    runs: dict[str, list[dict]] = {"torch": [], "onnx": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        # torch, ONNX, ONNX, torch: a change of load during the runs falls on both backends alike.
+        for number, backend in enumerate(("torch", "onnx", "onnx", "torch")):
+            base = Path(scratch) / f"{backend}-{number}"
+            setting = {"RAG_EMBEDDING_BACKEND": backend}
+            runs[backend].append(run_index(base / "index", base / "cache", [str(STACKONE)], setting))
+    cold = {backend: {key: statistics.mean(run[key] for run in done) for key in ("ingest_s", "load_s", "total_s")}
+            for backend, done in runs.items()}
+    for backend, data in cold.items():
+        chunks = runs[backend][0]["misses"]
+        print(f"cold index, {backend:5} ingest {data['ingest_s']:6.1f} s + model load {data['load_s']:4.1f} s = "
+              f"{data['total_s']:6.1f} s  (mean of 2; backend {runs[backend][0]['backend']}, {chunks} chunks embedded)")
+    ratio = cold["onnx"]["total_s"] / cold["torch"]["total_s"]
+    print(f"ONNX / torch cold index: {ratio:.2f}× with the model load, "
+          f"{cold['onnx']['ingest_s'] / cold['torch']['ingest_s']:.2f}× ingest alone (target ≤ 0.6×)")
+    RESULTS["embedder"] = {"question_p50_ms": p50, "question_ratio": p50["onnx"] / p50["torch"],
+                           "cold_index": cold, "cold_index_ratio": ratio}
 
 
 def retrieval_ms(engine: Engine, questions: list[str], configs: list[Config]) -> dict[str, list[float]]:
@@ -218,6 +279,13 @@ def bench_app() -> None:
     RESULTS["app"] = run_app()
 
 
+def bench_embedder_blind() -> None:
+    """The blinded sets with each embedder backend (bench/embedder_blind.py; asked for by name only)."""
+    from bench.embedder_blind import bench_embedder_blind as run_embedder_blind
+
+    RESULTS["embedder_blind"] = run_embedder_blind()
+
+
 def bench_local_llm() -> None:
     """llama.cpp settings, then the five assignment questions with each local model (bench/local_llm.py)."""
     from bench.local_llm import bench_answers, bench_settings
@@ -240,6 +308,7 @@ def bench_rest_api() -> None:
 
 
 SECTIONS = {
+    "embedder": bench_embedder,
     "index": bench_index,
     "retrieval": bench_retrieval,
     "eval": bench_eval,
@@ -250,20 +319,23 @@ SECTIONS = {
     "local-llm": bench_local_llm,
     "c4-local": bench_c4_local,
 }
+# Sections run only when named: the blinded sets take 10-20 minutes per embedder backend.
+ON_REQUEST = {"embedder-blind": bench_embedder_blind}
 
 
 def main(argv: list[str]) -> int:
     """Run the chosen sections (all by default)."""
     chosen = argv or list(SECTIONS)
-    unknown = [name for name in chosen if name not in SECTIONS]
+    sections = SECTIONS | ON_REQUEST
+    unknown = [name for name in chosen if name not in sections]
     if unknown:
-        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(SECTIONS)}", file=sys.stderr)
+        print(f"unknown section(s) {', '.join(unknown)}; allowed: {', '.join(sections)}", file=sys.stderr)
         return 2
     if not STACKONE.is_dir():
         print(f"the StackOne specs are needed at {STACKONE} (set RAG_SHARED_DIR)", file=sys.stderr)
         return 2
     for name in chosen:
-        SECTIONS[name]()
+        sections[name]()
     print(f"\npeak RSS of the benchmark process: {rss_mb():.0f} MiB")
     RESULTS["bench_rss_mb"] = rss_mb()
     (ROOT / "bench" / "results.json").write_text(json.dumps(RESULTS, indent=2, default=str))

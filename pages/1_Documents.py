@@ -6,6 +6,7 @@ import streamlit as st
 
 from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES
+from rag.index.versions import chunk_totals
 from webapp import tables, ui, widget_state
 from webapp.documents import (
     ALLOW_PRIVATE_LABEL,
@@ -18,7 +19,7 @@ from webapp.documents import (
     report_frame,
     report_line,
 )
-from webapp.engine import default_config_names
+from webapp.engine import default_config_names, warm_up_in_background
 from webapp.eval_jobs import TEST_SET_SIZE, start_test_set
 from webapp.versions import DIFF_PARAM, add_version, known_uploads, render_diff, reopen_diff
 
@@ -59,6 +60,7 @@ for known_upload in known_uploads(index, [(upload.name, upload.getvalue()) for u
             except (RagError, ValueError) as error:
                 st.error(str(error))
             else:
+                warm_up_in_background(engine)  # the next question finds the new version's index ready
                 st.session_state["version_diff"] = diff
                 st.session_state["ingest_reports"] = [report]
                 st.session_state["upload_round"] = uploader_round + 1
@@ -87,6 +89,8 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
             policy,  # type: ignore[arg-type]
             progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
         )
+    if any(report.status in ("added", "replaced") for report in reports):
+        warm_up_in_background(engine)  # the next question finds the new documents' index ready
     st.session_state["ingest_reports"] = reports
     st.session_state["upload_round"] = uploader_round + 1  # a fresh, empty uploader
     st.rerun()
@@ -154,12 +158,11 @@ if not records:
     st.info("Nothing is indexed yet. Upload specs or docs above.")
     st.stop()
 frame = tables.documents_frame(records)
-stats = index.stats()
 a, b, c = st.columns(3)
 a.metric("Documents", len(records))
-counts = stats["chunks"]
+counts = chunk_totals(records)  # from the registry: no pass over the index
 b.metric("Chunks (smart / naive / docs)", " / ".join(str(counts.get(k, 0)) for k in ("smart", "naive", "docs")))
-c.metric("Embedding model", stats["embedding_model"])
+c.metric("Embedding model", index.embedder.name + (f" ({index.backend})" if index.backend else ""))
 st.dataframe(frame, hide_index=True, width="stretch", key="documents_table")
 
 sources = [record.source for record in records]

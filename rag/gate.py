@@ -219,11 +219,13 @@ class ConfidenceGate:
         return self._per_generation(self._calibrated, ctx, chunking, lambda: self._calibrate(ctx, chunking))
 
     def _calibrate(self, ctx: QueryContext, chunking: str) -> GateThresholds:
-        # Only the prototypes that apply to this index are off-topic for it.
-        similarities = [
-            best_similarity(QueryContext(self.index, prototype), chunking)
-            for prototype in self.scope(ctx, chunking).prototypes
-        ]
+        # Only the prototypes that apply to this index are off-topic for it; each was embedded once, in one batch.
+        scope = self.scope(ctx, chunking)
+        similarities = []
+        for prototype, vector in zip(scope.prototypes, scope.prototype_vectors, strict=True):
+            probe = QueryContext(self.index, prototype)
+            probe.memo(("embed", prototype), lambda vector=vector: vector)
+            similarities.append(best_similarity(probe, chunking))
         return calibrate(thresholds_for(self.index.embedder.name), similarities)
 
     def _per_generation(self, cache: dict[tuple[int, str], Any], ctx: QueryContext, chunking: str,

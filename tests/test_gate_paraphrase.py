@@ -9,7 +9,7 @@ import pytest
 
 from rag.config import PRESETS
 from rag.runner import Engine
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ONNX_DIR
 
 SPEC = FIXTURES / "specs" / "workforce-3.1.json"
 
@@ -22,7 +22,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     from rag.settings import Settings
 
     directory = tmp_path_factory.mktemp("workforce")
-    index = open_index(Settings(index_dir=directory / "index", cache_dir=directory / "cache"))
+    index = open_index(Settings(index_dir=directory / "index", cache_dir=directory / "cache", onnx_dir=ONNX_DIR))
     assert [r.status for r in ingest_paths(index, [SPEC])] == ["added"]
     return Engine(index, default_llm="extractive")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,69 @@ def engine_key(env: Mapping[str, str] | None = None) -> str:
     return "settings:" + "|".join(environ.get(name, "") for name in ENGINE_SETTINGS)
 
 
+_preload_lock = threading.Lock()
+_preloaded: dict[str, Future[Engine]] = {}
+_warming: dict[int, threading.Thread] = {}
+
+
 def build_engine() -> Engine:
     """The engine the settings describe (the index, the embedding model, the default generator and the query
-    cache)."""
-    return engine_from_settings(query_cache=True)
+    cache): the one
+    `preload` started at server start when the settings are the same (waiting for it if it is still loading),
+    else a new one."""
+    key = engine_key()
+    with _preload_lock:
+        loading = _preloaded.get(key)
+    if loading is None:
+        return engine_from_settings(query_cache=True)
+    try:
+        return loading.result()
+    except Exception:
+        with _preload_lock:
+            _preloaded.pop(key, None)  # its failure is shown once; the next page load tries again
+        raise
+
+
+def preload() -> Future[Engine]:
+    """Build the settings' engine in a background thread and warm it up there (at server start, before any page
+    asks for it; `python -m webapp.serve`). Returns the engine's future, set as soon as the engine is built (the
+    warm-up goes on after it); a failure is kept in the future, and the page that asks for the engine shows it."""
+    key = engine_key()
+    with _preload_lock:
+        if key in _preloaded:
+            return _preloaded[key]
+        loading: Future[Engine] = Future()
+        _preloaded[key] = loading
+
+    def run() -> None:
+        try:
+            engine = engine_from_settings(query_cache=True)
+        except BaseException as error:
+            loading.set_exception(error)
+            return
+        loading.set_result(engine)
+        warm_up_once(engine).join()
+
+    threading.Thread(target=run, name="specrag-preload", daemon=True).start()
+    return loading
+
+
+def warm_up_once(engine: Engine) -> threading.Thread:
+    """Warm `engine` up in a background thread, once per engine (later calls return the same thread): pages
+    render at once, and a question asked meanwhile shares what the warm-up has loaded."""
+    with _preload_lock:
+        thread = _warming.get(id(engine))
+        if thread is None:
+            thread = _warming[id(engine)] = warm_up_in_background(engine)
+        return thread
+
+
+def warm_up_in_background(engine: Engine) -> threading.Thread:
+    """Warm `engine` up again in a background thread, e.g. after an upload or a new version changed the index: the
+    new generation's snapshot, corpus profile and gate calibration are ready before the next question."""
+    thread = threading.Thread(target=warm_up, args=(engine,), name="specrag-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 # ---------------------------------------------------------------------- configurations

@@ -17,11 +17,12 @@ import streamlit as st
 from rag.chunk import Chunk
 from rag.config import Config
 from rag.errors import RagError
+from rag.index.versions import chunk_totals
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
 from webapp import charts, tables, widget_state
 from webapp.badges import Badge, badge_for
-from webapp.engine import build_engine, engine_key, known_configs, warm_up
+from webapp.engine import build_engine, engine_key, known_configs, warm_up_once
 from webapp.jobs import Job, get_job
 
 PRODUCT = "SpecRAG Workbench"
@@ -100,13 +101,13 @@ def leave_pages_directory_mode() -> None:
 _left_pages_directory_mode = False
 
 
-@st.cache_resource(show_spinner="Loading the index and models, then warming up the pipelines (once per server, "
-                   "so the first question is as fast as the next)…", max_entries=4)
+@st.cache_resource(show_spinner="Loading the index and the embedding model (once per server)…", max_entries=4)
 def _engine(key: str) -> Engine:
-    """One engine per key and process, shared by every session (the Engine and Index are thread-safe), warmed up
-    with throwaway questions so the first real one does not pay for loading models and indexes."""
+    """One engine per key and process, shared by every session (the Engine and Index are thread-safe). It is warmed
+    up with throwaway questions in a background thread (started at server start by `python -m webapp.serve`), so
+    the page renders at once and the first real question does not pay for loading indexes."""
     engine = build_engine()
-    warm_up(engine)
+    warm_up_once(engine)
     return engine
 
 
@@ -144,13 +145,14 @@ def render_sidebar(engine: Engine | None = None) -> None:
     """The shared sidebar: what is indexed (when the engine is loaded) and "About / how it works"."""
     with st.sidebar:
         if engine is not None:
-            try:
-                stats = engine.index.stats()
-                chunks = stats["chunks"]
+            try:  # from the registry: the page renders before (and while) the warm-up reads the index
+                documents = engine.index.documents()
+                chunks = chunk_totals(documents)
+                backend = f" ({engine.index.backend})" if engine.index.backend else ""
                 st.caption(
-                    f"Index: {stats['documents']} document(s) · {chunks.get('smart', 0)} smart / "
+                    f"Index: {len(documents)} document(s) · {chunks.get('smart', 0)} smart / "
                     f"{chunks.get('naive', 0)} naive / {chunks.get('docs', 0)} doc chunks · "
-                    f"embeddings: {tables.md_escape(stats['embedding_model'])} · "
+                    f"embeddings: {tables.md_escape(engine.index.embedder.name + backend)} · "
                     f"default generator: {tables.md_escape(engine.default_llm)}"
                 )
             except Exception as error:  # the sidebar must never break a page

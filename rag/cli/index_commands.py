@@ -101,7 +101,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return EXIT_OK
-    print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']})")
+    backend = f", {stats['embedding_backend']} backend" if stats["embedding_backend"] else ""
+    print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']}{backend})")
     print(f"documents: {stats['documents']}; chunks: " + ", ".join(f"{k}={v}" for k, v in stats["chunks"].items()))
     for api, counts in stats["per_api"].items():
         labels = ", ".join(v["label"] + (" (newest)" if v["newest"] else "") for v in stats["versions"].get(api, []))
@@ -209,8 +210,8 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     specs = find_default_specs(settings)
-    print(f"opening the index in {settings.index_dir} (loading the embedding model {settings.embedding_model})…",
-          flush=True)
+    print(f"opening the index in {settings.index_dir} (loading the embedding model {settings.embedding_model}, "
+          f"backend {settings.embedding_backend}; the first ONNX run exports the model once, ~10-40 s)…", flush=True)
     index = open_index(settings)
     started = time.perf_counter()
     if not index.is_empty():

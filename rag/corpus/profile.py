@@ -85,9 +85,9 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
     for chunk in snapshot.chunks.values():
         if chunk.strategy == "naive":
             continue
-        terms = tokenize(chunk.title + "\n" + chunk.text)
+        terms = set(tokenize(chunk.title + "\n" + chunk.text))
         profile.vocabulary.update(terms)
-        profile.vocabulary.update(normalize_term(t) for t in terms)
+        profile.vocabulary.update(map(normalize_term, terms))
         if chunk.kind == "operation":
             profile.operations.append(chunk)
             # What names an operation: its path, tags, operationId, title and summary (not its long description).

@@ -11,6 +11,7 @@ from rag.data import data_table
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_SEPARATORS = re.compile(r"[_\-./{}]+")
 
 
 @cache
@@ -32,18 +33,27 @@ def tokenize(text: str) -> list[str]:
     """
     tokens: list[str] = []
     for raw in _RAW_TOKENS.findall(text):
-        whole = raw.strip("-./{}").lower()
-        parts = [
-            part.lower()
-            for piece in re.split(r"[_\-./{}]+", raw)
-            for part in (_CAMEL.findall(piece) if _LOWER_UPPER.search(piece) else [piece])
-            if part
-        ]
-        if whole and (whole not in STOPWORDS or len(parts) > 1):
-            tokens.append(whole)
-        if len(parts) > 1 or (parts and parts[0] != whole):
-            tokens.extend(part for part in parts if part not in STOPWORDS)
+        tokens.extend(_raw_tokens(raw))
     return tokens
+
+
+@lru_cache(maxsize=262_144)
+def _raw_tokens(raw: str) -> tuple[str, ...]:
+    """The tokens of one raw identifier or word (cached: a corpus repeats its words, and every new index
+    generation tokenizes every chunk again for BM25 and the corpus profile)."""
+    whole = raw.strip("-./{}").lower()
+    parts = [
+        part.lower()
+        for piece in _SEPARATORS.split(raw)
+        for part in (_CAMEL.findall(piece) if _LOWER_UPPER.search(piece) else [piece])
+        if part
+    ]
+    tokens: list[str] = []
+    if whole and (whole not in STOPWORDS or len(parts) > 1):
+        tokens.append(whole)
+    if len(parts) > 1 or (parts and parts[0] != whole):
+        tokens.extend(part for part in parts if part not in STOPWORDS)
+    return tuple(tokens)
 
 
 def normalize_term(term: str) -> str:

@@ -117,6 +117,7 @@ def index_fingerprint(index: Index) -> dict[str, Any]:
     return {
         "index_hash": hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16],
         "embedding_model": model,
+        "embedding_backend": str(getattr(index, "backend", "")),  # the same vectors either way; recorded for timings
         "documents": [
             {"source": record.source, "api": record.api, "content_hash": record.content_hash[:16]}
             for record in documents

@@ -21,7 +21,7 @@ STACKONE_SPEC_URL = "https://api.eu1.stackone.com/oas/{name}.json"
 DEFAULT_DOWNLOAD_DIR = PROJECT_ROOT / "data" / "specs"
 
 _open_lock = threading.Lock()
-_open_indexes: dict[tuple[str, str, str], Index] = {}
+_open_indexes: dict[tuple[str, str, str, str], Index] = {}
 
 
 def make_chroma_client(settings: Settings) -> Any | None:
@@ -50,11 +50,12 @@ def make_chroma_client(settings: Settings) -> Any | None:
 
 def open_index(settings: Settings, embedder: Embedder | None = None) -> Index:
     """Open (once per process and folder) the index described by `settings`."""
-    key = (str(Path(settings.index_dir).resolve()), settings.chroma_url, settings.embedding_model)
+    key = (str(Path(settings.index_dir).resolve()), settings.chroma_url, settings.embedding_model,
+           settings.embedding_backend)
     with _open_lock:
         if embedder is None and key in _open_indexes:
             return _open_indexes[key]
-        inner = embedder or load_embedder(settings.embedding_model)
+        inner = embedder or load_embedder(settings.embedding_model, settings.embedding_backend, settings.onnx_cache)
         cached = CachedEmbedder(inner, settings.embedding_cache)
         try:
             index = Index(settings.index_dir, cached, chroma_client=make_chroma_client(settings))

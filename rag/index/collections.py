@@ -84,11 +84,24 @@ def delete_version(collections: Collections, version: str) -> None:
         delete_ids(collection, list(stored["ids"]))
 
 
-def read_chunks(collections: Collections, live: set[str]) -> list[Chunk]:
-    """Every stored chunk whose document version is in `live` (all strategies)."""
+def read_chunks(collections: Collections, live: set[str], known: Sequence[Chunk] = ()) -> list[Chunk]:
+    """Every stored chunk whose document version is in `live` (all strategies, each in the store's order). A
+    version's chunks never change (its id names its content), so those in `known` (an earlier read) are kept
+    and only the other live versions are read: after an upload, the new document's chunks alone."""
+    kept: dict[str, list[Chunk]] = {}
+    for chunk in known:
+        if chunk.doc_version in live:
+            kept.setdefault(chunk.strategy, []).append(chunk)
+    wanted = sorted(live - {chunk.doc_version for group in kept.values() for chunk in group})
+    where: dict[str, Any] | None = None
+    if kept:
+        where = {"doc_version": wanted[0]} if len(wanted) == 1 else {"doc_version": {"$in": wanted}}
     chunks: list[Chunk] = []
-    for collection in collections.values():
-        stored = collection.get(include=["documents", "metadatas"])
+    for strategy, collection in collections.items():
+        chunks.extend(kept.get(strategy, ()))
+        if kept and not wanted:
+            continue
+        stored = collection.get(where=where, include=["documents", "metadatas"])
         for chunk_id, text, metadata in zip(
             stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
         ):

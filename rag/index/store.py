@@ -90,6 +90,11 @@ class Index:
         self._check_complete()
 
     # ------------------------------------------------------------------ setup
+    @property
+    def backend(self) -> str:
+        """How the embedding model runs in this process: `onnx`, `torch`, or "" (no local model)."""
+        return str(getattr(getattr(self.embedder, "inner", self.embedder), "backend", ""))
+
     def _reopen_embedded_store(self) -> None:
         """Load what another process wrote: the embedded store caches its vector index per process."""
         forget_embedded_client(self.client)
@@ -97,10 +102,13 @@ class Index:
         self._collections = open_collections(self.client, self._adapter)
 
     def _check_embedder(self) -> None:
+        """Record the model and backend in a new index; refuse another model (torch and ONNX runs of one model
+        give the same vectors, checked at export, so either reads the index)."""
         stored = self.registry.get_meta("embedding_model")
         if stored is None:
             self.registry.set_meta("embedding_model", self.embedder.name)
             self.registry.set_meta("embedding_dimension", str(self.embedder.dimension))
+            self.registry.set_meta("embedding_backend", self.backend)
         elif stored != self.embedder.name:
             raise IndexUnavailableError(
                 f"the index in {self.directory} was built with embedding model {stored!r}, not "
@@ -209,8 +217,8 @@ class Index:
         return view
 
     def _read_chunks(self) -> list[Chunk]:
-        """Every stored chunk of a live document (all versions)."""
-        return read_chunks(self._collections, {record.version for record in self.registry.documents()})
+        """Every stored chunk of a live document (all versions; those read before are kept)."""
+        return read_chunks(self._collections, {r.version for r in self.registry.documents()}, self._every_chunk[1])
 
     def _read_snapshot(self, generation: int) -> Snapshot:
         """The default view: docs and the newest version of each API (on an index with one version of each,
@@ -367,6 +375,7 @@ class Index:
         return {
             "index_dir": str(self.directory),
             "embedding_model": self.embedder.name,
+            "embedding_backend": self.backend, "built_with_backend": self.registry.get_meta("embedding_backend") or "",
             "documents": len(self.registry.documents()),
             "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
             "per_api": dict(sorted(per_api.items())),

@@ -149,6 +149,16 @@ def named_version(text: str, documents: Callable[[], Sequence[DocumentRecord]]) 
     return ""
 
 
+def chunk_totals(records: Sequence[DocumentRecord]) -> dict[str, int]:
+    """Chunks per strategy that questions search (the visible documents'), from the registry alone: what a page
+    shows before any index is read."""
+    totals: dict[str, int] = {}
+    for record in visible_records(records):
+        for strategy, count in record.chunk_counts.items():
+            totals[strategy] = totals.get(strategy, 0) + count
+    return totals
+
+
 def find_version(records: Sequence[DocumentRecord], api: str, label: str) -> DocumentRecord:
     """The record of `api@label`; ConfigError naming the indexed versions when there is none."""
     by_api = versions_by_api(records)

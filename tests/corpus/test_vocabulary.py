@@ -54,3 +54,10 @@ def test_operation_words_say_an_operation_from_its_summary_else_its_operation_id
     assert operation_words("", "", "DELETE", member) == "delete guilds members"
     calls = "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json"
     assert operation_words("", "", "GET", calls) == "get accounts incoming phone numbers"
+
+
+def test_tokenize_gives_each_words_tokens_in_order_however_often_it_is_asked() -> None:
+    text = "GET /unified/hris/employees lists employeeNumber and expires_in; the employees of a company"
+    first = tokenize(text)
+    assert tokenize(text) == first and tokenize(text + " " + text) == first + first
+    assert first[:4] == ["get", "unified/hris/employees", "unified", "hris"]

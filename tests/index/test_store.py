@@ -159,3 +159,31 @@ def test_bad_files_are_reported_and_nothing_is_added(empty_index: Index, tmp_pat
     assert [r.status for r in reports] == ["error", "error"]
     assert "broken.json" in reports[0].message and "line" in reports[0].message
     assert empty_index.is_empty()
+
+
+def test_a_new_generation_reads_only_the_new_document_and_matches_a_fresh_read(
+    fixture_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upload the snapshot keeps the chunks it read (a version never changes) and reads the new
+    document's alone; what it holds, in order, is what a process opening the index reads."""
+    from rag.index import collections
+
+    before = fixture_index.snapshot()
+    reads: list[object] = []
+    real_get = type(fixture_index._collections["smart"]).get
+
+    def counting_get(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if "documents" in (kwargs.get("include") or ()):  # a read of chunks (not a delete's look-up)
+            reads.append(kwargs.get("where"))
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(fixture_index._collections["smart"]), "get", counting_get)
+    replaced = parse_document("people-3.1.json", people_variant("List all the employees"))
+    fixture_index.add(replaced)
+    after = fixture_index.snapshot()
+    monkeypatch.undo()
+    assert after.generation != before.generation
+    assert reads and all(where == {"doc_version": replaced.version} for where in reads)
+    fresh = collections.read_chunks(fixture_index._collections, {r.version for r in fixture_index.documents()})
+    assert list(after.chunks) == [chunk.chunk_id for chunk in fresh]
+    assert Index(fixture_index.directory, HashingEmbedder()).snapshot().chunks == after.chunks

@@ -124,3 +124,13 @@ def test_cli_versions_stats_diff_and_bad_labels(tmp_path: Path, capsys: pytest.C
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "2024-01" in err[0] and "2025-02" in err[0], err
     assert sorted(p.name for p in (tmp_path / "index").rglob("*") if p.is_file()) == before
+
+
+def test_chunk_totals_count_what_questions_search_from_the_registry_alone(two_versions: Index) -> None:
+    from rag.index.versions import chunk_totals
+
+    totals = chunk_totals(two_versions.documents())
+    searched = two_versions.snapshot()
+    assert totals == {strategy: len(ids) for strategy, ids in searched.by_strategy.items() if ids}
+    stored = sum(sum(record.chunk_counts.values()) for record in two_versions.documents())
+    assert sum(totals.values()) < stored  # the older version's chunks are not searched
