@@ -1,10 +1,9 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk and to any operation's summary, the similarity
-to the out-of-scope prototypes that apply to the index (those an indexed API says it does are set aside, per
-index generation) and thresholds calibrated on the index itself; with an LLM configured, the model's verdict
-on whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
-reasons as a `GateOutcome`.
+The best similarity to any chunk and to any operation's summary, the similarity to the out-of-scope prototypes
+that apply to the index (those an indexed API says it does are set aside, per index generation) and thresholds
+calibrated on the index itself; with an LLM configured, the model's verdict on whether the retrieved chunks
+answer the question (rag.answerability). It returns the tier, score and reasons as a `GateOutcome`.
 """
 
 from __future__ import annotations
@@ -243,10 +242,9 @@ class ConfidenceGate:
     def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
         """Best cosine similarity between the query and the short texts that say what the index covers: its
         operations' summaries (in words: `operation_gist`) and, beside them, its docs' section titles (None
-        without operations: the check was measured on operation summaries).
-        A summary is a short text like a question, so the two compare like with like; a whole chunk is long
-        and scores middling for every question. Embedded once per index generation (a pinned version's view
-        has its own)."""
+        without operations: the check was measured on operation summaries). A summary is a short text like a
+        question, so the two compare like with like; a whole chunk is long and scores middling for every
+        question. Embedded once per index generation (a pinned version's view has its own)."""
         vectors = self.scope(ctx, chunking).vectors
         if len(vectors) == 0:
             return None
