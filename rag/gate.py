@@ -1,10 +1,9 @@
 """The confidence gate as a pipeline stage: gathers the signals `rag.abstain.decide` weighs for one index.
 
-The best similarity to any chunk and to any operation's summary (or what an API says it does), the similarity
-to the out-of-scope prototypes that apply to the index (those an indexed API says it does are set aside, per
-index generation) and thresholds calibrated on the index itself; with an LLM configured, the model's verdict
-on whether the retrieved chunks answer the question (rag.answerability). It returns the tier, score and
-reasons as a `GateOutcome`.
+The best similarity to any chunk and to any operation's summary, the similarity to the out-of-scope prototypes
+that apply to the index (those an indexed API says it does are set aside, per index generation) and thresholds
+calibrated on the index itself; with an LLM configured, the model's verdict on whether the retrieved chunks
+answer the question (rag.answerability). It returns the tier, score and reasons as a `GateOutcome`.
 """
 
 from __future__ import annotations
@@ -81,9 +80,9 @@ def _short(text: str, limit: int = 48) -> str:
 
 @dataclass(frozen=True)
 class IndexScope:
-    """What one index generation says it covers, as the gate compares questions with it: the short texts
-    (operation summaries in words, docs section titles, what each API's overview says it does) with their
-    vectors, and the off-topic prototypes that apply to it, those set aside with the reason."""
+    """What one index generation covers, as the gate compares questions with it: the short texts (operation
+    summaries in words, docs section titles) with their vectors, and the off-topic prototypes that apply to it,
+    those an API says it does set aside with the reason."""
 
     texts: tuple[str, ...] = ()
     vectors: Any = ()
@@ -244,11 +243,10 @@ class ConfidenceGate:
 
     def summary_similarity(self, ctx: QueryContext, chunking: str, query: str) -> float | None:
         """Best cosine similarity between the query and the short texts that say what the index covers: its
-        operations' summaries (in words: `operation_gist`), beside them its docs' section titles and what each
-        API's overview says it does (None without operations: the check was measured on operation summaries).
-        A summary is a short text like a question, so the two compare like with like; a whole chunk is long
-        and scores middling for every question. Embedded once per index generation (a pinned version's view
-        has its own)."""
+        operations' summaries (in words: `operation_gist`) and, beside them, its docs' section titles (None
+        without operations: the check was measured on operation summaries). A summary is a short text like a
+        question, so the two compare like with like; a whole chunk is long and scores middling for every
+        question. Embedded once per index generation (a pinned version's view has its own)."""
         vectors = self.scope(ctx, chunking).vectors
         if len(vectors) == 0:
             return None
@@ -262,31 +260,30 @@ class ConfidenceGate:
     def _scope(self, ctx: QueryContext, chunking: str) -> IndexScope:
         chunks = list(ctx.snapshot.chunks.values())
         prototypes, prototype_vectors = out_of_scope_prototypes(), self.prototype_vectors(ctx)
-        named = [(operation_gist(c), c.api) for c in chunks if c.kind == "operation" and c.strategy == chunking]
-        if not named:
+        texts = [operation_gist(c) for c in chunks if c.kind == "operation" and c.strategy == chunking]
+        if not texts:
             return IndexScope(prototypes=prototypes, prototype_vectors=prototype_vectors)
-        named += [(c.title, c.api) for c in chunks if c.kind == "doc" and c.title]
-        statements = [(text, c.api) for c in chunks if c.strategy == chunking for text in api_statements(c)]
-        apis_of = dict(reversed(named + statements))  # a text's first API
-        texts = list(dict.fromkeys(text for text, _ in named + statements))
+        texts = list(dict.fromkeys(texts + [c.title for c in chunks if c.kind == "doc" and c.title]))
+        said = list(dict.fromkeys((c.api, text) for c in chunks if c.strategy == chunking
+                                  for text in api_statements(c)))
         # The index's embedder keeps the vectors in its persistent cache: the next process reads them back.
-        vectors = unit_rows(np.asarray(self.index.embedder.embed(texts), dtype=np.float32))
+        embedded = self.index.embedder.embed(texts + [text for _, text in said])
+        vectors = unit_rows(np.asarray(embedded, dtype=np.float32))
         # A prototype is set aside on what an API says it does as a whole, not on one operation's summary: a
         # summary shares a noun with an everyday request too easily (StackOne CRM's "Get Contact" and "How do
-        # I contact customer support?", Giphy's "Translate phrase to GIF" and a translation request).
-        said = [texts.index(text) for text in dict.fromkeys(text for text, _ in statements)]
+        # I contact customer support?", Giphy's "Translate phrase to GIF" and a translation request). The
+        # statements stay out of the summary check: "The documentation for the StackOne Unified API - HRIS"
+        # meets every question that names StackOne (the dev set's pricing, GraphQL and self-hosting requests).
         cut_off = (self.thresholds or thresholds_for(self.index.embedder.name)).out_of_scope_floor
-        found = [(row, said[col], sim) for row, col, sim in set_aside_prototypes(prototype_vectors, vectors[said],
-                                                                                  cut_off)]
+        found = set_aside_prototypes(prototype_vectors, vectors[len(texts):], cut_off)
         aside = {row for row, _, _ in found}
         kept = [row for row in range(len(prototypes)) if row not in aside]
         return IndexScope(
             texts=tuple(texts),
-            vectors=vectors,
+            vectors=vectors[: len(texts)],
             prototypes=tuple(prototypes[row] for row in kept),
             prototype_vectors=prototype_vectors[kept],
-            set_aside=tuple(SetAside(prototypes[row], round(sim, 4), apis_of[texts[col]], texts[col])
-                            for row, col, sim in found),
+            set_aside=tuple(SetAside(prototypes[row], round(sim, 4), *said[col]) for row, col, sim in found),
         )
 
     def prototype_vectors(self, ctx: QueryContext) -> Any:

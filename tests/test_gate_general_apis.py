@@ -42,7 +42,7 @@ CALCULATOR = _spec(
 )
 DICTIONARY = _spec(
     "Free Dictionary", "Look up English words: definitions, phonetics, synonyms and example sentences.",
-    {"/entries/en/{word}": {"get": _operation("getEntry", "word", summary="Get the dictionary entry of a word")}},
+    {"/entries/en/{word}": {"get": _operation("getEntry", "word", summary="Get the definitions of a word")}},
 )
 # No summaries, no descriptions: operationIds in snake_case and camelCase, and paths.
 CHAT = _spec("Chat servers", "", {

@@ -94,7 +94,7 @@ def test_preload_builds_the_engine_at_server_start_and_pages_reuse_it(fixture_in
     built: list[Engine] = []
     warmed = threading.Event()
 
-    def from_settings() -> Engine:
+    def from_settings(query_cache: bool = False) -> Engine:
         built.append(Engine(fixture_index, default_llm="extractive"))
         return built[-1]
 
@@ -111,7 +111,7 @@ def test_preload_builds_the_engine_at_server_start_and_pages_reuse_it(fixture_in
 def test_a_failed_preload_is_shown_once_then_tried_again(fixture_index, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     attempts: list[int] = []
 
-    def from_settings() -> Engine:
+    def from_settings(query_cache: bool = False) -> Engine:
         attempts.append(1)
         if len(attempts) == 1:
             raise RuntimeError("the index is being rebuilt")
