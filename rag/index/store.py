@@ -1,10 +1,6 @@
-"""The index: one Chroma collection per chunking strategy, BM25 per strategy, a document registry.
-
-Writes are versioned: a document's new chunks are added under a new version id, the registry
-switches to that version in one transaction, and only then are the old chunks deleted. Readers
-work on an immutable snapshot of the live chunks, so a question never sees a half-indexed
-document and a crash mid-ingest leaves the previous version fully usable.
-"""
+"""The index: one Chroma collection per chunking strategy, BM25 per strategy, a document registry. Writes are
+versioned (new chunks under a new version id, the registry switched in one transaction, then the old chunks
+deleted); readers work on an immutable snapshot, so a crash mid-ingest leaves the previous version usable."""
 
 from __future__ import annotations
 
@@ -163,12 +159,8 @@ class Index:
 
     # ------------------------------------------------------------------ reading
     def snapshot(self) -> Snapshot:
-        """The current immutable view; rebuilt when this or another process changed the index.
-
-        A writer switches the registry and only then deletes the old chunks, so a view read while a
-        document is replaced could hold half of it; the generation is read again after the chunks and a
-        changed one means reading again (the last try holds the write lock, so writers wait).
-        """
+        """The current immutable view, rebuilt when this or another process changed the index (a generation that
+        changed while the chunks were read means reading again; the last try holds the write lock)."""
         generation = self.registry.generation()
         current = self._snapshot
         if current is not None and current.generation == generation:
