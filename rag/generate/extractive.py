@@ -431,7 +431,7 @@ class ExtractiveGenerator:
             answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
         found = lead_for(request.asked, blocks, request.facts, request.gate)
-        chosen = chosen_lines(request.question, blocks, found.scope)
+        chosen = chosen_lines(request.question, blocks, found.scope) if found.quoted else []
         lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
         if not chosen and not found.sentence:
             lines.extend(["", NO_MATCH_NOTE])

@@ -63,6 +63,7 @@ class Lead:
     detail: str = ""
     scope: tuple[int, ...] = ()
     related: bool = True
+    quoted: bool = True  # False: the two lines say all the cited block says (an API-wide statement)
 
     def __post_init__(self) -> None:
         if (self.scope or self.detail) and not self.sentence:
@@ -151,7 +152,8 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     name = _api_title(source)
     text = f"The {name}{'' if name.lower().endswith('api') else ' API'} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)
-    return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False)
+    return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False,
+                quoted=False)
 
 
 def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -178,7 +180,7 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
         )
         noun = "header" if len(chosen) == 1 else "headers"
         sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
-        return Lead(cited(sentence, block), scope=(block.number,), related=False)
+        return Lead(cited(sentence, block), scope=(block.number,), related=False, quoted=False)
     return Lead()
 
 

@@ -274,6 +274,7 @@ def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the
     assert first.startswith("The StackOne API uses HTTP Basic: send the header `Authorization: Basic")
     assert first.endswith("[2]")
     assert "categories" not in generation.answer and "/connect_sessions/authenticate" not in generation.answer
+    assert generation.answer.count("Authorization: Basic") == 1  # stated once: no quoted line repeats it
     assert [c.structural_id for c in generation.citations] == ["stackone.overview"]
     # Naming the operation keeps its own scheme.
     assert lead("What auth does authenticating a connect session use?", AUTHENTICATE, OVERVIEW).startswith(
