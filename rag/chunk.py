@@ -69,9 +69,12 @@ class _Facts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Rebuild from `to_dict` (keys it does not know are ignored)."""
+        """Rebuild from `to_dict` (keys it does not know are ignored; nested `fields` as `FieldFacts`)."""
         known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-        return cls(**{key: _frozen(value) for key, value in data.items() if key in known})
+        values = {key: _frozen(value) for key, value in data.items() if key in known and key != "fields"}
+        if "fields" in known:
+            values["fields"] = tuple(FieldFacts.from_dict(f) for f in data.get("fields", ()))
+        return cls(**values)
 
 
 def _frozen(value: Any) -> Any:
@@ -98,11 +101,6 @@ class FieldFacts(_Facts):
     item_enum: tuple[str, ...] = ()
     fields: tuple[FieldFacts, ...] = ()  # an object's (or its items') own fields, one level down
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Rebuild from `to_dict`, its nested fields included."""
-        own = super().from_dict({key: value for key, value in data.items() if key != "fields"})
-        return replace(own, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
 
     @property
     def required(self) -> bool:
@@ -138,11 +136,6 @@ class RequestBodyFacts(_Facts):
     description: str = ""
     fields: tuple[FieldFacts, ...] = ()
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Rebuild from `to_dict`, its fields included."""
-        body = super().from_dict({key: value for key, value in data.items() if key != "fields"})
-        return replace(body, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
 
 
 @dataclass(frozen=True)
@@ -160,11 +153,6 @@ class ResponseFacts(_Facts):
     headers: tuple[tuple[str, str], ...] = ()
     fields: tuple[FieldFacts, ...] = ()
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Rebuild from `to_dict`, its fields included."""
-        response = super().from_dict({key: value for key, value in data.items() if key != "fields"})
-        return replace(response, fields=tuple(FieldFacts.from_dict(f) for f in data.get("fields", ())))
 
 
 @dataclass(frozen=True)
@@ -307,6 +295,20 @@ class Chunk:
     security: tuple[SecurityFacts, ...] = ()
     pagination: PaginationFacts | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def every_field(self) -> list[FieldFacts]:
+        """Every typed field: parameters, request body fields, success response fields, schema fields, then their
+        own fields one level down, named by their parent (`filter[status]` for a query parameter's, else
+        `data.status`)."""
+        body = list(self.request_body.fields) if self.request_body else []
+        response = [f for r in self.responses if r.success for f in r.fields]
+        top = [*self.parameters, *body, *response, *self.schema_fields]
+        def named(parent: FieldFacts, child: FieldFacts) -> str:
+            return f"{parent.name}[{child.name}]" if parent.location == "query" else f"{parent.name}.{child.name}"
+
+        nested = [replace(child, location=parent.location, name=named(parent, child))
+                  for parent in top for child in parent.fields]
+        return top + nested
 
     def with_version(self, doc_version: str, api_version: str = "") -> Chunk:
         """Return this chunk tagged with the document version it belongs to (id prefixed) and the label of

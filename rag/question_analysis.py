@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
@@ -159,6 +159,7 @@ def _ask_cues() -> dict[str, re.Pattern[str]]:
     }
 
 
+@lru_cache(maxsize=512)
 def asked_kinds(question: str) -> frozenset[str]:
     """The kinds of fact a question asks for (`ASK_KINDS`; the table `[asks]` of question_words.toml): "what's
     the biggest page_size" asks for a limit, "and how do I page through them?" for pagination."""

@@ -10,6 +10,7 @@ from typing import Any
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH
 from rag.corpus.vocabulary import operation_words, readable_name
+from rag.facts import operation_label
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import question_methods
@@ -96,7 +97,7 @@ def is_follow_up(
 def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:
     """The operation the conversation is about: the first indexed operation (`METHOD /path`) the last answer
     names, else the last question; a turn may also name it by structural id (`subject`)."""
-    by_label = {f"{c.method.upper()} {c.path}".lower(): c for c in reversed(operations) if c.method and c.path}
+    by_label = {operation_label(c).lower(): c for c in reversed(operations) if c.method and c.path}
     by_id = {c.covers[0]: c for c in operations if c.covers}
     recent = [m for m in recent_history(list(history)) if m.get("content")]
     last_user = max((i for i, m in enumerate(recent) if m.get("role") == "user"), default=None)
@@ -116,9 +117,7 @@ def conversation_subject(history: Sequence[Mapping[str, str]], operations: Seque
 def field_words(operation: Chunk) -> frozenset[str]:
     """The words of an operation's parameter, body and response field names (one level down too), singular and
     plural: what a follow-up about the operation may name (`email` of a candidates filter)."""
-    body = operation.request_body.fields if operation.request_body else ()
-    top = [*operation.parameters, *body, *(f for r in operation.responses if r.success for f in r.fields)]
-    names = [field.name for field in top] + [child.name for field in top for child in field.fields]
+    names = [field.name for field in operation.every_field()]
     words = {word for name in names for word in re.findall(r"[a-z0-9]+", readable_name(name).lower())}
     return frozenset(words | {f"{word}s" for word in words})
 
@@ -148,7 +147,7 @@ def with_subject(query: Query, subject: Chunk) -> Query:
     own_methods = question_methods(query.focus)
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
-    said = subject.path if other_action else f"{subject.method.upper()} {subject.path}" + (f" {words}" if words else "")
+    said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     keeps = not (other_action or is_elliptical(query.asked))
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=keeps)
 
@@ -175,7 +174,7 @@ def rewrite_query(
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")
         return Rewrite(Query(question))
     assert history is not None
-    about = f"; subject: {subject.method.upper()} {subject.path}" if subject is not None else ""
+    about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
         return Rewrite(offline_rewrite(question, history, subject), "offline", f"follow-up rewritten offline{about}")
     from rag.llm.base import ChatMessage

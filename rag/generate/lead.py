@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from rag.chunk import Chunk, FieldFacts
 from rag.corpus.profile import is_lookup_operation
+from rag.corpus.vocabulary import schema_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.context import ContextBlock
 from rag.generate.named import (
     field_classes,
-    fields_of,
     name_parts,
     named_fields,
     names_the_operation,
@@ -268,7 +268,7 @@ def _schema_asked(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
 
 
 def _schema_name(chunk: Chunk) -> str:
-    return chunk.covers[0].rsplit(".", 1)[-1] if chunk.covers else chunk.title
+    return (schema_name(chunk.covers[0]) if chunk.covers else "") or chunk.title
 
 
 ANCHOR_BLOCKS = 3
@@ -319,7 +319,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     elif "response" in asks and (returned := _returns(chunk)):
         sentence = f"{label} returns {returned}"
         stated.add("returns")
-    elif "deprecated" in asks and (old := [f for f in fields_of(chunk) if f.deprecated and "." not in f.name]):
+    elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated |= {f.name for f in old[:4]}
     elif query.analysis.yes_no and fields and fields[0].location:
@@ -354,7 +354,7 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
         return True
     named = name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))
     return bool(named & question_words(query.focus)) or any(
-        spells_field(f.name, query.focus) for f in fields_of(chunk))
+        spells_field(f.name, query.focus) for f in chunk.every_field())
 
 
 def _with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import FieldFacts
 from rag.corpus.vocabulary import readable_name
 from rag.generate.context import ContextBlock
 
@@ -51,21 +50,6 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
     return bool(words & question_words(question))
 
 
-def fields_of(chunk: Chunk) -> list[FieldFacts]:
-    """Every typed field of a chunk: parameters, request body fields, success response fields, schema fields,
-    then their own fields one level down, named by their parent (`filter[status]`, `data.status`)."""
-    body = list(chunk.request_body.fields) if chunk.request_body else []
-    response = [f for r in chunk.responses if r.success for f in r.fields]
-    top = [*chunk.parameters, *body, *response, *chunk.schema_fields]
-    nested = [
-        replace(child, location=parent.location,
-                name=f"{parent.name}[{child.name}]" if parent.location == "query" else f"{parent.name}.{child.name}")
-        for parent in top
-        for child in parent.fields
-    ]
-    return top + nested
-
-
 def spells_field(name: str, question: str) -> bool:
     """Whether the question spells a field's name: as written (`page_size`, `filter[status]`'s `status`) or in
     words (`page size`, `expiresIn` as "expires in")."""
@@ -86,7 +70,7 @@ def field_classes(
     words = question_words(question)
     exact, partial, by_description = [], [], []
     for block in blocks:
-        for field in fields_of(block.chunk):
+        for field in block.chunk.every_field():
             entry = (block, field)
             if spells_field(field.name, question):
                 exact.append(entry)
