@@ -143,7 +143,7 @@ def _write_of(focus: str, text: str) -> WriteRequest | None:
 
 ASK_KINDS = (
     "auth", "default", "limit", "allowed_values", "required", "response", "pagination", "header", "deprecated",
-    "how_to", "which_apis",
+    "how_to", "which_apis", "endpoint",
 )
 
 
@@ -165,6 +165,13 @@ def asked_kinds(question: str) -> frozenset[str]:
     the biggest page_size" asks for a limit, "and how do I page through them?" for pagination."""
     text = question.replace("’", "'")
     return frozenset(kind for kind, cue in _ask_cues().items() if cue.search(text))
+
+
+def asked_cues(question: str, kind: str) -> tuple[str, ...]:
+    """The words of a question that ask for `kind` (`ASK_KINDS`): "api key" of "How do I create a new API key?"."""
+    if kind not in ASK_KINDS:
+        raise ValueError(f"ask kind {kind!r} is not allowed; allowed: {', '.join(ASK_KINDS)}")
+    return tuple(match.group(0).lower() for match in _ask_cues()[kind].finditer(question.replace("’", "'")))
 
 
 def is_yes_no(question: str) -> bool:

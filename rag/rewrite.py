@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import METHOD_PATH
-from rag.corpus.vocabulary import operation_words, readable_name
+from rag.corpus.vocabulary import function_words, normalize_term, operation_words, readable_name, word_forms
 from rag.facts import operation_label
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
@@ -139,6 +139,10 @@ def offline_rewrite(question: str, history: Sequence[dict[str, str]], subject: C
     return Query(question.strip(), previous=context)
 
 
+# "the same for time off requests": what an elliptical follow-up names instead is a short noun phrase.
+MAX_OBJECT_WORDS = 4
+
+
 def with_subject(query: Query, subject: Chunk) -> Query:
     """The query about the conversation's subject operation. It keeps the subject as what it asks about when
     it names nothing of its own ("and how do I page through them?"); not when it asks the earlier request again
@@ -147,9 +151,23 @@ def with_subject(query: Query, subject: Chunk) -> Query:
     own_methods = question_methods(query.focus)
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
+    named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
+    if named and len(named.split()) <= MAX_OBJECT_WORDS and not _ANAPHOR.search(named):
+        # "the same for calls?" after listing messages asks "list calls": the earlier action, of what it names now
+        # (not "what about just the ones of one customer?", which narrows the earlier request down).
+        action = _without_resource(words, subject)
+        return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
+                       subject_words="", keeps_subject=False)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
-    keeps = not (other_action or is_elliptical(query.asked))
-    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=keeps)
+    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
+
+
+def _without_resource(text: str, subject: Chunk) -> str:
+    """`text` without English's own words and the words that name the subject's resources ("list the
+    messages" → "list")."""
+    named = {normalize_term(word) for segment in resource_segments(subject.path) for word in segment_words(segment)}
+    kept = [word.strip("?,.!;:'\"") for word in text.split()]
+    return " ".join(word for word in kept if word.lower() not in function_words() and not word_forms(word) & named)
 
 
 def rewrite_query(

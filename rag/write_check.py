@@ -49,8 +49,9 @@ def write_target(method: str, path: str) -> tuple[str, frozenset[str]]:
     in a write verb is that write on the segment before it (`POST /words/delete` deletes words, `POST
     /joke/tags/add` adds tags); any other operation acts on its path's resource with its own method."""
     segments = resource_segments(path)
-    action = segments[-1].lower() if len(segments) >= 2 and method in ("post", "put") else ""
-    performs = write_verbs().get(action)
+    # The segment's last word: `/messages/bulk-delete` deletes messages as `/words/delete` deletes words.
+    words = segment_words(segments[-1]) if len(segments) >= 2 and method in ("post", "put") else []
+    performs = write_verbs().get(words[-1].lower()) if words else None
     if performs:
         return resource_of("/" + "/".join(segments[:-1])), frozenset(performs)
     return resource_of(path), frozenset({method})

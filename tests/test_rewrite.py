@@ -49,6 +49,8 @@ def test_a_paging_follow_up_keeps_the_subject_and_another_action_does_not() -> N
     same = rewrite_query("the same for files?", history, topics=frozenset({"files", "folders"}),
                          operations=OPERATIONS).query
     assert same.subject and not same.keeps_subject
+    # It asks the earlier action of what it names now; the earlier question's resource is not searched for.
+    assert same.focus == same.standalone == "List files"
 
 
 def test_a_field_of_the_subject_named_by_a_question_pointing_back_is_no_new_topic() -> None:

@@ -25,6 +25,7 @@ from rag.generate.named import (
     name_parts,
     named_fields,
     names_the_operation,
+    path_words,
     question_words,
     spells_field,
 )
@@ -45,6 +46,8 @@ from rag.generate.said import (
 )
 from rag.names import name_phrases
 from rag.query import Query
+from rag.question_analysis import asked_cues
+from rag.write_check import write_target
 
 MAX_FIELDS = 8
 
@@ -280,8 +283,13 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
     ("and how do I remove one of them?": a DELETE) when the first does not."""
     operations = [block for block in blocks if is_operation(block)]
     methods = query.analysis.methods()
-    doing = [block for block in operations[:ANCHOR_BLOCKS] if block.chunk.method.lower() in methods]
+    doing = [block for block in operations[:ANCHOR_BLOCKS] if _performs(block.chunk) & methods]
     return (doing or operations or [None])[0]
+
+
+def _performs(chunk: Chunk) -> frozenset[str]:
+    """The methods an operation's effect amounts to (`POST /messages/bulk-delete` deletes)."""
+    return write_target(chunk.method.lower(), chunk.path or "")[1]
 
 
 def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: bool = False) -> Lead:
@@ -297,18 +305,15 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     label = operation_label(chunk)
     sentence = ""
     stated: set[str] = set()
-    fields = [f for b, f in named_fields(query.focus, [anchor])]
-    if asks & {"default", "limit", "allowed_values"} and fields:
-        # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values.
-        classes = field_classes(query.focus, [anchor])
-        wanted = next((c for c in (_with_asked_fact([f for _, f in found], asks) for found in classes) if c),
-                      fields[:1])
-        sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
-        stated |= {f.name for f in wanted[:2]}
+    clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
+                     if not f.deprecated or spells_field(f.name, query.focus)]
+    if asks & {"default", "limit", "allowed_values"} and (asked := _field_asked(query, anchor))[0]:
+        sentence, wanted = asked
+        stated |= {f.name for f in wanted}
     elif "pagination" in asks and (paging := _paging(anchor, blocks)) is not None:
         anchor, sentence, stated = paging
         chunk, label = anchor.chunk, operation_label(anchor.chunk)
-    elif "auth" in asks and chunk.security:
+    elif "auth" in asks and chunk.security and not _auth_names_the_resource(query, chunk):
         sentence = f"{label} uses {schemes_text(chunk.security)}"
     elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
@@ -316,18 +321,19 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     elif "required" in asks and (required := _required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated |= {f.name for f in required}
-    elif "response" in asks and (returned := _returns(chunk)):
+    elif "response" in asks and "endpoint" not in asks and (returned := _returns(chunk)):
         sentence = f"{label} returns {returned}"
         stated.add("returns")
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated |= {f.name for f in old[:4]}
-    elif query.analysis.yes_no and fields and fields[0].location:
-        field = fields[0]
-        sentence = f"Yes: {label} takes the `{field.name}` {field.location} parameter" + (
+    elif query.analysis.yes_no and clearly_named:
+        field = clearly_named[0]
+        kind = f"{field.location} parameter" if field.location else "field"
+        sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
             f" ({field.description.rstrip('.')})" if field.description else "")
         stated.add(field.name)
-    if not sentence and (spelt := [f for f in fields if spells_field(f.name, query.focus)]):
+    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]]):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated |= {f.name for f in spelt[:2]}
     runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
@@ -340,8 +346,6 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
-    clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
-                     if not f.deprecated or spells_field(f.name, query.focus)]
     return Lead(cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))
 
 
@@ -350,11 +354,50 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     asks, or the question shares a word with its path, what it does or a field it spells out (an operation
     below a better-ranked guide or schema leads only then)."""
     chunk = anchor.chunk
-    if anchor is blocks[0] or chunk.method.lower() in query.analysis.methods():
+    if anchor is blocks[0] or _performs(chunk) & query.analysis.methods():
         return True
     named = name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))
     return bool(named & question_words(query.focus)) or any(
         spells_field(f.name, query.focus) for f in chunk.every_field())
+
+
+def _field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFacts]]:
+    """"In POST /queues, `MaxSize` (integer) — The maximum number of calls …": the fields the question names
+    most clearly that carry the asked kind of fact (a default, a limit, allowed values), else the field it
+    names most clearly, with its description (which may state the fact in words); naming none, the page size
+    of an operation that pages ("how many can I get per request?") or the one field that carries the fact.
+    ("", []) when the operation has no such field."""
+    asks = query.analysis.asks
+    exact, partial, by_path, by_description = ([f for _, f in found] for found in field_classes(query.focus, [anchor]))
+    # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
+    # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too.
+    wanted = next((found for found in (_with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
+    wanted = wanted or (exact or partial)[:1] or _unnamed_field(anchor.chunk, asks) or _with_asked_fact(
+        by_description, asks)
+    if not wanted:
+        return "", []
+    text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
+    return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
+    """The field a question naming none asks about: the page size of an operation that pages, for a limit;
+    else the one input (not a path parameter) that carries the asked kind of fact."""
+    inputs = [f for f in chunk.parameters if f.location != "path"] + list(
+        chunk.request_body.fields if chunk.request_body else ())
+    size = chunk.pagination.size if chunk.pagination else ""
+    if "limit" in asks and size:
+        return [f for f in inputs if f.name == size][:1]
+    carrying = _with_asked_fact(inputs, asks)
+    return carrying if len(carrying) == 1 else []
+
+
+def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:
+    """"How do I create a new API key?" of `POST /keys`: the words that read as an authentication question
+    name the operation's own resource, so the question is about the operation, not about how to authenticate."""
+    cues = asked_cues(query.focus, "auth")
+    resource = path_words(chunk.path)
+    return bool(cues) and all(question_words(cue) & resource for cue in cues)
 
 
 def _with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
@@ -435,8 +478,8 @@ def _operation_detail(anchor: ContextBlock, stated: set[str], asked: Sequence[Fi
     body = chunk.request_body
     if body is not None:
         must = [f"`{f.name}`" for f in body.fields if f.required and f.name not in stated][:6]
-        schema = f"`{body.schema}`" if body.schema else "a body"
-        parts.append(f"Body {schema}" + (f" (required: {', '.join(must)})" if must else ""))
+        body_is = f"Body `{body.schema}`" if body.schema else "Takes a request body"
+        parts.append(body_is + (f" (required: {', '.join(must)})" if must else ""))
     if "returns" not in stated and (returned := _returns(chunk)):
         parts.append(f"Returns {returned}")
     return cited(". ".join(parts), anchor) if parts else ""

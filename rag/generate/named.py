@@ -7,10 +7,11 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
-from rag.corpus.vocabulary import readable_name
+from rag.corpus.vocabulary import function_words, readable_name
 from rag.generate.context import ContextBlock
 
 _WORD = re.compile(r"[a-z0-9]+")
+_PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 def question_words(question: str) -> set[str]:
@@ -40,14 +41,7 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
     if chunk.path.lower() in question.lower():
         return True
     skipped = {chunk.api.lower(), "unified", "auth", "authenticate", "authentication", "authorize", "login"}
-    words = {
-        singular(word)
-        for segment in chunk.path.lower().split("/")
-        if segment and not segment.startswith("{") and segment not in skipped
-        for word in re.split(r"[_\-.]+", segment)
-        if len(word) > 2 and word not in skipped
-    }
-    return bool(words & question_words(question))
+    return bool((path_words(chunk.path) - {singular(word) for word in skipped}) & question_words(question))
 
 
 def spells_field(name: str, question: str) -> bool:
@@ -55,38 +49,73 @@ def spells_field(name: str, question: str) -> bool:
     words (`page size`, `expiresIn` as "expires in")."""
     own = name.rsplit(".", 1)[-1].rsplit("[", 1)[-1].rstrip("]").lower()
     lowered = question.lower()
+    if own in function_words():
+        # `To`, `from`, `next`: a name that is one of English's own words is spelt only when quoted as code.
+        return f"`{own}`" in lowered
     if re.search(rf"(?<![\w-]){re.escape(own)}(?![\w-])", lowered):
         return True
     words = readable_name(own).lower()
     return " " in words and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", lowered) is not None
 
 
+def path_words(path: str) -> set[str]:
+    """The words of a path's resource segments (`/calls/{CallSid}/recordings` → call, recording)."""
+    return {
+        singular(word)
+        for segment in path.lower().split("/")
+        for word in _WORD.findall(_PARAMETER.sub(" ", segment))
+        if len(word) > 2
+    }
+
+
+def shares_a_word(parts: set[str], words: set[str]) -> set[str]:
+    """The words of `words` a name's parts share: the same word, the same first five letters, or the same word
+    inflected (`Muted` ← "mute": one is the other and at most two letters more)."""
+    return (parts & words) | {
+        w
+        for p in parts
+        for w in words
+        if (min(len(p), len(w)) >= 5 and p[:5] == w[:5])
+        or (min(len(p), len(w)) >= 4 and abs(len(p) - len(w)) <= 2 and (p.startswith(w) or w.startswith(p)))
+    }
+
+
 def field_classes(
     question: str, blocks: Sequence[ContextBlock], described: bool = True
 ) -> tuple[list[tuple[ContextBlock, FieldFacts]], ...]:
-    """The fields the question names, in three classes: names spelt out (`page_size`, "page size"; the longest
-    first within a block), names sharing a word with the question (`expires_in` ← "expiry"), and (`described`)
-    fields whose description shares two words with it."""
+    """The fields the question names, in four classes: names spelt out (`page_size`, "page size"; the longest
+    first within a block), names sharing a word with the question (`expires_in` ← "expiry"), names sharing
+    only a word of the operation's path (`ConferenceSid` ← "a conference call": the question names the resource,
+    not the field), and (`described`) fields whose description shares two words with it."""
     words = question_words(question)
-    exact, partial, by_description = [], [], []
+    exact, partial, by_path, by_description = [], [], [], []
     for block in blocks:
+        resource_words = path_words(block.chunk.path or "")
         for field in block.chunk.every_field():
             entry = (block, field)
-            if spells_field(field.name, question):
-                exact.append(entry)
-                continue
             parts = name_parts(field.name)
-            if parts & words or any(p[:5] == w[:5] for p in parts for w in words if min(len(p), len(w)) >= 5):
+            if spells_field(field.name, question):
+                # `calls` of "list calls" on GET /calls: the question names the resource, not the field.
+                quoted = f"`{field.name.lower()}`" in question.lower()
+                (by_path if parts and parts <= resource_words and not quoted else exact).append(entry)
+                continue
+            shared = shares_a_word(parts, words)
+            # A path parameter identifies the resource the path names; naming the resource does not ask for it.
+            if shared and not shared <= resource_words and field.location != "path":
                 partial.append(entry)
+            elif shared:
+                by_path.append(entry)
             elif described and len(words & question_words(field.description)) >= 2:
                 by_description.append(entry)
     # The longest name spelt wins ("page size" names `page_size` more than `page`); a field not deprecated first.
     exact.sort(key=lambda entry: (entry[0].number, -len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))
-    return exact, partial, by_description
+    return exact, partial, by_path, by_description
 
 
 def named_fields(
     question: str, blocks: Sequence[ContextBlock], described: bool = True
 ) -> list[tuple[ContextBlock, FieldFacts]]:
-    """The fields the question names most clearly: the first non-empty class of `field_classes`."""
-    return next((found for found in field_classes(question, blocks, described) if found), [])
+    """The fields the question names most clearly: the first non-empty class of `field_classes`; without
+    `described`, only names spelt out or sharing a word the path does not explain."""
+    classes = field_classes(question, blocks, described)
+    return next((found for found in (classes if described else classes[:2]) if found), [])

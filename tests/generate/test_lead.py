@@ -390,3 +390,68 @@ def test_the_operation_to_use_is_said_with_the_first_sentence_of_its_description
     assert lead("How do I start a connect session?", replace(described, description="Create Connect Session.")) == (
         "Use POST /connect_sessions (Create Connect Session). [1]"
     )
+
+
+# An operation of a spec without prose (no summary, no description), as generated specs have them.
+QUEUE_SIZE = FieldFacts("MaxSize", "integer", description="The maximum number of calls allowed to be in the queue. "
+                        "The default is 1000. The maximum is 5000.")
+ACCOUNT_SID = FieldFacts("account_sid", "string", description="The SID of the Account that created this Queue resource",
+                         facts=(("Min length", "34"), ("Max length", "34")))
+QUEUES = make_chunk(
+    "phone.paths./Accounts/{AccountSid}/Queues.json.post", "POST /Accounts/{AccountSid}/Queues.json", kind="operation",
+    method="post", path="/Accounts/{AccountSid}/Queues.json", operation_id="CreateQueue",
+    parameters=(FieldFacts("AccountSid", "string", "path", ("required",)),),
+    request_body=RequestBodyFacts(("application/x-www-form-urlencoded",), True, "",
+                                  fields=(FieldFacts("FriendlyName", "string", flags=("required",)), QUEUE_SIZE)),
+    responses=(ResponseFacts("201", "queue", success=True, fields=(ACCOUNT_SID,)),),
+)
+PARTICIPANT = make_chunk(
+    "phone.paths./Conferences/{ConferenceSid}/Participants/{CallSid}.json.post",
+    "POST /Conferences/{ConferenceSid}/Participants/{CallSid}.json", kind="operation", method="post",
+    path="/Conferences/{ConferenceSid}/Participants/{CallSid}.json", operation_id="UpdateParticipant",
+    parameters=(FieldFacts("ConferenceSid", "string", "path", ("required",), "The SID of the conference"),
+                FieldFacts("CallSid", "string", "path", ("required",), "The Call SID of the participant")),
+    request_body=RequestBodyFacts(("application/x-www-form-urlencoded",), False, "",
+                                  fields=(FieldFacts("Muted", "boolean", description="Whether to mute the participant"),
+                                          FieldFacts("EndConferenceOnExit", "boolean"))),
+)
+KEYS = make_chunk(
+    "phone.paths./Keys.json.post", "POST /Keys.json", kind="operation", method="post", path="/Keys.json",
+    operation_id="CreateNewKey", security=(BASIC,),
+)
+MESSAGES = make_chunk(
+    "phone.paths./Messages.json.get", "GET /Messages.json", kind="operation", method="get", path="/Messages.json",
+    operation_id="ListMessage",
+    parameters=(FieldFacts("To", "string", "query", description="Filter by recipient"),
+                FieldFacts("DateSent", "string", "query", description="Filter by the date sent")),
+    responses=(ResponseFacts("200", "page", success=True, fields=(FieldFacts("messages", "array"),)),),
+)
+
+
+def test_a_limit_question_names_the_field_by_its_words_and_its_description_states_the_limit() -> None:
+    # `MaxSize` carries no typed maximum; its description says it. A field described in similar words but
+    # named otherwise (`account_sid`, whose length is limited) is not what is asked.
+    found = lead("what's the max number of callers a queue can hold?", QUEUES)
+    assert found.startswith("In POST /Accounts/{AccountSid}/Queues.json, `MaxSize` (integer) — The maximum number")
+    assert "account_sid" not in found
+
+
+def test_a_path_parameter_is_not_what_a_question_naming_its_resource_asks_for() -> None:
+    found = lead_for("Can I mute someone in a conference call?", build_context(retrieved(PARTICIPANT), 4000))
+    assert "takes the `Muted` field (Whether to mute the participant)" in found.sentence
+    assert "ConferenceSid` path parameter" not in found.sentence
+
+
+def test_an_api_key_that_is_the_operation_s_resource_is_no_authentication_question() -> None:
+    assert lead("How do I create a new API key?", KEYS).startswith("Use POST /Keys.json")
+    assert lead("How do I authenticate when I create a key?", KEYS).startswith("POST /Keys.json uses HTTP Basic")
+
+
+def test_a_question_for_the_call_to_make_gets_the_operation_not_its_response_and_english_words_are_no_fields() -> None:
+    # "which call returns them" asks for the operation; "to" in "I need to see" does not name the `To` parameter.
+    found = lead_for("I need to see all the texts we sent last week, which call returns them?",
+                     build_context(retrieved(MESSAGES), 4000))
+    assert found.sentence.startswith("Use GET /Messages.json")
+    assert "`To`" not in found.detail and "`DateSent`" in found.detail
+    # Naming the resource ("messages") names no field of it either.
+    assert "`messages`" not in lead("list messages", MESSAGES).splitlines()[0]
