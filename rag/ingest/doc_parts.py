@@ -178,21 +178,12 @@ def section_chunks(api: str, source: str, sections: Sequence[DocSection]) -> lis
         local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
         if not section.has_text and _introduces_only(sections, index):
             continue
-        for number, part in enumerate(section.parts, 1):
-            chunks.append(
-                make_doc_chunk(
-                    api=api,
-                    source=source,
-                    local_id=local_id,
-                    title=section.title,
-                    section_path=section.section_path,
-                    depth=section.depth,
-                    body=part.body,
-                    part=number,
-                    parts=len(section.parts),
-                    has_code=part.has_code,
-                )
-            )
+        chunks.extend(
+            make_doc_chunk(api=api, source=source, local_id=local_id, title=section.title,
+                           section_path=section.section_path, depth=section.depth, body=part.body, part=number,
+                           parts=len(section.parts), has_code=part.has_code)
+            for number, part in enumerate(section.parts, 1)
+        )
     return chunks
 
 
