@@ -116,11 +116,10 @@ if blind is not None:
         st.caption(f"Questions nobody on the team has read. From {tables.md_escape(str(blind.path))}.")
 if suite_warning:
     st.warning(suite_warning)
-if suite:
-    with st.expander(f"Evaluation suite (the team's own sets) — latest table "
-                     f"({tables.md_escape(str(suite.get('created', '')))})",
+if suite is not None:
+    with st.expander(f"Evaluation suite (the team's own sets) — latest table ({tables.md_escape(suite.created)})",
                      expanded=False, icon=":material/table_chart:"):
-        suite_metric = st.selectbox("Suite metric", list(eval_frames.SUITE_METRICS),
+        suite_metric = st.selectbox("Suite metric", list(SUITE_LABELS),
                                     format_func=SUITE_LABELS.get, key="suite_metric")
         suite_table = eval_frames.suite_frame(suite, suite_metric)
         st.dataframe(suite_table, hide_index=True, width="stretch", key="suite_table", placeholder=ui.MISSING,
@@ -128,9 +127,9 @@ if suite:
                      column_config={"set": st.column_config.TextColumn("set", width="medium", pinned=True),
                                     "full beats C2": st.column_config.TextColumn("full beats C2", width="small"),
                                     **{config: st.column_config.NumberColumn(config, format="%.3f")
-                                       for config in suite.get("configs") or []}})
-        st.caption(f"k = {suite.get('k', '?')} · one row per question set with its role; the last row averages the "
-                   "validation sets. From " + tables.md_escape(str(saved_runs.suite_path(root))))
+                                       for config in suite.configs}})
+        st.caption(f"k = {suite.k if suite.k is not None else '?'} · one row per question set with its role; the "
+                   "last row averages the validation sets. From " + tables.md_escape(str(saved_runs.suite_path(root))))
 
 # ---------------------------------------------------------------------- choose runs
 options = [str(path) for path in paths]
@@ -239,7 +238,7 @@ st.subheader("Per question", anchor=False)
 a, b, c = st.columns(3)
 label_options = list(dict.fromkeys(questions["label"]))
 category_options = sorted(dict.fromkeys(questions["category"]))
-failure_options = [f for f in [saved_runs.OK_LABEL, *eval_frames.FAILURE_LABELS] if f in set(questions["failure"])]
+failure_options = [f for f in saved_runs.FAILURE_ORDER if f in set(questions["failure"])]
 for key, present in (("filter_configs", label_options), ("filter_categories", category_options),
                      ("filter_failures", failure_options)):
     widget_state.valid_choices(key, present)

@@ -5,23 +5,19 @@ request a page leaves for the home page ("re-run this question")."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag.config import Config
 from rag.query import ANSWER_EXCERPT, REGARDING
 from rag.results import AnswerResult
-from rag.runner import ConfigEvent, Engine
+from rag.runner import Engine
 
 RERUN_KEY = "rerun_request"
 ASK_TEXT_KEY = "ask_text"  # the question box
 PENDING_KEY = "ask_pending"  # a question accepted by the box or an example, asked on this run
 REFUSED_KEY = "ask_refused"  # why the typed question was refused (the text stays in the box)
-
-
-# A piece of progress from one configuration: streamed answer text, or its finished result.
-LiveEvent = ConfigEvent
 
 
 @dataclass
@@ -85,21 +81,6 @@ def conversation_history(turns: Sequence[Turn], config: str | None = None) -> li
     return messages
 
 
-def ask_live(
-    engine: Engine,
-    question: str,
-    configs: Sequence[Config],
-    history: Sequence[Mapping[str, str]] | Mapping[str, Sequence[Mapping[str, str]]] | None = None,
-    retrieval_only: bool = False,
-    stream: bool = True,
-    use_cache: bool = True,
-) -> Iterator[LiveEvent]:
-    """Every config at once through `Engine.stream_many`: streamed text and each result as soon as it is
-    ready (a repeated question's stored result at once, marked `cached`). Streamlit calls stay in the caller's
-    thread (the engine's workers only queue events)."""
-    return engine.stream_many(question, configs, history, retrieval_only, stream, use_cache)
-
-
 def conversation_histories(turns: Sequence[Turn], configs: Sequence[Config]) -> dict[str, list[dict[str, str]]]:
     """Each configuration's own conversation so far (`conversation_history` per configuration)."""
     return {config.name: conversation_history(turns, config.name) for config in configs}
@@ -123,7 +104,7 @@ def stream_turn(
     started = time.perf_counter()
     streamed: dict[str, str] = {}
     finished: dict[str, AnswerResult] = {}
-    for event in ask_live(engine, question, configs, history, retrieval_only):
+    for event in engine.stream_many(question, configs, history, retrieval_only):
         if event.kind == "token":
             streamed[event.config] = streamed.get(event.config, "") + event.text
             on_text(event.config, streamed[event.config])
@@ -143,8 +124,8 @@ def ask_all(
     retrieval_only: bool = False,
     use_cache: bool = True,
 ) -> list[AnswerResult]:
-    """Every config's result in config order (no streaming): the non-interactive form of `ask_live`."""
-    events = ask_live(engine, question, configs, history, retrieval_only, False, use_cache)
+    """Every config's result in config order (no streaming): the non-interactive form of `stream_turn`."""
+    events = engine.stream_many(question, configs, history, retrieval_only, stream=False, use_cache=use_cache)
     found = {e.config: e.result for e in events}
     return [found[c.name] for c in configs if found.get(c.name) is not None]  # type: ignore[misc]
 

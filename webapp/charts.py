@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from rag.evaluate.metrics import metric_label
-from rag.evaluate.saved_runs import OK_LABEL
+from rag.evaluate.saved_runs import OK_LABEL, failure_order
 from rag.results import AnswerResult
-from webapp.eval_frames import CHART_METRICS, FAILURE_LABELS, FALLBACK_SUFFIX, metric_unit
+from webapp.eval_frames import CHART_METRICS, FALLBACK_SUFFIX, metric_unit
 from webapp.tables import STAGE_ORDER
 
 TEMPLATE = "plotly_white"
@@ -284,7 +284,7 @@ def failure_bars(questions: pd.DataFrame) -> go.Figure:
     x = "config" if several else "label"
     keys = ["run", x, "failure"] if several else [x, "failure"]
     counts = questions.groupby(keys, sort=False).size().reset_index(name="count")
-    order = [OK_LABEL, *FAILURE_LABELS, *sorted(set(counts["failure"]) - {OK_LABEL, *FAILURE_LABELS})]
+    order = failure_order(counts["failure"])
     figure = px.bar(
         counts,
         x=x,

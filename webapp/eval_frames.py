@@ -1,32 +1,23 @@
 """The evaluation page's tables: saved runs (`rag.evaluate.saved_runs`), the suite table and the blinded sets'
 table turned into the DataFrames its tables and charts draw, with the labels and captions they show (pure
-functions; tolerant of partly written runs).
+functions). What the runs and tables say (numbers, ranks, failure labels) is read by `rag.evaluate`; this module
+only lays it out.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from rag.evaluate.metrics import first_relevant_rank, metric_label
+from rag.evaluate.metrics import metric_label
 from rag.evaluate.roles import VALIDATION, run_role
-from rag.evaluate.saved_runs import SavedRun, failure_of, hit_metric
+from rag.evaluate.saved_runs import SavedRun, SuiteTable, finite_number, hit_metric, record_outcome
 from rag.evaluate.suite import SUITE_LABELS
 from rag.evaluate.verdict import BLIND_METRICS, BlindTable
 
-# The failure labels in the order the page lists and stacks them (the evaluation package's labels).
-FAILURE_LABELS: tuple[str, ...] = (
-    "error",
-    "retrieval_miss",
-    "ranked_low",
-    "generation_miss",
-    "wrong_abstention",
-    "false_answer",
-)
 CHART_METRICS: tuple[str, ...] = (
     "hit@5",
     "mrr",
@@ -53,20 +44,7 @@ SUMMARY_METRICS: tuple[str, ...] = (
 )
 _HIT = re.compile(r"^hit@(\d+)$")
 FALLBACK_SUFFIX = " (fallback)"
-SUITE_METRICS: tuple[str, ...] = tuple(SUITE_LABELS)
-
-
-def _covers(chunk: Mapping[str, Any]) -> list[str]:
-    covers = chunk.get("covers") or []
-    return [str(c) for c in covers] if isinstance(covers, list) else []
-
-
-def _relevant_rank(record: Mapping[str, Any]) -> int | None:
-    """Rank (1-based) of the first retrieved chunk covering a relevant id; None when none does."""
-    chunks = record.get("retrieved_chunks") or []
-    covers = [_covers(chunk) if isinstance(chunk, Mapping) else [] for chunk in chunks]
-    return first_relevant_rank(covers, record.get("relevant_ids") or [])
-
+ANSWER_CHARS = 200  # how much of an answer the questions table shows
 
 METRIC_UNITS: dict[str, str] = {
     "mrr": "0–1, 1 = first",
@@ -91,29 +69,12 @@ def config_label(run: SavedRun, config: str, runs: Sequence[SavedRun]) -> str:
     return label + FALLBACK_SUFFIX if config in run.fell_back else label
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return None if math.isnan(number) or math.isinf(number) else number
-
-
-def _metric_value(metric: str, value: Any) -> float | None:
-    """A metric as a number; the reranker lift may be a summary dict (its `mean_gain` is the lift)."""
-    if metric == "reranker_lift" and isinstance(value, Mapping):
-        return _number(value.get("mean_gain", value.get("lift")))
-    return _number(value)
-
-
 def metrics_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
-    """Long table: run, config, label, metric, value (numbers only; by_category left out)."""
+    """Long table: run, config, label, metric, value (each configuration's `SavedRun.headline` numbers)."""
     rows: list[dict[str, Any]] = []
     for run in runs:
-        for config, metrics in run.metrics.items():
-            for metric, value in metrics.items():
-                number = _metric_value(metric, value)
-                if metric == "by_category" or number is None:
-                    continue
+        for config in run.metrics:
+            for metric, number in run.headline(config).items():
                 rows.append(
                     {
                         "run": run.name,
@@ -151,14 +112,11 @@ def category_frame(runs: Sequence[SavedRun], metric: str) -> pd.DataFrame:
     """Long table: label, category, value of one metric per category and configuration."""
     rows: list[dict[str, Any]] = []
     for run in runs:
-        for config, metrics in run.metrics.items():
-            by_category = metrics.get("by_category")
-            if not isinstance(by_category, dict):
-                continue
-            for category, values in by_category.items():
-                number = _number(values.get(metric)) if isinstance(values, dict) else None
-                if number is not None:
-                    rows.append({"label": config_label(run, config, runs), "category": str(category), "value": number})
+        for config in run.metrics:
+            for category, values in run.by_category(config).items():
+                if metric in values:
+                    rows.append({"label": config_label(run, config, runs), "category": category,
+                                 "value": values[metric]})
     return pd.DataFrame(rows, columns=["label", "category", "value"])
 
 
@@ -166,43 +124,38 @@ def category_metrics(runs: Sequence[SavedRun]) -> list[str]:
     """Metrics that appear in some configuration's by_category block (headline order first)."""
     found: list[str] = []
     for run in runs:
-        for metrics in run.metrics.values():
-            for values in (metrics.get("by_category") or {}).values():
-                if isinstance(values, dict):
-                    found.extend(k for k, v in values.items() if _number(v) is not None and k != "n")
+        for config in run.metrics:
+            for values in run.by_category(config).values():
+                found.extend(metric for metric in values if metric != "n")
     ordered = [m for m in SUMMARY_METRICS if m in found] + [m for m in found if m not in SUMMARY_METRICS]
     hit = hit_metric(runs)
     ordered = [hit if m == "hit@5" and hit in found else m for m in ordered]
     return list(dict.fromkeys(ordered))
 
 
-def _answer(record: Mapping[str, Any]) -> str:
-    return str(record.get("llm_answer") or record.get("answer") or "")
-
-
 def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
-    """One row per record: which run/config, the question, its category, failure label and outcome."""
+    """One row per record (its `rag.evaluate.saved_runs.RecordOutcome`): which run/config, the question, its
+    category, failure label and outcome."""
     rows: list[dict[str, Any]] = []
     for run in runs:
         for config, records in run.records.items():
             for position, record in enumerate(records):
-                retrieved = [c for c in record.get("retrieved_chunks") or [] if isinstance(c, Mapping)]
-                top = [(_covers(c) or [str(c.get("chunk_id", ""))])[0] for c in retrieved[:3]]
+                outcome = record_outcome(record)
                 rows.append(
                     {
                         "run": run.name,
                         "config": config,
                         "label": config_label(run, config, runs),
-                        "query_id": str(record.get("query_id", "")),
-                        "category": str(record.get("category") or "unknown"),
-                        "query": str(record.get("query", "")),
-                        "failure": failure_of(record),
-                        "abstained": bool(record.get("abstained")),
-                        "confidence": str(record.get("confidence") or ""),
-                        "relevant rank": _relevant_rank(record),
-                        "top retrieved": ", ".join(top),
-                        "answer": _answer(record)[:200],
-                        "total ms": _number(record.get("total_time_ms")),
+                        "query_id": outcome.query_id,
+                        "category": outcome.category,
+                        "query": outcome.query,
+                        "failure": outcome.failure,
+                        "abstained": outcome.abstained,
+                        "confidence": outcome.confidence,
+                        "relevant rank": outcome.relevant_rank,
+                        "top retrieved": ", ".join(outcome.top_retrieved),
+                        "answer": outcome.answer[:ANSWER_CHARS],
+                        "total ms": outcome.total_ms,
                         "_position": position,
                     }
                 )
@@ -256,7 +209,7 @@ def record_summary(record: Mapping[str, Any]) -> str:
     """`retrieval 12 ms · generation 340 ms · total 352 ms · tokens in 812 · out 96 · model …` for one record."""
 
     def number(key: str) -> float:
-        value = _number(record.get(key))
+        value = finite_number(record.get(key))
         return value if value is not None else 0.0
 
     return (
@@ -286,39 +239,25 @@ def run_caption(run: SavedRun) -> str:
     return " · ".join(parts)
 
 
-def suite_frame(suite: Mapping[str, Any], metric: str = "hit_rate") -> pd.DataFrame:
+def suite_frame(suite: SuiteTable, metric: str = "hit_rate") -> pd.DataFrame:
     """One row per question set (role, size, `metric` per configuration, whether full beats C2), then the macro
     average over the validation sets."""
-    if metric not in SUITE_METRICS:
-        raise ValueError(f"suite metric {metric!r} is not allowed; allowed: {', '.join(SUITE_METRICS)}")
-    configs = [str(c) for c in suite.get("configs") or []]
+    if metric not in SUITE_LABELS:
+        raise ValueError(f"suite metric {metric!r} is not allowed; allowed: {', '.join(SUITE_LABELS)}")
     rows: list[dict[str, Any]] = []
-    for item in suite.get("sets") or []:
-        if not isinstance(item, Mapping):
-            continue
-        metrics = item.get("metrics") if isinstance(item.get("metrics"), Mapping) else {}
-        row: dict[str, Any] = {
-            "set": str(item.get("name", "")),
-            "role": str(item.get("role", "")),
-            "questions": item.get("questions"),
-            "answerable": item.get("answerable"),
-            "out of scope": item.get("out_of_scope"),
-        }
-        for config in configs:
-            values = metrics.get(config) if isinstance(metrics.get(config), Mapping) else {}
-            row[config] = _number(values.get(metric))
-        beats = item.get("full_beats_c2")
+    for item in suite.sets:
+        row: dict[str, Any] = {"set": item.name, "role": item.role, "questions": item.questions,
+                               "answerable": item.answerable, "out of scope": item.out_of_scope}
+        row.update({config: item.value(config, metric) for config in suite.configs})
+        beats = item.full_beats_c2
         row["full beats C2"] = "yes" if beats is True else "no" if beats is False else ""
         rows.append(row)
-    macro = suite.get("macro_validation") if isinstance(suite.get("macro_validation"), Mapping) else {}
-    if macro:
+    if suite.macro_validation:
         row = {"set": "macro average", "role": VALIDATION, "questions": None, "answerable": None,
                "out of scope": None, "full beats C2": ""}
-        for config in configs:
-            values = macro.get(config) if isinstance(macro.get(config), Mapping) else {}
-            row[config] = _number(values.get(metric))
+        row.update({config: suite.macro(config, metric) for config in suite.configs})
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=["set", "role", "questions", "answerable", "out of scope", *configs,
+    frame = pd.DataFrame(rows, columns=["set", "role", "questions", "answerable", "out of scope", *suite.configs,
                                         "full beats C2"])
     for column in ("questions", "answerable", "out of scope"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
@@ -332,10 +271,9 @@ def blind_frame(table: BlindTable, metric: str = "hit@5") -> pd.DataFrame:
         raise ValueError(f"blinded-set metric {metric!r} is not allowed; allowed: {', '.join(BLIND_METRICS)}")
     configs = table.all_configs
     rows: list[dict[str, Any]] = []
-    for name, per_config in table.sets.items():
-        first = next(iter(per_config.values()), {})
-        row: dict[str, Any] = {"set": name, "answerable": first.get("answerable"),
-                               "out of scope": first.get("out_of_scope")}
+    for name in table.sets:
+        answerable, out_of_scope = table.question_counts(name)
+        row: dict[str, Any] = {"set": name, "answerable": answerable, "out of scope": out_of_scope}
         row.update({config: table.value(name, config, metric) for config in configs})
         rows.append(row)
     mean: dict[str, Any] = {"set": "mean over the sets", "answerable": None, "out of scope": None}

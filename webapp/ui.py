@@ -17,6 +17,7 @@ import streamlit as st
 from rag.chunk import Chunk
 from rag.config import Config
 from rag.errors import RagError
+from rag.evaluate.metrics import ERROR_LABEL, FAILURE_MEANINGS
 from rag.index.versions import chunk_totals
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
@@ -61,13 +62,6 @@ BADGES: tuple[tuple[str, str], ...] = (
                   "answered as the simpler configuration"),
     ("retrieval only", "no answer generated; the retrieved chunks are shown"),
     ("error", "this configuration failed; the others are unaffected"),
-)
-FAILURES: tuple[tuple[str, str], ...] = (
-    ("retrieval_miss", "no relevant chunk in the candidate pool"),
-    ("ranked_low", "a relevant chunk was in the pool but not among the chunks passed on"),
-    ("generation_miss", "relevant chunks were passed on but the answer misses required facts"),
-    ("wrong_abstention", "abstained on a question the docs answer"),
-    ("false_answer", "answered a question the docs do not answer"),
 )
 
 
@@ -188,7 +182,8 @@ def render_about() -> None:
         st.markdown("**Answer badges**")
         st.markdown("\n".join(f"- **{name}** — {text}" for name, text in BADGES))
         st.markdown("**Failure labels (evaluation)**")
-        st.markdown("\n".join(f"- `{name}` — {text}" for name, text in FAILURES))
+        st.markdown("\n".join(f"- `{name}` — {text}" for name, text in FAILURE_MEANINGS.items()
+                               if name != ERROR_LABEL))  # a failed configuration is the `error` badge above
         st.caption("Pages: Ask & compare (home) · Documents (upload, browse, delete) · Evaluation (saved runs).")
 
 

@@ -18,14 +18,19 @@ from statistics import mean, pstdev
 from typing import Any
 
 Record = Mapping[str, Any]
-FAILURE_LABELS: tuple[str, ...] = (
-    "error",
-    "wrong_abstention",
-    "false_answer",
-    "retrieval_miss",
-    "ranked_low",
-    "generation_miss",
-)
+BY_CATEGORY = "by_category"  # the key of `summarize`'s per-category figures
+ERROR_LABEL = "error"  # the failure label of a record whose configuration failed to run
+# Why a record failed (`failure_label`), in the order a question meets the stages: how the labels are listed
+# and stacked wherever they are shown.
+FAILURE_MEANINGS: dict[str, str] = {
+    ERROR_LABEL: "the configuration failed to run",
+    "retrieval_miss": "no relevant chunk in the candidate pool",
+    "ranked_low": "a relevant chunk was in the pool but not among the chunks passed on",
+    "generation_miss": "relevant chunks were passed on but the answer misses required facts",
+    "wrong_abstention": "abstained on a question the docs answer",
+    "false_answer": "answered a question the docs do not answer",
+}
+FAILURE_LABELS: tuple[str, ...] = tuple(FAILURE_MEANINGS)
 # How each metric key is named on screen and in the verdict.
 METRIC_LABELS: dict[str, str] = {
     "hit@5": "hit@5",
@@ -151,7 +156,7 @@ def failure_label(record: Record) -> str | None:
     `generation_miss` (relevant chunk passed on, an answer generated, required keywords missing).
     """
     if record.get("error"):
-        return "error"
+        return ERROR_LABEL
     answerable = bool(record.get("answerable", True))
     abstained = bool(record.get("abstained"))
     if not answerable:
@@ -169,6 +174,19 @@ def failure_label(record: Record) -> str | None:
         if recall is not None and recall < 1.0:
             return "generation_miss"
     return None
+
+
+def chunk_covers(chunk: Any) -> list[str]:
+    """A saved chunk's `covers` as strings (none when the chunk or its `covers` is not what a record holds)."""
+    covers = chunk.get("covers") if isinstance(chunk, Mapping) else None
+    return [str(c) for c in covers] if isinstance(covers, list) else []
+
+
+def relevant_rank(record: Record) -> int | None:
+    """Rank (1-based) of the first retrieved chunk that covers one of the record's `relevant_ids`; None when none
+    does. Read tolerantly (a hand-edited or older record's odd chunk counts as a chunk that covers nothing)."""
+    chunks = record.get("retrieved_chunks") or []
+    return first_relevant_rank([chunk_covers(chunk) for chunk in chunks], record.get("relevant_ids") or [])
 
 
 def rerank_ranks(record: Record) -> tuple[int, int] | None:
@@ -364,7 +382,7 @@ def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
     categories: dict[str, list[Record]] = {}
     for record in records:
         categories.setdefault(str(record.get("category") or "general"), []).append(record)
-    summary["by_category"] = {name: core_metrics(items, k) for name, items in sorted(categories.items())}
+    summary[BY_CATEGORY] = {name: core_metrics(items, k) for name, items in sorted(categories.items())}
     return summary
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rag.config import Config
-from rag.evaluate.metrics import failure_label, first_relevant_rank, keyword_recall
+from rag.evaluate.metrics import failure_label, keyword_recall, relevant_rank
 from rag.evaluate.questions import Question
 from rag.results import AnswerResult, RetrievedChunk
 
@@ -117,9 +117,7 @@ def build_record(
         "fallbacks": list(result.fallbacks),
         "error": error,
     }
-    record["first_relevant_rank"] = first_relevant_rank(
-        [chunk["covers"] for chunk in record["retrieved_chunks"]], question.relevant_ids
-    )
+    record["first_relevant_rank"] = relevant_rank(record)
     if answered:
         record["keyword_recall"] = keyword_recall(result.answer, question.required_keywords)
     record["failure"] = failure_label(record)

@@ -12,10 +12,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rag.errors import ConfigError
-from rag.evaluate.saved_runs import EVAL_DATA_DIR, SavedRun, eval_data_dir
+from rag.evaluate.saved_runs import EVAL_DATA_DIR, SavedRun, SuiteTable, eval_data_dir
 from rag.evaluate.suite import load_suite
 from rag.settings import PROJECT_ROOT
 
@@ -41,11 +40,11 @@ def run_role(run: SavedRun) -> str:
     return UNMARKED
 
 
-def suite_roles(suite_table: Mapping[str, Any] | None, default: Path | str | None = None) -> dict[str, str]:
+def suite_roles(suite_table: SuiteTable | None, default: Path | str | None = None) -> dict[str, str]:
     """Question file (resolved path, and `relative:` + its path relative to the suite's folder) → role, from the
     suite file the latest suite table names, else `default` (eval_data/suite.toml). Empty when there is none or it
     cannot be read."""
-    named = str((suite_table or {}).get("suite") or "")
+    named = suite_table.suite if suite_table is not None else ""
     path = Path(named) if named and Path(named).is_file() else Path(default or eval_data_dir() / "suite.toml")
     try:
         suite = load_suite(path, check_files=False)

@@ -10,6 +10,7 @@ A record holds one question's outcome for one configuration (see `rag.evaluate.r
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,16 +18,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag.evaluate.metrics import summarize_scorable
+from rag.evaluate.metrics import (
+    BY_CATEGORY,
+    ERROR_LABEL,
+    FAILURE_LABELS,
+    chunk_covers,
+    relevant_rank,
+    summarize_scorable,
+)
 from rag.evaluate.records import load_records
+from rag.evaluate.report import METRICS_FILE
 from rag.settings import PROJECT_ROOT
 
 RESULTS_DIR = PROJECT_ROOT / "eval_data" / "results"
 EVAL_DATA_DIR = PROJECT_ROOT / "eval_data"
 RESULTS_DIR_ENV = "RAG_EVAL_RESULTS_DIR"
 EVAL_DATA_DIR_ENV = "RAG_EVAL_DATA_DIR"
-METRICS_FILE = "metrics.json"
 OK_LABEL = "ok"  # the failure label of a record that did not fail
+# Every label a saved record gets, in the order they are listed and stacked.
+FAILURE_ORDER: tuple[str, ...] = (OK_LABEL, *FAILURE_LABELS)
+TOP_RETRIEVED = 3  # how many of a record's retrieved chunks `RecordOutcome.top_retrieved` names
 _HIT = re.compile(r"^hit@(\d+)$")
 
 
@@ -53,6 +64,23 @@ class SavedRun:
     def n_records(self) -> int:
         """Records over every configuration."""
         return sum(len(items) for items in self.records.values())
+
+    def headline(self, config: str) -> dict[str, float]:
+        """A configuration's metrics that are numbers, in saved order (`metric_number`: the reranker lift is its
+        mean gain); the per-category figures are left out (`by_category`)."""
+        metrics = self.metrics.get(config) or {}
+        return {metric: number for metric, value in metrics.items()
+                if metric != BY_CATEGORY and (number := metric_number(metric, value)) is not None}
+
+    def by_category(self, config: str) -> dict[str, dict[str, float]]:
+        """A configuration's figures per question category (numbers only; none when the metrics have no
+        per-category block)."""
+        categories = (self.metrics.get(config) or {}).get(BY_CATEGORY)
+        if not isinstance(categories, dict):
+            return {}
+        return {str(category): {metric: number for metric, value in values.items()
+                                if (number := finite_number(value)) is not None}
+                for category, values in categories.items() if isinstance(values, dict)}
 
 
 # ---------------------------------------------------------------------- where runs live
@@ -174,8 +202,71 @@ def fallbacks(runs: Sequence[SavedRun]) -> dict[tuple[str, str], str]:
 
 def failure_of(record: Mapping[str, Any]) -> str:
     """A record's saved failure label (`ok` when it did not fail; `error` for a record that failed to run)."""
-    failure = record.get("failure") if "failure" in record else ("error" if record.get("error") else None)
+    failure = record.get("failure") if "failure" in record else (ERROR_LABEL if record.get("error") else None)
     return str(failure) if failure else OK_LABEL
+
+
+def failure_order(labels: Iterable[str]) -> list[str]:
+    """`FAILURE_ORDER`, then any other label among `labels` (an older or hand-edited record's), alphabetically."""
+    return [*FAILURE_ORDER, *sorted(set(labels) - set(FAILURE_ORDER))]
+
+
+def finite_number(value: Any) -> float | None:
+    """A saved value as a finite float; None for anything else (a flag, text, NaN, an infinity, nothing)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def whole_number(value: Any) -> int | None:
+    """A saved count as an int; None when it is not a whole number."""
+    number = finite_number(value)
+    return int(number) if number is not None and number.is_integer() else None
+
+
+def metric_number(metric: str, value: Any) -> float | None:
+    """A saved metric as one number: the reranker lift's summary (`rag.evaluate.metrics.reranker_lift`) counts as
+    its mean gain; None for a value that is not a finite number."""
+    if metric == "reranker_lift" and isinstance(value, Mapping):
+        return finite_number(value.get("mean_gain", value.get("lift")))
+    return finite_number(value)
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    """What one saved record says about its question, read tolerantly (a run may still be written, a record be
+    older or hand-edited): the failure label, the rank of the first relevant chunk (None: none retrieved), the ids
+    of the first `TOP_RETRIEVED` retrieved chunks, the answer and the total time in ms."""
+
+    query_id: str
+    category: str
+    query: str
+    failure: str
+    abstained: bool
+    confidence: str
+    relevant_rank: int | None
+    top_retrieved: tuple[str, ...]
+    answer: str
+    total_ms: float | None
+
+
+def record_outcome(record: Mapping[str, Any]) -> RecordOutcome:
+    """The `RecordOutcome` of a saved record (category `unknown` when it has none; a retrieved chunk that covers
+    nothing is named by its chunk id)."""
+    retrieved = [chunk for chunk in record.get("retrieved_chunks") or [] if isinstance(chunk, Mapping)]
+    return RecordOutcome(
+        query_id=str(record.get("query_id", "")),
+        category=str(record.get("category") or "unknown"),
+        query=str(record.get("query", "")),
+        failure=failure_of(record),
+        abstained=bool(record.get("abstained")),
+        confidence=str(record.get("confidence") or ""),
+        relevant_rank=relevant_rank(record),
+        top_retrieved=tuple((chunk_covers(c) or [str(c.get("chunk_id", ""))])[0] for c in retrieved[:TOP_RETRIEVED]),
+        answer=str(record.get("llm_answer") or record.get("answer") or ""),
+        total_ms=finite_number(record.get("total_time_ms")),
+    )
 
 
 def hit_metric(runs: Sequence[SavedRun]) -> str:
@@ -233,6 +324,69 @@ def suite_path(root: Path | str | None = None) -> Path:
     return Path(root if root is not None else results_dir()) / "suite" / "latest.json"
 
 
-def load_suite_table(path: Path | str) -> tuple[dict[str, Any] | None, str | None]:
+Figures = Mapping[str, Mapping[str, float | None]]  # configuration → metric → value
+
+
+def _figures(raw: Any) -> dict[str, dict[str, float | None]]:
+    """Saved `{configuration: {metric: value}}` with each value a finite number or None (odd entries: no figures)."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(config): ({str(metric): finite_number(value) for metric, value in values.items()}
+                          if isinstance(values, Mapping) else {})
+            for config, values in raw.items()}
+
+
+@dataclass(frozen=True)
+class SuiteSet:
+    """One question set of a saved suite table: its role, how many questions (answerable, out of scope), the
+    suite's figures per configuration, and whether `full` beat C2 on it (None: not compared)."""
+
+    name: str
+    role: str
+    questions: int | None
+    answerable: int | None
+    out_of_scope: int | None
+    metrics: Figures
+    full_beats_c2: bool | None
+
+    def value(self, config: str, metric: str) -> float | None:
+        """One figure (a key of `rag.evaluate.suite.SUITE_LABELS`) of one configuration; None when absent."""
+        return (self.metrics.get(config) or {}).get(metric)
+
+
+@dataclass(frozen=True)
+class SuiteTable:
+    """The latest evaluation-suite table (`<results>/suite/latest.json`, written by
+    `rag.evaluate.suite.SuiteReport.to_dict`), read back tolerantly: sets that are not objects are skipped, figures
+    that are not numbers are None."""
+
+    suite: str
+    created: str
+    k: int | None
+    configs: tuple[str, ...]
+    sets: tuple[SuiteSet, ...]
+    macro_validation: Figures  # the mean over the validation sets, per configuration; empty when not saved
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SuiteTable:
+        """The table from its saved JSON object."""
+        sets = tuple(
+            SuiteSet(str(item.get("name", "")), str(item.get("role", "")), whole_number(item.get("questions")),
+                     whole_number(item.get("answerable")), whole_number(item.get("out_of_scope")),
+                     _figures(item.get("metrics")),
+                     item.get("full_beats_c2") if isinstance(item.get("full_beats_c2"), bool) else None)
+            for item in data.get("sets") or [] if isinstance(item, Mapping)
+        )
+        return cls(str(data.get("suite") or ""), str(data.get("created", "")), whole_number(data.get("k")),
+                   tuple(str(config) for config in data.get("configs") or []), sets,
+                   _figures(data.get("macro_validation")))
+
+    def macro(self, config: str, metric: str) -> float | None:
+        """One figure of the validation sets' mean for one configuration; None when absent."""
+        return (self.macro_validation.get(config) or {}).get(metric)
+
+
+def load_suite_table(path: Path | str) -> tuple[SuiteTable | None, str | None]:
     """The latest suite table (None when there is none) and a warning when the file cannot be read."""
-    return read_table(path, "suite table", list)
+    data, warning = read_table(path, "suite table", list)
+    return (SuiteTable.from_dict(data) if data is not None else None), warning

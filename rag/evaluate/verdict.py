@@ -21,7 +21,15 @@ from typing import Any
 
 from rag.evaluate.metrics import metric_label
 from rag.evaluate.roles import VALIDATION, run_role
-from rag.evaluate.saved_runs import OK_LABEL, SavedRun, failure_of, hit_metric, read_table, results_dir
+from rag.evaluate.saved_runs import (
+    OK_LABEL,
+    SavedRun,
+    failure_of,
+    hit_metric,
+    read_table,
+    results_dir,
+    whole_number,
+)
 from rag.evaluate.suite import SUITE_LABELS
 
 BLIND_COMMAND = "make eval-blind"
@@ -66,6 +74,11 @@ class BlindTable:
         """One set's `metric` for `config` (None when absent or not a number)."""
         raw = (self.sets.get(name) or {}).get(config, {}).get(metric)
         return float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None
+
+    def question_counts(self, name: str) -> tuple[int | None, int | None]:
+        """(answerable, out-of-scope) questions of one set, as its first configuration reports them."""
+        first = next(iter((self.sets.get(name) or {}).values()), {})
+        return whole_number(first.get("answerable")), whole_number(first.get("out_of_scope"))
 
     def macro(self, config: str, metric: str) -> float | None:
         """The mean of `metric` over the sets that report it for `config`."""

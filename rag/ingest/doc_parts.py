@@ -1,11 +1,13 @@
 """What every documentation chunker shares: file types, document names, structural ids, the chunk
-itself, and word windows (plain text, reStructuredText, PDF, HTML sections)."""
+itself, the chunks of a document's sections (Markdown, HTML), and word windows (plain text,
+reStructuredText, PDF, HTML sections)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 from rag.chunk import Chunk
 from rag.errors import ConfigError, IngestError
@@ -123,6 +125,66 @@ def make_doc_chunk(
         part=part,
         parts=parts,
     )
+
+
+def breadcrumb(title: str, path: tuple[str, ...]) -> str:
+    """A section's breadcrumb: its enclosing headings joined by ` > `, or its title for the intro (no path)."""
+    return " > ".join(path) if path else title
+
+
+@dataclass(frozen=True)
+class DocPart:
+    """One part of a section's text (a section too long for one chunk has several) and whether it holds code."""
+
+    body: str
+    has_code: bool = False
+
+
+@dataclass(frozen=True)
+class DocSection:
+    """A section of a document, cut into parts: its title, the headings down to it (empty for the intro, the text
+    before the first heading), its heading level (0 for the intro), and whether it has text besides its heading."""
+
+    title: str
+    path: tuple[str, ...]
+    depth: int
+    parts: tuple[DocPart, ...]
+    has_text: bool
+
+    @property
+    def section_path(self) -> str:
+        """The section's breadcrumb (see `breadcrumb`)."""
+        return breadcrumb(self.title, self.path)
+
+
+def _introduces_only(sections: Sequence[DocSection], index: int) -> bool:
+    """Whether a section without text of its own is left out: the intro, or a heading whose next section is one of
+    its subsections (its title is in every subsection's breadcrumb)."""
+    section = sections[index]
+    following = sections[index + 1] if index + 1 < len(sections) else None
+    return not section.path or (following is not None and following.depth > section.depth)
+
+
+def section_chunks(api: str, source: str, sections: Sequence[DocSection]) -> list[Chunk]:
+    """The chunks of a document's sections: one per part, with the structural id of the section's headings
+    (`auth/tokens`, `intro` for the intro; a repeated path gets `-2`, `-3`, …).
+
+    Ids are taken for every section, emitted or not, so that adding text under a heading does not renumber
+    the ids of later sections with the same path.
+    """
+    ids = IdAllocator()
+    chunks: list[Chunk] = []
+    for index, section in enumerate(sections):
+        local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
+        if not section.has_text and _introduces_only(sections, index):
+            continue
+        chunks.extend(
+            make_doc_chunk(api=api, source=source, local_id=local_id, title=section.title,
+                           section_path=section.section_path, depth=section.depth, body=part.body, part=number,
+                           parts=len(section.parts), has_code=part.has_code)
+            for number, part in enumerate(section.parts, 1)
+        )
+    return chunks
 
 
 def word_windows(text: str, words: int, overlap: int) -> Iterator[tuple[int, int, int, int]]:

@@ -30,14 +30,15 @@ from rag.ingest.doc_parts import (
     PART_SEPARATOR,
     PDF_EXTENSIONS,
     WORD,
-    IdAllocator,
+    DocPart,
+    DocSection,
     base_name,
+    breadcrumb,
     chunk_text_windows,
     doc_name_from_source,
     extension_of,
-    make_doc_chunk,
+    section_chunks,
     shown_path,
-    slug,
 )
 from rag.ingest.html_docs import chunk_html
 from rag.ingest.loader import decode_text
@@ -348,38 +349,18 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
     codes = _code_ranges(tokens)
     block_starts = [t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map and t.type != "inline"]
     sections = _markdown_sections(name, tokens, lines)
-    ids = IdAllocator()
-    chunks: list[Chunk] = []
-    for index, section in enumerate(sections):
-        section_path = " > ".join(section.path) if section.path else name
-        path_tokens = estimate_tokens(shown_path(section_path))
+    parted: list[DocSection] = []
+    for section in sections:
+        path_tokens = estimate_tokens(shown_path(breadcrumb(section.title, section.path)))
         budget = max(64, MAX_SECTION_TOKENS - path_tokens - 2)
         units = _section_units(lines, *section.lines, block_starts, codes, budget)
-        # Ids are taken for every section, emitted or not, so that adding text under a heading
-        # does not renumber the ids of later sections with the same path.
-        local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
-        if not units:
-            following = sections[index + 1] if index + 1 < len(sections) else None
-            if not section.path or (following is not None and following.depth > section.depth):
-                continue  # an empty intro, or a heading that only introduces subsections
+        has_text = bool(units)
         if section.heading:
             units.insert(0, _Unit(section.heading, False))
-        parts = _pack(units, budget, OVERLAP_TOKENS)
-        for number, part in enumerate(parts, 1):
-            chunks.append(
-                make_doc_chunk(
-                    api=api,
-                    source=name,
-                    local_id=local_id,
-                    title=section.title,
-                    section_path=section_path,
-                    depth=section.depth,
-                    body=PART_SEPARATOR.join(u.text for u in part),
-                    part=number,
-                    parts=len(parts),
-                    has_code=any(u.code for u in part),
-                )
-            )
+        parts = tuple(DocPart(PART_SEPARATOR.join(u.text for u in part), any(u.code for u in part))
+                      for part in _pack(units, budget, OVERLAP_TOKENS))
+        parted.append(DocSection(section.title, section.path, section.depth, parts, has_text))
+    chunks = section_chunks(api, name, parted)
     if not chunks:
         raise IngestError(name, "the file is empty")
     return chunks

@@ -13,11 +13,11 @@ from rag.errors import IngestError
 from rag.ingest.doc_parts import (
     WINDOW_OVERLAP_WORDS,
     WINDOW_WORDS,
-    IdAllocator,
+    DocPart,
+    DocSection,
     base_name,
     doc_name_from_source,
-    make_doc_chunk,
-    slug,
+    section_chunks,
     word_windows,
 )
 
@@ -129,6 +129,14 @@ def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
     return sections
 
 
+def _windowed(section: _HtmlSection) -> DocSection:
+    """A section cut into ~500-word windows (each marked as holding code when the section has a <pre>)."""
+    body = section.text()
+    windows = word_windows(body, WINDOW_WORDS, WINDOW_OVERLAP_WORDS)
+    parts = tuple(DocPart(body[first:end], section.has_code) for first, end, _, _ in windows)
+    return DocSection(section.title, section.path, section.depth, parts, section.has_text)
+
+
 def chunk_html(source: str, text: str, api: str | None = None) -> list[Chunk]:
     """Chunk HTML (stdlib `html.parser`) into sections at h1-h6, each cut into ~500-word windows.
 
@@ -142,32 +150,7 @@ def chunk_html(source: str, text: str, api: str | None = None) -> list[Chunk]:
         raise IngestError(name, "the file is empty")
     api = api if api is not None else doc_name_from_source(name)
     sections = _html_sections(text, base_name(name.split("?", 1)[0].rstrip("/")) or name)
-    ids = IdAllocator()
-    chunks: list[Chunk] = []
-    for index, section in enumerate(sections):
-        body = section.text()
-        local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
-        if not section.has_text:
-            following = sections[index + 1] if index + 1 < len(sections) else None
-            if not section.path or (following is not None and following.depth > section.depth):
-                continue  # an empty intro, or a heading that only introduces subsections
-        section_path = " > ".join(section.path) if section.path else section.title
-        windows = list(word_windows(body, WINDOW_WORDS, WINDOW_OVERLAP_WORDS))
-        for number, (first_char, end_char, _, _) in enumerate(windows, 1):
-            chunks.append(
-                make_doc_chunk(
-                    api=api,
-                    source=name,
-                    local_id=local_id,
-                    title=section.title,
-                    section_path=section_path,
-                    depth=section.depth,
-                    body=body[first_char:end_char],
-                    part=number,
-                    parts=len(windows),
-                    has_code=section.has_code,
-                )
-            )
+    chunks = section_chunks(api, name, [_windowed(section) for section in sections])
     if not chunks:
         raise IngestError(name, "has no visible text (only markup, scripts or styles)")
     return chunks

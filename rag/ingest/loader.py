@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,24 +76,29 @@ def parse_structured(source: str, text: str) -> Any:
     return data
 
 
-def string_keys(data: Any) -> None:
-    """Turn non-string mapping keys into strings in place (YAML reads `200:` as an int and
-    `2020-01-01:` as a date; JSON documents and the chunker expect string keys)."""
-    pending: list[Any] = [data]
+def document_nodes(document: Any) -> Iterator[dict[Any, Any] | list[Any]]:
+    """Every mapping and list of a parsed document, each once (depth first, without recursion), so that YAML
+    aliases that share a node or loop back to one never make the walk repeat or run forever. A mapping's keys
+    may be changed in place before the walk moves on: its children are read after it is yielded."""
+    pending: list[Any] = [document]
     seen: set[int] = set()
     while pending:
         node = pending.pop()
         if not isinstance(node, (dict, list)) or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, dict):
-            if not all(isinstance(key, str) for key in node):
-                items = [(key if isinstance(key, str) else _key_text(key), value) for key, value in node.items()]
-                node.clear()
-                node.update(items)
-            pending.extend(node.values())
-        else:
-            pending.extend(node)
+        yield node
+        pending.extend(node.values() if isinstance(node, dict) else node)
+
+
+def string_keys(data: Any) -> None:
+    """Turn non-string mapping keys into strings in place (YAML reads `200:` as an int and
+    `2020-01-01:` as a date; JSON documents and the chunker expect string keys)."""
+    for node in document_nodes(data):
+        if isinstance(node, dict) and not all(isinstance(key, str) for key in node):
+            items = [(key if isinstance(key, str) else _key_text(key), value) for key, value in node.items()]
+            node.clear()
+            node.update(items)
 
 
 def _key_text(key: Any) -> str:

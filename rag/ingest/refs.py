@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from rag.ingest.loader import document_nodes
+
 LOCAL_PREFIX = "#/"
 SCHEMA_PREFIX = "#/components/schemas/"
 _MISSING = object()
@@ -87,19 +89,9 @@ class RefResolver:
     def check_all(self) -> None:
         """Look up every `$ref` in the document once, so that each external or broken ref is
         recorded in `unresolved` even where no chunk renders it (nothing is ever fetched)."""
-        pending: list[Any] = [self.document]
-        seen: set[int] = set()
-        while pending:
-            node = pending.pop()
-            if not isinstance(node, (dict, list)) or id(node) in seen:
-                continue
-            seen.add(id(node))
-            if isinstance(node, list):
-                pending.extend(node)
-                continue
-            if isinstance(node.get("$ref"), str):
+        for node in document_nodes(self.document):
+            if isinstance(node, dict) and isinstance(node.get("$ref"), str):
                 self.lookup(node["$ref"])
-            pending.extend(node.values())
 
     def deref(self, node: Any, max_hops: int = 20) -> tuple[Any, str | None]:
         """Follow a chain of `$ref`s (at most `max_hops`) and return (target, first ref name)."""

@@ -4,28 +4,25 @@ from __future__ import annotations
 
 from rag.config import PRESETS
 from rag.results import AnswerResult
-from webapp.asking import Turn, ask_all, ask_live, conversation_histories, conversation_history, stream_turn
+from webapp.asking import Turn, ask_all, conversation_histories, conversation_history, stream_turn
 from webapp.engine import (
     apply_choices,
 )
 
 
-def test_ask_live_yields_every_result_and_isolates_a_failure(fixture_index) -> None:  # type: ignore[no-untyped-def]
+def test_ask_all_gives_every_result_in_configuration_order_and_isolates_a_failure(fixture_index) -> None:  # type: ignore[no-untyped-def]
     from rag.runner import Engine
 
     engine = Engine(fixture_index, default_llm="extractive")
     broken = PRESETS["C0"].__class__(name="broken", generator="groq:x")
     configs = apply_choices([PRESETS["C0"], PRESETS["full"], broken], generator="extractive")
-    events = list(ask_live(engine, "What is the page_size parameter of list orders?", configs))
-    finished = {e.config: e.result for e in events if e.kind == "result"}
-    assert set(finished) == {"C0", "full", "broken"}
-    assert finished["C0"].ok and finished["full"].ok  # type: ignore[union-attr]
-    assert finished["broken"].errors  # type: ignore[union-attr]
-    ordered = ask_all(engine, "What is the page_size parameter of list orders?", configs[:2])
-    assert [r.config for r in ordered] == ["C0", "full"]
+    results = ask_all(engine, "What is the page_size parameter of list orders?", configs)
+    assert [r.config for r in results] == ["C0", "full", "broken"]
+    assert results[0].ok and results[1].ok
+    assert results[2].errors
 
 
-def test_ask_live_streams_tokens_from_a_streaming_generator(fixture_index) -> None:  # type: ignore[no-untyped-def]
+def test_stream_turn_passes_on_the_text_as_a_streaming_generator_writes_it(fixture_index) -> None:  # type: ignore[no-untyped-def]
     from rag.generate.base import Generation, StreamEvent
     from rag.runner import Engine
 
@@ -41,9 +38,11 @@ def test_ask_live_streams_tokens_from_a_streaming_generator(fixture_index) -> No
             yield StreamEvent("done", generation=Generation("Hello world", generator=self.name))
 
     engine = Engine(fixture_index, default_llm="fake:stream", generator_factory=lambda spec: Streaming())
-    events = list(ask_live(engine, "list orders", [PRESETS["C0"]]))
-    assert [e.text for e in events if e.kind == "token"] == ["Hello ", "world"]
-    assert events[-1].result is not None and events[-1].result.answer == "Hello world"
+    texts: list[tuple[str, str]] = []
+    turn = stream_turn(engine, "list orders", [PRESETS["C0"]], None, (False, "fake:stream", 5),
+                       lambda config, text: texts.append((config, text)), lambda result, count: None)
+    assert texts == [("C0", "Hello "), ("C0", "Hello world")]
+    assert [r.answer for r in turn.results] == ["Hello world"]
 
 
 def test_conversation_history_uses_the_first_usable_answer() -> None:

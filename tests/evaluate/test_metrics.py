@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from rag.evaluate.metrics import (
+    FAILURE_LABELS,
+    FAILURE_MEANINGS,
     abstention_accuracy,
     failure_label,
     false_abstention_rate,
@@ -23,6 +25,7 @@ from rag.evaluate.metrics import (
     percentile,
     recall_at,
     reciprocal_rank,
+    relevant_rank,
     reranker_lift,
     summarize,
     summarize_scorable,
@@ -115,6 +118,28 @@ def test_failure_labels() -> None:
     assert failure_label(record(**found)) is None  # retrieval only: no answer to judge
     # an answerable question without relevant ids is judged by its keywords only
     assert failure_label(record(required_keywords=["x"], answered=True, llm_answer="y")) == "generation_miss"
+
+
+
+def test_failure_labels_are_listed_in_the_order_a_question_meets_the_stages() -> None:
+    assert FAILURE_LABELS == ("error", "retrieval_miss", "ranked_low", "generation_miss", "wrong_abstention",
+                              "false_answer")
+    assert all(FAILURE_MEANINGS[label] for label in FAILURE_LABELS)
+    labels = {failure_label(record(error="boom")), failure_label(record(answerable=False)),
+              failure_label(record(relevant_ids=["a"], abstained=True)),
+              failure_label(record(relevant_ids=["a"], retrieved=[["x"]])),
+              failure_label(record(relevant_ids=["a"], retrieved=[["x"]], pool_covers=[["a"]])),
+              failure_label(record(required_keywords=["x"], answered=True, llm_answer="y"))}
+    assert labels == set(FAILURE_LABELS)  # every label failure_label gives is listed, and only those
+
+
+def test_relevant_rank_reads_a_saved_record_tolerantly() -> None:
+    assert relevant_rank(record(relevant_ids=["a"], retrieved=[["x"], ["y", "a"]])) == 2
+    assert relevant_rank(record(relevant_ids=["a"], retrieved=[["x"]])) is None
+    assert relevant_rank(record(relevant_ids=[], retrieved=[["a"]])) is None
+    odd = {"relevant_ids": ["a", "1"], "retrieved_chunks": ["junk", {"covers": "a"}, {}, {"covers": [1]}]}
+    assert relevant_rank(odd) == 4  # odd chunks still take their place; covers are read as text
+    assert relevant_rank({}) is None
 
 
 RECORDS = [

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag.evaluate import roles
-from rag.evaluate.saved_runs import load_run
+from rag.evaluate.saved_runs import SuiteTable, load_run
 from tests.saved_run_fixtures import copy_run, write_suite_file
 
 
@@ -25,7 +25,7 @@ def test_run_role_from_the_question_source(tmp_path: Path, source: str, role: st
 def test_the_suite_decides_the_role_of_the_sets_it_names(tmp_path: Path) -> None:
     data = tmp_path / "suite-data"
     suite = write_suite_file(data, {"heldout": ("tuning", "heldout_set.jsonl"), "fresh": ("validation", "fresh.jsonl")})
-    found = roles.suite_roles({"suite": str(suite)})
+    found = roles.suite_roles(SuiteTable.from_dict({"suite": str(suite)}))
     assert found == {str((data / "heldout_set.jsonl").resolve()): "tuning",
                      str((data / "fresh.jsonl").resolve()): "validation",
                      "relative:heldout_set.jsonl": "tuning", "relative:fresh.jsonl": "validation"}  # fmt: skip
@@ -43,7 +43,8 @@ def test_the_suite_decides_the_role_of_the_sets_it_names(tmp_path: Path) -> None
 
 
 def test_without_a_readable_suite_file_there_are_no_suite_roles(tmp_path: Path) -> None:
-    assert roles.suite_roles({"suite": str(tmp_path / "missing.toml")}, tmp_path / "none.toml") == {}
+    missing = SuiteTable.from_dict({"suite": str(tmp_path / "missing.toml")})
+    assert roles.suite_roles(missing, tmp_path / "none.toml") == {}
     bad = tmp_path / "bad.toml"
     bad.write_text('[corpora.stackone]\nspecs = ["specs"]\n[[sets]]\nname = "x"\nrole = "maybe"\ncorpus = "stackone"\n'
                    'questions = "x.jsonl"\n')
@@ -52,5 +53,5 @@ def test_without_a_readable_suite_file_there_are_no_suite_roles(tmp_path: Path) 
 
 def test_the_default_suite_file_is_used_when_the_table_names_none(tmp_path: Path) -> None:
     suite = write_suite_file(tmp_path, {"dev": ("tuning", "dev_set.jsonl")})
-    assert roles.suite_roles({}, suite) == {str((tmp_path / "dev_set.jsonl").resolve()): "tuning",
+    assert roles.suite_roles(SuiteTable.from_dict({}), suite) == {str((tmp_path / "dev_set.jsonl").resolve()): "tuning",
                                             "relative:dev_set.jsonl": "tuning"}

@@ -117,7 +117,7 @@ def test_the_suite_table_is_read_or_explained(tmp_path: Path) -> None:
     assert saved_runs.load_suite_table(path) == (None, None)  # absent: nothing to show, nothing breaks
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(SUITE_TABLE))
-    assert saved_runs.load_suite_table(path) == (SUITE_TABLE, None)
+    assert saved_runs.load_suite_table(path) == (saved_runs.SuiteTable.from_dict(SUITE_TABLE), None)
     path.write_text("{not json")
     assert saved_runs.load_suite_table(path)[1].startswith(f"{path}: cannot read the suite table")
     path.write_text(json.dumps({"sets": {}}))
@@ -133,3 +133,57 @@ def test_results_and_question_folders_follow_the_environment(tmp_path: Path) -> 
         path.write_text("")
     (tmp_path / "notes.txt").write_text("")
     assert [p.name for p in saved_runs.question_sets(tmp_path)] == ["a.jsonl", "b.jsonl", "hris.jsonl"]
+
+
+def test_failure_order_lists_ok_then_the_package_labels_then_any_other() -> None:
+    assert saved_runs.FAILURE_ORDER[:2] == ("ok", "error")
+    assert saved_runs.failure_order(["zz_old", "ok", "ranked_low", "aa_old"]) == [*saved_runs.FAILURE_ORDER, "aa_old",
+                                                                                  "zz_old"]
+    assert saved_runs.failure_of({"error": "boom"}) == "error" and saved_runs.failure_of({"failure": None}) == "ok"
+
+
+@pytest.mark.parametrize(("value", "number", "whole"), [
+    (3, 3.0, 3), (2.5, 2.5, None), (4.0, 4.0, 4), (True, None, None), ("7", None, None), (float("nan"), None, None),
+    (float("inf"), None, None), (None, None, None),
+])  # fmt: skip
+def test_saved_values_are_read_as_finite_numbers(value: object, number: float | None, whole: int | None) -> None:
+    assert saved_runs.finite_number(value) == number
+    assert saved_runs.whole_number(value) == whole
+
+
+def test_headline_numbers_and_categories_of_a_configuration(run: SavedRun) -> None:
+    headline = run.headline("full")
+    assert headline["reranker_lift"] == pytest.approx(1.0)  # the lift's summary counts as its mean gain
+    assert "by_category" not in headline and "latency_by_stage" not in headline and "failures" not in headline
+    assert all(isinstance(value, float) for value in headline.values())
+    assert saved_runs.metric_number("reranker_lift", {"lift": 2}) == 2.0
+    categories = run.by_category("C0")
+    assert set(categories) == {"endpoint", "parameter", "schema", "out_of_scope"}
+    assert categories["schema"]["hit@5"] == 0.0 and "hit@5" not in categories["out_of_scope"]
+    assert run.headline("nobody") == {} and run.by_category("nobody") == {}
+
+
+def test_record_outcome_names_what_the_questions_table_shows() -> None:
+    record = {"query_id": 7, "query": "q?", "failure": "ranked_low", "abstained": 1, "relevant_ids": ["b"],
+              "retrieved_chunks": [{"covers": ["a", "z"]}, "junk", {"chunk_id": "c3"}, {"covers": ["b"]},
+                                   {"covers": ["e"]}],
+              "answer": "old field", "total_time_ms": 12}
+    outcome = saved_runs.record_outcome(record)
+    assert outcome == saved_runs.RecordOutcome("7", "unknown", "q?", "ranked_low", True, "", 4, ("a", "c3", "b"),
+                                               "old field", 12.0)
+    assert saved_runs.record_outcome({"llm_answer": "new", "answer": "old"}).answer == "new"
+
+
+def test_the_suite_table_is_read_into_typed_sets() -> None:
+    table = saved_runs.SuiteTable.from_dict(SUITE_TABLE)
+    assert (table.created, table.k, table.configs) == ("2026-11-22T19:02:23+00:00", 5, ("C2", "full"))
+    dev, spotify = table.sets
+    assert (dev.name, dev.role, dev.questions, dev.answerable, dev.out_of_scope) == ("dev", "tuning", 86, 71, 15)
+    assert dev.full_beats_c2 is True and spotify.full_beats_c2 is None
+    assert dev.value("full", "mrr") == 0.91 and spotify.value("C2", "out_of_scope_abstention") is None
+    assert table.macro("full", "false_abstention_rate") == 0.26 and table.macro("E9", "mrr") is None
+    odd = saved_runs.SuiteTable.from_dict({"sets": ["junk", {"name": "a", "metrics": {"C2": "bad", "full": {
+        "mrr": "0.5", "hit_rate": True}}, "full_beats_c2": "yes", "questions": 2.5}]})
+    assert len(odd.sets) == 1 and odd.sets[0].metrics == {"C2": {}, "full": {"mrr": None, "hit_rate": None}}
+    assert odd.sets[0].full_beats_c2 is None and odd.sets[0].questions is None
+    assert odd.k is None and odd.configs == () and odd.macro_validation == {}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.evaluate.roles import run_role, suite_roles, with_suite_roles
-from rag.evaluate.saved_runs import load_run
+from rag.evaluate.saved_runs import SuiteTable, load_run
 from rag.evaluate.verdict import BlindTable, blind_path, is_ablation, load_blind_table, verdict
 from tests.saved_run_fixtures import BLIND_TABLE, copy_run, write_suite_file
 
@@ -45,7 +45,7 @@ def test_the_verdict_reads_validation_runs_and_names_them(tmp_path: Path) -> Non
 
 def test_a_suite_marking_a_set_tuning_keeps_its_run_out_of_the_verdict(tmp_path: Path) -> None:
     suite = write_suite_file(tmp_path / "suite-data", {"heldout": ("tuning", "heldout_set.jsonl")})
-    roles = suite_roles({"suite": str(suite)})
+    roles = suite_roles(SuiteTable.from_dict({"suite": str(suite)}))
     held = with_suite_roles([load_run(copy_run(tmp_path, "heldout-retrieval", "eval_data/heldout_set.jsonl"))], roles)
     assert run_role(held[0]) == "tuning"
     assert verdict(held, None).text == ""
@@ -85,4 +85,5 @@ def test_the_blinded_table_reads_numbers_and_averages_over_sets(tmp_path: Path) 
     assert table.value("tmdb", "full", "oos_abstained") == 0.875
     assert table.value("tmdb", "nobody", "hit@5") is None
     assert table.macro("full", "oos_abstained") == pytest.approx(0.8375)
+    assert table.question_counts("toolalpaca-sim") == (50, 5) and table.question_counts("nowhere") == (None, None)
     assert is_ablation("full-minus-lookup") and not is_ablation("full")

@@ -14,7 +14,15 @@ from pypdf import PdfReader, PdfWriter
 
 from rag.chunk import Chunk
 from rag.errors import ConfigError, IngestError
-from rag.ingest.doc_parts import DOC_EXTENSIONS, EMBEDDING_TOKENS, chunk_text_windows, doc_name_from_source
+from rag.ingest.doc_parts import (
+    DOC_EXTENSIONS,
+    EMBEDDING_TOKENS,
+    DocPart,
+    DocSection,
+    chunk_text_windows,
+    doc_name_from_source,
+    section_chunks,
+)
 from rag.ingest.docs import MAX_SECTION_TOKENS, chunk_document, chunk_markdown
 from rag.ingest.html_docs import chunk_html
 from rag.ingest.pdf_docs import chunk_pdf
@@ -271,6 +279,31 @@ def test_empty_leaf_heading_is_kept() -> None:
     chunks = chunk_markdown("faq.md", "# FAQ\n\n## Billing\n\nAsk sales.\n\n## Coming soon\n")
     assert [c.section_path for c in chunks] == ["FAQ > Billing", "FAQ > Coming soon"]
     assert chunks[1].text == "FAQ > Coming soon\n\n## Coming soon"
+
+
+def test_markdown_and_html_sections_get_the_same_ids_and_breadcrumbs() -> None:
+    markdown = chunk_markdown("faq.md", "# FAQ\n\n## Billing\n\nAsk sales.\n\n# FAQ\n\n## Billing\n\nAgain.\n")
+    html = chunk_html("faq.html", "<h1>FAQ</h1><h2>Billing</h2><p>Ask sales.</p>"
+                                  "<h1>FAQ</h1><h2>Billing</h2><p>Again.</p>")
+    expected = [("faq.doc.faq/billing", "FAQ > Billing"), ("faq.doc.faq/billing-2", "FAQ > Billing")]
+    assert [(c.covers[0], c.section_path) for c in markdown] == expected
+    assert [(c.covers[0], c.section_path) for c in html] == expected
+
+
+def test_section_chunks_take_an_id_for_every_section_and_leave_out_headings_over_subsections() -> None:
+    sections = [
+        DocSection("intro", (), 0, (), has_text=False),
+        DocSection("Auth", ("Auth",), 1, (DocPart("# Auth"),), has_text=False),
+        DocSection("Tokens", ("Auth", "Tokens"), 2, (DocPart("one"), DocPart("two", has_code=True)), has_text=True),
+        DocSection("Auth", ("Auth",), 1, (DocPart("# Auth"),), has_text=False),
+    ]
+    chunks = section_chunks("guide", "guide.md", sections)
+    assert [(c.chunk_id, c.part, c.parts, c.has_code) for c in chunks] == [
+        ("docs/guide.doc.auth/tokens#part1", 1, 2, False),
+        ("docs/guide.doc.auth/tokens#part2", 2, 2, True),
+        ("docs/guide.doc.auth-2", 1, 1, False),  # the last heading, empty but introducing nothing: kept
+    ]
+    assert chunks[0].text == "Auth > Tokens\n\none"
 
 
 def test_heading_markup_is_flattened_in_breadcrumbs() -> None:

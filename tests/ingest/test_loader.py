@@ -15,6 +15,7 @@ from rag.ingest.loader import (
     MAX_EXPANDED_NODES,
     check_expansion,
     decode_text,
+    document_nodes,
     load_openapi,
     looks_like_openapi,
     parse_structured,
@@ -86,6 +87,17 @@ def test_yaml_timestamps_stay_strings_as_written() -> None:
     document = load_text("dates.yaml", MINIMAL_YAML + "x-date: 2024-01-31\nx-time: 2024-01-31T10:00:00Z\n")
     assert document["x-date"] == "2024-01-31"
     assert document["x-time"] == "2024-01-31T10:00:00Z"
+
+
+def test_document_nodes_visits_each_mapping_and_list_once_even_through_loops() -> None:
+    shared: dict[str, object] = {"type": "string"}
+    loop: dict[str, object] = {"name": "loop"}
+    loop["again"] = loop  # what `x-loop: &loop {again: *loop}` reads to
+    items = [shared, shared, loop]
+    document = {"a": shared, "b": items, "c": loop, "d": "text"}
+    visited = list(document_nodes(document))
+    assert [id(node) for node in visited] == [id(node) for node in (document, loop, items, shared)]
+    assert list(document_nodes("text")) == []
 
 
 def test_yaml_non_string_keys_become_strings() -> None:
