@@ -122,10 +122,16 @@ def field_words(operation: Chunk) -> frozenset[str]:
     return frozenset(words | {f"{word}s" for word in words})
 
 
-def offline_rewrite(question: str, history: Sequence[dict[str, str]], subject: Chunk | None = None) -> Query:
+def offline_rewrite(
+    question: str,
+    history: Sequence[dict[str, str]],
+    subject: Chunk | None = None,
+    resources: frozenset[str] = frozenset(),
+) -> Query:
     """The question with the last exchange attached as `previous`: the previous question and the start
     of its answer (which usually names the endpoint or schema the follow-up is about); with the
-    conversation's `subject`, the previous question and the subject's name instead of the answer's words."""
+    conversation's `subject`, the previous question and the subject's name instead of the answer's words
+    (`resources`: the resource words of the subject's API, see `with_subject`)."""
     recent = recent_history(history)
     users = [i for i, m in enumerate(recent) if m.get("role") == "user"]
     if not users:
@@ -133,7 +139,7 @@ def offline_rewrite(question: str, history: Sequence[dict[str, str]], subject: C
     context = recent[users[-1]]["content"].strip()
     answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
     if subject is not None:
-        return with_subject(Query(question.strip(), previous=context), subject)
+        return with_subject(Query(question.strip(), previous=context), subject, resources)
     if answer:
         context += ANSWER_EXCERPT + " ".join(answer.split()[:30])
     return Query(question.strip(), previous=context)
@@ -143,18 +149,33 @@ def offline_rewrite(question: str, history: Sequence[dict[str, str]], subject: C
 MAX_OBJECT_WORDS = 4
 
 
-def with_subject(query: Query, subject: Chunk) -> Query:
+def resource_words(operations: Sequence[Chunk], api: str) -> frozenset[str]:
+    """The words of the resources `api`'s operations act on (`/guilds/{guild_id}/bans` → guild, ban)."""
+    return frozenset(
+        normalize_term(word)
+        for chunk in operations
+        if chunk.api == api and chunk.path
+        for segment in resource_segments(chunk.path)
+        for word in segment_words(segment)
+    )
+
+
+def with_subject(query: Query, subject: Chunk, resources: frozenset[str] = frozenset()) -> Query:
     """The query about the conversation's subject operation. It keeps the subject as what it asks about when
     it names nothing of its own ("and how do I page through them?"); not when it asks the earlier request again
-    for something else ("the same for folders") or asks another action of the same resource ("and how do I
+    for something else ("the same for folders", which asks the subject's action of folders when `resources`, the
+    resource words of the subject's API, has them) or asks another action of the same resource ("and how do I
     delete one?": then the subject's path, not its action, is added for retrieval)."""
     own_methods = question_methods(query.focus)
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
     named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
-    if named and len(named.split()) <= MAX_OBJECT_WORDS and not _ANAPHOR.search(named):
-        # "the same for calls?" after listing messages asks "list calls": the earlier action, of what it names now
-        # (not "what about just the ones of one customer?", which narrows the earlier request down).
+    swapped = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
+    if (named and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS and not _ANAPHOR.search(named)
+            and swapped & resources):
+        # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
+        # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
+        # "and in the other API?").
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
@@ -194,7 +215,9 @@ def rewrite_query(
     assert history is not None
     about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
-        return Rewrite(offline_rewrite(question, history, subject), "offline", f"follow-up rewritten offline{about}")
+        resources = resource_words(operations, subject.api) if subject is not None else frozenset()
+        return Rewrite(offline_rewrite(question, history, subject, resources), "offline",
+                       f"follow-up rewritten offline{about}")
     from rag.llm.base import ChatMessage
 
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))

@@ -51,6 +51,11 @@ def test_a_paging_follow_up_keeps_the_subject_and_another_action_does_not() -> N
     assert same.subject and not same.keeps_subject
     # It asks the earlier action of what it names now; the earlier question's resource is not searched for.
     assert same.focus == same.standalone == "List files"
+    # Not so for a word that is no resource of the subject's API ("and in Dropbox?") or a narrowing ("the ones …").
+    other = rewrite_query("what about Dropbox?", history, operations=OPERATIONS).query
+    assert other.focus == "what about Dropbox?" and "List items" in other.standalone
+    narrowed = rewrite_query("what about just the ones in one file?", history, operations=OPERATIONS).query
+    assert narrowed.focus == "what about just the ones in one file?"
 
 
 def test_a_field_of_the_subject_named_by_a_question_pointing_back_is_no_new_topic() -> None:
