@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
-from rag.corpus.vocabulary import normalize_term, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
 from rag.index.snapshot import Snapshot
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
@@ -146,11 +146,12 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
 
 
 def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:
-    """Verbs that open operation summaries, with the method they are used with in most (`min_share`) of
-    at least `min_uses` operations: `Enroll User` → post. Questions use the same verbs."""
+    """Verbs that open what operations do (their summaries, else their operationIds spelled out), with the
+    method they are used with in most (`min_share`) of at least `min_uses` operations: `Enroll User` → post,
+    `ban_user_from_guild` → put. Questions use the same verbs."""
     uses: dict[str, Counter[str]] = {}
     for chunk in operations:
-        words = re.findall(r"[A-Za-z]+", chunk.summary)
+        words = re.findall(r"[A-Za-z]+", operation_words(chunk.summary, chunk.operation_id, "", ""))
         if words and chunk.method:
             uses.setdefault(words[0].lower(), Counter())[chunk.method] += 1
     verbs: dict[str, tuple[str, ...]] = {}

@@ -233,8 +233,16 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
     if not asks:
         return Lead()
-    for block, field in named_fields(query.focus, blocks, described=False):
-        if spells_field(field.name, query.focus) and _with_asked_fact([field], asks):
+    exact, _, by_path, _ = field_classes(query.focus, blocks, described=False)
+    # Spelt out, a field named like the resource counts too ("the most `messages` one bulk delete takes"), in an
+    # operation that does what the question's verb asks ("how many messages can I get" is no bulk delete).
+    methods = query.analysis.methods()
+    spelt = sorted(exact + [entry for entry in by_path if spells_field(entry[1].name, query.focus)],
+                   key=lambda entry: entry[0].number)
+    for block, field in spelt:
+        if methods and is_operation(block) and not _performs(block.chunk) & methods:
+            continue
+        if _with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
             detail = _operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation" else ""
             return Lead(cited(sentence, block), detail, (block.number,))
@@ -372,7 +380,10 @@ def _field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFac
     # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
     # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too.
     wanted = next((found for found in (_with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
-    wanted = wanted or (exact or partial)[:1] or _unnamed_field(anchor.chunk, asks) or _with_asked_fact(
+    # A path parameter identifies the resource the question names; it is the field asked about only when no
+    # input answers (an operation that pages, for "how many can I get per request?").
+    named = [f for f in exact + partial if f.location != "path"][:1]
+    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or (exact + partial)[:1] or _with_asked_fact(
         by_description, asks)
     if not wanted:
         return "", []

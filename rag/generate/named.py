@@ -84,11 +84,12 @@ def field_classes(
     question: str, blocks: Sequence[ContextBlock], described: bool = True
 ) -> tuple[list[tuple[ContextBlock, FieldFacts]], ...]:
     """The fields the question names, in four classes: names spelt out (`page_size`, "page size"; the longest
-    first within a block), names sharing a word with the question (`expires_in` ← "expiry"), names sharing
-    only a word of the operation's path (`ConferenceSid` ← "a conference call": the question names the resource,
-    not the field), and (`described`) fields whose description shares two words with it."""
+    first within a block), names sharing a word with the question (`expires_in` ← "expiry"; the path parameters
+    that identify a resource the question names last: `ConferenceSid` ← "a conference call"), names sharing only
+    a word of the operation's path (`calls` ← "list calls": the question names the resource, not the field), and
+    (`described`) fields whose description shares two words with it."""
     words = question_words(question)
-    exact, partial, by_path, by_description = [], [], [], []
+    exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")
         for field in block.chunk.every_field():
@@ -100,8 +101,9 @@ def field_classes(
                 (by_path if parts and parts <= resource_words and not quoted else exact).append(entry)
                 continue
             shared = shares_a_word(parts, words)
-            # A path parameter identifies the resource the path names; naming the resource does not ask for it.
-            if shared and not shared <= resource_words and field.location != "path":
+            if shared and field.location == "path":
+                identifying.append(entry)
+            elif shared and not shared <= resource_words:
                 partial.append(entry)
             elif shared:
                 by_path.append(entry)
@@ -109,7 +111,7 @@ def field_classes(
                 by_description.append(entry)
     # The longest name spelt wins ("page size" names `page_size` more than `page`); a field not deprecated first.
     exact.sort(key=lambda entry: (entry[0].number, -len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))
-    return exact, partial, by_path, by_description
+    return exact, partial + identifying, by_path, by_description
 
 
 def named_fields(
