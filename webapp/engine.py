@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag.config import DEFAULT_CONFIGS, PRESETS, Config, load_config_file
+from rag.config import DEFAULT_CONFIGS, PRESETS, Config, ablation_parts, load_config_file
 from rag.errors import ConfigError
+from rag.pipeline.features import without_feature
 from rag.query import clean_question
 from rag.runner import Engine, engine_from_settings
 
@@ -132,10 +133,10 @@ def resolve_config_name(name: str, known: Mapping[str, Config], definitions: Map
     """A config by name: a known one, `NAME-minus-FEATURE` (an ablation), or a saved definition."""
     if name in known:
         return known[name]
-    base, sep, feature = name.partition("-minus-")
-    if sep and base in known:
+    parts = ablation_parts(name)
+    if parts is not None and parts[0] in known:
         try:
-            return known[base].without(feature)
+            return without_feature(known[parts[0]], parts[1])
         except ConfigError:
             pass
     definition = (definitions or {}).get(name)

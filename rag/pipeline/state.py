@@ -8,24 +8,17 @@ trace (stage, time, note, fallback). `AnswerResult` is made from it once, when t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from rag.facts import Fact
-from rag.gate import ConfidenceGate
-from rag.generate.base import Generation, Generator
-from rag.index.store import Index
+from rag.generate.base import Generation
 from rag.query import Query
-from rag.rerank.base import Reranker
 from rag.results import AnswerResult, Confidence, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.intent import Intent
-from rag.retrieve.synonyms import Glossary
-
-if TYPE_CHECKING:
-    from rag.config import Config
 
 
 @dataclass(frozen=True)
@@ -48,7 +41,7 @@ class PipelineState:
     APIs a multi-API question shares its top k among; `apis` the APIs searched.
     """
 
-    config: Config
+    config: str  # the configuration's name
     question: str
     query: Query
     history: Sequence[Mapping[str, str]] = ()
@@ -116,7 +109,7 @@ class PipelineState:
             if event.ms is not None:
                 timings[event.stage] = timings.get(event.stage, 0.0) + event.ms
         result = AnswerResult(
-            config=self.config.name,
+            config=self.config,
             question=self.question,
             standalone_query=self.query.standalone,
             confidence=self.confidence,
@@ -153,89 +146,11 @@ def _take_generation(result: AnswerResult, generation: Generation) -> None:
     result.generator = generation.generator
 
 
-class Services(Protocol):
-    """What stages use of the engine: the index and the models it makes once."""
-
-    index: Index
-
-    def llm_spec(self, config: Config) -> str:
-        """The generator spec a config resolves to."""
-        ...
-
-    def chat_model(self, spec: str) -> Any | None:
-        """The chat model of an LLM spec (None for extractive)."""
-        ...
-
-    def generator(self, spec: str) -> Generator:
-        """The generator of a spec."""
-        ...
-
-    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
-        """The config's reranker (None for `none`)."""
-        ...
-
-    def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
-        """The config's glossaries that fit the indexed corpus."""
-        ...
-
-    def context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str) -> QueryContext:
-        """The query context of a search text (shared through `contexts` when given)."""
-        ...
-
-    @property
-    def confidence_gate(self) -> ConfidenceGate:
-        """The engine's confidence gate."""
-        ...
-
-
-@dataclass(frozen=True)
-class Feature:
-    """A part of the pipeline an ablation switches off: whether a config has it, and the settings that
-    switch it off."""
-
-    name: str
-    is_on: Callable[[Config], bool]
-    switched_off: Mapping[str, Any]
-
-
-class BaseStage:
-    """What stages share: the config and the services they were made with, no feature of their own, and
-    every config runs them unless `applies` says otherwise."""
-
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether `config` runs this stage (every config, unless a stage says otherwise)."""
-        return True
-
-
-class SwitchedStage(BaseStage):
-    """A stage that runs exactly when its features are switched on (an ablation that switches one off
-    removes the stage)."""
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether every feature of this stage is on in `config`."""
-        return all(feature.is_on(config) for feature in cls.features)
-
-
 class Stage(Protocol):
-    """One step of the pipeline: made for a config from the engine's services, it takes the state and returns
-    it. `features` are what an ablation may switch off in it; `applies` whether a config runs it."""
+    """One step of the pipeline, made once by `rag.pipeline.build.build_pipeline` with its own settings and
+    models: it takes the state and returns it."""
 
     name: ClassVar[str]
-    features: ClassVar[tuple[Feature, ...]]
-
-    def __init__(self, config: Config, services: Services) -> None: ...
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether `config` runs this stage."""
-        ...
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state after this stage."""

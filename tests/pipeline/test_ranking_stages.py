@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from rag.chunk import Chunk
-from rag.config import PRESETS
+from rag.config import PRESETS, Config
 from rag.facts import MissingWrite
 from rag.index.store import Index
+from rag.pipeline.features import without_feature
 from rag.pipeline.query_stages import Embed
 from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.query import Query
@@ -40,8 +41,8 @@ def operations(index: Index) -> dict[str, Chunk]:
 def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
     state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
     ids = [c.chunk.chunk_id for c in state.candidates]
-    assert ids and len(ids) == len(set(ids)) <= state.config.candidate_pool
-    assert state.k == state.config.k and not state.balanced and "retrieve" in timed(state)
+    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool
+    assert state.k == state.settings.k and not state.balanced and "retrieve" in timed(state)
 
 
 def test_retrieve_searches_only_the_callers_scope(engine: Engine) -> None:
@@ -113,18 +114,11 @@ class UnavailableReranker:
         raise RerankerUnavailable("no cross-encoder model here")
 
 
-@dataclass
-class EngineWithoutReranker(Engine):
-    def reranker(self, config, ctx):  # type: ignore[no-untyped-def]
-        return UnavailableReranker()
-
-
-def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(people_shop_index: Index) -> None:
-    engine = EngineWithoutReranker(people_shop_index)
-    ops = operations(people_shop_index)
+def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(engine: Engine) -> None:
+    ops = operations(engine.index)
     pool = retrieved(ops["GET /orders/{id}"], ops["POST /orders"])
-    config = replace(PRESETS["full"], reranker="cross-encoder")
-    state = run(state_for("How do I create an order?", config, candidates=list(pool)), engine, Embed, Rerank)
+    rerank = Rerank(lambda snapshot: UnavailableReranker(), "cross-encoder")
+    state = run(state_for("How do I create an order?", candidates=list(pool)), engine, Embed, rerank)
     assert state.candidates == pool
     assert notes_of(state, "rerank") == ["no cross-encoder model here"]
     fallbacks = [e.fallback for e in state.trace if e.fallback]
@@ -151,7 +145,8 @@ def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine
         "schemas after operations: 1 schema chunk(s) left the top 1 for operations (a schema the question names "
         "by its identifier keeps its place)"
     ]
-    ablated = run(state_for("q", PRESETS["full"].without("schemas_last"), candidates=list(pool), k=1), engine, Order)
+    no_schemas_last = without_feature(PRESETS["full"], "schemas_last")
+    ablated = run(state_for("q", no_schemas_last, candidates=list(pool), k=1), engine, Order)
     assert [c.chunk for c in ablated.candidates] == [schema, operation] and not notes_of(ablated, "order")
     within = run(state_for("q", candidates=list(pool), k=2), engine, Order)
     assert [c.chunk for c in within.candidates] == [operation, schema] and not notes_of(within, "order")
@@ -246,6 +241,8 @@ def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_eng
     assert own.candidates == pool and not notes_of(own, "lookup")
 
 
-def test_lookup_lift_runs_only_over_smart_chunks() -> None:
-    assert LookupLift.applies(PRESETS["full"])
-    assert not LookupLift.applies(replace(PRESETS["full"], chunking="naive"))
+def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
+    def lifts(config: Config) -> bool:
+        return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
+
+    assert lifts(PRESETS["full"]) and not lifts(replace(PRESETS["full"], chunking="naive"))
