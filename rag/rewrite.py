@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH
 from rag.corpus.vocabulary import operation_words, readable_name
 from rag.facts import operation_label
+from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import question_methods
@@ -155,7 +155,7 @@ def with_subject(query: Query, subject: Chunk) -> Query:
 def rewrite_query(
     question: str,
     history: Sequence[dict[str, str]] | None,
-    chat_model: Any | None = None,
+    chat_model: ChatModel | None = None,
     topics: frozenset[str] = frozenset(),
     operations: Sequence[Chunk] = (),
 ) -> Rewrite:
@@ -177,8 +177,6 @@ def rewrite_query(
     about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
         return Rewrite(offline_rewrite(question, history, subject), "offline", f"follow-up rewritten offline{about}")
-    from rag.llm.base import ChatMessage
-
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
     messages = [
         ChatMessage(

@@ -17,6 +17,7 @@ from typing import Any
 
 from rag.config import DEFAULT_CONFIGS, PRESETS, Config, ablation_parts, load_config_file
 from rag.errors import ConfigError
+from rag.llm.spec import EXTRACTIVE, ModelSpec
 from rag.pipeline.features import without_feature
 from rag.query import clean_question
 from rag.runner import Engine, engine_from_settings
@@ -219,13 +220,13 @@ def generator_options(default_llm: str, env: Mapping[str, str] | None = None) ->
 
     options = [default_llm] if default_llm else []
     options.extend(available_llms(dict(os.environ) if env is None else env))
-    options.append("extractive")
+    options.append(EXTRACTIVE)
     return list(dict.fromkeys(options))
 
 
 def generator_label(spec: str) -> str:
     """How a generator spec is shown: `extractive` gets a reminder that it is not an LLM."""
-    return "extractive (no LLM)" if spec == "extractive" else spec
+    return f"{spec} (no LLM)" if ModelSpec(spec).is_extractive else spec
 
 
 WARM_UP_QUESTIONS: tuple[str, ...] = (
@@ -243,7 +244,7 @@ def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     from webapp.asking import ask_all
 
     started = time.perf_counter()
-    configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, "extractive")
+    configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, EXTRACTIVE)
     try:
         for question in WARM_UP_QUESTIONS:
             ask_all(engine, question, configs, use_cache=False)  # warming must load the models, not read stored results
