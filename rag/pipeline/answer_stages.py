@@ -38,10 +38,9 @@ class Gate:
             chat_model = self.llm.model()
         except RagError as error:
             state.note(self.name, f"answerability judge unavailable: {error}")
-        outcome = self.gate.apply(self.chunking, state.query, ctx, state.question, known, state.chunks, chat_model)
+        outcome = self.gate.apply(self.chunking, state.query, ctx, state.question, known, state.evidence, chat_model)
         state.confidence, state.confidence_score = outcome.decision.tier, outcome.decision.score
-        state.tokens_in += outcome.tokens_in
-        state.tokens_out += outcome.tokens_out
+        state.gate_tokens = (outcome.tokens_in, outcome.tokens_out)
         state.trace += [TraceEvent(self.name, note=note) for note in outcome.notes]
         state.trace.append(TraceEvent(self.name, ms=outcome.ms))
         return state
@@ -64,7 +63,7 @@ class Generate:
         """What the generator gets: the typed query, the chunks, the gate's tier and the typed facts."""
         return GenerationRequest(
             query=state.query,
-            chunks=state.chunks,
+            chunks=state.evidence,
             abstain_allowed=self.abstention,
             reasoning=self.reasoning,
             context_tokens=self.context_tokens,
@@ -112,5 +111,5 @@ class Generate:
             state.generation = Generation(answer="", abstained=True, generator="none (retrieval only)")
         else:
             state.generation = Generation(answer="", generator="none (retrieval only)")
-        state.generation.citations = [Citation.of(c.chunk) for c in state.chunks]
+        state.generation.citations = [Citation.of(c.chunk) for c in state.evidence]
         return state

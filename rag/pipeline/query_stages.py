@@ -88,9 +88,9 @@ class GlossaryExpansion:
 
 @dataclass(frozen=True)
 class IntentFilter:
-    """The APIs a question is about: with `restrict`, the search is restricted to them (with `explicit_only`,
-    only when the question names them); per-API k reads whether it spans several. A hosted `llm` reads the
-    intent; without one the offline detector does."""
+    """The APIs a question is about: with `restrict`, it asks retrieval to search only them (with
+    `explicit_only`, only when the question names them); per-API k reads whether it spans several. A hosted `llm`
+    reads the intent; without one the offline detector does."""
 
     restrict: bool
     explicit_only: bool
@@ -98,18 +98,16 @@ class IntentFilter:
     name: ClassVar[str] = "intent"
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with the detected intent and the APIs to search."""
+        """The state with the detected intent and the APIs it asks retrieval to search."""
         with state.timed(self.name):
             intent = self._detect(state)
         state.intent = intent
-        if self.restrict and intent.apis:
-            state.detected_apis = list(intent.apis)
         state.note(self.name, f"intent: {intent.note or 'none'}")
-        state.apis = tuple(intent.apis) if self.restrict else ()
-        if state.apis and self.explicit_only and not intent.explicit:
+        apis = tuple(intent.apis) if self.restrict else ()
+        if apis and self.explicit_only and not intent.explicit:
             state.note(self.name, "intent filter: not applied (the question names no API)")
-            state.detected_apis = []
-            state.apis = ()
+            apis = ()
+        state.asked_apis = apis
         return state
 
     def _detect(self, state: PipelineState) -> Intent:

@@ -10,7 +10,7 @@ from typing import ClassVar
 from rag.chunk import Chunk
 from rag.corpus.profile import profile_for
 from rag.errors import ConfigError, RagError
-from rag.facts import RemovedWrite
+from rag.facts import Fact, RemovedWrite
 from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import PipelineState
@@ -48,18 +48,18 @@ class Retrieve:
             raise ConfigError(f"retrieve k={self.k} is not allowed; allowed: 1 to candidate_pool={self.candidate_pool}")
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates, the APIs searched and k."""
+        """The state with its candidates, the APIs searched (the caller's scope, else those the intent filter
+        asked for) and k."""
+        apis = state.scope or state.asked_apis
         if state.scope:
-            state.apis = state.scope
-            state.detected_apis = list(state.scope)
             state.note(self.name, f"searched only: {', '.join(state.scope)} (as asked)")
         with state.timed(self.name):
-            state.candidates = self._search(state, self.candidate_pool, state.apis)
-            if state.apis and not state.candidates and not state.scope:
+            candidates = self._search(state, self.candidate_pool, apis)
+            if apis and not candidates and not state.scope:
                 state.note(self.name, "intent filter matched nothing; searched all APIs")
-                state.detected_apis = []
-                state.apis = ()
-                state.candidates = self._search(state, self.candidate_pool, ())
+                apis = ()
+                candidates = self._search(state, self.candidate_pool, ())
+            state.apis, state.candidates = apis, candidates
             state.k = self.k
             if self.dynamic_k and state.intent.multi_api and not state.scope:
                 self._share_among_apis(state)
@@ -95,13 +95,17 @@ class Rerank:
     name: ClassVar[str] = "rerank"
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates reranked within each group that is ranked on its own."""
+        """The state with its candidates reranked within each group that is ranked on its own (and the tokens
+        an LLM reranker used)."""
         groups, others = state.rank_groups()
-        reranked = [c for group in groups for c in self._rerank(state, group, one_api=bool(state.balanced))]
+        usage: list[tuple[int, int]] = []
+        reranked = [c for group in groups for c in self._rerank(state, group, bool(state.balanced), usage)]
         state.candidates = reranked + others
+        state.rerank_tokens = (sum(used[0] for used in usage), sum(used[1] for used in usage))
         return state
 
-    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool) -> list[RetrievedChunk]:
+    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool,
+                usage: list[tuple[int, int]]) -> list[RetrievedChunk]:
         reranker = self.reranker_for(state.context.snapshot)
         if one_api and isinstance(reranker, StructuralReranker):
             reranker = replace(reranker, fusion_k=0)
@@ -111,8 +115,7 @@ class Rerank:
             try:
                 pool = apply_scores(pool, reranker.score(state.query, pool))
                 if isinstance(reranker, LLMReranker):
-                    state.tokens_in += reranker.last_usage[0]
-                    state.tokens_out += reranker.last_usage[1]
+                    usage.append(reranker.last_usage)
             except RerankerUnavailable as error:
                 state.note(self.name, str(error))
                 state.fall_back(self.name, f"{self.kind} reranker unavailable: ran without reranking")
@@ -240,23 +243,29 @@ class WriteCheck:
             # On an index of several APIs the claim is about the APIs asked about, else those retrieval found.
             apis = state.apis or tuple(dict.fromkeys(c.chunk.api for c in state.chunks))
             missing = check_write_operation(query, profile_for(ctx.snapshot), apis)
+            facts: list[Fact] = []
+            named: list[Chunk] = []
             if missing is not None:
                 state.note(self.name, "write check: " + missing.statement())
-                self._add(state, missing.existing)
-                state.facts.append(missing)
+                named += missing.existing
+                facts.append(missing)
             removed = removed_writes(query, ctx.snapshot.chunks.values(), state.apis)
             if removed:
                 fact = RemovedWrite(tuple(removed))
                 state.note(self.name, "write check: " + fact.statement())
-                state.facts.append(fact)
-                self._add(state, removed)
+                facts.append(fact)
+                named += removed
+            state.facts, state.added = facts, self._added(state.chunks, named)
         return state
 
     @staticmethod
-    def _add(state: PipelineState, chunks: tuple[Chunk, ...] | list[Chunk]) -> None:
-        """The chunks a fact names after the ranked ones (the ranking itself is the retriever's and the
-        reranker's), numbered on."""
-        present = {c.chunk.chunk_id for c in state.chunks}
-        state.chunks += [RetrievedChunk(c, {"write_check": 1.0}) for c in chunks if c.chunk_id not in present]
-        for rank, candidate in enumerate(state.chunks, start=1):
-            candidate.rank = rank
+    def _added(ranked: list[RetrievedChunk], named: list[Chunk]) -> list[RetrievedChunk]:
+        """The chunks the facts name that the ranked ones lack, numbered on after them (the ranking itself is the
+        retriever's and the reranker's)."""
+        present = {c.chunk.chunk_id for c in ranked}
+        added: list[RetrievedChunk] = []
+        for chunk in named:
+            if chunk.chunk_id not in present:
+                present.add(chunk.chunk_id)
+                added.append(RetrievedChunk(chunk, {"write_check": 1.0}, rank=len(ranked) + len(added) + 1))
+        return added

@@ -34,11 +34,15 @@ class TraceEvent:
 
 @dataclass
 class PipelineState:
-    """One question on its way through one configuration's stages.
+    """One question on its way through one configuration's stages; each field has one writer, but for the
+    query (the rewrite, then the glossary expansion), the candidates (ranked by each ranking stage in turn) and
+    the trace (every stage's events).
 
-    `candidates` is the ranked candidate pool; `pool` the pool as finally ranked (kept for the record) and
-    `chunks` the context for the answer (the top k, then the operations a fact names). `balanced` holds the
-    APIs a multi-API question shares its top k among; `apis` the APIs searched.
+    The intent filter asks to search `asked_apis`; retrieval writes the APIs it searched (`apis`), `k`, the
+    ranked candidate pool (`candidates`) and `balanced` (the APIs a multi-API question shares its top k among);
+    the top k stage writes `pool` (the pool as finally ranked, kept for the record) and `chunks` (the top k);
+    the write check the operations its facts name (`added`); the gate the tier and its tokens; the reranker
+    its tokens; generation the answer.
     """
 
     config: str  # the configuration's name
@@ -50,22 +54,28 @@ class PipelineState:
     ctx: QueryContext | None = None
     contexts: dict[str, QueryContext] | None = None
     intent: Intent = field(default_factory=Intent)
+    asked_apis: tuple[str, ...] = ()
     apis: tuple[str, ...] = ()
-    detected_apis: list[str] = field(default_factory=list)
     k: int = 0
     balanced: tuple[str, ...] = ()
     candidates: list[RetrievedChunk] = field(default_factory=list)
     pool: list[RetrievedChunk] = field(default_factory=list)
     chunks: list[RetrievedChunk] = field(default_factory=list)
+    added: list[RetrievedChunk] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     trace: list[TraceEvent] = field(default_factory=list)
     confidence: Confidence = "answer"
     confidence_score: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
+    rerank_tokens: tuple[int, int] = (0, 0)
+    gate_tokens: tuple[int, int] = (0, 0)
     generation: Generation | None = None
     generator: str = ""
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def evidence(self) -> list[RetrievedChunk]:
+        """The context for the answer: the top k, then the operations a fact names."""
+        return [*self.chunks, *self.added]
 
     @property
     def context(self) -> QueryContext:
@@ -103,24 +113,31 @@ class PipelineState:
         return groups, others
 
     def to_result(self) -> AnswerResult:
-        """The answer result this state explains (notes, fallbacks and timings from the trace)."""
+        """The answer result this state explains (notes, fallbacks and timings from the trace, tokens summed over
+        the reranker, the gate and generation), assembled here and nowhere else."""
         timings: dict[str, float] = {}
         for event in self.trace:
             if event.ms is not None:
                 timings[event.stage] = timings.get(event.stage, 0.0) + event.ms
-        result = AnswerResult(
+        generation = self.generation or Generation(answer="", generator=self.generator)
+        return AnswerResult(
             config=self.config,
             question=self.question,
             standalone_query=self.query.standalone,
-            confidence=self.confidence,
+            answer=generation.answer,
+            abstained=generation.abstained,
+            confidence="abstain" if generation.abstained else self.confidence,
             confidence_score=self.confidence_score,
-            chunks=list(self.chunks),
+            citations=list(generation.citations),
+            dropped_citations=generation.dropped_citations,
+            reasoning_steps=list(generation.reasoning_steps),
+            chunks=self.evidence,
             pool=list(self.pool),
-            detected_apis=list(self.detected_apis),
+            detected_apis=list(self.apis),
             timings_ms=timings,
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            generator=self.generator,
+            tokens_in=self.rerank_tokens[0] + self.gate_tokens[0] + generation.tokens_in,
+            tokens_out=self.rerank_tokens[1] + self.gate_tokens[1] + generation.tokens_out,
+            generator=generation.generator,
             retrieval_only=self.retrieval_only,
             notes=[event.note for event in self.trace if event.note],
             facts=[fact.statement() for fact in self.facts],
@@ -128,22 +145,6 @@ class PipelineState:
             fallbacks=[event.fallback for event in self.trace if event.fallback],
             query=self.query,
         )
-        if self.generation is not None:
-            _take_generation(result, self.generation)
-        return result
-
-
-def _take_generation(result: AnswerResult, generation: Generation) -> None:
-    result.answer = generation.answer
-    result.abstained = generation.abstained
-    if generation.abstained:
-        result.confidence = "abstain"
-    result.citations = list(generation.citations)
-    result.dropped_citations = generation.dropped_citations
-    result.reasoning_steps = list(generation.reasoning_steps)
-    result.tokens_in += generation.tokens_in
-    result.tokens_out += generation.tokens_out
-    result.generator = generation.generator
 
 
 class Stage(Protocol):

@@ -59,7 +59,7 @@ def test_the_gate_stage_takes_the_gates_tier_score_tokens_notes_and_time(people_
     stage = Gate(gate, "smart", (STAFF,), LLM(ModelSpec("extractive")))  # type: ignore[arg-type]
     state = run(state_for("How do I see all staff?", chunks=chunks), engine, Embed, stage)
     assert (state.confidence, state.confidence_score) == ("partial", 0.42)
-    assert (state.tokens_in, state.tokens_out) == (7, 3)
+    assert state.gate_tokens == (7, 3) and (state.to_result().tokens_in, state.to_result().tokens_out) == (7, 3)
     assert notes_of(state, "gate") == ["confidence gate: partial"] and timed(state)["gate"] == 1.5
     (call,) = gate.calls
     assert call["query"] is state.query and call["chunks"] == chunks and call["model"] is None

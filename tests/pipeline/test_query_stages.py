@@ -74,7 +74,7 @@ def test_glossary_expansion_adds_the_spec_words_of_the_users_words(engine: Engin
 
 def test_the_intent_filter_searches_only_the_apis_a_question_names(engine: Engine) -> None:
     state = run(state_for("How do I list orders in the shop-3_0 API?"), engine, Embed, IntentFilter)
-    assert state.intent.explicit and state.apis == ("shop-3_0",) and state.detected_apis == ["shop-3_0"]
+    assert state.intent.explicit and state.asked_apis == ("shop-3_0",)
     assert "intent" in timed(state)
 
 
@@ -83,7 +83,7 @@ def test_with_explicit_evidence_the_filter_is_not_applied_to_a_question_naming_n
     assert state.settings.intent_evidence == "explicit"
     state = run(state, engine, Embed, IntentFilter)
     assert state.intent.apis == ("shop-3_0",) and not state.intent.explicit
-    assert state.apis == () and state.detected_apis == []
+    assert state.asked_apis == ()
     assert "intent filter: not applied (the question names no API)" in notes_of(state, "intent")
     terms = replace(state.settings, intent_evidence="terms")
-    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).apis == ("shop-3_0",)
+    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).asked_apis == ("shop-3_0",)

@@ -48,14 +48,14 @@ def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
 def test_retrieve_searches_only_the_callers_scope(engine: Engine) -> None:
     state = run(state_for("How do I list orders?", scope=(PEOPLE,)), engine, Embed, Retrieve)
     assert state.candidates and {c.chunk.api for c in state.candidates} == {PEOPLE}
-    assert state.apis == (PEOPLE,) and state.detected_apis == [PEOPLE]
+    assert state.apis == (PEOPLE,) and state.to_result().detected_apis == [PEOPLE]
     assert notes_of(state, "retrieve") == [f"searched only: {PEOPLE} (as asked)"]
 
 
 def test_retrieve_searches_everything_when_the_intent_matches_nothing(engine: Engine) -> None:
-    state = run(state_for("How do I list orders?", apis=("no-such-api",), detected_apis=["no-such-api"]),
+    state = run(state_for("How do I list orders?", asked_apis=("no-such-api",)),
                 engine, Embed, Retrieve)
-    assert state.candidates and state.apis == () and state.detected_apis == []
+    assert state.candidates and state.apis == () and state.to_result().detected_apis == []
     assert "intent filter matched nothing; searched all APIs" in notes_of(state, "retrieve")
 
 
@@ -170,22 +170,23 @@ def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(e
     ops = operations(engine.index)
     schema = next(c for c in engine.index.snapshot().chunks.values() if c.kind == "schema" and c.api == ops[
         "POST /unified/hris/employees"].api)
-    context = [RetrievedChunk(schema)]
+    context = [RetrievedChunk(schema, rank=1)]
     state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
     (fact,) = state.facts
     assert isinstance(fact, MissingWrite)
     assert (fact.verb, fact.resource, fact.methods) == ("delete", "employee", ("delete",))
-    added = [c.chunk for c in state.chunks[1:]]
+    assert state.chunks == context and state.evidence[0] is context[0]
+    added = [c.chunk for c in state.added]
     assert added == list(fact.existing) and added[0].path.endswith("{id}")  # deleting acts on one item
-    assert all(c.scores == {"write_check": 1.0} for c in state.chunks[1:])
-    assert [c.rank for c in state.chunks] == list(range(1, len(state.chunks) + 1))
+    assert all(c.scores == {"write_check": 1.0} for c in state.added)
+    assert [c.rank for c in state.evidence] == list(range(1, len(state.evidence) + 1))
     assert notes_of(state, "write_check") == ["write check: " + fact.statement()]
 
 
 def test_write_check_finds_nothing_when_the_write_exists_or_none_is_asked_for(engine: Engine) -> None:
     for question in ("How do I create an employee?", "How do I list employees?", "How do I delete an order?"):
         state = run(state_for(question), engine, Embed, WriteCheck)
-        assert state.facts == [] and state.chunks == [] and not notes_of(state, "write_check"), question
+        assert state.facts == [] and state.evidence == [] and not notes_of(state, "write_check"), question
 
 
 def test_write_check_claims_nothing_about_an_api_that_retrieval_did_not_find(engine: Engine) -> None:
