@@ -14,6 +14,7 @@ from typing import Any
 from rag.config import Config
 from rag.index.store import Index, Snapshot
 from rag.llm.spec import EXTRACTIVE, LLM
+from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
@@ -30,7 +31,7 @@ class _SkippedReranker:
         self.name = f"dry-run:{kind}"
         self.kind = kind
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         raise RerankerUnavailable(f"dry run: the {self.kind} reranker is not called; first-stage order kept")
 
 

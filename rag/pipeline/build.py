@@ -74,7 +74,7 @@ def reranker_for(kind: str, model: str, llm: LLM) -> Callable[[Snapshot], Rerank
     return makers[kind]
 
 
-@dataclass(frozen=True)
+@dataclass
 class UnavailableGenerator:
     """Stands in for a generator that could not be made: answering raises what stopped it (the generate stage
     records that as the config's error, as a failing generator)."""

@@ -4,6 +4,7 @@ API-intent filter."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from rag.corpus.profile import CorpusProfile, profile_for
@@ -25,7 +26,7 @@ def fitting_glossaries(glossaries: tuple[Glossary, ...], ctx: QueryContext) -> t
     return tuple(
         glossary
         for glossary in glossaries
-        if ctx.memo(("glossary-applies", glossary.name), lambda g=glossary: glossary_applies(g, profile.knows))
+        if ctx.memo(("glossary-applies", glossary.name), partial(glossary_applies, glossary, profile.knows))
     )
 
 
@@ -113,6 +114,7 @@ class IntentFilter:
     def _detect(self, state: PipelineState) -> Intent:
         ctx, query = state.context, state.query
         profile = profile_for(ctx.snapshot)
-        if self.llm is not None:
-            return LLMIntentDetector(self.llm.model()).detect(query, profile)
+        model = self.llm.model() if self.llm is not None else None
+        if model is not None:
+            return LLMIntentDetector(model).detect(query, profile)
         return ctx.memo(("intent-offline", query.text), lambda: OfflineIntentDetector().detect(query, profile))

@@ -94,7 +94,7 @@ class OfflineIntentDetector:
 class LLMIntentDetector:
     """Asks a chat model which APIs apply; falls back to the offline detector on any failure."""
 
-    def __init__(self, chat_model: ChatModel | None, fallback: IntentDetector | None = None) -> None:
+    def __init__(self, chat_model: ChatModel, fallback: IntentDetector | None = None) -> None:
         self.chat_model = chat_model
         self.fallback = fallback or OfflineIntentDetector()
 
