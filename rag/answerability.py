@@ -11,9 +11,10 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from rag.errors import RagError
+from rag.llm.base import ChatMessage, ChatModel
 from rag.results import RetrievedChunk, numbered_excerpts
 
 Answerable = Literal["yes", "partly", "no"]
@@ -33,7 +34,7 @@ class AnswerabilityVerdict:
 class LLMAnswerabilityJudge:
     """Shows the chat model the top chunks (short excerpts) and asks whether they answer the question."""
 
-    def __init__(self, chat_model: Any, excerpt_tokens: int = 90, max_chunks: int = 5) -> None:
+    def __init__(self, chat_model: ChatModel, excerpt_tokens: int = 90, max_chunks: int = 5) -> None:
         if chat_model is None:
             raise RagError("the answerability judge needs a chat model; allowed: any configured LLM")
         self.chat_model = chat_model
@@ -45,8 +46,6 @@ class LLMAnswerabilityJudge:
 
         A reply that names no verdict counts as `partly` (the model's doubt is no evidence either way).
         """
-        from rag.llm.base import ChatMessage
-
         listing = numbered_excerpts(chunks[: self.max_chunks], self.excerpt_tokens)
         messages = [
             ChatMessage(

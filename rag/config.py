@@ -22,6 +22,8 @@ RETRIEVERS = ("vector", "bm25", "hybrid")
 RERANKERS = ("none", "structural", "cross-encoder", "llm")
 INTENT_EVIDENCE = ("terms", "explicit")
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+# An ablation is named `BASE-minus-FEATURE`: the config BASE with one feature switched off.
+ABLATION_MARK = "-minus-"
 
 
 @dataclass(frozen=True)
@@ -95,19 +97,6 @@ class Config:
         if not self.generator.strip():
             raise ConfigError(f"{self.name}.generator is empty; allowed: auto, extractive, openai:M, groq:M, local")
 
-    def features(self) -> dict[str, bool]:
-        """The on/off features of this config (what an ablation removes one at a time), as the stage list
-        declares them (rag.pipeline.stage_list)."""
-        from rag.pipeline.stage_list import features_of
-
-        return features_of(self)
-
-    def without(self, feature: str) -> Config:
-        """A copy with one feature switched off, named `NAME-minus-FEATURE`."""
-        from rag.pipeline.stage_list import without_feature
-
-        return without_feature(self, feature)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
         data = asdict(self)
@@ -150,6 +139,17 @@ PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, 
 # The one definition of the default configurations: the app, `rag ask`, `rag eval`, MCP and the REST API read it.
 # All three run offline (C4/C5 need an LLM for their reranker).
 DEFAULT_CONFIGS: tuple[str, ...] = ("C0", "C3", "full")
+
+
+def ablation_name(base: str, feature: str) -> str:
+    """The name of `base` with `feature` switched off: `full-minus-lookup`."""
+    return f"{base}{ABLATION_MARK}{feature}"
+
+
+def ablation_parts(name: str) -> tuple[str, str] | None:
+    """(base, feature) of an ablation's name (`full-minus-lookup` → ("full", "lookup")); None for any other name."""
+    base, mark, feature = name.partition(ABLATION_MARK)
+    return (base, feature) if mark and base and feature else None
 
 
 def config_from_mapping(name: str, data: dict[str, Any], known: dict[str, Config]) -> Config:

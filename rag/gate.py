@@ -25,6 +25,7 @@ from rag.corpus.vocabulary import operation_words
 from rag.errors import RagError
 from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
+from rag.llm.base import ChatModel
 from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
@@ -142,7 +143,7 @@ class ConfidenceGate:
         asked: str,
         known: set[str],
         chunks: Sequence[RetrievedChunk] = (),
-        chat_model: Any | None = None,
+        chat_model: ChatModel | None = None,
     ) -> GateOutcome:
         """Gate `query` (`asked`: the question as the user wrote it) and return the tier, score, reasons
         and time. `known` are words the engine understands beyond the index (an applied glossary's); given a
@@ -181,7 +182,7 @@ class ConfidenceGate:
 
     @staticmethod
     def judged(
-        decision: GateDecision, question: str, chunks: Sequence[RetrievedChunk], chat_model: Any
+        decision: GateDecision, question: str, chunks: Sequence[RetrievedChunk], chat_model: ChatModel
     ) -> GateOutcome:
         """The outcome after the LLM's answerability verdict: `no` abstains, `partly` is partial, `yes`
         keeps the evidence's tier. A failing model leaves the decision as it was (noted)."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rag.chunk import Chunk
+from rag.errors import RagError
 from rag.query import Query
 from rag.tokens import truncate_to_tokens
 
@@ -135,6 +136,17 @@ class AnswerResult:
     cached: bool = False
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def failed(
+        cls, config: str, question: str, error: BaseException | str, total_ms: float | None = None
+    ) -> AnswerResult:
+        """The result of a configuration that failed: the error as its message (a library error's own message,
+        any other prefixed with its type), timed by `total_ms` when given."""
+        if isinstance(error, BaseException) and not isinstance(error, RagError):
+            error = f"{type(error).__name__}: {error}"
+        timings = {"total": total_ms} if total_ms is not None else {}
+        return cls(config=config, question=question, errors=[str(error)], timings_ms=timings)
 
     @property
     def fell_back(self) -> bool:

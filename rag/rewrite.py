@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import METHOD_PATH
 from rag.corpus.vocabulary import function_words, normalize_term, operation_words, readable_name, word_forms
 from rag.facts import operation_label
+from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import question_methods
@@ -194,7 +194,7 @@ def _without_resource(text: str, subject: Chunk) -> str:
 def rewrite_query(
     question: str,
     history: Sequence[dict[str, str]] | None,
-    chat_model: Any | None = None,
+    chat_model: ChatModel | None = None,
     topics: frozenset[str] = frozenset(),
     operations: Sequence[Chunk] = (),
 ) -> Rewrite:
@@ -218,8 +218,6 @@ def rewrite_query(
         resources = resource_words(operations, subject.api) if subject is not None else frozenset()
         return Rewrite(offline_rewrite(question, history, subject, resources), "offline",
                        f"follow-up rewritten offline{about}")
-    from rag.llm.base import ChatMessage
-
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
     messages = [
         ChatMessage(

@@ -1,11 +1,9 @@
 """Send one question through one or many configurations and return everything that explains the answers.
 
-`Engine` holds what is loaded once (the index, chat models, generators, the confidence gate) and runs the
-stage list a `Config` builds (rag.pipeline.stage_list): rewrite → embed → glossary expansion → intent filter →
-retrieve (per-API k) → rerank → order → lookup lift → top k → write-operation check → confidence gate, then
-generation. Each stage takes and returns one typed state (rag.pipeline.state); the `AnswerResult` is made
-from it at the end. `run_many` shares the query embedding and each candidate pool between configurations
-and runs them concurrently; one failing configuration never breaks the others.
+`Engine` holds what is loaded once (the index, chat models, generators, the confidence gate) and the pipeline of
+each configuration, built once per index generation (rag.pipeline.build): its stages made with their settings
+and models, generation last. `run_many` shares the query embedding and each candidate pool between
+configurations and runs them concurrently; one failing configuration never breaks the others.
 """
 
 from __future__ import annotations
@@ -22,21 +20,17 @@ from typing import Any
 from rag.abstain import GateThresholds
 from rag.cache import CACHE_FILE, CacheSettings, QueryCache, cache_key, index_fingerprint
 from rag.config import Config
-from rag.corpus.profile import profile_for
-from rag.errors import RagError
 from rag.gate import ConfidenceGate
 from rag.generate.base import Generator, StreamEvent
-from rag.index.store import Index
-from rag.pipeline.stage_list import ANSWER_STAGE, build_stages
+from rag.index.store import Index, Snapshot
+from rag.llm.base import ChatModel
+from rag.llm.spec import EXTRACTIVE, LLM, ModelSpec
+from rag.pipeline.build import Pipeline, build_pipeline, reranker_for
 from rag.pipeline.state import PipelineState
 from rag.query import MAX_QUESTION_CHARS, Query, clean_question  # noqa: F401 (re-exported)
 from rag.rerank.base import Reranker
-from rag.rerank.cross_encoder import CrossEncoderReranker
-from rag.rerank.llm import LLMReranker
-from rag.rerank.structural import StructuralReranker
 from rag.results import AnswerResult, ConfigEvent
 from rag.retrieve.context import QueryContext
-from rag.retrieve.synonyms import Glossary, glossary_applies, load_glossary
 
 
 def detect_llm(env: dict[str, str] | None = None) -> str:
@@ -44,7 +38,7 @@ def detect_llm(env: dict[str, str] | None = None) -> str:
     try:
         from rag.llm.factory import detect_default_llm
     except ImportError:  # pragma: no cover - the llm package is part of the product
-        return (env or dict(os.environ)).get("RAG_LLM") or "extractive"
+        return (env or dict(os.environ)).get("RAG_LLM") or EXTRACTIVE
     return detect_default_llm(env if env is not None else dict(os.environ))
 
 
@@ -53,26 +47,28 @@ class Engine:
     """Runs configurations against one index. Models and clients are passed in (or made by the factories)."""
 
     index: Index
-    default_llm: str = "extractive"
-    chat_model_factory: Callable[[str], Any] | None = None
+    default_llm: str = EXTRACTIVE
+    chat_model_factory: Callable[[str], ChatModel] | None = None
     generator_factory: Callable[[str], Generator] | None = None
     thresholds: GateThresholds | None = None
     max_workers: int = 6
     # Stored results of repeated questions (rag.cache); None (evaluation, benchmarks): every question is run.
     cache: QueryCache | None = None
-    _chat_models: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _chat_models: dict[str, ChatModel] = field(default_factory=dict, init=False, repr=False)
     _generators: dict[str, Generator] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _gate: ConfidenceGate | None = field(default=None, init=False, repr=False)
+    _pipelines: dict[tuple[Config, str], Pipeline] = field(default_factory=dict, init=False, repr=False)
+    _build_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     # ------------------------------------------------------------------ models
     def llm_spec(self, config: Config) -> str:
         """The generator spec a config resolves to (`auto` → the engine default)."""
         return self.default_llm if config.generator == "auto" else config.generator
 
-    def chat_model(self, spec: str) -> Any | None:
+    def chat_model(self, spec: str) -> ChatModel | None:
         """The chat model for an LLM spec (None for extractive), made once per engine."""
-        if spec == "extractive":
+        if ModelSpec(spec).is_extractive:
             return None
         with self._lock:
             if spec not in self._chat_models:
@@ -100,30 +96,9 @@ class Engine:
             self._generators.setdefault(spec, made)
             return self._generators[spec]
 
-    # ------------------------------------------------------------------ what stages use
-    def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
-        """The config's glossaries that fit the indexed corpus (its vocabulary uses their target words).
-
-        The gate counts their words as understood even where query expansion is off.
-        """
-        if not config.glossaries:
-            return ()
-        profile = profile_for(ctx.snapshot)
-        return tuple(
-            glossary
-            for glossary in (load_glossary(name) for name in config.glossaries)
-            if ctx.memo(("glossary-applies", glossary.name), lambda g=glossary: glossary_applies(g, profile.knows))
-        )
-
-    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
-        """The config's reranker (None for `none`)."""
-        makers: dict[str, Callable[[], Reranker]] = {
-            "structural": lambda: StructuralReranker.for_corpus(profile_for(ctx.snapshot)),
-            "cross-encoder": lambda: CrossEncoderReranker(config.reranker_model),
-            "llm": lambda: LLMReranker(self.chat_model(self.llm_spec(config))),
-        }
-        maker = makers.get(config.reranker)
-        return maker() if maker is not None else None
+    def reranker_for(self, config: Config, llm: LLM) -> Callable[[Snapshot], Reranker]:
+        """What makes the config's reranker for the searched corpus."""
+        return reranker_for(config.reranker, config.reranker_model, llm)
 
     @property
     def confidence_gate(self) -> ConfidenceGate:
@@ -133,15 +108,19 @@ class Engine:
                 self._gate = ConfidenceGate(self.index, self.thresholds)
             return self._gate
 
-    def context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str = "") -> QueryContext:
-        """The query context of a search text: shared through `contexts` (a pinned version has its own)."""
-        if contexts is None:
-            return QueryContext(self.index, query, api_version=api_version)
-        key = f"{api_version}\x00{query}" if api_version else query
-        with self._lock:
-            if key not in contexts:
-                contexts[key] = QueryContext(self.index, query, api_version=api_version)
-            return contexts[key]
+    def pipeline(self, config: Config) -> Pipeline:
+        """The pipeline of `config`, built once per index generation (again while one of its models could not
+        be made: that may pass)."""
+        key = (config, self.llm_spec(config))
+        generation = self.index.snapshot().generation
+        with self._build_lock:
+            built = self._pipelines.get(key)
+            if built is None or built.generation != generation:
+                built = build_pipeline(config, self)
+                if built.complete:
+                    self._pipelines = {k: p for k, p in self._pipelines.items() if p.generation == built.generation}
+                    self._pipelines[key] = built
+            return built
 
     # ------------------------------------------------------------------ cache
     def cache_lookup(
@@ -185,7 +164,7 @@ class Engine:
         self.cache.put(key, fingerprint, result.to_dict())
 
     # ------------------------------------------------------------------ run
-    def prepare_state(
+    def prepared(
         self,
         question: str,
         config: Config,
@@ -193,14 +172,12 @@ class Engine:
         ctx: QueryContext | None = None,
         contexts: dict[str, QueryContext] | None = None,
         scope: tuple[str, ...] = (),
-    ) -> PipelineState:
-        """The state after the config's evidence stages (everything before generation)."""
-        state = PipelineState(
-            config, question, Query(clean_question(question)), history or (), scope, ctx=ctx, contexts=contexts
-        )
-        for stage in build_stages(config, self):
-            state = stage.run(state)
-        return state
+    ) -> tuple[Pipeline, PipelineState]:
+        """The config's pipeline and the state after its evidence stages (everything before generation)."""
+        pipeline = self.pipeline(config)
+        query = Query(clean_question(question))
+        state = PipelineState(config.name, question, query, history or (), scope, ctx=ctx, contexts=contexts)
+        return pipeline, pipeline.prepare(state)
 
     def run(
         self,
@@ -218,13 +195,11 @@ class Engine:
         """
         started = time.perf_counter()
         try:
-            state = self.prepare_state(question, config, history, ctx, contexts, scope)
+            pipeline, state = self.prepared(question, config, history, ctx, contexts, scope)
         except Exception as error:  # one failing config must not break the others
-            message = str(error) if isinstance(error, RagError) else f"{type(error).__name__}: {error}"
-            total = {"total": round((time.perf_counter() - started) * 1000.0, 3)}
-            return AnswerResult(config=config.name, question=question, errors=[message], timings_ms=total)
+            return AnswerResult.failed(config.name, question, error, round((time.perf_counter() - started) * 1000.0, 3))
         state.retrieval_only = retrieval_only
-        return ANSWER_STAGE(config, self).run(state).to_result()
+        return pipeline.answer(state)
 
     def run_many(
         self,
@@ -263,7 +238,7 @@ class Engine:
     def runs_offline(self, config: Config) -> bool:
         """Whether a config calls no model server: its LLM (for intent, LLM reranking and the answer) is the
         extractive generator."""
-        return self.llm_spec(config) == "extractive"
+        return ModelSpec(self.llm_spec(config)).is_extractive
 
     def _run_isolated(
         self,
@@ -279,7 +254,7 @@ class Engine:
         try:
             return self.run(question, config, messages, retrieval_only, None, contexts)
         except Exception as error:
-            return AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
+            return AnswerResult.failed(config.name, question, error)
 
     def stream_many(
         self,
@@ -339,33 +314,31 @@ class Engine:
         stream), and its generator allow) and its result go on `events`; a failure becomes a result with errors."""
         retrieval_only, stream = modes
         try:
-            if stream and not retrieval_only and self.llm_spec(config) != "extractive":
+            if stream and not retrieval_only and not self.runs_offline(config):
                 final = None
                 for item in self.stream(question, config, messages):
                     if isinstance(item, AnswerResult):
                         final = item
                     elif item.kind == "token" and item.text:
                         events.put(ConfigEvent(config.name, "token", text=item.text))
-                final = final or AnswerResult(config.name, question, errors=["the generator stopped early"])
+                final = final or AnswerResult.failed(config.name, question, "the generator stopped early")
                 events.put(ConfigEvent(config.name, "result", result=final))
             else:
                 result = self.run(question, config, messages, retrieval_only, None, contexts)
                 events.put(ConfigEvent(config.name, "result", result=result))
         except Exception as error:  # one failing configuration must not break the others
-            failed = AnswerResult(config.name, question, errors=[f"{type(error).__name__}: {error}"])
-            events.put(ConfigEvent(config.name, "result", result=failed))
+            events.put(ConfigEvent(config.name, "result", result=AnswerResult.failed(config.name, question, error)))
 
     def stream(
         self, question: str, config: Config, history: Sequence[dict[str, str]] | None = None
     ) -> Iterator[StreamEvent | AnswerResult]:
         """Yield the generator's stream events, then the finished AnswerResult."""
         try:
-            state = self.prepare_state(question, config, history)
+            pipeline, state = self.prepared(question, config, history)
         except Exception as error:
-            yield AnswerResult(config=config.name, question=question, errors=[str(error)])
+            yield AnswerResult.failed(config.name, question, error)
             return
-        yield from ANSWER_STAGE(config, self).stream(state)
-        yield state.to_result()
+        yield from pipeline.stream(state)
 
 
 def engine_from_settings(settings: Any | None = None, llm: str | None = None, query_cache: bool = False) -> Engine:

@@ -10,11 +10,12 @@ import pytest
 from rag.config import PRESETS
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
+from rag.pipeline.features import without_feature
 from rag.runner import Engine
 
 NOTES = Path(__file__).parent / "fixtures" / "specs" / "notes-3.1.yaml"
 # The hashing embedder's similarities mean nothing to the gate's calibration: these tests are about the answers.
-FULL = PRESETS["full"].without("abstention")
+FULL = without_feature(PRESETS["full"], "abstention")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The code's shape: `rag/` imports no UI package, no module of `rag/`, `webapp/`, `bench/` or `scripts/` is part
-of an import circle (imports inside functions count), and stages tokenize through `rag.corpus`, never through the
-BM25 index."""
+of an import circle (imports inside functions and imports for type hints count), the pipeline's stages import no
+`Config`, and stages tokenize through `rag.corpus`, never through the BM25 index."""
 
 from __future__ import annotations
 
@@ -23,22 +23,12 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 
 
 def imports_of(path: Path, root: Path = ROOT) -> set[str]:
-    """Every module a file imports, at the top or inside functions (relative imports resolved); imports for
-    type hints only (under `if TYPE_CHECKING:`) never run and are left out."""
+    """Every module a file imports, at the top, inside functions or for type hints only (under
+    `if TYPE_CHECKING:`: a circle there is a circle of the design), relative imports resolved."""
     name = module_name(path, root)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-        for statement in node.body
-        for inner in ast.walk(statement)
-    }
-    for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -97,6 +87,27 @@ def test_the_circle_check_finds_a_circle_closed_inside_a_function(tmp_path: Path
     (package / "first.py").write_text("from pkg import second\n", encoding="utf-8")
     (package / "second.py").write_text("def later() -> None:\n    from .first import later\n", encoding="utf-8")
     assert import_cycles(import_graph(("pkg",), tmp_path)) == [["pkg.first", "pkg.second", "pkg.first"]]
+
+
+def test_the_circle_check_counts_imports_for_type_hints(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "first.py").write_text("from pkg.second import B\n", encoding="utf-8")
+    (package / "second.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.first import A\nB = 1\n", encoding="utf-8"
+    )
+    assert import_cycles(import_graph(("pkg",), tmp_path)) == [["pkg.first", "pkg.second", "pkg.first"]]
+
+
+def test_the_stages_import_no_config() -> None:
+    """A stage is made with its own settings and models (rag.pipeline.build reads the config); none reads it."""
+    stages = ("state", "query_stages", "ranking_stages", "answer_stages")
+    offenders = {
+        name: sorted(m for m in imports_of(LIBRARY / "pipeline" / f"{name}.py") if m.startswith("rag.config"))
+        for name in stages
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
 
 
 def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None:

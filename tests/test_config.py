@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.config import PRESETS, Config, load_config_file, resolve_configs
+from rag.config import PRESETS, Config, ablation_name, ablation_parts, load_config_file, resolve_configs
 from rag.errors import ConfigError
+from rag.pipeline.features import features_of, without_feature
 
 
 def test_presets_have_the_names_of_the_study() -> None:
@@ -57,8 +58,14 @@ def test_resolve_configs_rejects_unknown_names() -> None:
 
 def test_ablation_removes_one_feature() -> None:
     full = PRESETS["full"]
-    on = [name for name, enabled in full.features().items() if enabled]
+    on = [name for name, enabled in features_of(full).items() if enabled]
     assert "rerank" in on and "abstention" in on
-    without = full.without("rerank")
+    without = without_feature(full, "rerank")
     assert without.reranker == "none" and without.name == "full-minus-rerank"
-    assert without.features()["abstention"]
+    assert features_of(without)["abstention"]
+
+
+def test_an_ablation_is_named_in_one_place() -> None:
+    assert ablation_name("full", "lookup") == "full-minus-lookup"
+    assert ablation_parts("full-minus-lookup") == ("full", "lookup")
+    assert ablation_parts("full") is None and ablation_parts("full-minus-") is None

@@ -15,8 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag.config import DEFAULT_CONFIGS, PRESETS, Config, load_config_file
+from rag.config import DEFAULT_CONFIGS, PRESETS, Config, ablation_parts, load_config_file
 from rag.errors import ConfigError
+from rag.llm.spec import EXTRACTIVE, ModelSpec
+from rag.pipeline.features import without_feature
 from rag.query import clean_question
 from rag.runner import Engine, engine_from_settings
 
@@ -132,10 +134,10 @@ def resolve_config_name(name: str, known: Mapping[str, Config], definitions: Map
     """A config by name: a known one, `NAME-minus-FEATURE` (an ablation), or a saved definition."""
     if name in known:
         return known[name]
-    base, sep, feature = name.partition("-minus-")
-    if sep and base in known:
+    parts = ablation_parts(name)
+    if parts is not None and parts[0] in known:
         try:
-            return known[base].without(feature)
+            return without_feature(known[parts[0]], parts[1])
         except ConfigError:
             pass
     definition = (definitions or {}).get(name)
@@ -218,13 +220,13 @@ def generator_options(default_llm: str, env: Mapping[str, str] | None = None) ->
 
     options = [default_llm] if default_llm else []
     options.extend(available_llms(dict(os.environ) if env is None else env))
-    options.append("extractive")
+    options.append(EXTRACTIVE)
     return list(dict.fromkeys(options))
 
 
 def generator_label(spec: str) -> str:
     """How a generator spec is shown: `extractive` gets a reminder that it is not an LLM."""
-    return "extractive (no LLM)" if spec == "extractive" else spec
+    return f"{spec} (no LLM)" if ModelSpec(spec).is_extractive else spec
 
 
 WARM_UP_QUESTIONS: tuple[str, ...] = (
@@ -242,7 +244,7 @@ def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     from webapp.asking import ask_all
 
     started = time.perf_counter()
-    configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, "extractive")
+    configs = apply_choices([PRESETS[name] for name in names if name in PRESETS], None, EXTRACTIVE)
     try:
         for question in WARM_UP_QUESTIONS:
             ask_all(engine, question, configs, use_cache=False)  # warming must load the models, not read stored results

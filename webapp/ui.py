@@ -19,6 +19,7 @@ from rag.config import Config
 from rag.errors import RagError
 from rag.evaluate.metrics import ERROR_LABEL, FAILURE_MEANINGS
 from rag.index.versions import chunk_totals
+from rag.pipeline.features import features_of
 from rag.results import AnswerResult, RetrievedChunk
 from rag.runner import Engine
 from webapp import charts, tables, widget_state
@@ -165,7 +166,7 @@ def render_about() -> None:
         st.markdown("**Configurations**")
         rows = []
         for name, config in configs_or_stop().items():
-            features = [key.replace("_", " ") for key, on in config.features().items() if on]
+            features = [key.replace("_", " ") for key, on in features_of(config).items() if on]
             rows.append(
                 {
                     "config": name,

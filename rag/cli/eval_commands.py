@@ -71,7 +71,7 @@ def _evaluation_engine(args: argparse.Namespace) -> Engine:
 
     settings = settings_from(args)
     if args.dry_run:
-        return Engine(open_index_without_model(settings), default_llm="extractive")
+        return Engine(open_index_without_model(settings))
     return engine_from_settings(settings, llm=args.llm)
 
 
@@ -127,7 +127,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
         folder = root / corpus_key(corpus, base.embedding_model)
         settings = replace(base, index_dir=folder, cache_dir=cache, chroma_url="")
         index = corpus_index(corpus, folder, lambda _: open_index(settings), log)
-        return Engine(index, default_llm="extractive")
+        return Engine(index)
 
     out = Path(args.out) if args.out else PROJECT_ROOT / "eval_data" / "results" / "suite"
     log(f"suite {suite.path.name}: {len(suite.sets)} set(s) x {len(configs)} config(s) "

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag.cli.common import EXIT_OK, EXIT_USAGE, fail, known_configs, print_json, settings_from
+from rag.pipeline.features import features_of
 
 
 def cmd_configs(args: argparse.Namespace) -> int:
@@ -17,7 +18,7 @@ def cmd_configs(args: argparse.Namespace) -> int:
         print_json({name: config.to_dict() for name, config in configs.items()})
         return EXIT_OK
     for name, config in configs.items():
-        features = ", ".join(key for key, on in config.features().items() if on) or "-"
+        features = ", ".join(key for key, on in features_of(config).items() if on) or "-"
         print(f"{name:6} {config.chunking:5} {config.retriever:6} k={config.k:<2} [{features}]")
         if config.description:
             print(f"       {config.description}")

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag.config import Config
-from rag.index.store import Index
+from rag.index.store import Index, Snapshot
+from rag.llm.spec import EXTRACTIVE, LLM
+from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable
 from rag.results import AnswerResult, RetrievedChunk
-from rag.retrieve.context import QueryContext
 from rag.runner import Engine
 
 DRY_RUN_ANSWER = "[dry run] placeholder answer: no model was called."
@@ -30,7 +31,7 @@ class _SkippedReranker:
         self.name = f"dry-run:{kind}"
         self.kind = kind
 
-    def score(self, query: str, candidates: Sequence[RetrievedChunk]) -> list[float]:
+    def score(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         raise RerankerUnavailable(f"dry run: the {self.kind} reranker is not called; first-stage order kept")
 
 
@@ -38,13 +39,14 @@ class DryRunEngine(Engine):
     """An engine that never calls a model: every LLM stage resolves to the offline path."""
 
     def llm_spec(self, config: Config) -> str:
-        """Always `extractive` (no chat model)."""
-        return "extractive"
+        """Always the extractive generator (no chat model)."""
+        return EXTRACTIVE
 
-    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
+    def reranker_for(self, config: Config, llm: LLM) -> Callable[[Snapshot], Reranker]:
+        """Model-backed rerankers are skipped (said so, first-stage order kept); the structural one runs."""
         if config.reranker in ("cross-encoder", "llm"):
-            return _SkippedReranker(config.reranker)
-        return super().reranker(config, ctx)
+            return lambda snapshot: _SkippedReranker(config.reranker)
+        return super().reranker_for(config, llm)
 
 
 def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:
@@ -72,7 +74,7 @@ def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:
             title=record.title,
         )
         copy.add(document)
-    return DryRunEngine(copy, default_llm="extractive")
+    return DryRunEngine(copy, default_llm=EXTRACTIVE)
 
 
 @contextmanager

@@ -11,10 +11,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from statistics import mean
-from typing import Any
 
 from rag.errors import ConfigError
 from rag.evaluate.metrics import spread
+from rag.llm.base import ChatMessage, ChatModel
+from rag.llm.spec import ModelSpec
 
 SYSTEM_PROMPT = (
     "You grade answers to questions about API documentation. Compare the candidate answer with the "
@@ -74,19 +75,19 @@ class Judge:
 
     spec: str
     runs: int = 1
-    chat_model: Any | None = None
-    model_factory: Callable[[str], Any] | None = None
-    _model: Any = field(default=None, init=False, repr=False)
+    chat_model: ChatModel | None = None
+    model_factory: Callable[[str], ChatModel] | None = None
+    _model: ChatModel | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.runs, int) or not 1 <= self.runs <= 20:
             raise ConfigError(f"judge runs={self.runs!r} is not allowed; allowed: a whole number from 1 to 20")
-        if self.spec.strip() == "extractive":
+        if ModelSpec(self.spec.strip()).is_extractive:
             raise ConfigError("the judge must be a chat model ('openai:<model>', 'groq:<model>', 'local'), "
                               "not 'extractive'")
 
     @property
-    def model(self) -> Any:
+    def model(self) -> ChatModel:
         """The chat model (made on first use through `rag.llm.factory.make_chat_model`)."""
         if self.chat_model is not None:
             return self.chat_model
@@ -101,8 +102,6 @@ class Judge:
 
     def score(self, question: str, answer: str, ground_truth: str) -> JudgeScore:
         """Judge `answer` `runs` times; failed runs are recorded as errors, never raised."""
-        from rag.llm.base import ChatMessage
-
         messages = [
             ChatMessage("system", SYSTEM_PROMPT),
             ChatMessage(

@@ -34,6 +34,7 @@ from rag.evaluate.manifest import RUN_FILE, build_manifest, index_fingerprint, p
 from rag.evaluate.questions import Question
 from rag.evaluate.records import append_record, build_record, read_records, result_file
 from rag.evaluate.report import METRICS_FILE, compute_metrics
+from rag.pipeline.features import ablations
 from rag.results import AnswerResult
 from rag.runner import Engine
 
@@ -60,8 +61,8 @@ class EvaluationResult:
 
 # ---------------------------------------------------------------------- configs
 def ablation_configs(base: Config) -> list[Config]:
-    """`base` plus `base.without(feature)` for each feature switched on in `base`."""
-    return [base, *(base.without(feature) for feature, on in base.features().items() if on)]
+    """`base` plus `base` without each feature switched on in it (rag.pipeline.features)."""
+    return [base, *ablations(base)]
 
 
 def with_k(config: Config, k: int) -> Config:
@@ -318,7 +319,7 @@ def is_transient(errors: Sequence[str]) -> bool:
 
 def _failed(config: Config, question: Question, error: Exception) -> AnswerResult:
     """The result of a run that raised instead of recording its error."""
-    return AnswerResult(config=config.name, question=question.question, errors=[f"{type(error).__name__}: {error}"])
+    return AnswerResult.failed(config.name, question.question, error)
 
 
 def _run_configs(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rag.config import ablation_parts
 from rag.evaluate.metrics import metric_label
 from rag.evaluate.roles import VALIDATION, run_role
 from rag.evaluate.saved_runs import (
@@ -41,12 +42,11 @@ BLIND_LABELS: dict[str, str] = {
     "oos_abstained": SUITE_LABELS["out_of_scope_abstention"],
 }
 TIE = 0.005  # scores closer than this are tied
-ABLATION_MARK = "-minus-"
 
 
 def is_ablation(config: str) -> bool:
     """Whether a configuration is an ablation (`full-minus-lookup`), not a contender."""
-    return ABLATION_MARK in config
+    return ablation_parts(config) is not None
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,9 @@ def _ablations(means: Mapping[str, float], label: str) -> str:
     """`Ablations of full (each without one stage; measured, not contenders): without lookup −0.02, …`."""
     changes = []
     for name, value in sorted(means.items()):
-        base, _, stage = name.partition(ABLATION_MARK)
-        if stage and base in means:
+        parts = ablation_parts(name)
+        if parts is not None and parts[0] in means:
+            base, stage = parts
             changes.append((stage, value - means[base], base))
     if not changes:
         return ""

@@ -17,7 +17,6 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from rag.errors import allowed
 from rag.generate.base import GenerationRequest
@@ -30,7 +29,8 @@ from rag.generate.extractive import (
     success_response,
 )
 from rag.generate.prompts import ANSWERABLE_PREFIX, CONTEXT_CLOSE, CONTEXT_OPEN, closing_parts, defuse_delimiters
-from rag.llm.base import ChatMessage, is_loopback_url
+from rag.llm.base import ChatMessage, ChatModel, is_loopback_url
+from rag.llm.spec import ModelSpec
 from rag.question_analysis import asked_kinds
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
@@ -71,14 +71,14 @@ def prompt_style(env: Mapping[str, str] | None = None) -> str:
     return value
 
 
-def is_local_model(chat_model: Any) -> bool:
+def is_local_model(chat_model: ChatModel) -> bool:
     """Whether `chat_model` runs on this machine: llama.cpp in-process, or a server on a loopback address."""
-    if str(getattr(chat_model, "name", "")).startswith("local:"):
+    if ModelSpec(str(getattr(chat_model, "name", ""))).is_local:
         return True
     return is_loopback_url(str(getattr(chat_model, "base_url", "") or ""))
 
 
-def wants_compact(chat_model: Any, env: Mapping[str, str] | None = None) -> bool:
+def wants_compact(chat_model: ChatModel, env: Mapping[str, str] | None = None) -> bool:
     """Compact prompts for `chat_model`: as `RAG_LLM_PROMPT` says, by default for local models only."""
     style = prompt_style(env)
     return is_local_model(chat_model) if style == "auto" else style == "compact"

@@ -10,8 +10,7 @@ from rag.generate.compact import wants_compact
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.llm import LLMGenerator
 from rag.llm.base import ChatModel
-
-EXTRACTIVE_SPEC = "extractive"
+from rag.llm.spec import EXTRACTIVE
 
 
 def make_generator(spec: str, chat_model_factory: Callable[[str], ChatModel] | None = None) -> Generator:
@@ -30,7 +29,7 @@ def make_generator(spec: str, chat_model_factory: Callable[[str], ChatModel] | N
     if cleaned.lower() == "auto":
         raise ConfigError("generator 'auto' must be resolved to a concrete generator (e.g. with "
                           "rag.llm.factory.detect_default_llm) before make_generator")
-    if cleaned.lower() == EXTRACTIVE_SPEC:
+    if cleaned.lower() == EXTRACTIVE:
         return ExtractiveGenerator()
     if chat_model_factory is None:
         from rag.llm.factory import make_chat_model

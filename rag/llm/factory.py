@@ -23,12 +23,12 @@ from rag.errors import ConfigError, allowed
 from rag.llm.base import ChatModel, is_loopback_url
 from rag.llm.local import INSTALL_HINT, LlamaCppChatModel
 from rag.llm.openai_compat import OpenAIChatModel
+from rag.llm.spec import EXTRACTIVE
 from rag.settings import PROJECT_ROOT
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_GROQ_MODEL = "llama-3.1-8b-instant"
 DEFAULT_LOCAL_MODEL = PROJECT_ROOT / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-EXTRACTIVE = "extractive"
 MAX_RETRIES = 2
 DEFAULT_TIMEOUT = 60.0  # seconds per HTTP attempt
 LOCAL_SERVER_TIMEOUT = 300.0  # the default for an OpenAI-compatible server on a loopback address

@@ -3,115 +3,118 @@ API-intent filter."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
 
-from rag.corpus.profile import profile_for
-from rag.pipeline.state import BaseStage, Feature, PipelineState, SwitchedStage
+from rag.corpus.profile import CorpusProfile, profile_for
+from rag.index.store import Index
+from rag.llm.spec import LLM
+from rag.pipeline.state import PipelineState
+from rag.retrieve.context import QueryContext, shared_context
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
-from rag.retrieve.synonyms import expand_query
+from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies
 from rag.rewrite import rewrite_query
 
-if TYPE_CHECKING:
-    from rag.config import Config
 
-# LLM specs whose model is fast enough to read the question's intent (a local model is not).
-HOSTED_LLM_PREFIXES = ("openai:", "groq:")
+def fitting_glossaries(glossaries: tuple[Glossary, ...], ctx: QueryContext) -> tuple[Glossary, ...]:
+    """The glossaries that fit the searched corpus (its vocabulary uses their target words); the gate counts
+    their words as understood even where query expansion is off."""
+    if not glossaries:
+        return ()
+    profile = profile_for(ctx.snapshot)
+    return tuple(
+        glossary
+        for glossary in glossaries
+        if ctx.memo(("glossary-applies", glossary.name), partial(glossary_applies, glossary, profile.knows))
+    )
 
 
-class Rewrite(BaseStage):
-    """A follow-up made standalone with the conversation before it (an LLM's rewrite, else the earlier
-    turn attached); each configuration continues its own conversation."""
+@dataclass(frozen=True)
+class Rewrite:
+    """A follow-up made standalone with the conversation before it (the LLM's rewrite, else the earlier turn
+    attached); each configuration continues its own conversation. `profile` is the indexed corpus's."""
 
+    llm: LLM
+    profile: CorpusProfile
     name: ClassVar[str] = "rewrite"
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs that rewrite follow-ups."""
-        return config.rewrite
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the rewritten query (unchanged without a conversation)."""
         if not state.history:
             return state
         with state.timed(self.name):
-            spec = self.services.llm_spec(self.config)
-            profile = profile_for(self.services.index.snapshot())
-            chat_model = self.services.chat_model(spec) if spec != "extractive" else None
-            rewritten = rewrite_query(state.query.asked, list(state.history), chat_model, profile.topics,
-                                      profile.operations)
+            rewritten = rewrite_query(state.query.asked, list(state.history), self.llm.model(), self.profile.topics,
+                                      self.profile.operations)
             state.query = rewritten.query
             if rewritten.note:
                 state.note(self.name, rewritten.note)
         return state
 
 
-class Embed(BaseStage):
-    """The query context of the standalone question (shared between configurations asking the same) and
-    its embedding."""
+@dataclass(frozen=True)
+class Embed:
+    """The query context of the standalone question in the API version searched (shared between
+    configurations asking the same) and its embedding."""
 
+    index: Index
+    api_version: str = ""
     name: ClassVar[str] = "embed"
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its query context, the query embedded."""
         standalone = state.query.standalone
         ctx = state.ctx
-        if ctx is None or ctx.query != standalone or ctx.api_version != self.config.api_version:
-            state.ctx = self.services.context(standalone, state.contexts, self.config.api_version)
+        if ctx is None or ctx.query != standalone or ctx.api_version != self.api_version:
+            state.ctx = shared_context(self.index, standalone, state.contexts, self.api_version)
         with state.timed(self.name):
             state.context.query_vector(standalone)
         return state
 
 
-class GlossaryExpansion(SwitchedStage):
-    """Spec words from the config's glossaries added to the retrieval text (only glossaries that fit the
-    corpus)."""
+@dataclass(frozen=True)
+class GlossaryExpansion:
+    """Spec words from the glossaries added to the retrieval text (only glossaries that fit the corpus)."""
 
+    glossaries: tuple[Glossary, ...]
     name: ClassVar[str] = "query_expansion"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("query_expansion", lambda config: config.query_expansion, {"query_expansion": False}),
-    )
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state whose query carries the glossary words."""
-        state.query = expand_query(state.query, self.services.active_glossaries(self.config, state.context))
+        state.query = expand_query(state.query, fitting_glossaries(self.glossaries, state.context))
         if state.query.expansions:
             state.note(self.name, f"query expanded: {state.query.text}")
         return state
 
 
-class IntentFilter(BaseStage):
-    """The APIs a question is about: the search is restricted to them (with `intent_evidence = explicit`,
-    only when the question names them); per-API k reads whether it spans several."""
+@dataclass(frozen=True)
+class IntentFilter:
+    """The APIs a question is about: with `restrict`, it asks retrieval to search only them (with
+    `explicit_only`, only when the question names them); per-API k reads whether it spans several. A hosted `llm`
+    reads the intent; without one the offline detector does."""
 
+    restrict: bool
+    explicit_only: bool
+    llm: LLM | None = None
     name: ClassVar[str] = "intent"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("intent_filter", lambda config: config.intent_filter, {"intent_filter": False}),
-    )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs that filter by intent or share k among several APIs (which needs the intent)."""
-        return config.intent_filter or config.dynamic_k
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with the detected intent and the APIs to search."""
+        """The state with the detected intent and the APIs it asks retrieval to search."""
         with state.timed(self.name):
             intent = self._detect(state)
         state.intent = intent
-        if self.config.intent_filter and intent.apis:
-            state.detected_apis = list(intent.apis)
         state.note(self.name, f"intent: {intent.note or 'none'}")
-        state.apis = tuple(intent.apis) if self.config.intent_filter else ()
-        if state.apis and self.config.intent_evidence == "explicit" and not intent.explicit:
+        apis = tuple(intent.apis) if self.restrict else ()
+        if apis and self.explicit_only and not intent.explicit:
             state.note(self.name, "intent filter: not applied (the question names no API)")
-            state.detected_apis = []
-            state.apis = ()
+            apis = ()
+        state.asked_apis = apis
         return state
 
     def _detect(self, state: PipelineState) -> Intent:
         ctx, query = state.context, state.query
         profile = profile_for(ctx.snapshot)
-        spec = self.services.llm_spec(self.config)
-        if spec.startswith(HOSTED_LLM_PREFIXES):
-            return LLMIntentDetector(self.services.chat_model(spec)).detect(query, profile)
+        model = self.llm.model() if self.llm is not None else None
+        if model is not None:
+            return LLMIntentDetector(model).detect(query, profile)
         return ctx.memo(("intent-offline", query.text), lambda: OfflineIntentDetector().detect(query, profile))

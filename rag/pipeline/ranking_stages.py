@@ -3,27 +3,26 @@ order of the pool, the lookup lift, the top k, and the write-operation check."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from rag.chunk import Chunk
 from rag.corpus.profile import profile_for
-from rag.errors import RagError
-from rag.facts import RemovedWrite
+from rag.errors import ConfigError, RagError
+from rag.facts import Fact, RemovedWrite
+from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
-from rag.pipeline.state import BaseStage, Feature, PipelineState, Services, SwitchedStage
-from rag.rerank.base import RerankerUnavailable, apply_scores
+from rag.pipeline.state import PipelineState
+from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
 from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api, schemas_last
-from rag.retrieve.retrievers import make_retriever
+from rag.retrieve.retrievers import Retriever
 from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
-
-if TYPE_CHECKING:
-    from rag.config import Config
 
 MAX_DYNAMIC_K = 10
 # Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
@@ -31,49 +30,50 @@ MAX_DYNAMIC_K = 10
 PER_API_POOL = 60
 
 
-class Retrieve(BaseStage):
-    """The candidate pool: vector, BM25 or hybrid search over the config's chunks and the docs, in the APIs
-    the intent filter (or the caller's scope) chose; a multi-API question gets each API's best candidates
-    first and a k that holds them all (per-API k)."""
+@dataclass(frozen=True)
+class Retrieve:
+    """The candidate pool (`candidate_pool` of them): the retriever's search over the `chunking` collection and
+    the docs, in the APIs the intent filter (or the caller's scope) chose; k is `k`, and with `dynamic_k` a
+    multi-API question gets each API's best candidates first and a k that holds them all (per-API k)."""
 
+    retriever: Retriever
+    chunking: str
+    k: int
+    candidate_pool: int
+    dynamic_k: bool = False
     name: ClassVar[str] = "retrieve"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("hybrid", lambda config: config.retriever == "hybrid", {"retriever": "vector"}),
-        Feature("dynamic_k", lambda config: config.dynamic_k, {"dynamic_k": False}),
-    )
 
-    def __init__(self, config: Config, services: Services) -> None:
-        super().__init__(config, services)
-        self.retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
-        self.strategies = (config.chunking, "docs")
+    def __post_init__(self) -> None:
+        if not 1 <= self.k <= self.candidate_pool:
+            raise ConfigError(f"retrieve k={self.k} is not allowed; allowed: 1 to candidate_pool={self.candidate_pool}")
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates, the APIs searched and k."""
+        """The state with its candidates, the APIs searched (the caller's scope, else those the intent filter
+        asked for) and k."""
+        apis = state.scope or state.asked_apis
         if state.scope:
-            state.apis = state.scope
-            state.detected_apis = list(state.scope)
             state.note(self.name, f"searched only: {', '.join(state.scope)} (as asked)")
         with state.timed(self.name):
-            state.candidates = self._search(state, self.config.candidate_pool, state.apis)
-            if state.apis and not state.candidates and not state.scope:
+            candidates = self._search(state, self.candidate_pool, apis)
+            if apis and not candidates and not state.scope:
                 state.note(self.name, "intent filter matched nothing; searched all APIs")
-                state.detected_apis = []
-                state.apis = ()
-                state.candidates = self._search(state, self.config.candidate_pool, ())
-            state.k = self.config.k
-            if self.config.dynamic_k and state.intent.multi_api and not state.scope:
+                apis = ()
+                candidates = self._search(state, self.candidate_pool, ())
+            state.apis, state.candidates = apis, candidates
+            state.k = self.k
+            if self.dynamic_k and state.intent.multi_api and not state.scope:
                 self._share_among_apis(state)
         return state
 
     def _search(self, state: PipelineState, size: int, apis: tuple[str, ...]) -> list[RetrievedChunk]:
-        return self.retriever.retrieve(state.context, self.strategies, size, apis, state.query.text)
+        return self.retriever.retrieve(state.context, (self.chunking, "docs"), size, apis, state.query.text)
 
     def _share_among_apis(self, state: PipelineState) -> None:
         """Each API's best candidates first, k large enough for every API the question spans."""
         intent = state.intent
         targets = list(intent.apis) if len(intent.apis) >= 2 else state.context.snapshot.apis()
         per_api = {api: self._search(state, PER_API_POOL, (api,)) for api in targets}
-        state.k = min(max(self.config.k, len(targets)), MAX_DYNAMIC_K)
+        state.k = min(max(self.k, len(targets)), MAX_DYNAMIC_K)
         merged = interleave_by_api(per_api, state.k)
         rest = [c for api in targets for c in per_api[api]] + state.candidates
         first: dict[str, RetrievedChunk] = {}
@@ -84,52 +84,54 @@ class Retrieve(BaseStage):
         state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
 
 
-class Rerank(SwitchedStage):
-    """The candidates in the config's reranker's order (a multi-API question's per API, where the structural
-    evidence decides alone); the first-stage order, noted, when the reranker cannot run."""
+@dataclass(frozen=True)
+class Rerank:
+    """The candidates in the order of the reranker `reranker_for` makes for the searched corpus (a multi-API
+    question's per API, where the structural evidence decides alone); the first-stage order, noted, when the
+    reranker cannot run (`kind` names it then)."""
 
+    reranker_for: Callable[[Snapshot], Reranker]
+    kind: str
     name: ClassVar[str] = "rerank"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
-    )
 
     def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates reranked within each group that is ranked on its own."""
+        """The state with its candidates reranked within each group that is ranked on its own (and the tokens
+        an LLM reranker used)."""
         groups, others = state.rank_groups()
-        reranked = [c for group in groups for c in self._rerank(state, group, one_api=bool(state.balanced))]
+        usage: list[tuple[int, int]] = []
+        reranked = [c for group in groups for c in self._rerank(state, group, bool(state.balanced), usage)]
         state.candidates = reranked + others
+        state.rerank_tokens = (sum(used[0] for used in usage), sum(used[1] for used in usage))
         return state
 
-    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool) -> list[RetrievedChunk]:
-        reranker = self.services.reranker(self.config, state.context)
+    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool,
+                usage: list[tuple[int, int]]) -> list[RetrievedChunk]:
+        reranker = self.reranker_for(state.context.snapshot)
         if one_api and isinstance(reranker, StructuralReranker):
             reranker = replace(reranker, fusion_k=0)
-        if reranker is None or not pool:
+        if not pool:
             return pool
         with state.timed(self.name):
             try:
                 pool = apply_scores(pool, reranker.score(state.query, pool))
                 if isinstance(reranker, LLMReranker):
-                    state.tokens_in += reranker.last_usage[0]
-                    state.tokens_out += reranker.last_usage[1]
+                    usage.append(reranker.last_usage)
             except RerankerUnavailable as error:
                 state.note(self.name, str(error))
-                kind = "LLM" if self.config.reranker == "llm" else self.config.reranker
-                state.fall_back(self.name, f"{kind} reranker unavailable: ran without reranking")
+                state.fall_back(self.name, f"{self.kind} reranker unavailable: ran without reranking")
             except RagError as error:
                 state.note(self.name, f"reranker failed: {error}; first-stage order kept")
         return pool
 
 
-class Order(BaseStage):
+@dataclass(frozen=True)
+class Order:
     """Further parts of a structural id already ranked move to the end (and, with `schemas_last`, component
     schemas after the operations and guides); a multi-API question's top k is shared among its APIs (round
     robin, each API's best first)."""
 
+    schemas_last: bool = False
     name: ClassVar[str] = "order"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("schemas_last", lambda config: config.schemas_last, {"schemas_last": False}),
-    )
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with its candidates in their final order before the lookup lift (a note says how many
@@ -144,7 +146,7 @@ class Order(BaseStage):
 
     def _ordered(self, state: PipelineState, ranked: list[RetrievedChunk]) -> list[RetrievedChunk]:
         ordered = demote_repeated_covers(ranked)
-        if not self.config.schemas_last:
+        if not self.schemas_last:
             return ordered
         reordered = schemas_last(ordered, state.query.text)
         moved = {id(c) for c in ordered[: state.k]} - {id(c) for c in reordered[: state.k]}
@@ -154,23 +156,18 @@ class Order(BaseStage):
         return reordered
 
 
-class LookupLift(BaseStage):
+@dataclass(frozen=True)
+class LookupLift:
     """A request naming values ("play the album Kind of Blue") gets its API's lookup (search) operation on
-    top when its best operation takes an id (rag.retrieve.lookup)."""
+    top when its best operation takes an id (rag.retrieve.lookup); `index` gives the smart chunks'
+    similarities."""
 
+    index: Index
     name: ClassVar[str] = "lookup"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("lookup", lambda config: config.lookup, {"lookup": False}),
-    )
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs with the lookup lift over smart chunks (naive chunks have no operation facts)."""
-        return config.lookup and config.chunking == "smart"
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the lookup operation first, when the question names values."""
-        ctx, query, index = state.context, state.query, self.services.index
+        ctx, query, index = state.context, state.query, self.index
         profile = profile_for(ctx.snapshot)
         if not profile.lookup_operations:
             return state
@@ -189,16 +186,12 @@ class LookupLift(BaseStage):
         return state
 
 
-class KeepSubject(BaseStage):
+@dataclass(frozen=True)
+class KeepSubject:
     """A follow-up that names nothing of its own ("and how do I page through them?") asks about the
     conversation's subject (the operation the last answer was about): that operation leads its candidates."""
 
     name: ClassVar[str] = "subject"
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Configs that rewrite follow-ups over smart chunks (an operation is a smart chunk)."""
-        return config.rewrite and config.chunking == "smart"
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the subject's chunk first (fetched from the index when retrieval did not find it)."""
@@ -220,7 +213,8 @@ class KeepSubject(BaseStage):
         return state
 
 
-class TopK(BaseStage):
+@dataclass(frozen=True)
+class TopK:
     """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
 
     name: ClassVar[str] = "top_k"
@@ -234,15 +228,13 @@ class TopK(BaseStage):
         return state
 
 
-class WriteCheck(SwitchedStage):
+@dataclass(frozen=True)
+class WriteCheck:
     """A question asking to create, update or delete what has no such operation gets the fact (and the
     operations that do exist join the context after the ranked chunks); so does a write an older version
     of the API had."""
 
     name: ClassVar[str] = "write_check"
-    features: ClassVar[tuple[Feature, ...]] = (
-        Feature("write_check", lambda config: config.write_check, {"write_check": False}),
-    )
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state with the facts established and the operations they name in its chunks."""
@@ -251,23 +243,29 @@ class WriteCheck(SwitchedStage):
             # On an index of several APIs the claim is about the APIs asked about, else those retrieval found.
             apis = state.apis or tuple(dict.fromkeys(c.chunk.api for c in state.chunks))
             missing = check_write_operation(query, profile_for(ctx.snapshot), apis)
+            facts: list[Fact] = []
+            named: list[Chunk] = []
             if missing is not None:
                 state.note(self.name, "write check: " + missing.statement())
-                self._add(state, missing.existing)
-                state.facts.append(missing)
+                named += missing.existing
+                facts.append(missing)
             removed = removed_writes(query, ctx.snapshot.chunks.values(), state.apis)
             if removed:
                 fact = RemovedWrite(tuple(removed))
                 state.note(self.name, "write check: " + fact.statement())
-                state.facts.append(fact)
-                self._add(state, removed)
+                facts.append(fact)
+                named += removed
+            state.facts, state.added = facts, self._added(state.chunks, named)
         return state
 
     @staticmethod
-    def _add(state: PipelineState, chunks: tuple[Chunk, ...] | list[Chunk]) -> None:
-        """The chunks a fact names after the ranked ones (the ranking itself is the retriever's and the
-        reranker's), numbered on."""
-        present = {c.chunk.chunk_id for c in state.chunks}
-        state.chunks += [RetrievedChunk(c, {"write_check": 1.0}) for c in chunks if c.chunk_id not in present]
-        for rank, candidate in enumerate(state.chunks, start=1):
-            candidate.rank = rank
+    def _added(ranked: list[RetrievedChunk], named: list[Chunk]) -> list[RetrievedChunk]:
+        """The chunks the facts name that the ranked ones lack, numbered on after them (the ranking itself is the
+        retriever's and the reranker's)."""
+        present = {c.chunk.chunk_id for c in ranked}
+        added: list[RetrievedChunk] = []
+        for chunk in named:
+            if chunk.chunk_id not in present:
+                present.add(chunk.chunk_id)
+                added.append(RetrievedChunk(chunk, {"write_check": 1.0}, rank=len(ranked) + len(added) + 1))
+        return added

@@ -8,24 +8,17 @@ trace (stage, time, note, fallback). `AnswerResult` is made from it once, when t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from rag.facts import Fact
-from rag.gate import ConfidenceGate
-from rag.generate.base import Generation, Generator
-from rag.index.store import Index
+from rag.generate.base import Generation
 from rag.query import Query
-from rag.rerank.base import Reranker
 from rag.results import AnswerResult, Confidence, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.intent import Intent
-from rag.retrieve.synonyms import Glossary
-
-if TYPE_CHECKING:
-    from rag.config import Config
 
 
 @dataclass(frozen=True)
@@ -41,14 +34,18 @@ class TraceEvent:
 
 @dataclass
 class PipelineState:
-    """One question on its way through one configuration's stages.
+    """One question on its way through one configuration's stages; each field has one writer, but for the
+    query (the rewrite, then the glossary expansion), the candidates (ranked by each ranking stage in turn) and
+    the trace (every stage's events).
 
-    `candidates` is the ranked candidate pool; `pool` the pool as finally ranked (kept for the record) and
-    `chunks` the context for the answer (the top k, then the operations a fact names). `balanced` holds the
-    APIs a multi-API question shares its top k among; `apis` the APIs searched.
+    The intent filter asks to search `asked_apis`; retrieval writes the APIs it searched (`apis`), `k`, the
+    ranked candidate pool (`candidates`) and `balanced` (the APIs a multi-API question shares its top k among);
+    the top k stage writes `pool` (the pool as finally ranked, kept for the record) and `chunks` (the top k);
+    the write check the operations its facts name (`added`); the gate the tier and its tokens; the reranker
+    its tokens; generation the answer.
     """
 
-    config: Config
+    config: str  # the configuration's name
     question: str
     query: Query
     history: Sequence[Mapping[str, str]] = ()
@@ -57,22 +54,28 @@ class PipelineState:
     ctx: QueryContext | None = None
     contexts: dict[str, QueryContext] | None = None
     intent: Intent = field(default_factory=Intent)
+    asked_apis: tuple[str, ...] = ()
     apis: tuple[str, ...] = ()
-    detected_apis: list[str] = field(default_factory=list)
     k: int = 0
     balanced: tuple[str, ...] = ()
     candidates: list[RetrievedChunk] = field(default_factory=list)
     pool: list[RetrievedChunk] = field(default_factory=list)
     chunks: list[RetrievedChunk] = field(default_factory=list)
+    added: list[RetrievedChunk] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     trace: list[TraceEvent] = field(default_factory=list)
     confidence: Confidence = "answer"
     confidence_score: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
+    rerank_tokens: tuple[int, int] = (0, 0)
+    gate_tokens: tuple[int, int] = (0, 0)
     generation: Generation | None = None
     generator: str = ""
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def evidence(self) -> list[RetrievedChunk]:
+        """The context for the answer: the top k, then the operations a fact names."""
+        return [*self.chunks, *self.added]
 
     @property
     def context(self) -> QueryContext:
@@ -110,24 +113,31 @@ class PipelineState:
         return groups, others
 
     def to_result(self) -> AnswerResult:
-        """The answer result this state explains (notes, fallbacks and timings from the trace)."""
+        """The answer result this state explains (notes, fallbacks and timings from the trace, tokens summed over
+        the reranker, the gate and generation), assembled here and nowhere else."""
         timings: dict[str, float] = {}
         for event in self.trace:
             if event.ms is not None:
                 timings[event.stage] = timings.get(event.stage, 0.0) + event.ms
-        result = AnswerResult(
-            config=self.config.name,
+        generation = self.generation or Generation(answer="", generator=self.generator)
+        return AnswerResult(
+            config=self.config,
             question=self.question,
             standalone_query=self.query.standalone,
-            confidence=self.confidence,
+            answer=generation.answer,
+            abstained=generation.abstained,
+            confidence="abstain" if generation.abstained else self.confidence,
             confidence_score=self.confidence_score,
-            chunks=list(self.chunks),
+            citations=list(generation.citations),
+            dropped_citations=generation.dropped_citations,
+            reasoning_steps=list(generation.reasoning_steps),
+            chunks=self.evidence,
             pool=list(self.pool),
-            detected_apis=list(self.detected_apis),
+            detected_apis=list(self.apis),
             timings_ms=timings,
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            generator=self.generator,
+            tokens_in=self.rerank_tokens[0] + self.gate_tokens[0] + generation.tokens_in,
+            tokens_out=self.rerank_tokens[1] + self.gate_tokens[1] + generation.tokens_out,
+            generator=generation.generator,
             retrieval_only=self.retrieval_only,
             notes=[event.note for event in self.trace if event.note],
             facts=[fact.statement() for fact in self.facts],
@@ -135,107 +145,13 @@ class PipelineState:
             fallbacks=[event.fallback for event in self.trace if event.fallback],
             query=self.query,
         )
-        if self.generation is not None:
-            _take_generation(result, self.generation)
-        return result
-
-
-def _take_generation(result: AnswerResult, generation: Generation) -> None:
-    result.answer = generation.answer
-    result.abstained = generation.abstained
-    if generation.abstained:
-        result.confidence = "abstain"
-    result.citations = list(generation.citations)
-    result.dropped_citations = generation.dropped_citations
-    result.reasoning_steps = list(generation.reasoning_steps)
-    result.tokens_in += generation.tokens_in
-    result.tokens_out += generation.tokens_out
-    result.generator = generation.generator
-
-
-class Services(Protocol):
-    """What stages use of the engine: the index and the models it makes once."""
-
-    index: Index
-
-    def llm_spec(self, config: Config) -> str:
-        """The generator spec a config resolves to."""
-        ...
-
-    def chat_model(self, spec: str) -> Any | None:
-        """The chat model of an LLM spec (None for extractive)."""
-        ...
-
-    def generator(self, spec: str) -> Generator:
-        """The generator of a spec."""
-        ...
-
-    def reranker(self, config: Config, ctx: QueryContext) -> Reranker | None:
-        """The config's reranker (None for `none`)."""
-        ...
-
-    def active_glossaries(self, config: Config, ctx: QueryContext) -> tuple[Glossary, ...]:
-        """The config's glossaries that fit the indexed corpus."""
-        ...
-
-    def context(self, query: str, contexts: dict[str, QueryContext] | None, api_version: str) -> QueryContext:
-        """The query context of a search text (shared through `contexts` when given)."""
-        ...
-
-    @property
-    def confidence_gate(self) -> ConfidenceGate:
-        """The engine's confidence gate."""
-        ...
-
-
-@dataclass(frozen=True)
-class Feature:
-    """A part of the pipeline an ablation switches off: whether a config has it, and the settings that
-    switch it off."""
-
-    name: str
-    is_on: Callable[[Config], bool]
-    switched_off: Mapping[str, Any]
-
-
-class BaseStage:
-    """What stages share: the config and the services they were made with, no feature of their own, and
-    every config runs them unless `applies` says otherwise."""
-
-    features: ClassVar[tuple[Feature, ...]] = ()
-
-    def __init__(self, config: Config, services: Services) -> None:
-        self.config, self.services = config, services
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether `config` runs this stage (every config, unless a stage says otherwise)."""
-        return True
-
-
-class SwitchedStage(BaseStage):
-    """A stage that runs exactly when its features are switched on (an ablation that switches one off
-    removes the stage)."""
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether every feature of this stage is on in `config`."""
-        return all(feature.is_on(config) for feature in cls.features)
 
 
 class Stage(Protocol):
-    """One step of the pipeline: made for a config from the engine's services, it takes the state and returns
-    it. `features` are what an ablation may switch off in it; `applies` whether a config runs it."""
+    """One step of the pipeline, made once by `rag.pipeline.build.build_pipeline` with its own settings and
+    models: it takes the state and returns it."""
 
     name: ClassVar[str]
-    features: ClassVar[tuple[Feature, ...]]
-
-    def __init__(self, config: Config, services: Services) -> None: ...
-
-    @classmethod
-    def applies(cls, config: Config) -> bool:
-        """Whether `config` runs this stage."""
-        ...
 
     def run(self, state: PipelineState) -> PipelineState:
         """The state after this stage."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from rag.llm.base import ChatMessage, ChatModel
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.results import RetrievedChunk, numbered_excerpts
@@ -15,7 +15,7 @@ from rag.results import RetrievedChunk, numbered_excerpts
 class LLMReranker:
     """Shows the chat model numbered excerpts and asks for the most relevant numbers, best first."""
 
-    def __init__(self, chat_model: Any | None, excerpt_tokens: int = 120) -> None:
+    def __init__(self, chat_model: ChatModel | None, excerpt_tokens: int = 120) -> None:
         self.chat_model = chat_model
         self.name = f"llm:{chat_model.name}" if chat_model is not None else "llm"
         self.excerpt_tokens = excerpt_tokens
@@ -28,8 +28,6 @@ class LLMReranker:
                 "LLM reranker unavailable: no LLM is configured (set RAG_LLM, OPENAI_API_KEY or GROQ_API_KEY, or "
                 "run `make local-llm`); results are shown in first-stage order, without rerank scores"
             )
-        from rag.llm.base import ChatMessage
-
         listing = numbered_excerpts(candidates, self.excerpt_tokens)
         messages = [
             ChatMessage(

@@ -26,6 +26,7 @@ from rag.errors import ConfigError, DuplicateDocumentError, IngestError, RagErro
 from rag.index.versions import versions_by_api
 from rag.ingest.pipeline import parse_document
 from rag.ingest.validate import MAX_UPLOAD_BYTES, too_large
+from rag.pipeline.features import features_of
 from rag.query import clean_question
 from rag.rest.schemas import AskRequest
 from rag.results import AnswerResult
@@ -91,7 +92,7 @@ def add_service_routes(app: FastAPI, engine: Engine, known: Mapping[str, Config]
         return {
             "default": list(defaults),
             "configs": [
-                {**config.to_dict(), "features": config.features(), "runs_offline": engine.runs_offline(config)}
+                {**config.to_dict(), "features": features_of(config), "runs_offline": engine.runs_offline(config)}
                 for config in known.values()
             ],
         }

@@ -80,3 +80,20 @@ class QueryContext:
             ("bm25", strategy, apis, text),
             lambda: self.index.bm25_search(strategy, text, POOL_SIZE, apis or None, snapshot=self.snapshot),
         )
+
+
+_shared_lock = threading.Lock()
+
+
+def shared_context(
+    index: Index, query: str, contexts: dict[str, QueryContext] | None, api_version: str = ""
+) -> QueryContext:
+    """The query context of a search text: shared through `contexts` (a pinned version has its own); a fresh
+    one without `contexts`."""
+    if contexts is None:
+        return QueryContext(index, query, api_version=api_version)
+    key = f"{api_version}\x00{query}" if api_version else query
+    with _shared_lock:
+        if key not in contexts:
+            contexts[key] = QueryContext(index, query, api_version=api_version)
+        return contexts[key]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize
+from rag.llm.base import ChatMessage, ChatModel
 from rag.query import Query
 
 _MULTI_API = re.compile(
@@ -93,14 +94,12 @@ class OfflineIntentDetector:
 class LLMIntentDetector:
     """Asks a chat model which APIs apply; falls back to the offline detector on any failure."""
 
-    def __init__(self, chat_model: Any, fallback: IntentDetector | None = None) -> None:
+    def __init__(self, chat_model: ChatModel, fallback: IntentDetector | None = None) -> None:
         self.chat_model = chat_model
         self.fallback = fallback or OfflineIntentDetector()
 
     def detect(self, question: Query | str, profile: CorpusProfile) -> Intent:
         """One short JSON call; unknown API names are ignored; empty → no filter."""
-        from rag.llm.base import ChatMessage
-
         question = Query.of(question).text
         listing = "\n".join(f"- {api}: {profile.api_titles.get(api, api)}" for api in profile.apis)
         messages = [

@@ -17,6 +17,7 @@ from rag.evaluate.report import format_metrics_table
 from rag.evaluate.runner import ablation_configs, run_evaluation
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
 from rag.llm.base import LLMError
+from rag.pipeline.features import features_of
 from rag.runner import Engine
 from tests.evaluate.conftest import lines_of
 from tests.fakes import FakeChatModel
@@ -222,9 +223,9 @@ def test_ablation_configs() -> None:
     full = PRESETS["full"]
     configs = ablation_configs(full)
     assert configs[0] == full
-    on = [feature for feature, enabled in full.features().items() if enabled]
+    on = [feature for feature, enabled in features_of(full).items() if enabled]
     assert [c.name for c in configs[1:]] == [f"full-minus-{feature}" for feature in on]
-    assert all(not c.features()[feature] for c, feature in zip(configs[1:], on, strict=True))
+    assert all(not features_of(c)[feature] for c, feature in zip(configs[1:], on, strict=True))
     assert ablation_configs(PRESETS["C1"]) == [PRESETS["C1"]]
 
 

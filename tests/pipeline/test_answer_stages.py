@@ -15,7 +15,9 @@ from rag.gate import GateOutcome
 from rag.generate.base import Generation, GenerationRequest, StreamEvent
 from rag.index.store import Index
 from rag.llm.base import LLMError
-from rag.pipeline.answer_stages import LOCAL_CONTEXT_TOKENS, Gate, Generate
+from rag.llm.spec import LLM, ModelSpec
+from rag.pipeline.answer_stages import Gate, Generate
+from rag.pipeline.build import LOCAL_CONTEXT_TOKENS
 from rag.pipeline.query_stages import Embed
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
@@ -39,7 +41,7 @@ class RecordingGate:
 
 @dataclass
 class GateEngine(Engine):
-    """An engine whose gate is a RecordingGate and whose configs apply one glossary."""
+    """An engine whose gate is a RecordingGate."""
 
     gate: RecordingGate = field(default_factory=RecordingGate)
 
@@ -47,18 +49,19 @@ class GateEngine(Engine):
     def confidence_gate(self):  # type: ignore[no-untyped-def]
         return self.gate
 
-    def active_glossaries(self, config, ctx):  # type: ignore[no-untyped-def]
-        return (Glossary("staff", (("staff", "employees"),)),)
+
+STAFF = Glossary("staff", (("staff", "employees"),))
 
 
 def test_the_gate_stage_takes_the_gates_tier_score_tokens_notes_and_time(people_shop_index: Index) -> None:
-    engine = GateEngine(people_shop_index)
+    engine, gate = Engine(people_shop_index), RecordingGate()
     chunks = retrieved(make_chunk("a.components.S", "s"))
-    state = run(state_for("How do I see all staff?", chunks=chunks), engine, Embed, Gate)
+    stage = Gate(gate, "smart", (STAFF,), LLM(ModelSpec("extractive")))  # type: ignore[arg-type]
+    state = run(state_for("How do I see all staff?", chunks=chunks), engine, Embed, stage)
     assert (state.confidence, state.confidence_score) == ("partial", 0.42)
-    assert (state.tokens_in, state.tokens_out) == (7, 3)
+    assert state.gate_tokens == (7, 3) and (state.to_result().tokens_in, state.to_result().tokens_out) == (7, 3)
     assert notes_of(state, "gate") == ["confidence gate: partial"] and timed(state)["gate"] == 1.5
-    (call,) = engine.gate.calls
+    (call,) = gate.calls
     assert call["query"] is state.query and call["chunks"] == chunks and call["model"] is None
     assert call["known"] == {"staff", "employees"} and call["chunking"] == "smart"
 
@@ -75,10 +78,6 @@ def test_a_judge_that_cannot_be_made_is_noted_and_the_gate_decides_without_it(pe
     judged = GateEngine(people_shop_index, default_llm="openai:gpt-x", chat_model_factory=lambda spec: model)
     run(state_for("How do I list orders?"), judged, Embed, Gate)
     assert judged.gate.calls[0]["model"] is model
-
-
-def test_the_gate_stage_runs_only_with_abstention() -> None:
-    assert Gate.applies(PRESETS["full"]) and not Gate.applies(replace(PRESETS["full"], abstention=False))
 
 
 @dataclass
@@ -116,7 +115,7 @@ def test_generation_gets_the_typed_query_chunks_tier_and_facts(people_shop_index
     state = run(state, engine_with(people_shop_index, generator), Generate)
     (request,) = generator.requests
     assert request.query is state.query and request.chunks == chunks and request.gate == "partial"
-    assert request.abstain_allowed and request.context_tokens == state.config.context_tokens
+    assert request.abstain_allowed and request.context_tokens == state.settings.context_tokens
     assert state.generation is not None and state.generation.answer == "Use GET /orders. [1]"
     result = state.to_result()
     assert result.answer == "Use GET /orders. [1]" and result.generator == "scripted" and "generate" in timed(state)
@@ -158,6 +157,6 @@ def test_reasoning_without_an_llm_falls_back(people_shop_index: Index, generator
 
 def test_streaming_yields_the_generators_events_and_finishes_the_state(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
     state = state_for("q")
-    stage = Generate(state.config, engine_with(people_shop_index, generator))
+    stage = engine_with(people_shop_index, generator).pipeline(state.settings).generate
     kinds = [event.kind for event in stage.stream(state)]
     assert kinds == ["token", "done"] and state.generation is not None and state.generation.generator == "scripted"

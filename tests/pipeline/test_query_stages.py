@@ -3,7 +3,7 @@ over the fixture index (people and shop APIs, hashing embedder)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
@@ -17,16 +17,6 @@ from rag.runner import Engine
 from tests.pipeline.stage_states import history, notes_of, run, state_for, timed
 
 STAFF = Glossary("staff", (("staff", "employees"),))
-
-
-@dataclass
-class GlossaryEngine(Engine):
-    """An engine whose configs all apply one glossary."""
-
-    glossary: Glossary = STAFF
-
-    def active_glossaries(self, config, ctx):  # type: ignore[no-untyped-def]
-        return (self.glossary,)
 
 
 @pytest.fixture
@@ -72,28 +62,28 @@ def test_embed_shares_contexts_between_configs_asking_the_same(engine: Engine) -
     assert first.context is second.context and list(contexts) == ["How do I list orders?"]
 
 
-def test_glossary_expansion_adds_the_spec_words_of_the_users_words(people_shop_index: Index) -> None:
-    engine = GlossaryEngine(people_shop_index)
+def test_glossary_expansion_adds_the_spec_words_of_the_users_words(engine: Engine) -> None:
     config = replace(PRESETS["full"], query_expansion=True)
-    state = run(state_for("How do I see all staff?", config), engine, Embed, GlossaryExpansion)
+    expansion = GlossaryExpansion((STAFF,))
+    state = run(state_for("How do I see all staff?", config), engine, Embed, expansion)
     assert state.query.expansions == ("employees",) and state.query.asked == "How do I see all staff?"
     assert notes_of(state, "query_expansion") == [f"query expanded: {state.query.text}"]
-    unmatched = run(state_for("How do I list orders?", config), engine, Embed, GlossaryExpansion)
+    unmatched = run(state_for("How do I list orders?", config), engine, Embed, expansion)
     assert unmatched.query.expansions == () and not notes_of(unmatched, "query_expansion")
 
 
 def test_the_intent_filter_searches_only_the_apis_a_question_names(engine: Engine) -> None:
     state = run(state_for("How do I list orders in the shop-3_0 API?"), engine, Embed, IntentFilter)
-    assert state.intent.explicit and state.apis == ("shop-3_0",) and state.detected_apis == ["shop-3_0"]
+    assert state.intent.explicit and state.asked_apis == ("shop-3_0",)
     assert "intent" in timed(state)
 
 
 def test_with_explicit_evidence_the_filter_is_not_applied_to_a_question_naming_no_api(engine: Engine) -> None:
     state = state_for("How do I list all orders?")
-    assert state.config.intent_evidence == "explicit"
+    assert state.settings.intent_evidence == "explicit"
     state = run(state, engine, Embed, IntentFilter)
     assert state.intent.apis == ("shop-3_0",) and not state.intent.explicit
-    assert state.apis == () and state.detected_apis == []
+    assert state.asked_apis == ()
     assert "intent filter: not applied (the question names no API)" in notes_of(state, "intent")
-    terms = replace(state.config, intent_evidence="terms")
-    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).apis == ("shop-3_0",)
+    terms = replace(state.settings, intent_evidence="terms")
+    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).asked_apis == ("shop-3_0",)

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from rag.chunk import Chunk
-from rag.config import PRESETS
+from rag.config import PRESETS, Config
 from rag.facts import MissingWrite
 from rag.index.store import Index
+from rag.pipeline.features import without_feature
 from rag.pipeline.query_stages import Embed
 from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.query import Query
@@ -40,21 +41,21 @@ def operations(index: Index) -> dict[str, Chunk]:
 def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
     state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
     ids = [c.chunk.chunk_id for c in state.candidates]
-    assert ids and len(ids) == len(set(ids)) <= state.config.candidate_pool
-    assert state.k == state.config.k and not state.balanced and "retrieve" in timed(state)
+    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool
+    assert state.k == state.settings.k and not state.balanced and "retrieve" in timed(state)
 
 
 def test_retrieve_searches_only_the_callers_scope(engine: Engine) -> None:
     state = run(state_for("How do I list orders?", scope=(PEOPLE,)), engine, Embed, Retrieve)
     assert state.candidates and {c.chunk.api for c in state.candidates} == {PEOPLE}
-    assert state.apis == (PEOPLE,) and state.detected_apis == [PEOPLE]
+    assert state.apis == (PEOPLE,) and state.to_result().detected_apis == [PEOPLE]
     assert notes_of(state, "retrieve") == [f"searched only: {PEOPLE} (as asked)"]
 
 
 def test_retrieve_searches_everything_when_the_intent_matches_nothing(engine: Engine) -> None:
-    state = run(state_for("How do I list orders?", apis=("no-such-api",), detected_apis=["no-such-api"]),
+    state = run(state_for("How do I list orders?", asked_apis=("no-such-api",)),
                 engine, Embed, Retrieve)
-    assert state.candidates and state.apis == () and state.detected_apis == []
+    assert state.candidates and state.apis == () and state.to_result().detected_apis == []
     assert "intent filter matched nothing; searched all APIs" in notes_of(state, "retrieve")
 
 
@@ -113,18 +114,11 @@ class UnavailableReranker:
         raise RerankerUnavailable("no cross-encoder model here")
 
 
-@dataclass
-class EngineWithoutReranker(Engine):
-    def reranker(self, config, ctx):  # type: ignore[no-untyped-def]
-        return UnavailableReranker()
-
-
-def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(people_shop_index: Index) -> None:
-    engine = EngineWithoutReranker(people_shop_index)
-    ops = operations(people_shop_index)
+def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(engine: Engine) -> None:
+    ops = operations(engine.index)
     pool = retrieved(ops["GET /orders/{id}"], ops["POST /orders"])
-    config = replace(PRESETS["full"], reranker="cross-encoder")
-    state = run(state_for("How do I create an order?", config, candidates=list(pool)), engine, Embed, Rerank)
+    rerank = Rerank(lambda snapshot: UnavailableReranker(), "cross-encoder")
+    state = run(state_for("How do I create an order?", candidates=list(pool)), engine, Embed, rerank)
     assert state.candidates == pool
     assert notes_of(state, "rerank") == ["no cross-encoder model here"]
     fallbacks = [e.fallback for e in state.trace if e.fallback]
@@ -151,7 +145,8 @@ def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine
         "schemas after operations: 1 schema chunk(s) left the top 1 for operations (a schema the question names "
         "by its identifier keeps its place)"
     ]
-    ablated = run(state_for("q", PRESETS["full"].without("schemas_last"), candidates=list(pool), k=1), engine, Order)
+    no_schemas_last = without_feature(PRESETS["full"], "schemas_last")
+    ablated = run(state_for("q", no_schemas_last, candidates=list(pool), k=1), engine, Order)
     assert [c.chunk for c in ablated.candidates] == [schema, operation] and not notes_of(ablated, "order")
     within = run(state_for("q", candidates=list(pool), k=2), engine, Order)
     assert [c.chunk for c in within.candidates] == [operation, schema] and not notes_of(within, "order")
@@ -175,22 +170,23 @@ def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(e
     ops = operations(engine.index)
     schema = next(c for c in engine.index.snapshot().chunks.values() if c.kind == "schema" and c.api == ops[
         "POST /unified/hris/employees"].api)
-    context = [RetrievedChunk(schema)]
+    context = [RetrievedChunk(schema, rank=1)]
     state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
     (fact,) = state.facts
     assert isinstance(fact, MissingWrite)
     assert (fact.verb, fact.resource, fact.methods) == ("delete", "employee", ("delete",))
-    added = [c.chunk for c in state.chunks[1:]]
+    assert state.chunks == context and state.evidence[0] is context[0]
+    added = [c.chunk for c in state.added]
     assert added == list(fact.existing) and added[0].path.endswith("{id}")  # deleting acts on one item
-    assert all(c.scores == {"write_check": 1.0} for c in state.chunks[1:])
-    assert [c.rank for c in state.chunks] == list(range(1, len(state.chunks) + 1))
+    assert all(c.scores == {"write_check": 1.0} for c in state.added)
+    assert [c.rank for c in state.evidence] == list(range(1, len(state.evidence) + 1))
     assert notes_of(state, "write_check") == ["write check: " + fact.statement()]
 
 
 def test_write_check_finds_nothing_when_the_write_exists_or_none_is_asked_for(engine: Engine) -> None:
     for question in ("How do I create an employee?", "How do I list employees?", "How do I delete an order?"):
         state = run(state_for(question), engine, Embed, WriteCheck)
-        assert state.facts == [] and state.chunks == [] and not notes_of(state, "write_check"), question
+        assert state.facts == [] and state.evidence == [] and not notes_of(state, "write_check"), question
 
 
 def test_write_check_claims_nothing_about_an_api_that_retrieval_did_not_find(engine: Engine) -> None:
@@ -246,6 +242,8 @@ def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_eng
     assert own.candidates == pool and not notes_of(own, "lookup")
 
 
-def test_lookup_lift_runs_only_over_smart_chunks() -> None:
-    assert LookupLift.applies(PRESETS["full"])
-    assert not LookupLift.applies(replace(PRESETS["full"], chunking="naive"))
+def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
+    def lifts(config: Config) -> bool:
+        return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
+
+    assert lifts(PRESETS["full"]) and not lifts(replace(PRESETS["full"], chunking="naive"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rag.config import PRESETS
 from rag.facts import Statement
 from rag.pipeline.state import PipelineState, TraceEvent
 from rag.query import Query
@@ -11,7 +10,7 @@ from tests.fakes import make_chunk, retrieved
 
 def state_with(*apis: str, balanced: tuple[str, ...] = ()) -> PipelineState:
     chunks = [make_chunk(f"{api}.paths./x{i}.get", f"{api} {i}", api=api) for i, api in enumerate(apis)]
-    return PipelineState(PRESETS["full"], "q", Query("q"), candidates=retrieved(*chunks), balanced=balanced)
+    return PipelineState("full", "q", Query("q"), candidates=retrieved(*chunks), balanced=balanced)
 
 
 def test_a_multi_api_question_ranks_each_api_apart_in_the_order_of_its_best_candidate() -> None:
