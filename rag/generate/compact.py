@@ -21,14 +21,9 @@ from dataclasses import replace
 from rag.errors import allowed
 from rag.generate.base import GenerationRequest
 from rag.generate.context import ContextBlock
-from rag.generate.extractive import (
-    readable_json_line,
-    required_headers,
-    score_lines,
-    select_lines,
-    success_response,
-)
+from rag.generate.extractive import required_headers, success_response
 from rag.generate.prompts import ANSWERABLE_PREFIX, CONTEXT_CLOSE, CONTEXT_OPEN, closing_parts, defuse_delimiters
+from rag.generate.scored_lines import readable_json_line, score_lines, select_lines
 from rag.llm.base import ChatMessage, ChatModel, is_loopback_url
 from rag.llm.spec import ModelSpec
 from rag.question_analysis import asked_kinds

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-import math
 import re
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
 
-from rag.chunk import Chunk, FieldFacts, schema_id
-from rag.corpus.vocabulary import tokenize
+from rag.chunk import Chunk, schema_id
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import Lead, lead_for
-from rag.generate.named import spells_field
-from rag.generate.said import LIMIT_LABELS, operation_heading
+from rag.generate.said import operation_heading
+from rag.generate.scored_lines import (
+    MAX_BLOCKS,
+    MAX_LINES,
+    MIN_LINES,
+    ScoredLine,
+    block_header,
+    clean_line,
+    readable_json_line,
+    score_lines,
+    select_lines,
+)
 from rag.ingest.operation_chunks import response_line
-from rag.ingest.schema_prose import field_line
 from rag.question_analysis import asked_kinds
 from rag.results import Citation
-from rag.tokens import truncate_to_tokens
 
 # What an extractive answer is, for a view that explains it (the answer text itself starts with the facts).
 EXTRACTIVE_LABEL = "Extractive answer (no LLM) — the most relevant lines from the documentation:"
@@ -32,221 +35,11 @@ FACTS_LABEL = "Established facts:"
 NO_MATCH_NOTE = "No line matched the question's terms; the best-ranked source begins:"
 NO_CONTEXT_ANSWER = "The retrieval returned no documentation for this question, so there is nothing to quote."
 
-MAX_LINES = 6
-MIN_LINES = 3
-MAX_BLOCKS = 5
-LINE_TOKENS = 90
-RELATIVE_CUTOFF = 0.35
 
 MAX_CHILD_FIELDS = 8
 _SUCCESS_CODE = re.compile(r"2\d\d")
-# Words that say what kind of fact is asked for but match too many lines to select by.
-_QUESTION_NOISE = frozenset(
-    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
-     "api", "apis"}
-)
 _CITED = re.compile(r"\[(\d+)\]")
 _CITED_MARK = re.compile(r" ?\[\d+\]")
-
-
-@dataclass
-class ScoredLine:
-    """A candidate line of a context block with its relevance score; `field` the typed field it shows (None for
-    a line of text: a guide's, a raw JSON chunk's, a summary)."""
-
-    block: ContextBlock
-    position: int
-    text: str
-    score: float
-    field: FieldFacts | None = None
-
-
-def _stem(term: str) -> str:
-    """A light matching key for plain words: `creates`, `created`, `creating` → `creat`; identifiers stay whole."""
-    if not term.isalpha() or len(term) <= 3:
-        return term
-    for suffix in ("ing", "ed", "es", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
-            term = term[: -len(suffix)]
-            break
-    return term[:-1] if term.endswith("e") and len(term) > 3 else term
-
-
-def _terms(text: str) -> set[str]:
-    return {_stem(term) for term in tokenize(text)}
-
-
-def _term_weight(term: str) -> float:
-    """Identifiers (`expires_in`, `/connect_sessions`, `createdAt`) weigh more than plain words."""
-    if any(mark in term for mark in "_/.{}-") or len(term) >= 12:
-        return 3.0
-    return 1.0 if len(term) > 2 else 0.5
-
-
-def _fact_bonus(field: FieldFacts | None, asks: frozenset[str], question: str) -> float:
-    """Bonus for a line showing a typed field: the field the question names, a field carrying the kind of fact
-    the question asks for (`QuestionAnalysis.asks`), a little for any default or allowed values."""
-    if field is None:
-        return 0.0
-    bonus = 3.0 if spells_field(field.name, question) else 0.0
-    carries = {
-        "default": field.default is not None,
-        "limit": any(label in LIMIT_LABELS for label, _ in field.facts),
-        "allowed_values": bool(field.enum or field.item_enum),
-        "required": field.required,
-        "deprecated": field.deprecated,
-    }
-    bonus += sum(3.0 if kind != "required" else 1.5 for kind, has in carries.items() if has and kind in asks)
-    return bonus + (0.5 if carries["default"] or carries["allowed_values"] else 0.0)
-
-
-def _typed(chunk: Chunk) -> bool:
-    """Whether the chunk carries its content as typed facts (a smart operation or schema chunk)."""
-    return chunk.strategy == "smart" and (
-        (chunk.kind == "operation" and bool(chunk.method)) or (chunk.kind == "schema" and bool(chunk.schema_fields))
-    )
-
-
-def _field_items(fields: Sequence[FieldFacts], parameter: bool = False) -> list[tuple[str, FieldFacts]]:
-    """A field line for each field (a parameter's shows its location) and, indented, its own fields."""
-    items: list[tuple[str, FieldFacts]] = []
-    for field in fields:
-        items.append((field_line(field, parameter=parameter), field))
-        items.extend(("  " + field_line(child), child) for child in field.fields)
-    return items
-
-
-def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]:
-    """The candidate lines of a block with their position (0 is the heading) and the typed field each shows:
-    for a smart operation or schema chunk, lines made from its facts (never parsed back from its text); for
-    other chunks, the lines of their text."""
-    chunk = block.chunk
-    if not _typed(chunk):
-        return [(position, line, None) for position, line in enumerate(block.text.splitlines())]
-    items: list[tuple[str, FieldFacts | None]] = []
-    if chunk.summary:
-        items.append((f"Summary: {chunk.summary}", None))
-    if chunk.description and chunk.description != chunk.summary:
-        items.append((f"Description: {chunk.description}", None))
-    if chunk.security:
-        items.append(("Security: " + " or ".join(scheme.kind for scheme in chunk.security), None))
-    items.extend(_field_items(chunk.parameters, parameter=True))
-    body = chunk.request_body
-    if body is not None:
-        flags = ", ".join([*body.media_types, "required" if body.required else "optional"])
-        items.append((f"Request body ({flags})" + (f" → {body.schema}" if body.schema else ""), None))
-        items.extend(_field_items(body.fields))
-    for response in chunk.responses:
-        items.append(("- " + response_line(response), None))
-        items.extend(_field_items(response.fields))
-    required = [field.name for field in chunk.schema_fields if field.required]
-    if required:
-        items.append(("Required fields: " + ", ".join(required), None))
-    items.extend(_field_items(chunk.schema_fields))
-    return [(0, block_header(block), None), *((position, text, field) for position, (text, field) in
-                                              enumerate(items, start=1))]
-
-
-_JSON_MEMBER = re.compile(r'^\s*"([^"]+)"\s*:\s*(.*?)\s*,?\s*$')
-
-
-def readable_json_line(line: str) -> str:
-    """A line of a raw JSON chunk as `key: value` (`"default": 25,` → `default: 25`); other lines unchanged."""
-    match = _JSON_MEMBER.match(line)
-    if not match:
-        return line.strip().rstrip(",")
-    key, value = match.groups()
-    value = value.rstrip(",").strip()
-    if value in ("{", "[", "{}", "[]"):
-        return f"{key}:"
-    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
-        value = value[1:-1]
-    elif value.startswith(("{", "[")):
-        with contextlib.suppress(ValueError):
-            value = _inline(json.loads(value))
-    return f"{key}: {value}"
-
-
-def _inline(value: object) -> str:
-    """A small JSON value as words: `{"type": "integer", "default": 25}` → `type integer, default 25`."""
-    if isinstance(value, dict):
-        return ", ".join(f"{key} {_inline(item)}" for key, item in value.items())
-    if isinstance(value, list):
-        return ", ".join(_inline(item) for item in value)
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _clean_line(line: str) -> str:
-    """Strip indentation and list markers; cut very long lines."""
-    text = line.strip()
-    text = re.sub(r"^[-*•]\s+", "", text)
-    cut = truncate_to_tokens(text, LINE_TOKENS)
-    return cut if cut == text else cut.rstrip() + " …"
-
-
-def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLine]:
-    """Every non-header line of the blocks scored by weighted overlap with the question's terms.
-
-    Terms are weighted by kind (identifiers count more) and by rarity among the context lines;
-    lines carrying facts (defaults, enums, required) get a bonus when they match at all, and
-    earlier-ranked blocks get a small edge. Only lines with some overlap are returned.
-    """
-    all_terms = set(tokenize(question))
-    # The APIs' own names scope the question ("… in the HRIS API"); a line sharing only them says nothing.
-    api_names = {block.chunk.api.lower() for block in blocks if block.chunk.api}
-    # A lone letter ("What's" → "s") matches every possessive; it selects nothing.
-    question_terms = {_stem(term) for term in all_terms - _QUESTION_NOISE - api_names if len(term) > 1}
-    if not question_terms:
-        return []
-    asks = asked_kinds(question)
-    candidates: list[tuple[ContextBlock, int, str, FieldFacts | None, set[str]]] = []
-    for block in blocks[:MAX_BLOCKS]:
-        for position, line, field in block_lines(block):
-            if not line.strip() or line.startswith("… (truncated)"):
-                continue
-            candidates.append((block, position, line, field, _terms(line)))
-    if not candidates:
-        return []
-    document_frequency: dict[str, int] = {}
-    for *_, terms in candidates:
-        for term in terms & question_terms:
-            document_frequency[term] = document_frequency.get(term, 0) + 1
-    total = len(candidates)
-    average_terms = max(1.0, sum(len(terms) for *_, terms in candidates) / total)
-    scored: list[ScoredLine] = []
-    for block, position, line, field, terms in candidates:
-        overlap = terms & question_terms
-        if not overlap:
-            continue
-        score = sum(_term_weight(t) * math.log(1.0 + total / document_frequency[t]) for t in overlap)
-        score /= 0.6 + 0.4 * max(1.0, len(terms) / average_terms)  # long lines match more by chance
-        score += _fact_bonus(field, asks, question)
-        score *= 1.0 / (1.0 + 0.1 * (block.number - 1))
-        if position == 0:
-            score *= 0.8  # the header is shown anyway; prefer the facts below it
-        scored.append(ScoredLine(block, position, line, score, field))
-    return scored
-
-
-def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:
-    """Pick ~3–6 lines: the best ones, each at least a fraction of the best score, without repeats."""
-    ranked = sorted(scored, key=lambda line: (-line.score, line.block.number, line.position))
-    if not ranked:
-        return []
-    best = ranked[0].score
-    chosen: list[ScoredLine] = []
-    seen: set[str] = set()
-    for line in ranked:
-        if len(chosen) >= MAX_LINES:
-            break
-        if len(chosen) >= MIN_LINES and line.score < RELATIVE_CUTOFF * best:
-            break
-        key = _clean_line(line.text).lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        chosen.append(line)
-    return chosen
 
 
 def required_headers(block: ContextBlock) -> list[str]:
@@ -270,7 +63,7 @@ def success_response(block: ContextBlock) -> str:
     if response is None:
         return ""
     nested = [field.name for field in response.fields]
-    text = _clean_line(response_line(response))
+    text = clean_line(response_line(response))
     return text + (f" Fields: {', '.join(nested[:MAX_CHILD_FIELDS])}." if nested else "")
 
 
@@ -349,21 +142,12 @@ def related_blocks(blocks: Sequence[ContextBlock], shown: Collection[int]) -> li
     ]
 
 
-def block_header(block: ContextBlock) -> str:
-    """The heading a block's quotes go under: its first line, or its title when that is raw JSON (`{`)."""
-    first = block.text.splitlines()[:1]
-    header = _clean_line(first[0]) if first else block.label
-    if len(re.findall(r"[A-Za-z0-9]", header)) < 3:  # raw JSON chunks open with "{"
-        header = block.chunk.title or block.label
-    return header
-
-
 def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
     """One quoted line (`- …`), a field line with the names of its nested fields, or of its schema's top-level
     fields when that schema is among the retrieved `chunks`."""
     block = line.block
     shown = readable_json_line(line.text) if block.chunk.strategy == "naive" else line.text
-    text = f"- {_clean_line(shown)}"
+    text = f"- {clean_line(shown)}"
     field = line.field
     if field is None:
         return text
@@ -378,7 +162,8 @@ def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
 
 
 def block_section(
-    group: Sequence[ScoredLine], request: GenerationRequest, first: bool, alone: bool
+    group: Sequence[ScoredLine], request: GenerationRequest, first: bool, alone: bool,
+    stated: frozenset[str] = frozenset(),
 ) -> tuple[list[str], str]:
     """The lines quoting one block (its heading, the chosen lines in order, for the first block the success
     response or required headers when asked), or ([], its heading) when only its heading would be shown and
@@ -387,9 +172,7 @@ def block_section(
     number = block.number
     header = block_header(block)
     body = [line for line in sorted(group, key=lambda item: item.position) if line.position != 0]
-    asks = asked_kinds(request.asked)
-    headers = required_headers(block) if first and "how_to" in asks else []
-    response = success_response(block) if first and "response" in asks else ""
+    headers, response = section_extras(block, asked_kinds(request.asked), stated) if first else ([], "")
     if not body and not headers and not response and not alone:
         return [], f"{header.split('  [')[0]} [{number}]"  # a heading alone says only where to look
     chunks = [item.chunk for item in request.chunks]
@@ -401,16 +184,53 @@ def block_section(
     return lines, ""
 
 
-def quoted_blocks(chosen: Sequence[ScoredLine], request: GenerationRequest) -> tuple[list[str], list[str]]:
+def lines_to_quote(request: GenerationRequest, blocks: Sequence[ContextBlock], lead: Lead) -> list[ScoredLine]:
+    """The lines quoted under the lead: the chosen lines (`chosen_lines`) but for a heading alone and the field
+    lines the two lines state; the anchor's heading alone when its section adds what was asked (`section_extras`)."""
+    if not lead.quoted:
+        return []
+    chosen = [line for line in chosen_lines(request.question, blocks, lead.scope)
+              if not (lead.sentence and line.position == 0) and not _stated_already(line, lead.described)]
+    anchor = next((block for block in blocks if lead.scope and block.number == lead.scope[0]), None)
+    if anchor is not None and not chosen and any(section_extras(anchor, asked_kinds(request.asked), lead.stated)):
+        return [ScoredLine(anchor, 0, block_header(anchor), 0.0)]
+    return chosen
+
+
+def section_extras(block: ContextBlock, asks: frozenset[str], stated: frozenset[str]) -> tuple[list[str], str]:
+    """What the first quoted section adds when asked for and the lead's two lines (`stated`) do not say it: the
+    required headers (a "how do I" question) and the success response (a response question)."""
+    headers = required_headers(block) if "how_to" in asks else []
+    response = success_response(block) if "response" in asks else ""
+    success = next((r for r in block.chunk.responses if _SUCCESS_CODE.fullmatch(r.code)), None)
+    if "returns" in stated and not (success and success.headers):
+        response = ""  # the lead's second line says what it returns
+    return ([] if set(headers) <= stated else headers), response
+
+
+def _stated_already(line: ScoredLine, described: frozenset[str]) -> bool:
+    """Whether the lead's two lines state all a quoted field line says: the field is `described` in full (its
+    own fields, or its schema's, are listed only by the quote)."""
+    field = line.field
+    if field is None or field.name not in described:
+        return False
+    schema = field.type.removeprefix("array of ")
+    return not field.fields and not (schema.isidentifier() and schema[:1].isupper())
+
+
+def quoted_blocks(
+    chosen: Sequence[ScoredLine], request: GenerationRequest, stated: frozenset[str] = frozenset()
+) -> tuple[list[str], list[str]]:
     """The sections quoting the chosen lines block by block (ordered by each block's best line) and the
-    headings of the blocks listed as also relevant."""
+    headings of the blocks listed as also relevant; `stated`: what the lead's two lines state already."""
     groups: dict[int, list[ScoredLine]] = {}
     for line in chosen:  # best first, so groups are ordered by their best line
         groups.setdefault(line.block.number, []).append(line)
     lines: list[str] = []
     related: list[str] = []
     for position, group in enumerate(groups.values()):
-        section, heading = block_section(group, request, first=position == 0, alone=len(groups) == 1)
+        section, heading = block_section(group, request, first=position == 0, alone=len(groups) == 1,
+                                         stated=stated)
         lines.extend(section)
         related.extend([heading] if heading else [])
     return lines, related
@@ -431,12 +251,12 @@ class ExtractiveGenerator:
             answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
         found = lead_for(request.asked, blocks, request.facts, request.gate)
-        chosen = chosen_lines(request.question, blocks, found.scope) if found.quoted else []
+        chosen = lines_to_quote(request, blocks, found)
         lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
         if not chosen and not found.sentence:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = opening_lines(blocks[0])
-        quoted, related = quoted_blocks(chosen, request)
+        quoted, related = quoted_blocks(chosen, request, found.stated)
         lines.extend(quoted)
         if found.scope and found.related:
             related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})

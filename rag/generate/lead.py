@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import Chunk
 from rag.corpus.profile import is_lookup_operation
 from rag.corpus.vocabulary import schema_name
 from rag.facts import Fact, MissingWrite
@@ -29,8 +29,17 @@ from rag.generate.named import (
     question_words,
     spells_field,
 )
+from rag.generate.operation_facts import (
+    MAX_FIELDS,
+    field_asked,
+    operation_detail,
+    paging,
+    performs,
+    required_inputs,
+    returns_text,
+    with_asked_fact,
+)
 from rag.generate.said import (
-    LIMIT_LABELS,
     api_name,
     cited,
     field_facts_text,
@@ -42,14 +51,10 @@ from rag.generate.said import (
     operation_words,
     scheme_detail,
     schemes_text,
-    value_facts,
 )
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
-from rag.write_check import write_target
-
-MAX_FIELDS = 8
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class Lead:
     scope: tuple[int, ...] = ()
     related: bool = True
     quoted: bool = True  # False: the two lines say all the cited block says (an API-wide statement)
+    stated: frozenset[str] = frozenset()  # what the two lines name: fields, "returns" (the success response)
+    described: frozenset[str] = frozenset()  # the fields they state in full (facts and description)
 
     def __post_init__(self) -> None:
         if (self.scope or self.detail) and not self.sentence:
@@ -240,12 +247,14 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     spelt = sorted(exact + [entry for entry in by_path if spells_field(entry[1].name, query.focus)],
                    key=lambda entry: entry[0].number)
     for block, field in spelt:
-        if methods and is_operation(block) and not _performs(block.chunk) & methods:
+        if methods and is_operation(block) and not performs(block.chunk) & methods:
             continue
-        if _with_asked_fact([field], asks):
+        if with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
-            detail = _operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation" else ""
-            return Lead(cited(sentence, block), detail, (block.number,))
+            detail, stated = (operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation"
+                              else ("", frozenset({field.name})))
+            return Lead(cited(sentence, block), detail, (block.number,), stated=stated,
+                        described=frozenset({field.name}))
     return Lead()
 
 
@@ -291,13 +300,8 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
     ("and how do I remove one of them?": a DELETE) when the first does not."""
     operations = [block for block in blocks if is_operation(block)]
     methods = query.analysis.methods()
-    doing = [block for block in operations[:ANCHOR_BLOCKS] if _performs(block.chunk) & methods]
+    doing = [block for block in operations[:ANCHOR_BLOCKS] if performs(block.chunk) & methods]
     return (doing or operations or [None])[0]
-
-
-def _performs(chunk: Chunk) -> frozenset[str]:
-    """The methods an operation's effect amounts to (`POST /messages/bulk-delete` deletes)."""
-    return write_target(chunk.method.lower(), chunk.path or "")[1]
 
 
 def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: bool = False) -> Lead:
@@ -313,28 +317,31 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     label = operation_label(chunk)
     sentence = ""
     stated: set[str] = set()
+    described: set[str] = set()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
-    if asks & {"default", "limit", "allowed_values"} and (asked := _field_asked(query, anchor))[0]:
+    if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
         sentence, wanted = asked
         stated |= {f.name for f in wanted}
-    elif "pagination" in asks and (paging := _paging(anchor, blocks)) is not None:
-        anchor, sentence, stated = paging
+        described |= {f.name for f in wanted}
+    elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
+        anchor, sentence, stated = paged
         chunk, label = anchor.chunk, operation_label(anchor.chunk)
     elif "auth" in asks and chunk.security and not _auth_names_the_resource(query, chunk):
         sentence = f"{label} uses {schemes_text(chunk.security)}"
     elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated |= {h.name for h in headers[:4]}
-    elif "required" in asks and (required := _required_inputs(chunk)):
+    elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated |= {f.name for f in required}
-    elif "response" in asks and "endpoint" not in asks and (returned := _returns(chunk)):
+    elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
         sentence = f"{label} returns {returned}"
         stated.add("returns")
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated |= {f.name for f in old[:4]}
+        described |= {f.name for f in old[:4]}
     elif query.analysis.yes_no and clearly_named:
         field = clearly_named[0]
         kind = f"{field.location} parameter" if field.location else "field"
@@ -344,17 +351,20 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]]):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated |= {f.name for f in spelt[:2]}
+        described |= {f.name for f in spelt[:2]}
     runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
     if not sentence and runner_up is not None:
         # The evidence only partly matches: the two closest operations, so a reader sees the choice up front.
         sentence = (f"The closest matches are {operation_heading(chunk)} [{anchor.number}] and "
                     f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
-        return Lead(sentence, _operation_detail(anchor, stated, ()), (anchor.number,))
+        detail, said = operation_detail(anchor, stated, ())
+        return Lead(sentence, detail, (anchor.number,), stated=said)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
-    return Lead(cited(sentence, anchor), _operation_detail(anchor, stated, clearly_named), (anchor.number,))
+    detail, said = operation_detail(anchor, stated, clearly_named)
+    return Lead(cited(sentence, anchor), detail, (anchor.number,), stated=said, described=frozenset(described))
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
@@ -362,45 +372,11 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     asks, or the question shares a word with its path, what it does or a field it spells out (an operation
     below a better-ranked guide or schema leads only then)."""
     chunk = anchor.chunk
-    if anchor is blocks[0] or _performs(chunk) & query.analysis.methods():
+    if anchor is blocks[0] or performs(chunk) & query.analysis.methods():
         return True
     named = name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))
     return bool(named & question_words(query.focus)) or any(
         spells_field(f.name, query.focus) for f in chunk.every_field())
-
-
-def _field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFacts]]:
-    """"In POST /queues, `MaxSize` (integer) — The maximum number of calls …": the fields the question names
-    most clearly that carry the asked kind of fact (a default, a limit, allowed values), else the field it
-    names most clearly, with its description (which may state the fact in words); naming none, the page size
-    of an operation that pages ("how many can I get per request?") or the one field that carries the fact.
-    ("", []) when the operation has no such field."""
-    asks = query.analysis.asks
-    exact, partial, by_path, by_description = ([f for _, f in found] for found in field_classes(query.focus, [anchor]))
-    # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
-    # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too.
-    wanted = next((found for found in (_with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
-    # A path parameter identifies the resource the question names; it is the field asked about only when no
-    # input answers (an operation that pages, for "how many can I get per request?").
-    named = [f for f in exact + partial if f.location != "path"][:1]
-    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or (exact + partial)[:1] or _with_asked_fact(
-        by_description, asks)
-    if not wanted:
-        return "", []
-    text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
-    return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
-
-
-def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
-    """The field a question naming none asks about: the page size of an operation that pages, for a limit;
-    else the one input (not a path parameter) that carries the asked kind of fact."""
-    inputs = [f for f in chunk.parameters if f.location != "path"] + list(
-        chunk.request_body.fields if chunk.request_body else ())
-    size = chunk.pagination.size if chunk.pagination else ""
-    if "limit" in asks and size:
-        return [f for f in inputs if f.name == size][:1]
-    carrying = _with_asked_fact(inputs, asks)
-    return carrying if len(carrying) == 1 else []
 
 
 def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:
@@ -409,88 +385,3 @@ def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:
     cues = asked_cues(query.focus, "auth")
     resource = path_words(chunk.path)
     return bool(cues) and all(question_words(cue) & resource for cue in cues)
-
-
-def _with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
-    """The named fields that carry the kind of fact asked for (a default, a limit, allowed values)."""
-    def carries(field: FieldFacts) -> bool:
-        return (("default" in asks and field.default is not None)
-                or ("limit" in asks and any(label in LIMIT_LABELS for label, _ in field.facts))
-                or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
-    return [field for field in fields if carries(field)]
-
-
-def _paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str, set[str]] | None:
-    """How the operation pages (the anchor, else the first block that pages): the sentence and the names it
-    states."""
-    block = anchor if anchor.chunk.pagination else next((b for b in blocks if b.chunk.pagination), None)
-    if block is None or block.chunk.pagination is None:
-        return None
-    paging = block.chunk.pagination
-    by_name = {p.name: p for p in block.chunk.parameters}
-    label = operation_label(block.chunk)
-    parts: list[str] = []
-    if paging.cursor and paging.next_field:
-        parts.append(f"pass the response's `{paging.next_field}` as the `{paging.cursor}` query parameter "
-                     "to get the next page")
-    elif paging.cursor:
-        parts.append(f"pass the position to continue from as the `{paging.cursor}` query parameter")
-    elif paging.offset:
-        parts.append(f"set the `{paging.offset}` query parameter to skip the results already read")
-    elif paging.page:
-        parts.append(f"set the `{paging.page}` query parameter to the page number")
-    elif paging.next_field:
-        parts.append(f"follow the response's `{paging.next_field}`")
-    if paging.size:
-        size = by_name.get(paging.size)
-        limits = ", ".join(value_facts(size, frozenset({"limit"}))) if size else ""
-        parts.append(f"`{paging.size}` sets the page size" + (f" ({limits})" if limits else ""))
-    if paging.total_field:
-        parts.append(f"`{paging.total_field}` counts all results")
-    if paging.more_field:
-        parts.append(f"`{paging.more_field}` says whether more follow")
-    if paging.link_header:
-        parts.append("the `Link` response header points to the next page")
-    sentence = f"{label} pages by {paging.style}: " + "; ".join(parts)
-    stated = {name for name in (*paging.parameters, paging.next_field) if name}
-    return block, sentence, stated
-
-
-def _required_inputs(chunk: Chunk) -> list[FieldFacts]:
-    """The parameters and (required) body fields a request must send."""
-    body = chunk.request_body
-    return [p for p in chunk.parameters if p.required] + [
-        f for f in (body.fields if body and body.required else ()) if f.required
-    ]
-
-
-def _returns(chunk: Chunk) -> str:
-    """"200 with `EmployeesPaginated` (fields `next`, `data`)" from the first success response."""
-    response = next((r for r in chunk.responses if r.success), None)
-    if response is None:
-        return ""
-    fields = [f"`{f.name}`" for f in response.fields if not f.deprecated][:MAX_FIELDS]
-    schema = f" with `{response.schema}`" if response.schema and response.schema != "no body" else ""
-    return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
-
-
-def _operation_detail(anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts]) -> str:
-    """The second line: the fields the question names that the sentence did not state, the inputs the
-    operation requires, the body it takes and what it returns (each once)."""
-    chunk = anchor.chunk
-    parts: list[str] = []
-    named = [f for f in asked if f.name not in stated][:2]
-    if named:
-        parts.append("; ".join(field_facts_text(f) for f in named))
-        stated = stated | {f.name for f in named}
-    required = [p for p in chunk.parameters if p.required and p.name not in stated]
-    if required:
-        parts.append("Requires " + ", ".join(f"`{p.name}` ({p.location})" for p in required[:6]))
-    body = chunk.request_body
-    if body is not None:
-        must = [f"`{f.name}`" for f in body.fields if f.required and f.name not in stated][:6]
-        body_is = f"Body `{body.schema}`" if body.schema else "Takes a request body"
-        parts.append(body_is + (f" (required: {', '.join(must)})" if must else ""))
-    if "returns" not in stated and (returned := _returns(chunk)):
-        parts.append(f"Returns {returned}")
-    return cited(". ".join(parts), anchor) if parts else ""

@@ -83,9 +83,9 @@ def test_default_of_expires_in_is_quoted_and_cited() -> None:
         "In the ConnectSessionCreate schema, `expires_in` (number): default 1800 "
         "— How long the session should be valid for in seconds. [2]"
     )
-    expires_line = next(line for line in rest if "expires_in" in line)
-    assert "Default: 1800." in expires_line
-    assert expires_line.endswith("[2]")  # SCHEMA is block 2
+    # The lead states the field; it is not quoted again, the schema's other lines are.
+    assert not any("expires_in" in line for line in rest)
+    assert any(line.startswith("- type (string") and line.endswith("[2]") for line in rest)  # SCHEMA is block 2
     assert Citation.of(SCHEMA) in result.citations
     assert Citation.of(UNRELATED) not in result.citations
     # The cited chunk's header line is kept.
@@ -112,7 +112,8 @@ def test_picks_a_handful_of_lines_each_cited() -> None:
 
 def test_enum_question_finds_the_enum_line() -> None:
     result = ExtractiveGenerator().generate(_ask("What values can the type of a connect session take?", SCHEMA))
-    assert "Enum: production, test, null." in result.answer
+    assert result.answer.startswith("In the ConnectSessionCreate schema, `type` (string): one of production, test")
+    assert "Enum: production, test, null." not in result.answer  # stated by the lead, not quoted again
 
 
 def test_facts_are_stated_first() -> None:
@@ -239,8 +240,9 @@ COMPENSATION = make_chunk(
 
 def test_how_to_questions_name_the_required_headers_and_headings_never_stand_alone() -> None:
     answer = ExtractiveGenerator().generate(_ask("How do I list employees?", LIST_EMPLOYEES, EMPLOYEE_DETAIL)).answer
-    assert "Required headers: x-vendor-consumer-id, x-vendor-app-id [1]" in answer
-    assert "x-vendor-service-id" not in answer.split("Required headers:")[1].splitlines()[0]
+    # The lead's second line names the required headers; no quoted line repeats them.
+    assert "Requires `x-vendor-consumer-id` (header), `x-vendor-app-id` (header). [1]" in answer
+    assert "Required headers" not in answer and "x-vendor-service-id" not in answer.splitlines()[1]
     for position, line in enumerate(lines := answer.splitlines()):
         if line.startswith("GET "):  # a heading is followed by at least one line of its own
             assert position + 1 < len(lines) and lines[position + 1].startswith("- "), answer
@@ -282,13 +284,13 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
     query = Query("what does the response look like?", previous="How do I list people?")
     request = replace(_ask(query.standalone, operation), query=query)
     answer = ExtractiveGenerator().generate(request).answer
-    assert "Response 200 → PeoplePaginated: The list of people was retrieved. Fields: next, data. [1]" in answer
+    assert answer == "GET /hris/people returns 200 with `PeoplePaginated` (fields `next`, `data`). [1]"
 
 
 def test_raw_json_chunks_read_as_key_value_lines() -> None:
     from dataclasses import replace
 
-    from rag.generate.extractive import readable_json_line
+    from rag.generate.scored_lines import readable_json_line
 
     naive = replace(
         make_chunk(
@@ -310,7 +312,7 @@ def test_raw_json_chunks_read_as_key_value_lines() -> None:
 
 def test_a_lone_letter_of_the_question_selects_no_line() -> None:
     from rag.generate.context import build_context
-    from rag.generate.extractive import score_lines
+    from rag.generate.scored_lines import score_lines
     from tests.fakes import make_chunk, retrieved
 
     part = make_chunk("ats.components.InterviewPart",

@@ -1,0 +1,145 @@
+"""The facts of one operation a lead states: the field a fact question asks about (a default, a limit, allowed
+values), how the operation pages, what a request requires and what it returns (the lead's second line). Each
+reads the operation's typed facts, never its text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag.chunk import Chunk, FieldFacts
+from rag.generate.context import ContextBlock
+from rag.generate.named import field_classes
+from rag.generate.said import LIMIT_LABELS, cited, field_facts_text, operation_label, value_facts
+from rag.query import Query
+from rag.write_check import write_target
+
+MAX_FIELDS = 8
+
+
+def performs(chunk: Chunk) -> frozenset[str]:
+    """The methods an operation's effect amounts to (`POST /messages/bulk-delete` deletes)."""
+    return write_target(chunk.method.lower(), chunk.path or "")[1]
+
+
+def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFacts]]:
+    """"In POST /queues, `MaxSize` (integer) — The maximum number of calls …": the fields the question names
+    most clearly that carry the asked kind of fact (a default, a limit, allowed values), else the field it
+    names most clearly, with its description (which may state the fact in words); naming none, the page size
+    of an operation that pages ("how many can I get per request?") or the one field that carries the fact.
+    ("", []) when the operation has no such field."""
+    asks = query.analysis.asks
+    exact, partial, by_path, by_description = ([f for _, f in found] for found in field_classes(query.focus, [anchor]))
+    # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
+    # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too.
+    wanted = next((found for found in (with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
+    # A path parameter identifies the resource the question names; it is the field asked about only when no
+    # input answers (an operation that pages, for "how many can I get per request?").
+    named = [f for f in exact + partial if f.location != "path"][:1]
+    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or (exact + partial)[:1] or with_asked_fact(
+        by_description, asks)
+    if not wanted:
+        return "", []
+    text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
+    return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
+    """The field a question naming none asks about: the page size of an operation that pages, for a limit;
+    else the one input (not a path parameter) that carries the asked kind of fact."""
+    inputs = [f for f in chunk.parameters if f.location != "path"] + list(
+        chunk.request_body.fields if chunk.request_body else ())
+    size = chunk.pagination.size if chunk.pagination else ""
+    if "limit" in asks and size:
+        return [f for f in inputs if f.name == size][:1]
+    carrying = with_asked_fact(inputs, asks)
+    return carrying if len(carrying) == 1 else []
+
+
+def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
+    """The named fields that carry the kind of fact asked for (a default, a limit, allowed values)."""
+    def carries(field: FieldFacts) -> bool:
+        return (("default" in asks and field.default is not None)
+                or ("limit" in asks and any(label in LIMIT_LABELS for label, _ in field.facts))
+                or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
+    return [field for field in fields if carries(field)]
+
+
+def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str, set[str]] | None:
+    """How the operation pages (the anchor, else the first block that pages): the sentence and the names it
+    states."""
+    block = anchor if anchor.chunk.pagination else next((b for b in blocks if b.chunk.pagination), None)
+    if block is None or block.chunk.pagination is None:
+        return None
+    paging = block.chunk.pagination
+    by_name = {p.name: p for p in block.chunk.parameters}
+    label = operation_label(block.chunk)
+    parts: list[str] = []
+    if paging.cursor and paging.next_field:
+        parts.append(f"pass the response's `{paging.next_field}` as the `{paging.cursor}` query parameter "
+                     "to get the next page")
+    elif paging.cursor:
+        parts.append(f"pass the position to continue from as the `{paging.cursor}` query parameter")
+    elif paging.offset:
+        parts.append(f"set the `{paging.offset}` query parameter to skip the results already read")
+    elif paging.page:
+        parts.append(f"set the `{paging.page}` query parameter to the page number")
+    elif paging.next_field:
+        parts.append(f"follow the response's `{paging.next_field}`")
+    if paging.size:
+        size = by_name.get(paging.size)
+        limits = ", ".join(value_facts(size, frozenset({"limit"}))) if size else ""
+        parts.append(f"`{paging.size}` sets the page size" + (f" ({limits})" if limits else ""))
+    if paging.total_field:
+        parts.append(f"`{paging.total_field}` counts all results")
+    if paging.more_field:
+        parts.append(f"`{paging.more_field}` says whether more follow")
+    if paging.link_header:
+        parts.append("the `Link` response header points to the next page")
+    sentence = f"{label} pages by {paging.style}: " + "; ".join(parts)
+    stated = {name for name in (*paging.parameters, paging.next_field) if name}
+    return block, sentence, stated
+
+
+def required_inputs(chunk: Chunk) -> list[FieldFacts]:
+    """The parameters and (required) body fields a request must send."""
+    body = chunk.request_body
+    return [p for p in chunk.parameters if p.required] + [
+        f for f in (body.fields if body and body.required else ()) if f.required
+    ]
+
+
+def returns_text(chunk: Chunk) -> str:
+    """"200 with `EmployeesPaginated` (fields `next`, `data`)" from the first success response."""
+    response = next((r for r in chunk.responses if r.success), None)
+    if response is None:
+        return ""
+    fields = [f"`{f.name}`" for f in response.fields if not f.deprecated][:MAX_FIELDS]
+    schema = f" with `{response.schema}`" if response.schema and response.schema != "no body" else ""
+    return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
+
+
+def operation_detail(
+    anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts]
+) -> tuple[str, frozenset[str]]:
+    """The second line: the fields the question names that the sentence did not state, the inputs the
+    operation requires, the body it takes and what it returns (each once); and what both lines state."""
+    chunk = anchor.chunk
+    parts: list[str] = []
+    named = [f for f in asked if f.name not in stated][:2]
+    if named:
+        parts.append("; ".join(field_facts_text(f) for f in named))
+        stated = stated | {f.name for f in named}
+    required = [p for p in chunk.parameters if p.required and p.name not in stated][:6]
+    if required:
+        parts.append("Requires " + ", ".join(f"`{p.name}` ({p.location})" for p in required))
+    body = chunk.request_body
+    must: list[FieldFacts] = []
+    if body is not None:
+        must = [f for f in body.fields if f.required and f.name not in stated][:6]
+        body_is = f"Body `{body.schema}`" if body.schema else "Takes a request body"
+        parts.append(body_is + (f" (required: {', '.join(f'`{f.name}`' for f in must)})" if must else ""))
+    returned = "" if "returns" in stated else returns_text(chunk)
+    if returned:
+        parts.append(f"Returns {returned}")
+    stated = stated | {f.name for f in (*required, *must)} | ({"returns"} if returned else set())
+    return (cited(". ".join(parts), anchor) if parts else ""), frozenset(stated)
