@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, FieldFacts
 from rag.corpus.profile import is_lookup_operation
 from rag.corpus.vocabulary import schema_name
 from rag.facts import Fact, MissingWrite
@@ -306,52 +306,15 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
 
 def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: bool = False) -> Lead:
     """The lead for a question about what an operation does or takes: the asked fact of the operation the
-    answer is about (a field's default, limit or allowed values, its required inputs or headers, its response,
-    how it pages, its security), else which operation to use (`closest`: the closest match); then the
+    answer is about (`_asked_fact`), else which operation to use (`closest`: the closest match); then the
     operation's facts a reader acts on."""
     anchor = _anchor(query, blocks)
     if anchor is None or not _about(query, anchor, blocks):
         return Lead()
-    asks = query.analysis.asks
-    chunk = anchor.chunk
-    label = operation_label(chunk)
-    sentence = ""
-    stated: set[str] = set()
-    described: set[str] = set()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
-    if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
-        sentence, wanted = asked
-        stated |= {f.name for f in wanted}
-        described |= {f.name for f in wanted}
-    elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
-        anchor, sentence, stated = paged
-        chunk, label = anchor.chunk, operation_label(anchor.chunk)
-    elif "auth" in asks and chunk.security and not _auth_names_the_resource(query, chunk):
-        sentence = f"{label} uses {schemes_text(chunk.security)}"
-    elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
-        sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
-        stated |= {h.name for h in headers[:4]}
-    elif "required" in asks and (required := required_inputs(chunk)):
-        sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
-        stated |= {f.name for f in required}
-    elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
-        sentence = f"{label} returns {returned}"
-        stated.add("returns")
-    elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
-        sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
-        stated |= {f.name for f in old[:4]}
-        described |= {f.name for f in old[:4]}
-    elif query.analysis.yes_no and clearly_named:
-        field = clearly_named[0]
-        kind = f"{field.location} parameter" if field.location else "field"
-        sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
-            f" ({field.description.rstrip('.')})" if field.description else "")
-        stated.add(field.name)
-    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]]):
-        sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
-        stated |= {f.name for f in spelt[:2]}
-        described |= {f.name for f in spelt[:2]}
+    anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
+    chunk = anchor.chunk
     runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
     if not sentence and runner_up is not None:
         # The evidence only partly matches: the two closest operations, so a reader sees the choice up front.
@@ -365,6 +328,48 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
             sentence += f": {gist}"
     detail, said = operation_detail(anchor, stated, clearly_named)
     return Lead(cited(sentence, anchor), detail, (anchor.number,), stated=said, described=frozenset(described))
+
+
+def _asked_fact(
+    query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock], clearly_named: Sequence[FieldFacts]
+) -> tuple[ContextBlock, str, set[str], set[str]]:
+    """The sentence stating the asked fact of the operation (a field's default, limit or allowed values, how it
+    pages, its security, headers, required inputs, response or deprecated inputs; "Yes: it takes `x`"; a field
+    the question spells), the block it is about (an operation that pages may be another), the names it states
+    and the fields it states in full; "" when the question asks for no fact the operation has."""
+    asks, chunk = query.analysis.asks, anchor.chunk
+    label = operation_label(chunk)
+    sentence = ""
+    stated: set[str] = set()
+    described: set[str] = set()
+    if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
+        sentence, wanted = asked
+        stated = described = {f.name for f in wanted}
+    elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
+        anchor, sentence, stated = paged
+    elif "auth" in asks and chunk.security and not _auth_names_the_resource(query, chunk):
+        sentence = f"{label} uses {schemes_text(chunk.security)}"
+    elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
+        sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
+        stated = {h.name for h in headers[:4]}
+    elif "required" in asks and (required := required_inputs(chunk)):
+        sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
+        stated = {f.name for f in required}
+    elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
+        sentence, stated = f"{label} returns {returned}", {"returns"}
+    elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
+        sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
+        stated = described = {f.name for f in old[:4]}
+    elif query.analysis.yes_no and clearly_named:
+        field = clearly_named[0]
+        kind = f"{field.location} parameter" if field.location else "field"
+        sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
+            f" ({field.description.rstrip('.')})" if field.description else "")
+        stated = {field.name}
+    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]]):
+        sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
+        stated = described = {f.name for f in spelt[:2]}
+    return anchor, sentence, stated, described
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
