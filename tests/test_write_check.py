@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile
-from rag.write_check import check_write_operation
+from rag.write_check import check_write_operation, write_target
 from tests.fakes import make_chunk
 
 
@@ -56,6 +56,9 @@ def test_an_operation_s_effect_is_read_from_its_path_as_well_as_its_method() -> 
     twilio = _ops("GET /ShortCodes.json", "GET /ShortCodes/{Sid}.json", "POST /ShortCodes/{Sid}.json")
     assert _claimed("How can I edit an existing short code?", twilio) is None
     assert _claimed("How do I delete a short code?", twilio) == "short_code"
+    # The last word of the segment: `POST /messages/bulk-delete` deletes messages.
+    assert write_target("post", "/channels/{channel_id}/messages/bulk-delete") == ("message", frozenset({"delete"}))
+    assert write_target("post", "/guilds/{guild_id}/bulk-ban") == ("bulk_ban", frozenset({"post"}))
 
 
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:

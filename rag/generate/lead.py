@@ -321,7 +321,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
         sentence = (f"The closest matches are {operation_heading(chunk)} [{anchor.number}] and "
                     f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
         detail, said = operation_detail(anchor, stated, ())
-        return Lead(sentence, detail, (anchor.number,), stated=said)
+        return Lead(sentence, detail, (anchor.number, runner_up.number), stated=said)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):

@@ -31,3 +31,7 @@ def test_summary_verbs_read_the_summary_field_not_the_text() -> None:
     ]
     assert summary_verbs(operations) == {"enroll": ("post",)}
     assert summary_verbs([replace(c, summary="") for c in operations]) == {}
+    # Without a summary, the operationId says what an operation does: `ban_user_from_guild` → put.
+    banning = [replace(c, method="put", summary="", operation_id=f"ban_user_from_guild_{n}")
+               for n, c in enumerate(operations)]
+    assert summary_verbs(banning) == {"ban": ("put",)}

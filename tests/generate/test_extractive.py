@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import FieldFacts, ResponseFacts
+from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
 from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
@@ -333,3 +333,43 @@ def test_required_headers_and_the_success_response_are_read_from_the_chunk_field
     answer = ExtractiveGenerator().generate(replace(_ask(query.standalone, with_headers), query=query)).answer
     response = "Response 200 → Employee: OK Headers: X-Rate-Limit (requests left); Retry-After."
     assert f"{response} Fields: compensations, jobs. [1]" in answer
+
+
+# A summary-less operation, as generated specs have them; what the reader needs is in its typed facts.
+BULK_DELETE = make_chunk(
+    "chat.paths./channels/{channel_id}/messages/bulk-delete.post", "POST /channels/{channel_id}/messages/bulk-delete",
+    kind="operation", method="post", path="/channels/{channel_id}/messages/bulk-delete",
+    operation_id="bulk_delete_messages",
+    parameters=(FieldFacts("channel_id", "string", "path", ("required",)),),
+    request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+        FieldFacts("messages", "array of string", flags=("required",),
+                   facts=(("Min items", "2"), ("Max items", "100"))),
+        FieldFacts("created_at", "string", description="When the messages were created"),
+    )),
+)
+BAN = make_chunk(
+    "chat.paths./guilds/{guild_id}/bans/{user_id}.put", "PUT /guilds/{guild_id}/bans/{user_id}", kind="operation",
+    method="put", path="/guilds/{guild_id}/bans/{user_id}", operation_id="ban_user_from_guild",
+    request_body=RequestBodyFacts(("application/json",), False, "", fields=(
+        FieldFacts("delete_message_seconds", "integer", facts=(("Minimum", "0"), ("Maximum", "604800"))),
+    )),
+)
+
+
+def test_lines_sharing_only_the_verb_or_the_path_s_words_are_not_quoted_but_a_field_spelt_out_is() -> None:
+    # "create" is the question's verb and "channel" its operation's own resource: `created_at` ("When the messages
+    # were created") and `channel_id` match only through them.
+    plain = ExtractiveGenerator().generate(_ask("How do I clean up a channel I created?", BULK_DELETE)).answer
+    assert plain.startswith("Use POST /channels/{channel_id}/messages/bulk-delete (bulk delete messages). [1]")
+    quoted = [line for line in plain.splitlines() if line.startswith("- ")]
+    assert not any("created_at" in line or "channel_id" in line for line in quoted)
+    # A field the question spells (`messages`, named like the resource) is quoted with its limits.
+    spelt = ExtractiveGenerator().generate(_ask("How do I delete many messages in a channel?", BULK_DELETE)).answer
+    assert "- messages (array of string, required): Min items: 2. Max items: 100. [1]" in spelt
+
+
+def test_the_other_operations_name_the_inputs_the_question_names() -> None:
+    answer = ExtractiveGenerator().generate(
+        _ask("How do I ban someone and delete their recent messages?", BULK_DELETE, BAN)).answer
+    also = next(line for line in answer.splitlines() if line.startswith("Also relevant: "))
+    assert "PUT /guilds/{guild_id}/bans/{user_id} (ban user from guild) takes `delete_message_seconds` [2]" in also

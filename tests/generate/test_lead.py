@@ -455,3 +455,16 @@ def test_a_question_for_the_call_to_make_gets_the_operation_not_its_response_and
     assert "`To`" not in found.detail and "`DateSent`" in found.detail
     # Naming the resource ("messages") names no field of it either.
     assert "`messages`" not in lead("list messages", MESSAGES).splitlines()[0]
+
+
+def test_a_limit_question_naming_no_field_gets_the_page_size_not_a_path_parameter() -> None:
+    history = make_chunk(
+        "chat.paths./channels/{channel_id}/messages.get", "GET /channels/{channel_id}/messages", kind="operation",
+        method="get", path="/channels/{channel_id}/messages", operation_id="list_messages",
+        parameters=(FieldFacts("channel_id", "string", "path", ("required",)),
+                    FieldFacts("before", "string", "query"),
+                    FieldFacts("limit", "integer", "query", facts=(("Minimum", "1"), ("Maximum", "100")))),
+        pagination=PaginationFacts("cursor", cursor="before", size="limit"),
+    )
+    found = lead("How many messages can I get per request when reading a channel's history?", history)
+    assert found == "In GET /channels/{channel_id}/messages, `limit` (query, integer): minimum 1, maximum 100. [1]"
