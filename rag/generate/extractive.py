@@ -9,7 +9,6 @@ from rag.chunk import Chunk, schema_id
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import Lead, lead_for
-from rag.generate.named import named_fields
 from rag.generate.said import is_operation, operation_heading
 from rag.generate.scored_lines import (
     MAX_BLOCKS,
@@ -38,7 +37,6 @@ NO_CONTEXT_ANSWER = "The retrieval returned no documentation for this question, 
 
 
 MAX_CHILD_FIELDS = 8
-MAX_RELATED_FIELDS = 2
 _SUCCESS_CODE = re.compile(r"2\d\d")
 _CITED = re.compile(r"\[(\d+)\]")
 _CITED_MARK = re.compile(r" ?\[\d+\]")
@@ -134,19 +132,14 @@ def answer_opening(gate: str, lead: Lead, facts: Sequence[str]) -> list[str]:
     return lines
 
 
-def related_blocks(blocks: Sequence[ContextBlock], shown: Collection[int], question: str = "") -> list[str]:
-    """The other operations among the blocks the answer does not quote, with what each does in words and the
-    inputs of it the question names (`PUT /guilds/{guild_id}/bans/{user_id} (ban user from guild) takes
-    `delete_message_seconds` [2]`): where to look when the first is not the one."""
-    related = []
-    for block in blocks[:MAX_BLOCKS]:
-        if block.number in shown or not is_operation(block):
-            continue
-        named = [f"`{field.name}`" for _, field in named_fields(question, [block], described=False)
-                 if field.location != "path" and "." not in field.name][:MAX_RELATED_FIELDS] if question else []
-        related.append(f"{operation_heading(block.chunk)}{' takes ' + ', '.join(named) if named else ''} "
-                       f"[{block.number}]")
-    return related
+def related_blocks(blocks: Sequence[ContextBlock], shown: Collection[int]) -> list[str]:
+    """The other operations among the blocks the answer does not quote, with what each does in words
+    (`GET /unified/hris/employees (List Employees) [2]`): where to look when the first is not the one."""
+    return [
+        f"{operation_heading(block.chunk)} [{block.number}]"
+        for block in blocks[:MAX_BLOCKS]
+        if block.number not in shown and is_operation(block)
+    ]
 
 
 def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
@@ -266,7 +259,7 @@ class ExtractiveGenerator:
         quoted, related = quoted_blocks(chosen, request, found.stated)
         lines.extend(quoted)
         if found.scope and found.related:
-            related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)}, request.asked)
+            related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})
         if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")

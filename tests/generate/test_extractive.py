@@ -347,15 +347,6 @@ BULK_DELETE = make_chunk(
         FieldFacts("created_at", "string", description="When the messages were created"),
     )),
 )
-BAN = make_chunk(
-    "chat.paths./guilds/{guild_id}/bans/{user_id}.put", "PUT /guilds/{guild_id}/bans/{user_id}", kind="operation",
-    method="put", path="/guilds/{guild_id}/bans/{user_id}", operation_id="ban_user_from_guild",
-    request_body=RequestBodyFacts(("application/json",), False, "", fields=(
-        FieldFacts("delete_message_seconds", "integer", facts=(("Minimum", "0"), ("Maximum", "604800"))),
-    )),
-)
-
-
 def test_lines_sharing_only_the_verb_or_the_path_s_words_are_not_quoted_but_a_field_spelt_out_is() -> None:
     # "create" is the question's verb and "channel" its operation's own resource: `created_at` ("When the messages
     # were created") and `channel_id` match only through them.
@@ -366,10 +357,3 @@ def test_lines_sharing_only_the_verb_or_the_path_s_words_are_not_quoted_but_a_fi
     # A field the question spells (`messages`, named like the resource) is quoted with its limits.
     spelt = ExtractiveGenerator().generate(_ask("How do I delete many messages in a channel?", BULK_DELETE)).answer
     assert "- messages (array of string, required): Min items: 2. Max items: 100. [1]" in spelt
-
-
-def test_the_other_operations_name_the_inputs_the_question_names() -> None:
-    answer = ExtractiveGenerator().generate(
-        _ask("How do I ban someone and delete their recent messages?", BULK_DELETE, BAN)).answer
-    also = next(line for line in answer.splitlines() if line.startswith("Also relevant: "))
-    assert "PUT /guilds/{guild_id}/bans/{user_id} (ban user from guild) takes `delete_message_seconds` [2]" in also
