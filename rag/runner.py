@@ -26,7 +26,7 @@ from rag.index.store import Index, Snapshot
 from rag.llm.base import ChatModel
 from rag.llm.spec import EXTRACTIVE, LLM, ModelSpec
 from rag.pipeline.build import Pipeline, build_pipeline, reranker_for
-from rag.pipeline.state import PipelineState
+from rag.pipeline.state import PipelineState, Scope
 from rag.query import MAX_QUESTION_CHARS, Query, clean_question  # noqa: F401 (re-exported)
 from rag.rerank.base import Reranker
 from rag.results import AnswerResult, ConfigEvent
@@ -172,11 +172,12 @@ class Engine:
         ctx: QueryContext | None = None,
         contexts: dict[str, QueryContext] | None = None,
         scope: tuple[str, ...] = (),
+        retrieval_only: bool = False,
     ) -> tuple[Pipeline, PipelineState]:
         """The config's pipeline and the state after its evidence stages (everything before generation)."""
         pipeline = self.pipeline(config)
         query = Query(clean_question(question))
-        state = PipelineState(config.name, question, query, history or (), scope, ctx=ctx, contexts=contexts)
+        state = PipelineState(config.name, question, Scope(query, ctx), history or (), scope, retrieval_only, contexts)
         return pipeline, pipeline.prepare(state)
 
     def run(
@@ -195,10 +196,9 @@ class Engine:
         """
         started = time.perf_counter()
         try:
-            pipeline, state = self.prepared(question, config, history, ctx, contexts, scope)
+            pipeline, state = self.prepared(question, config, history, ctx, contexts, scope, retrieval_only)
         except Exception as error:  # one failing config must not break the others
             return AnswerResult.failed(config.name, question, error, round((time.perf_counter() - started) * 1000.0, 3))
-        state.retrieval_only = retrieval_only
         return pipeline.answer(state)
 
     def run_many(

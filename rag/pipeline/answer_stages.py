@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Generator as Stream
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rag.errors import RagError
@@ -11,7 +11,7 @@ from rag.gate import ConfidenceGate
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Generator, StreamEvent
 from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.query_stages import fitting_glossaries
-from rag.pipeline.state import PipelineState, TraceEvent
+from rag.pipeline.state import Answer, Evidence, PipelineState, StageTrace, Step
 from rag.results import Citation
 from rag.retrieve.synonyms import Glossary
 
@@ -29,21 +29,22 @@ class Gate:
     llm: LLM
     name: ClassVar[str] = "gate"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the gate's tier and score."""
-        ctx = state.context
+    def run(self, state: PipelineState) -> Step[Evidence]:
+        """The evidence with the gate's tier, score and tokens."""
+        trace, scope, evidence = StageTrace(self.name), state.scope, state.evidence
+        ctx = scope.context
         known = {word for glossary in fitting_glossaries(self.glossaries, ctx) for word in glossary.words()}
         chat_model = None
         try:
             chat_model = self.llm.model()
         except RagError as error:
-            state.note(self.name, f"answerability judge unavailable: {error}")
-        outcome = self.gate.apply(self.chunking, state.query, ctx, state.question, known, state.evidence, chat_model)
-        state.confidence, state.confidence_score = outcome.decision.tier, outcome.decision.score
-        state.gate_tokens = (outcome.tokens_in, outcome.tokens_out)
-        state.trace += [TraceEvent(self.name, note=note) for note in outcome.notes]
-        state.trace.append(TraceEvent(self.name, ms=outcome.ms))
-        return state
+            trace.note(f"answerability judge unavailable: {error}")
+        outcome = self.gate.apply(self.chunking, scope.query, ctx, state.question, known, evidence.chunks, chat_model)
+        for note in outcome.notes:
+            trace.note(note)
+        trace.took(outcome.ms)
+        decision, tokens = outcome.decision, (outcome.tokens_in, outcome.tokens_out)
+        return replace(evidence, confidence=decision.tier, confidence_score=decision.score, tokens=tokens), trace.events
 
 
 @dataclass(frozen=True)
@@ -61,55 +62,58 @@ class Generate:
 
     def request(self, state: PipelineState) -> GenerationRequest:
         """What the generator gets: the typed query, the chunks, the gate's tier and the typed facts."""
+        evidence = state.evidence
         return GenerationRequest(
-            query=state.query,
-            chunks=state.evidence,
+            query=state.scope.query,
+            chunks=evidence.chunks,
             abstain_allowed=self.abstention,
             reasoning=self.reasoning,
             context_tokens=self.context_tokens,
-            gate=state.confidence if self.abstention else "answer",
-            facts=tuple(state.facts),
+            gate=evidence.confidence if self.abstention else "answer",
+            facts=evidence.facts,
         )
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the generation (or, retrieval only, the chunks as citations); a failing generator
-        is recorded as an error."""
+    def run(self, state: PipelineState) -> Step[Answer]:
+        """The generation (or, retrieval only, the chunks as citations); a failing generator is recorded as an
+        error, with an empty answer by the generator it was made for."""
         if state.retrieval_only:
-            return self._retrieval_only(state)
-        with state.timed(self.name):
+            return self._retrieval_only(state), ()
+        trace, error = StageTrace(self.name), ""
+        with trace.timed():
             try:
                 generation = self.generator.generate(self.request(state))
-            except Exception as error:  # a failing generator leaves the evidence to show
-                state.errors.append(f"generation with {self.spec} failed: {error}")
-                state.generator = self.spec.text
-                return state
-        return self.finish(state, generation)
+            except Exception as failure:  # a failing generator leaves the evidence to show
+                error = self.failure(failure)
+        if error:
+            return Answer(Generation(answer="", generator=self.spec.text), (error,)), trace.events
+        return self.finish(generation, trace)
 
-    def stream(self, state: PipelineState) -> Iterator[StreamEvent]:
-        """The generator's stream events; the state gets the generation (or the error) when it ends."""
-        generation: Generation | None = None
-        with state.timed(self.name):
+    def stream(self, state: PipelineState) -> Stream[StreamEvent, None, Step[Answer]]:
+        """The generator's stream events; when it ends, the generation (or the error) with the trace events."""
+        trace, generation, error = StageTrace(self.name), None, ""
+        with trace.timed():
             try:
                 for event in self.generator.stream(self.request(state)):
                     if event.kind == "done":
                         generation = event.generation
                     yield event
-            except Exception as error:
-                state.errors.append(f"generation with {self.spec} failed: {error}")
-        if not state.errors:
-            self.finish(state, generation or Generation(answer=ABSTAIN_MESSAGE, generator=self.spec.text))
+            except Exception as failure:
+                error = self.failure(failure)
+        if error:  # the error alone (no generator named), as a stream stopped early
+            return Answer(errors=(error,)), trace.events
+        return self.finish(generation or Generation(answer=ABSTAIN_MESSAGE, generator=self.spec.text), trace)
 
-    def finish(self, state: PipelineState, generation: Generation) -> PipelineState:
-        """The state with the generation (a `reasoning` config without an LLM notes that it fell back)."""
-        state.generation = generation
+    def failure(self, error: Exception) -> str:
+        """The error a failing generator is recorded with."""
+        return f"generation with {self.spec} failed: {error}"
+
+    def finish(self, generation: Generation, trace: StageTrace) -> Step[Answer]:
+        """The answer of a generation (a `reasoning` config without an LLM notes that it fell back)."""
         if self.reasoning and not generation.reasoning_steps and self.spec.is_extractive:
-            state.fall_back(self.name, "no LLM: chain-of-thought verification skipped")
-        return state
+            trace.fall_back("no LLM: chain-of-thought verification skipped")
+        return Answer(generation), trace.events
 
-    def _retrieval_only(self, state: PipelineState) -> PipelineState:
-        if self.abstention and state.confidence == "abstain":
-            state.generation = Generation(answer="", abstained=True, generator="none (retrieval only)")
-        else:
-            state.generation = Generation(answer="", generator="none (retrieval only)")
-        state.generation.citations = [Citation.of(c.chunk) for c in state.evidence]
-        return state
+    def _retrieval_only(self, state: PipelineState) -> Answer:
+        abstained = self.abstention and state.evidence.confidence == "abstain"
+        citations = [Citation.of(c.chunk) for c in state.evidence.chunks]
+        return Answer(Generation("", abstained, citations, generator="none (retrieval only)"))

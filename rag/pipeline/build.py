@@ -106,17 +106,17 @@ class Pipeline:
     def prepare(self, state: PipelineState) -> PipelineState:
         """The state after the evidence stages (everything before generation)."""
         for stage in self.stages:
-            state = stage.run(state)
+            state = state.after(stage.run(state))
         return state
 
     def answer(self, state: PipelineState) -> AnswerResult:
         """The result after generation (or, retrieval only, the chunks as citations)."""
-        return self.generate.run(state).to_result()
+        return state.after(self.generate.run(state)).to_result()
 
     def stream(self, state: PipelineState) -> Iterator[StreamEvent | AnswerResult]:
         """The generator's stream events, then the finished result."""
-        yield from self.generate.stream(state)
-        yield state.to_result()
+        answered = yield from self.generate.stream(state)
+        yield state.after(answered).to_result()
 
 
 def made_llm(spec: ModelSpec, resources: Resources) -> LLM:

@@ -3,14 +3,14 @@ API-intent filter."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import ClassVar
 
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.index.store import Index
 from rag.llm.spec import LLM
-from rag.pipeline.state import PipelineState
+from rag.pipeline.state import PipelineState, Scope, StageTrace, Step
 from rag.retrieve.context import QueryContext, shared_context
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies
@@ -39,17 +39,17 @@ class Rewrite:
     profile: CorpusProfile
     name: ClassVar[str] = "rewrite"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the rewritten query (unchanged without a conversation)."""
+    def run(self, state: PipelineState) -> Step[Scope]:
+        """The scope with the rewritten query (unchanged without a conversation)."""
+        trace, scope = StageTrace(self.name), state.scope
         if not state.history:
-            return state
-        with state.timed(self.name):
-            rewritten = rewrite_query(state.query.asked, list(state.history), self.llm.model(), self.profile.topics,
+            return scope, trace.events
+        with trace.timed():
+            rewritten = rewrite_query(scope.query.asked, list(state.history), self.llm.model(), self.profile.topics,
                                       self.profile.operations)
-            state.query = rewritten.query
             if rewritten.note:
-                state.note(self.name, rewritten.note)
-        return state
+                trace.note(rewritten.note)
+        return replace(scope, query=rewritten.query), trace.events
 
 
 @dataclass(frozen=True)
@@ -61,15 +61,15 @@ class Embed:
     api_version: str = ""
     name: ClassVar[str] = "embed"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with its query context, the query embedded."""
-        standalone = state.query.standalone
-        ctx = state.ctx
+    def run(self, state: PipelineState) -> Step[Scope]:
+        """The scope with its query context, the query embedded."""
+        trace, standalone = StageTrace(self.name), state.scope.query.standalone
+        ctx = state.scope.ctx
         if ctx is None or ctx.query != standalone or ctx.api_version != self.api_version:
-            state.ctx = shared_context(self.index, standalone, state.contexts, self.api_version)
-        with state.timed(self.name):
-            state.context.query_vector(standalone)
-        return state
+            ctx = shared_context(self.index, standalone, state.contexts, self.api_version)
+        with trace.timed():
+            ctx.query_vector(standalone)
+        return replace(state.scope, ctx=ctx), trace.events
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,13 @@ class GlossaryExpansion:
     glossaries: tuple[Glossary, ...]
     name: ClassVar[str] = "query_expansion"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state whose query carries the glossary words."""
-        state.query = expand_query(state.query, fitting_glossaries(self.glossaries, state.context))
-        if state.query.expansions:
-            state.note(self.name, f"query expanded: {state.query.text}")
-        return state
+    def run(self, state: PipelineState) -> Step[Scope]:
+        """The scope whose query carries the glossary words."""
+        trace, scope = StageTrace(self.name), state.scope
+        query = expand_query(scope.query, fitting_glossaries(self.glossaries, scope.context))
+        if query.expansions:
+            trace.note(f"query expanded: {query.text}")
+        return replace(scope, query=query), trace.events
 
 
 @dataclass(frozen=True)
@@ -98,21 +99,20 @@ class IntentFilter:
     llm: LLM | None = None
     name: ClassVar[str] = "intent"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the detected intent and the APIs it asks retrieval to search."""
-        with state.timed(self.name):
-            intent = self._detect(state)
-        state.intent = intent
-        state.note(self.name, f"intent: {intent.note or 'none'}")
+    def run(self, state: PipelineState) -> Step[Scope]:
+        """The scope with the detected intent and the APIs it asks retrieval to search."""
+        trace = StageTrace(self.name)
+        with trace.timed():
+            intent = self._detect(state.scope)
+        trace.note(f"intent: {intent.note or 'none'}")
         apis = tuple(intent.apis) if self.restrict else ()
         if apis and self.explicit_only and not intent.explicit:
-            state.note(self.name, "intent filter: not applied (the question names no API)")
+            trace.note("intent filter: not applied (the question names no API)")
             apis = ()
-        state.asked_apis = apis
-        return state
+        return replace(state.scope, intent=intent, asked_apis=apis), trace.events
 
-    def _detect(self, state: PipelineState) -> Intent:
-        ctx, query = state.context, state.query
+    def _detect(self, scope: Scope) -> Intent:
+        ctx, query = scope.context, scope.query
         profile = profile_for(ctx.snapshot)
         model = self.llm.model() if self.llm is not None else None
         if model is not None:

@@ -3,7 +3,7 @@ order of the pool, the lookup lift, the top k, and the write-operation check."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -13,7 +13,7 @@ from rag.errors import ConfigError, RagError
 from rag.facts import Fact, RemovedWrite
 from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
-from rag.pipeline.state import PipelineState
+from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.rerank.structural import StructuralReranker
@@ -47,41 +47,40 @@ class Retrieve:
         if not 1 <= self.k <= self.candidate_pool:
             raise ConfigError(f"retrieve k={self.k} is not allowed; allowed: 1 to candidate_pool={self.candidate_pool}")
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates, the APIs searched (the caller's scope, else those the intent filter
-        asked for) and k."""
-        apis = state.scope or state.asked_apis
-        if state.scope:
-            state.note(self.name, f"searched only: {', '.join(state.scope)} (as asked)")
-        with state.timed(self.name):
-            candidates = self._search(state, self.candidate_pool, apis)
-            if apis and not candidates and not state.scope:
-                state.note(self.name, "intent filter matched nothing; searched all APIs")
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking: the candidates, the APIs searched (the caller's, else those the intent filter asked for)
+        and k."""
+        trace, scope, only = StageTrace(self.name), state.scope, state.only_apis
+        apis = only or scope.asked_apis
+        if only:
+            trace.note(f"searched only: {', '.join(only)} (as asked)")
+        with trace.timed():
+            candidates = self._search(scope, self.candidate_pool, apis)
+            if apis and not candidates and not only:
+                trace.note("intent filter matched nothing; searched all APIs")
                 apis = ()
-                candidates = self._search(state, self.candidate_pool, ())
-            state.apis, state.candidates = apis, candidates
-            state.k = self.k
-            if self.dynamic_k and state.intent.multi_api and not state.scope:
-                self._share_among_apis(state)
-        return state
+                candidates = self._search(scope, self.candidate_pool, ())
+            ranking = Ranking(tuple(candidates), apis, self.k)
+            if self.dynamic_k and scope.intent.multi_api and not only:
+                ranking = self._shared_among_apis(scope, ranking, trace)
+        return ranking, trace.events
 
-    def _search(self, state: PipelineState, size: int, apis: tuple[str, ...]) -> list[RetrievedChunk]:
-        return self.retriever.retrieve(state.context, (self.chunking, "docs"), size, apis, state.query.text)
+    def _search(self, scope: Scope, size: int, apis: tuple[str, ...]) -> list[RetrievedChunk]:
+        return self.retriever.retrieve(scope.context, (self.chunking, "docs"), size, apis, scope.query.text)
 
-    def _share_among_apis(self, state: PipelineState) -> None:
+    def _shared_among_apis(self, scope: Scope, ranking: Ranking, trace: StageTrace) -> Ranking:
         """Each API's best candidates first, k large enough for every API the question spans."""
-        intent = state.intent
-        targets = list(intent.apis) if len(intent.apis) >= 2 else state.context.snapshot.apis()
-        per_api = {api: self._search(state, PER_API_POOL, (api,)) for api in targets}
-        state.k = min(max(self.k, len(targets)), MAX_DYNAMIC_K)
-        merged = interleave_by_api(per_api, state.k)
-        rest = [c for api in targets for c in per_api[api]] + state.candidates
+        intent = scope.intent
+        targets = list(intent.apis) if len(intent.apis) >= 2 else scope.context.snapshot.apis()
+        per_api = {api: self._search(scope, PER_API_POOL, (api,)) for api in targets}
+        k = min(max(self.k, len(targets)), MAX_DYNAMIC_K)
+        merged = interleave_by_api(per_api, k)
+        rest = [c for api in targets for c in per_api[api]] + list(ranking.candidates)
         first: dict[str, RetrievedChunk] = {}
         for candidate in merged + rest:  # each chunk where it first comes: its API's best lead
             first.setdefault(candidate.chunk.chunk_id, candidate)
-        state.candidates = list(first.values())
-        state.balanced = tuple(targets)
-        state.note(self.name, f"multi-API question: top results from each of {len(targets)} APIs, k={state.k}")
+        trace.note(f"multi-API question: top results from each of {len(targets)} APIs, k={k}")
+        return replace(ranking, candidates=tuple(first.values()), k=k, balanced=tuple(targets))
 
 
 @dataclass(frozen=True)
@@ -94,33 +93,36 @@ class Rerank:
     kind: str
     name: ClassVar[str] = "rerank"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates reranked within each group that is ranked on its own (and the tokens
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking with its candidates reranked within each group that is ranked on its own (and the tokens
         an LLM reranker used)."""
-        groups, others = state.rank_groups()
+        trace, ranking = StageTrace(self.name), state.ranking
+        groups, others = ranking.rank_groups()
         usage: list[tuple[int, int]] = []
-        reranked = [c for group in groups for c in self._rerank(state, group, bool(state.balanced), usage)]
-        state.candidates = reranked + others
-        state.rerank_tokens = (sum(used[0] for used in usage), sum(used[1] for used in usage))
-        return state
+        reranked = [c for group in groups for c in self._rerank(state.scope, group, bool(ranking.balanced), usage,
+                                                                trace)]
+        tokens = (sum(used[0] for used in usage), sum(used[1] for used in usage))
+        return replace(ranking.reordered(reranked + others), tokens=tokens), trace.events
 
-    def _rerank(self, state: PipelineState, pool: list[RetrievedChunk], one_api: bool,
-                usage: list[tuple[int, int]]) -> list[RetrievedChunk]:
-        reranker = self.reranker_for(state.context.snapshot)
+    def _rerank(self, scope: Scope, pool: list[RetrievedChunk], one_api: bool, usage: list[tuple[int, int]],
+                trace: StageTrace) -> list[RetrievedChunk]:
+        reranker = self.reranker_for(scope.context.snapshot)
         if one_api and isinstance(reranker, StructuralReranker):
             reranker = replace(reranker, fusion_k=0)
         if not pool:
             return pool
-        with state.timed(self.name):
+        with trace.timed():
             try:
-                pool = apply_scores(pool, reranker.score(state.query, pool))
+                scores = reranker.score(scope.query, pool)
+                # Scored on copies: the candidates given stay as they were.
+                pool = apply_scores([replace(c, scores=dict(c.scores)) for c in pool], scores)
                 if isinstance(reranker, LLMReranker):
                     usage.append(reranker.last_usage)
             except RerankerUnavailable as error:
-                state.note(self.name, str(error))
-                state.fall_back(self.name, f"{self.kind} reranker unavailable: ran without reranking")
+                trace.note(str(error))
+                trace.fall_back(f"{self.kind} reranker unavailable: ran without reranking")
             except RagError as error:
-                state.note(self.name, f"reranker failed: {error}; first-stage order kept")
+                trace.note(f"reranker failed: {error}; first-stage order kept")
         return pool
 
 
@@ -133,26 +135,25 @@ class Order:
     schemas_last: bool = False
     name: ClassVar[str] = "order"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with its candidates in their final order before the lookup lift (a note says how many
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking with its candidates in their final order before the lookup lift (a note says how many
         schemas left the top k for operations)."""
-        if not state.balanced:
-            state.candidates = self._ordered(state, state.candidates)
-            return state
-        groups, others = state.rank_groups()
-        ordered = self._ordered(state, [c for group in groups for c in group])
-        state.candidates = balance_by_api(ordered, state.balanced, state.k) + others
-        return state
+        trace, ranking, text = StageTrace(self.name), state.ranking, state.scope.query.text
+        if not ranking.balanced:
+            return ranking.reordered(self._ordered(list(ranking.candidates), ranking.k, text, trace)), trace.events
+        groups, others = ranking.rank_groups()
+        ordered = self._ordered([c for group in groups for c in group], ranking.k, text, trace)
+        return ranking.reordered(balance_by_api(ordered, ranking.balanced, ranking.k) + others), trace.events
 
-    def _ordered(self, state: PipelineState, ranked: list[RetrievedChunk]) -> list[RetrievedChunk]:
+    def _ordered(self, ranked: list[RetrievedChunk], k: int, text: str, trace: StageTrace) -> list[RetrievedChunk]:
         ordered = demote_repeated_covers(ranked)
         if not self.schemas_last:
             return ordered
-        reordered = schemas_last(ordered, state.query.text)
-        moved = {id(c) for c in ordered[: state.k]} - {id(c) for c in reordered[: state.k]}
+        reordered = schemas_last(ordered, text)
+        moved = {id(c) for c in ordered[:k]} - {id(c) for c in reordered[:k]}
         if moved:
-            state.note(self.name, f"schemas after operations: {len(moved)} schema chunk(s) left the top "
-                       f"{state.k} for operations (a schema the question names by its identifier keeps its place)")
+            trace.note(f"schemas after operations: {len(moved)} schema chunk(s) left the top {k} for operations "
+                       "(a schema the question names by its identifier keeps its place)")
         return reordered
 
 
@@ -165,13 +166,14 @@ class LookupLift:
     index: Index
     name: ClassVar[str] = "lookup"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the lookup operation first, when the question names values."""
-        ctx, query, index = state.context, state.query, self.index
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking with the lookup operation first, when the question names values."""
+        trace, ranking = StageTrace(self.name), state.ranking
+        ctx, query, index = state.scope.context, state.scope.query, self.index
         profile = profile_for(ctx.snapshot)
         if not profile.lookup_operations:
-            return state
-        with state.timed(self.name):
+            return ranking, trace.events
+        with trace.timed():
 
             def similarity(chunk: Chunk) -> float:
                 return index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
@@ -179,11 +181,10 @@ class LookupLift:
             # A value that is the user's own ("my playlist called Workout") is found in their collection.
             names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
             lookups = profile.lookup_operations
-            lifted, note = lift_lookup(state.candidates, lookups, names_values, similarity, state.apis)
+            lifted, note = lift_lookup(ranking.candidates, lookups, names_values, similarity, ranking.apis)
             if note:
-                state.note(self.name, note)
-            state.candidates = lifted
-        return state
+                trace.note(note)
+        return ranking.reordered(lifted), trace.events
 
 
 @dataclass(frozen=True)
@@ -193,39 +194,36 @@ class KeepSubject:
 
     name: ClassVar[str] = "subject"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the subject's chunk first (fetched from the index when retrieval did not find it)."""
-        query = state.query
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking with the subject's chunk first (fetched from the index when retrieval did not find it)."""
+        trace, query, ranking = StageTrace(self.name), state.scope.query, state.ranking
         if not (query.subject and query.keeps_subject):
-            return state
-        snapshot = state.context.snapshot
-        present = [c for c in state.candidates if c.chunk.covers and c.chunk.covers[0] == query.subject]
+            return ranking, trace.events
+        snapshot = state.scope.context.snapshot
+        present = [c for c in ranking.candidates if c.chunk.covers and c.chunk.covers[0] == query.subject]
         if present:
             subject = present[0]
         else:
             ids = [i for i in snapshot.by_cover.get(query.subject, ()) if snapshot.chunks[i].strategy == "smart"]
             if not ids:
-                return state
+                return ranking, trace.events
             subject = RetrievedChunk(snapshot.chunks[ids[0]], {"subject": 1.0})
-        state.candidates = [subject, *(c for c in state.candidates if c is not subject)]
-        state.note(self.name, f"the conversation's subject {subject.chunk.title} leads: the follow-up names "
-                   "nothing of its own")
-        return state
+        trace.note(f"the conversation's subject {subject.chunk.title} leads: the follow-up names nothing of its own")
+        return ranking.reordered([subject, *(c for c in ranking.candidates if c is not subject)]), trace.events
 
 
 @dataclass(frozen=True)
 class TopK:
-    """The ranked pool (numbered, kept for the record) and its first k, the answer's context."""
+    """The evidence the ranking gives: the ranked pool numbered (kept for the record) and its first k, the
+    answer's context."""
 
     name: ClassVar[str] = "top_k"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with its pool numbered and its chunks the top k."""
-        for rank, candidate in enumerate(state.candidates, start=1):
-            candidate.rank = rank
-        state.pool = list(state.candidates)
-        state.chunks = [replace(c) for c in state.candidates[: state.k]]
-        return state
+    def run(self, state: PipelineState) -> Step[Evidence]:
+        """The evidence with its pool (numbered copies of the ranked candidates) and its top k (copies again)."""
+        ranking = state.ranking
+        pool = tuple(replace(c, rank=rank) for rank, c in enumerate(ranking.candidates, start=1))
+        return Evidence(pool=pool, top=tuple(replace(c) for c in pool[: ranking.k])), ()
 
 
 @dataclass(frozen=True)
@@ -236,30 +234,31 @@ class WriteCheck:
 
     name: ClassVar[str] = "write_check"
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state with the facts established and the operations they name in its chunks."""
-        ctx, query = state.context, state.query
-        with state.timed(self.name):
+    def run(self, state: PipelineState) -> Step[Evidence]:
+        """The evidence with the facts established and the operations they name added to its chunks."""
+        trace, evidence, searched = StageTrace(self.name), state.evidence, state.ranking.apis
+        ctx, query = state.scope.context, state.scope.query
+        with trace.timed():
             # On an index of several APIs the claim is about the APIs asked about, else those retrieval found.
-            apis = state.apis or tuple(dict.fromkeys(c.chunk.api for c in state.chunks))
+            apis = searched or tuple(dict.fromkeys(c.chunk.api for c in evidence.top))
             missing = check_write_operation(query, profile_for(ctx.snapshot), apis)
             facts: list[Fact] = []
             named: list[Chunk] = []
             if missing is not None:
-                state.note(self.name, "write check: " + missing.statement())
+                trace.note("write check: " + missing.statement())
                 named += missing.existing
                 facts.append(missing)
-            removed = removed_writes(query, ctx.snapshot.chunks.values(), state.apis)
+            removed = removed_writes(query, ctx.snapshot.chunks.values(), searched)
             if removed:
                 fact = RemovedWrite(tuple(removed))
-                state.note(self.name, "write check: " + fact.statement())
+                trace.note("write check: " + fact.statement())
                 facts.append(fact)
                 named += removed
-            state.facts, state.added = facts, self._added(state.chunks, named)
-        return state
+            evidence = replace(evidence, facts=tuple(facts), added=tuple(self._added(evidence.top, named)))
+        return evidence, trace.events
 
     @staticmethod
-    def _added(ranked: list[RetrievedChunk], named: list[Chunk]) -> list[RetrievedChunk]:
+    def _added(ranked: Sequence[RetrievedChunk], named: list[Chunk]) -> list[RetrievedChunk]:
         """The chunks the facts name that the ranked ones lack, numbered on after them (the ranking itself is the
         retriever's and the reranker's)."""
         present = {c.chunk.chunk_id for c in ranked}

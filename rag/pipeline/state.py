@@ -1,8 +1,15 @@
-"""What travels through the pipeline: one typed state that every stage takes and returns, and the stage
-interface itself.
+"""What travels through the pipeline: the question, and the small frozen outputs of the stages, grouped by role.
 
-The state carries the query, the candidates with their scores, the facts the checks established and the
-trace (stage, time, note, fallback). `AnswerResult` is made from it once, when the stages are done.
+A stage takes the (frozen) `PipelineState` and returns its group's output with its trace events beside it —
+`(output, events)`, a `Step` — and changes nothing it was given; the pipeline puts the output in its place and
+the events at the end of the trace (`PipelineState.after`):
+
+- `Scope`: what is asked and where (rewrite, embed, glossary expansion, intent filter);
+- `Ranking`: the ranked candidate pool (retrieve, rerank, order, lookup lift, conversation subject);
+- `Evidence`: what the answer stands on (top k, write check, gate);
+- `Answer`: the generation (generate).
+
+`AnswerResult` is assembled from them once, when the stages are done (`PipelineState.to_result`).
 """
 
 from __future__ import annotations
@@ -10,8 +17,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import ClassVar, Protocol
+from dataclasses import dataclass, field, replace
+from typing import ClassVar, Protocol, TypeVar
 
 from rag.facts import Fact
 from rag.generate.base import Generation
@@ -32,85 +39,149 @@ class TraceEvent:
     fallback: str = ""
 
 
-@dataclass
-class PipelineState:
-    """One question on its way through one configuration's stages; each field has one writer, but for the
-    query (the rewrite, then the glossary expansion), the candidates (ranked by each ranking stage in turn) and
-    the trace (every stage's events).
+Events = tuple[TraceEvent, ...]
 
-    The intent filter asks to search `asked_apis`; retrieval writes the APIs it searched (`apis`), `k`, the
-    ranked candidate pool (`candidates`) and `balanced` (the APIs a multi-API question shares its top k among);
-    the top k stage writes `pool` (the pool as finally ranked, kept for the record) and `chunks` (the top k);
-    the write check the operations its facts name (`added`); the gate the tier and its tokens; the reranker
-    its tokens; generation the answer.
-    """
 
-    config: str  # the configuration's name
-    question: str
+@dataclass(frozen=True)
+class Scope:
+    """What the question asks and where to look. The rewrite makes `query` standalone and the glossary expansion
+    adds its spec words (each returns the query it was given, renewed); embed writes the query context (`ctx`);
+    the intent filter the `intent` and the APIs it asks retrieval to search (`asked_apis`)."""
+
     query: Query
-    history: Sequence[Mapping[str, str]] = ()
-    scope: tuple[str, ...] = ()
-    retrieval_only: bool = False
     ctx: QueryContext | None = None
-    contexts: dict[str, QueryContext] | None = None
     intent: Intent = field(default_factory=Intent)
     asked_apis: tuple[str, ...] = ()
-    apis: tuple[str, ...] = ()
-    k: int = 0
-    balanced: tuple[str, ...] = ()
-    candidates: list[RetrievedChunk] = field(default_factory=list)
-    pool: list[RetrievedChunk] = field(default_factory=list)
-    chunks: list[RetrievedChunk] = field(default_factory=list)
-    added: list[RetrievedChunk] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)
-    trace: list[TraceEvent] = field(default_factory=list)
-    confidence: Confidence = "answer"
-    confidence_score: float = 0.0
-    rerank_tokens: tuple[int, int] = (0, 0)
-    gate_tokens: tuple[int, int] = (0, 0)
-    generation: Generation | None = None
-    generator: str = ""
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def evidence(self) -> list[RetrievedChunk]:
-        """The context for the answer: the top k, then the operations a fact names."""
-        return [*self.chunks, *self.added]
 
     @property
     def context(self) -> QueryContext:
-        """The query context (the embedding and the candidate pools); set by the embed stage."""
+        """The query context (the embedding and the candidate pools); made by the embed stage."""
         if self.ctx is None:
-            raise RuntimeError("PipelineState.ctx is None: the embed stage makes it before any stage searches")
+            raise RuntimeError("Scope.ctx is None: the embed stage makes it before any stage searches")
         return self.ctx
 
-    def note(self, stage: str, text: str) -> None:
-        """Record a note the views show under the answer."""
-        self.trace.append(TraceEvent(stage, note=text))
 
-    def fall_back(self, stage: str, text: str) -> None:
-        """Record that the config could not do what it asked for here."""
-        self.trace.append(TraceEvent(stage, fallback=text))
+@dataclass(frozen=True)
+class Ranking:
+    """The ranked candidate pool. Retrieval writes the APIs it searched (`apis`), `k`, `balanced` (the APIs a
+    multi-API question shares its top k among) and the `candidates`, which the reranker, the order, the lookup
+    lift and the conversation's subject each return reordered; the reranker writes its `tokens`."""
 
-    @contextmanager
-    def timed(self, stage: str) -> Iterator[None]:
-        """Time the block as `stage` (the time is recorded even when the block raises)."""
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.trace.append(TraceEvent(stage, ms=round((time.perf_counter() - started) * 1000.0, 3)))
+    candidates: tuple[RetrievedChunk, ...] = ()
+    apis: tuple[str, ...] = ()
+    k: int = 0
+    balanced: tuple[str, ...] = ()
+    tokens: tuple[int, int] = (0, 0)
+
+    def reordered(self, candidates: Sequence[RetrievedChunk]) -> Ranking:
+        """The same ranking with its candidates in a new order."""
+        return replace(self, candidates=tuple(candidates))
 
     def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:
         """The candidates in the lists that are ranked among themselves, and the rest: one list for a
         question about one API; for a multi-API question one per API (in the order of its best candidate)
         and the candidates of other APIs apart."""
+        candidates = list(self.candidates)
         if not self.balanced:
-            return [self.candidates], []
-        groups = [[c for c in self.candidates if c.chunk.api == api] for api in self.balanced]
-        groups.sort(key=lambda group: self.candidates.index(group[0]) if group else len(self.candidates))
-        others = [c for c in self.candidates if c.chunk.api not in self.balanced]
+            return [candidates], []
+        groups = [[c for c in candidates if c.chunk.api == api] for api in self.balanced]
+        groups.sort(key=lambda group: candidates.index(group[0]) if group else len(candidates))
+        others = [c for c in candidates if c.chunk.api not in self.balanced]
         return groups, others
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the answer stands on. Top k writes the `pool` (the ranking numbered, kept for the record) and its
+    first k (`top`); the write check the `facts` and the operations they name (`added`); the gate the tier
+    (`confidence`), its score and its `tokens`."""
+
+    pool: tuple[RetrievedChunk, ...] = ()
+    top: tuple[RetrievedChunk, ...] = ()
+    added: tuple[RetrievedChunk, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    confidence: Confidence = "answer"
+    confidence_score: float = 0.0
+    tokens: tuple[int, int] = (0, 0)
+
+    @property
+    def chunks(self) -> list[RetrievedChunk]:
+        """The context for the answer: the top k, then the operations a fact names."""
+        return [*self.top, *self.added]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The generate stage's output: the generation, or (a generator that failed) an empty one with the error."""
+
+    generation: Generation = field(default_factory=lambda: Generation(answer=""))
+    errors: tuple[str, ...] = ()
+
+
+Output = Scope | Ranking | Evidence | Answer
+OutputT = TypeVar("OutputT", bound=Output)
+Step = tuple[OutputT, Events]  # what a stage returns: its output and its trace events
+PLACES: dict[type, str] = {Scope: "scope", Ranking: "ranking", Evidence: "evidence", Answer: "answer"}
+
+
+@dataclass
+class StageTrace:
+    """The trace events one stage records while it runs, returned beside its output (`events`)."""
+
+    stage: str
+    recorded: list[TraceEvent] = field(default_factory=list)
+
+    @property
+    def events(self) -> Events:
+        """The events recorded so far, in order."""
+        return tuple(self.recorded)
+
+    def note(self, text: str) -> None:
+        """Record a note the views show under the answer."""
+        self.recorded.append(TraceEvent(self.stage, note=text))
+
+    def fall_back(self, text: str) -> None:
+        """Record that the config could not do what it asked for here."""
+        self.recorded.append(TraceEvent(self.stage, fallback=text))
+
+    def took(self, ms: float) -> None:
+        """Record the stage's time in milliseconds."""
+        self.recorded.append(TraceEvent(self.stage, ms=ms))
+
+    @contextmanager
+    def timed(self) -> Iterator[None]:
+        """Time the block (the time is recorded even when the block raises)."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.took(round((time.perf_counter() - started) * 1000.0, 3))
+
+
+@dataclass(frozen=True)
+class PipelineState:
+    """One question on its way through one configuration's stages: what the caller asked (the config's name,
+    the question, the conversation, `only_apis` — the APIs the caller restricts the search to —, retrieval
+    only, and `contexts`: the query contexts configurations asking the same share, a cache the embed stage
+    fills), then one output per group of stages and the trace. Frozen: a stage reads it and returns its own
+    output; only `after` (the pipeline) makes the next state."""
+
+    config: str  # the configuration's name
+    question: str
+    scope: Scope
+    history: Sequence[Mapping[str, str]] = ()
+    only_apis: tuple[str, ...] = ()
+    retrieval_only: bool = False
+    contexts: dict[str, QueryContext] | None = None
+    ranking: Ranking = field(default_factory=Ranking)
+    evidence: Evidence = field(default_factory=Evidence)
+    answer: Answer = field(default_factory=Answer)
+    trace: Events = ()
+
+    def after(self, step: Step[Output]) -> PipelineState:
+        """The state with a stage's output in its place and its events at the end of the trace."""
+        output, events = step
+        return replace(self, **{PLACES[type(output)]: output}, trace=self.trace + events)  # type: ignore[arg-type]
 
     def to_result(self) -> AnswerResult:
         """The answer result this state explains (notes, fallbacks and timings from the trace, tokens summed over
@@ -119,40 +190,40 @@ class PipelineState:
         for event in self.trace:
             if event.ms is not None:
                 timings[event.stage] = timings.get(event.stage, 0.0) + event.ms
-        generation = self.generation or Generation(answer="", generator=self.generator)
+        generation, evidence, ranking = self.answer.generation, self.evidence, self.ranking
         return AnswerResult(
             config=self.config,
             question=self.question,
-            standalone_query=self.query.standalone,
+            standalone_query=self.scope.query.standalone,
             answer=generation.answer,
             abstained=generation.abstained,
-            confidence="abstain" if generation.abstained else self.confidence,
-            confidence_score=self.confidence_score,
+            confidence="abstain" if generation.abstained else evidence.confidence,
+            confidence_score=evidence.confidence_score,
             citations=list(generation.citations),
             dropped_citations=generation.dropped_citations,
             reasoning_steps=list(generation.reasoning_steps),
-            chunks=self.evidence,
-            pool=list(self.pool),
-            detected_apis=list(self.apis),
+            chunks=evidence.chunks,
+            pool=list(evidence.pool),
+            detected_apis=list(ranking.apis),
             timings_ms=timings,
-            tokens_in=self.rerank_tokens[0] + self.gate_tokens[0] + generation.tokens_in,
-            tokens_out=self.rerank_tokens[1] + self.gate_tokens[1] + generation.tokens_out,
+            tokens_in=ranking.tokens[0] + evidence.tokens[0] + generation.tokens_in,
+            tokens_out=ranking.tokens[1] + evidence.tokens[1] + generation.tokens_out,
             generator=generation.generator,
             retrieval_only=self.retrieval_only,
             notes=[event.note for event in self.trace if event.note],
-            facts=[fact.statement() for fact in self.facts],
-            errors=list(self.errors),
+            facts=[fact.statement() for fact in evidence.facts],
+            errors=list(self.answer.errors),
             fallbacks=[event.fallback for event in self.trace if event.fallback],
-            query=self.query,
+            query=self.scope.query,
         )
 
 
 class Stage(Protocol):
     """One step of the pipeline, made once by `rag.pipeline.build.build_pipeline` with its own settings and
-    models: it takes the state and returns it."""
+    models: it reads the state and returns its group's output with its trace events."""
 
     name: ClassVar[str]
 
-    def run(self, state: PipelineState) -> PipelineState:
-        """The state after this stage."""
+    def run(self, state: PipelineState) -> Step[Output]:
+        """This stage's output and events."""
         ...

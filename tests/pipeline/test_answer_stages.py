@@ -22,7 +22,7 @@ from rag.pipeline.query_stages import Embed
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
 from tests.fakes import FakeChatModel, make_chunk, retrieved
-from tests.pipeline.stage_states import notes_of, run, state_for, timed
+from tests.pipeline.stage_states import drained, notes_of, run, state_for, timed
 
 
 @dataclass
@@ -57,12 +57,12 @@ def test_the_gate_stage_takes_the_gates_tier_score_tokens_notes_and_time(people_
     engine, gate = Engine(people_shop_index), RecordingGate()
     chunks = retrieved(make_chunk("a.components.S", "s"))
     stage = Gate(gate, "smart", (STAFF,), LLM(ModelSpec("extractive")))  # type: ignore[arg-type]
-    state = run(state_for("How do I see all staff?", chunks=chunks), engine, Embed, stage)
-    assert (state.confidence, state.confidence_score) == ("partial", 0.42)
-    assert state.gate_tokens == (7, 3) and (state.to_result().tokens_in, state.to_result().tokens_out) == (7, 3)
+    state = run(state_for("How do I see all staff?", top=chunks), engine, Embed, stage)
+    assert (state.evidence.confidence, state.evidence.confidence_score) == ("partial", 0.42)
+    assert state.evidence.tokens == (7, 3) and (state.to_result().tokens_in, state.to_result().tokens_out) == (7, 3)
     assert notes_of(state, "gate") == ["confidence gate: partial"] and timed(state)["gate"] == 1.5
     (call,) = gate.calls
-    assert call["query"] is state.query and call["chunks"] == chunks and call["model"] is None
+    assert call["query"] is state.scope.query and call["chunks"] == chunks and call["model"] is None
     assert call["known"] == {"staff", "employees"} and call["chunking"] == "smart"
 
 
@@ -73,7 +73,7 @@ def test_a_judge_that_cannot_be_made_is_noted_and_the_gate_decides_without_it(pe
     engine = GateEngine(people_shop_index, default_llm="openai:gpt-x", chat_model_factory=no_model)
     state = run(state_for("How do I list orders?"), engine, Embed, Gate)
     assert notes_of(state, "gate")[0].startswith("answerability judge unavailable:")
-    assert engine.gate.calls[0]["model"] is None and state.confidence == "partial"
+    assert engine.gate.calls[0]["model"] is None and state.evidence.confidence == "partial"
     model = FakeChatModel()
     judged = GateEngine(people_shop_index, default_llm="openai:gpt-x", chat_model_factory=lambda spec: model)
     run(state_for("How do I list orders?"), judged, Embed, Gate)
@@ -111,18 +111,18 @@ def engine_with(index: Index, generator: ScriptedGenerator, llm: str = "extracti
 
 def test_generation_gets_the_typed_query_chunks_tier_and_facts(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
     chunks = retrieved(make_chunk("a.components.S", "s"))
-    state = state_for("How do I list orders?", chunks=chunks, confidence="partial")
+    state = state_for("How do I list orders?", top=chunks, confidence="partial")
     state = run(state, engine_with(people_shop_index, generator), Generate)
     (request,) = generator.requests
-    assert request.query is state.query and request.chunks == chunks and request.gate == "partial"
+    assert request.query is state.scope.query and request.chunks == chunks and request.gate == "partial"
     assert request.abstain_allowed and request.context_tokens == state.settings.context_tokens
-    assert state.generation is not None and state.generation.answer == "Use GET /orders. [1]"
+    assert state.answer.generation.answer == "Use GET /orders. [1]" and not state.answer.errors
     result = state.to_result()
     assert result.answer == "Use GET /orders. [1]" and result.generator == "scripted" and "generate" in timed(state)
     without_gate = run(state_for("q", replace(PRESETS["full"], abstention=False), confidence="abstain"),
                        engine_with(people_shop_index, generator), Generate)
     assert generator.requests[-1].gate == "answer" and not generator.requests[-1].abstain_allowed
-    assert without_gate.generation is not None
+    assert without_gate.answer.generation.generator == "scripted"
 
 
 def test_a_local_model_gets_a_short_context(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
@@ -133,18 +133,21 @@ def test_a_local_model_gets_a_short_context(people_shop_index: Index, generator)
 def test_a_failing_generator_is_an_error_and_leaves_no_answer(people_shop_index: Index) -> None:
     failing = ScriptedGenerator(error=RuntimeError("boom"))
     state = run(state_for("q"), engine_with(people_shop_index, failing), Generate)
-    assert state.generation is None and state.errors == ["generation with extractive failed: boom"]
-    assert state.generator == "extractive"
+    assert state.answer.errors == ("generation with extractive failed: boom",)
+    assert state.answer.generation.answer == "" and state.answer.generation.generator == "extractive"
+    result = state.to_result()
+    assert result.errors == ["generation with extractive failed: boom"] and result.generator == "extractive"
 
 
 def test_retrieval_only_cites_the_chunks_and_abstains_with_the_gate(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
     chunks = retrieved(make_chunk("a.components.S", "s"), make_chunk("a.components.T", "t"))
     engine = engine_with(people_shop_index, generator)
-    state = run(state_for("q", chunks=chunks, retrieval_only=True), engine, Generate)
-    assert state.generation is not None and not state.generation.abstained and not generator.requests
-    assert [c.structural_id for c in state.generation.citations] == ["a.components.S", "a.components.T"]
-    abstained = run(state_for("q", chunks=chunks, retrieval_only=True, confidence="abstain"), engine, Generate)
-    assert abstained.generation is not None and abstained.generation.abstained
+    state = run(state_for("q", top=chunks, retrieval_only=True), engine, Generate)
+    generation = state.answer.generation
+    assert not generation.abstained and not generator.requests and generation.generator == "none (retrieval only)"
+    assert [c.structural_id for c in generation.citations] == ["a.components.S", "a.components.T"]
+    abstained = run(state_for("q", top=chunks, retrieval_only=True, confidence="abstain"), engine, Generate)
+    assert abstained.answer.generation.abstained
 
 
 def test_reasoning_without_an_llm_falls_back(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
@@ -158,5 +161,14 @@ def test_reasoning_without_an_llm_falls_back(people_shop_index: Index, generator
 def test_streaming_yields_the_generators_events_and_finishes_the_state(people_shop_index: Index, generator) -> None:  # type: ignore[no-untyped-def]
     state = state_for("q")
     stage = engine_with(people_shop_index, generator).pipeline(state.settings).generate
-    kinds = [event.kind for event in stage.stream(state)]
-    assert kinds == ["token", "done"] and state.generation is not None and state.generation.generator == "scripted"
+    events, (answer, trace) = drained(stage.stream(state))
+    assert [event.kind for event in events] == ["token", "done"] and answer.generation.generator == "scripted"
+    assert [event.stage for event in trace] == ["generate"] and trace[0].ms is not None
+
+
+def test_a_stream_that_fails_is_an_error(people_shop_index: Index) -> None:
+    state = state_for("q")
+    failing = ScriptedGenerator(error=RuntimeError("boom"))
+    stage = engine_with(people_shop_index, failing).pipeline(state.settings).generate
+    events, (answer, _) = drained(stage.stream(state))
+    assert events == [] and answer.errors == ("generation with extractive failed: boom",)

@@ -26,55 +26,56 @@ def engine(people_shop_index: Index) -> Engine:
 
 def test_rewrite_leaves_a_question_without_a_conversation_as_it_is(engine: Engine) -> None:
     state = state_for("How do I list employees?")
-    query = state.query
-    assert run(state, engine, Rewrite).query is query and not state.trace
+    after = run(state, engine, Rewrite)
+    assert after.scope.query is state.scope.query and not after.trace
 
 
 def test_rewrite_attaches_the_earlier_turn_to_a_follow_up_offline(engine: Engine) -> None:
     turns = history("How do I list employees?", "Use GET /unified/hris/employees.")
     state = run(state_for("and how do I delete one?", history=turns), engine, Rewrite)
-    assert state.query.asked == "and how do I delete one?"
-    assert state.query.previous == "How do I list employees?"
+    assert state.scope.query.asked == "and how do I delete one?"
+    assert state.scope.query.previous == "How do I list employees?"
     # The earlier answer's operation is the conversation's subject; the follow-up asks another action of it, so
     # retrieval gets its path, not its action, and the subject does not lead the ranking.
-    assert state.query.subject.endswith("paths./unified/hris/employees.get")
-    assert state.query.subject_words == "/unified/hris/employees" and not state.query.keeps_subject
+    assert state.scope.query.subject.endswith("paths./unified/hris/employees.get")
+    assert state.scope.query.subject_words == "/unified/hris/employees" and not state.scope.query.keeps_subject
     assert notes_of(state, "rewrite") == ["follow-up rewritten offline; subject: GET /unified/hris/employees"]
     assert "rewrite" in timed(state)
     paging = run(state_for("and how do I page through them?", history=turns), engine, Rewrite)
-    assert paging.query.keeps_subject and paging.query.subject_words.startswith("GET /unified/hris/employees")
+    query = paging.scope.query
+    assert query.keeps_subject and query.subject_words.startswith("GET /unified/hris/employees")
 
 
 def test_embed_makes_the_context_of_the_standalone_question_and_keeps_a_fitting_one(engine: Engine) -> None:
     query = Query("and how do I delete one?", previous="How do I list employees?")
     state = run(state_for(query), engine, Embed)
-    assert state.context.query == query.standalone and "embed" in timed(state)
-    made = state.context
-    assert run(state, engine, Embed).context is made
-    state.query = Query("How do I list orders?")
-    assert run(state, engine, Embed).context.query == "How do I list orders?"
+    assert state.scope.context.query == query.standalone and "embed" in timed(state)
+    made = state.scope.context
+    assert run(state, engine, Embed).scope.context is made
+    other = replace(state, scope=replace(state.scope, query=Query("How do I list orders?")))
+    assert run(other, engine, Embed).scope.context.query == "How do I list orders?"
 
 
 def test_embed_shares_contexts_between_configs_asking_the_same(engine: Engine) -> None:
     contexts: dict[str, QueryContext] = {}
     first = run(state_for("How do I list orders?", contexts=contexts), engine, Embed)
     second = run(state_for("How do I list orders?", "C2", contexts=contexts), engine, Embed)
-    assert first.context is second.context and list(contexts) == ["How do I list orders?"]
+    assert first.scope.context is second.scope.context and list(contexts) == ["How do I list orders?"]
 
 
 def test_glossary_expansion_adds_the_spec_words_of_the_users_words(engine: Engine) -> None:
     config = replace(PRESETS["full"], query_expansion=True)
     expansion = GlossaryExpansion((STAFF,))
     state = run(state_for("How do I see all staff?", config), engine, Embed, expansion)
-    assert state.query.expansions == ("employees",) and state.query.asked == "How do I see all staff?"
-    assert notes_of(state, "query_expansion") == [f"query expanded: {state.query.text}"]
+    assert state.scope.query.expansions == ("employees",) and state.scope.query.asked == "How do I see all staff?"
+    assert notes_of(state, "query_expansion") == [f"query expanded: {state.scope.query.text}"]
     unmatched = run(state_for("How do I list orders?", config), engine, Embed, expansion)
-    assert unmatched.query.expansions == () and not notes_of(unmatched, "query_expansion")
+    assert unmatched.scope.query.expansions == () and not notes_of(unmatched, "query_expansion")
 
 
 def test_the_intent_filter_searches_only_the_apis_a_question_names(engine: Engine) -> None:
     state = run(state_for("How do I list orders in the shop-3_0 API?"), engine, Embed, IntentFilter)
-    assert state.intent.explicit and state.asked_apis == ("shop-3_0",)
+    assert state.scope.intent.explicit and state.scope.asked_apis == ("shop-3_0",)
     assert "intent" in timed(state)
 
 
@@ -82,8 +83,9 @@ def test_with_explicit_evidence_the_filter_is_not_applied_to_a_question_naming_n
     state = state_for("How do I list all orders?")
     assert state.settings.intent_evidence == "explicit"
     state = run(state, engine, Embed, IntentFilter)
-    assert state.intent.apis == ("shop-3_0",) and not state.intent.explicit
-    assert state.asked_apis == ()
+    assert state.scope.intent.apis == ("shop-3_0",) and not state.scope.intent.explicit
+    assert state.scope.asked_apis == ()
     assert "intent filter: not applied (the question names no API)" in notes_of(state, "intent")
     terms = replace(state.settings, intent_evidence="terms")
-    assert run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).asked_apis == ("shop-3_0",)
+    asked = run(state_for("How do I list all orders?", terms), engine, Embed, IntentFilter).scope.asked_apis
+    assert asked == ("shop-3_0",)

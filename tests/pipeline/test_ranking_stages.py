@@ -40,22 +40,22 @@ def operations(index: Index) -> dict[str, Chunk]:
 
 def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
     state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
-    ids = [c.chunk.chunk_id for c in state.candidates]
+    ids = [c.chunk.chunk_id for c in state.ranking.candidates]
     assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool
-    assert state.k == state.settings.k and not state.balanced and "retrieve" in timed(state)
+    assert state.ranking.k == state.settings.k and not state.ranking.balanced and "retrieve" in timed(state)
 
 
 def test_retrieve_searches_only_the_callers_scope(engine: Engine) -> None:
-    state = run(state_for("How do I list orders?", scope=(PEOPLE,)), engine, Embed, Retrieve)
-    assert state.candidates and {c.chunk.api for c in state.candidates} == {PEOPLE}
-    assert state.apis == (PEOPLE,) and state.to_result().detected_apis == [PEOPLE]
+    state = run(state_for("How do I list orders?", only_apis=(PEOPLE,)), engine, Embed, Retrieve)
+    assert state.ranking.candidates and {c.chunk.api for c in state.ranking.candidates} == {PEOPLE}
+    assert state.ranking.apis == (PEOPLE,) and state.to_result().detected_apis == [PEOPLE]
     assert notes_of(state, "retrieve") == [f"searched only: {PEOPLE} (as asked)"]
 
 
 def test_retrieve_searches_everything_when_the_intent_matches_nothing(engine: Engine) -> None:
     state = run(state_for("How do I list orders?", asked_apis=("no-such-api",)),
                 engine, Embed, Retrieve)
-    assert state.candidates and state.apis == () and state.to_result().detected_apis == []
+    assert state.ranking.candidates and state.ranking.apis == () and state.to_result().detected_apis == []
     assert "intent filter matched nothing; searched all APIs" in notes_of(state, "retrieve")
 
 
@@ -63,11 +63,11 @@ def test_a_multi_api_question_gets_each_apis_best_candidates_first(engine: Engin
     intent = Intent((PEOPLE, SHOP), True)
     config = replace(PRESETS["full"], k=1)
     state = run(state_for("How do I list employees and orders?", config, intent=intent), engine, Embed, Retrieve)
-    assert state.balanced == (PEOPLE, SHOP) and state.k == 2
-    assert {c.chunk.api for c in state.candidates[:2]} == {PEOPLE, SHOP}
+    assert state.ranking.balanced == (PEOPLE, SHOP) and state.ranking.k == 2
+    assert {c.chunk.api for c in state.ranking.candidates[:2]} == {PEOPLE, SHOP}
     without = run(state_for("How do I list employees and orders?", replace(config, dynamic_k=False), intent=intent),
                   engine, Embed, Retrieve)
-    assert without.balanced == () and without.k == 1
+    assert without.ranking.balanced == () and without.ranking.k == 1
 
 
 def test_a_multi_api_questions_candidates_keep_each_apis_own_order(engine: Engine) -> None:
@@ -79,8 +79,8 @@ def test_a_multi_api_questions_candidates_keep_each_apis_own_order(engine: Engin
     question = "Which employees placed orders, and how do I list both?"
     state = run(state_for(question, PRESETS["full"], intent=intent), engine, Embed, Retrieve)
     for api in (PEOPLE, SHOP):
-        own = HybridRetriever().retrieve(state.context, ("smart", "docs"), 60, (api,), state.query.text)
-        ranked = [c.chunk.chunk_id for c in state.candidates if c.chunk.api == api]
+        own = HybridRetriever().retrieve(state.scope.context, ("smart", "docs"), 60, (api,), state.scope.query.text)
+        ranked = [c.chunk.chunk_id for c in state.ranking.candidates if c.chunk.api == api]
         assert ranked[: len(own)] == [c.chunk.chunk_id for c in own]
 
 
@@ -88,12 +88,12 @@ def test_rerank_moves_the_operation_the_question_names_up_fused_with_the_first_s
     ops = operations(engine.index)
     pool = retrieved(ops["GET /unified/hris/employees"], ops["POST /orders"], ops["GET /orders/{id}"])
     state = run(state_for("How do I create an order?", candidates=pool), engine, Embed, Rerank)
-    assert state.candidates[0].chunk is ops["POST /orders"] and "rerank" in state.candidates[0].scores
-    assert sorted(c.chunk.chunk_id for c in state.candidates) == sorted(c.chunk.chunk_id for c in pool)
+    assert state.ranking.candidates[0].chunk is ops["POST /orders"] and "rerank" in state.ranking.candidates[0].scores
+    assert sorted(c.chunk.chunk_id for c in state.ranking.candidates) == sorted(c.chunk.chunk_id for c in pool)
     # Fused, the evidence does not overrule the retriever alone: from the bottom of the pool it does not lead.
     last = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"])
-    assert run(state_for("How do I create an order?", candidates=last), engine, Embed, Rerank).candidates[0].chunk \
-        is ops["GET /orders/{id}"]
+    fused = run(state_for("How do I create an order?", candidates=last), engine, Embed, Rerank).ranking
+    assert fused.candidates[0].chunk is ops["GET /orders/{id}"]
 
 
 def test_a_multi_api_questions_candidates_are_reranked_per_api_on_the_evidence_alone(engine: Engine) -> None:
@@ -101,7 +101,7 @@ def test_a_multi_api_questions_candidates_are_reranked_per_api_on_the_evidence_a
     pool = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"],
                      ops["POST /unified/hris/employees"])
     state = state_for("How do I create an order and an employee?", candidates=pool, balanced=(SHOP, PEOPLE))
-    ranked = [c.chunk for c in run(state, engine, Embed, Rerank).candidates]
+    ranked = [c.chunk for c in run(state, engine, Embed, Rerank).ranking.candidates]
     assert ranked[:2] == [ops["POST /orders"], ops["GET /orders/{id}"]]  # the shop group, led by its best first
     assert ranked[2:] == [ops["POST /unified/hris/employees"], ops["GET /unified/hris/employees"]]
 
@@ -119,7 +119,7 @@ def test_a_reranker_that_cannot_run_keeps_the_first_stage_order_and_says_so(engi
     pool = retrieved(ops["GET /orders/{id}"], ops["POST /orders"])
     rerank = Rerank(lambda snapshot: UnavailableReranker(), "cross-encoder")
     state = run(state_for("How do I create an order?", candidates=list(pool)), engine, Embed, rerank)
-    assert state.candidates == pool
+    assert list(state.ranking.candidates) == pool
     assert notes_of(state, "rerank") == ["no cross-encoder model here"]
     fallbacks = [e.fallback for e in state.trace if e.fallback]
     assert fallbacks == ["cross-encoder reranker unavailable: ran without reranking"]
@@ -131,7 +131,7 @@ def test_order_moves_further_parts_of_one_structural_id_to_the_end(engine: Engin
     )
     other = make_chunk("a.components.Small", "small")
     state = run(state_for("q", candidates=retrieved(first, second, other)), engine, Order)
-    assert [c.chunk for c in state.candidates] == [first, other, second]
+    assert [c.chunk for c in state.ranking.candidates] == [first, other, second]
 
 
 def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine: Engine) -> None:
@@ -140,30 +140,30 @@ def test_order_puts_schemas_after_operations_where_the_config_asks_for_it(engine
     pool = retrieved(schema, operation)
     assert PRESETS["full"].schemas_last and not PRESETS["C2"].schemas_last
     full = run(state_for("q", candidates=list(pool), k=1), engine, Order)
-    assert [c.chunk for c in full.candidates] == [operation, schema]
+    assert [c.chunk for c in full.ranking.candidates] == [operation, schema]
     assert notes_of(full, "order") == [
         "schemas after operations: 1 schema chunk(s) left the top 1 for operations (a schema the question names "
         "by its identifier keeps its place)"
     ]
     no_schemas_last = without_feature(PRESETS["full"], "schemas_last")
     ablated = run(state_for("q", no_schemas_last, candidates=list(pool), k=1), engine, Order)
-    assert [c.chunk for c in ablated.candidates] == [schema, operation] and not notes_of(ablated, "order")
+    assert [c.chunk for c in ablated.ranking.candidates] == [schema, operation] and not notes_of(ablated, "order")
     within = run(state_for("q", candidates=list(pool), k=2), engine, Order)
-    assert [c.chunk for c in within.candidates] == [operation, schema] and not notes_of(within, "order")
+    assert [c.chunk for c in within.ranking.candidates] == [operation, schema] and not notes_of(within, "order")
 
 
 def test_order_shares_a_multi_api_questions_top_k_among_its_apis(engine: Engine) -> None:
     a1, a2, a3 = (make_chunk(f"a.components.S{i}", f"a {i}") for i in range(3))
     b1 = make_chunk("b.components.S", "b")
     state = state_for("q", candidates=retrieved(a1, a2, a3, b1), balanced=("a", "b"), k=2)
-    assert [c.chunk for c in run(state, engine, Order).candidates] == [a1, b1, a2, a3]
+    assert [c.chunk for c in run(state, engine, Order).ranking.candidates] == [a1, b1, a2, a3]
 
 
 def test_top_k_numbers_the_pool_and_copies_its_first_k_as_the_context(engine: Engine) -> None:
     chunks = [make_chunk(f"a.components.S{i}", f"s {i}") for i in range(4)]
     state = run(state_for("q", candidates=retrieved(*chunks), k=2), engine, TopK)
-    assert [c.rank for c in state.pool] == [1, 2, 3, 4] and [c.chunk for c in state.pool] == chunks
-    assert [c.chunk for c in state.chunks] == chunks[:2] and state.chunks[0] is not state.pool[0]
+    assert [c.rank for c in state.evidence.pool] == [1, 2, 3, 4] and [c.chunk for c in state.evidence.pool] == chunks
+    assert [c.chunk for c in state.evidence.top] == chunks[:2] and state.evidence.top[0] is not state.evidence.pool[0]
 
 
 def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(engine: Engine) -> None:
@@ -171,36 +171,37 @@ def test_write_check_states_a_missing_write_and_adds_the_operations_that_exist(e
     schema = next(c for c in engine.index.snapshot().chunks.values() if c.kind == "schema" and c.api == ops[
         "POST /unified/hris/employees"].api)
     context = [RetrievedChunk(schema, rank=1)]
-    state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
-    (fact,) = state.facts
+    state = run(state_for("How do I delete an employee?", top=context), engine, Embed, WriteCheck)
+    (fact,) = state.evidence.facts
     assert isinstance(fact, MissingWrite)
     assert (fact.verb, fact.resource, fact.methods) == ("delete", "employee", ("delete",))
-    assert state.chunks == context and state.evidence[0] is context[0]
-    added = [c.chunk for c in state.added]
+    assert list(state.evidence.top) == context and state.evidence.chunks[0] is context[0]
+    added = [c.chunk for c in state.evidence.added]
     assert added == list(fact.existing) and added[0].path.endswith("{id}")  # deleting acts on one item
-    assert all(c.scores == {"write_check": 1.0} for c in state.added)
-    assert [c.rank for c in state.evidence] == list(range(1, len(state.evidence) + 1))
+    assert all(c.scores == {"write_check": 1.0} for c in state.evidence.added)
+    assert [c.rank for c in state.evidence.chunks] == list(range(1, len(state.evidence.chunks) + 1))
     assert notes_of(state, "write_check") == ["write check: " + fact.statement()]
 
 
 def test_write_check_finds_nothing_when_the_write_exists_or_none_is_asked_for(engine: Engine) -> None:
     for question in ("How do I create an employee?", "How do I list employees?", "How do I delete an order?"):
         state = run(state_for(question), engine, Embed, WriteCheck)
-        assert state.facts == [] and state.evidence == [] and not notes_of(state, "write_check"), question
+        evidence = state.evidence
+        assert evidence.facts == () and evidence.chunks == [] and not notes_of(state, "write_check"), question
 
 
 def test_write_check_claims_nothing_about_an_api_that_retrieval_did_not_find(engine: Engine) -> None:
     # The shop API's order ranked first: whatever the people API lacks, this question is not about it.
     ops = operations(engine.index)
     context = [RetrievedChunk(ops["DELETE /orders/{id}"])]
-    state = run(state_for("How do I delete an employee?", chunks=context), engine, Embed, WriteCheck)
-    assert state.facts == [] and not notes_of(state, "write_check")
+    state = run(state_for("How do I delete an employee?", top=context), engine, Embed, WriteCheck)
+    assert state.evidence.facts == () and not notes_of(state, "write_check")
 
 
 def test_write_check_reads_the_write_of_the_earlier_turn_through_the_query(engine: Engine) -> None:
     follow_up = Query("and for employees?", previous="How do I delete an order?")
     state = run(state_for(follow_up), engine, Embed, WriteCheck)
-    assert [type(f) for f in state.facts] == [MissingWrite] and state.facts[0].resource == "employee"
+    assert [type(f) for f in state.evidence.facts] == [MissingWrite] and state.evidence.facts[0].resource == "employee"
 
 
 MUSIC_SPEC = {
@@ -236,10 +237,11 @@ def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_eng
     pool = retrieved(ops["GET /albums/{id}"], ops["GET /albums"], ops["GET /search"])
     state = run(state_for("Play the album Kind of Blue by Miles Davis", candidates=list(pool)),
                 music_engine, Embed, LookupLift)
-    assert [c.chunk for c in state.candidates] == [ops["GET /search"], ops["GET /albums/{id}"], ops["GET /albums"]]
+    lifted = [c.chunk for c in state.ranking.candidates]
+    assert lifted == [ops["GET /search"], ops["GET /albums/{id}"], ops["GET /albums"]]
     assert notes_of(state, "lookup")[0].startswith("lookup lift: ") and "lookup" in timed(state)
     own = run(state_for("Play my playlist called Kind of Blue", candidates=list(pool)), music_engine, Embed, LookupLift)
-    assert own.candidates == pool and not notes_of(own, "lookup")
+    assert list(own.ranking.candidates) == pool and not notes_of(own, "lookup")
 
 
 def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
