@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.chunk import Chunk, FieldFacts
-from rag.corpus.vocabulary import tokenize, word_forms
+from rag.corpus.vocabulary import tokenize
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
 from rag.generate.said import LIMIT_LABELS
@@ -200,7 +200,7 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     # A line sharing only the question's verb ("create" → `created_at`) or the words of its own operation's path
     # (the resource the question names: `course_id` under "How do I create a course?") says nothing more, unless
     # the question spells its field ("the most `messages` one bulk delete takes").
-    verbs = {_stem(term) for term in all_terms if word_forms(term) & verb_methods().keys()}
+    verbs = {_stem(term) for term in all_terms if term in verb_methods()}
     scored: list[ScoredLine] = []
     for block, position, line, field, terms in candidates:
         spelt = field is not None and spells_field(field.name, question)
