@@ -108,14 +108,16 @@ def opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLin
     return picked or [ScoredLine(block, 0, block.label, 0.0)]
 
 
-def chosen_lines(question: str, blocks: Sequence[ContextBlock], scope: Collection[int]) -> list[ScoredLine]:
-    """The lines to quote, best first: a change chunk's opening lines first; with a `scope` (an API-wide
-    statement or an established absence) only the lines of the blocks it cites."""
-    chosen = select_lines(score_lines(question, blocks))
+def chosen_lines(question: str, blocks: Sequence[ContextBlock], lead: Lead) -> list[ScoredLine]:
+    """The lines to quote, best first: a change chunk's opening lines first; with the lead's `scope` (one
+    operation, an API-wide statement, an established absence) only lines of the blocks it cites, chosen among
+    them; after a lead, no heading alone and no field line the lead states in full."""
+    scoped = [block for block in blocks if block.number in lead.scope] if lead.scope else list(blocks)
+    scored = [line for line in score_lines(question, scoped)
+              if not (lead.sentence and line.position == 0) and not _stated_already(line, lead.described)]
+    chosen = select_lines(scored)
     if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order
         return opening_lines(blocks[0], MAX_LINES) + [c for c in chosen if c.block is not blocks[0]]
-    if scope:
-        return [line for line in chosen if line.block.number in scope]
     return chosen
 
 
@@ -185,12 +187,11 @@ def block_section(
 
 
 def lines_to_quote(request: GenerationRequest, blocks: Sequence[ContextBlock], lead: Lead) -> list[ScoredLine]:
-    """The lines quoted under the lead: the chosen lines (`chosen_lines`) but for a heading alone and the field
-    lines the two lines state; the anchor's heading alone when its section adds what was asked (`section_extras`)."""
+    """The lines quoted under the lead (`chosen_lines`); the anchor's heading alone when its section adds what was
+    asked (`section_extras`)."""
     if not lead.quoted:
         return []
-    chosen = [line for line in chosen_lines(request.question, blocks, lead.scope)
-              if not (lead.sentence and line.position == 0) and not _stated_already(line, lead.described)]
+    chosen = chosen_lines(request.question, blocks, lead)
     anchor = next((block for block in blocks if lead.scope and block.number == lead.scope[0]), None)
     if anchor is not None and not chosen and any(section_extras(anchor, asked_kinds(request.asked), lead.stated)):
         return [ScoredLine(anchor, 0, block_header(anchor), 0.0)]

@@ -203,8 +203,9 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     verbs = {_stem(term) for term in all_terms if term in verb_methods()}
     scored: list[ScoredLine] = []
     for block, position, line, field, terms in candidates:
-        spelt = field is not None and spells_field(field.name, question)
-        overlap = terms & question_terms - (set() if spelt else verbs | _path_terms(block.chunk.path))
+        # (A raw JSON or guide line is all an answer without a lead has: it keeps every word.)
+        plain = not _typed(block.chunk) or (field is not None and spells_field(field.name, question))
+        overlap = terms & question_terms - (set() if plain else verbs | _path_terms(block.chunk.path))
         if not overlap:
             continue
         score = sum(_term_weight(t) * math.log(1.0 + total / document_frequency[t]) for t in overlap)
