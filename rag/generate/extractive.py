@@ -193,7 +193,8 @@ def lines_to_quote(request: GenerationRequest, blocks: Sequence[ContextBlock], l
         return []
     chosen = chosen_lines(request.question, blocks, lead)
     anchor = next((block for block in blocks if lead.scope and block.number == lead.scope[0]), None)
-    if anchor is not None and not chosen and any(section_extras(anchor, asked_kinds(request.asked), lead.stated)):
+    if anchor is not None and lead.stated and not chosen and any(
+            section_extras(anchor, asked_kinds(request.asked), lead.stated)):
         return [ScoredLine(anchor, 0, block_header(anchor), 0.0)]
     return chosen
 

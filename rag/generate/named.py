@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from rag.chunk import FieldFacts
 from rag.corpus.vocabulary import function_words, readable_name
 from rag.generate.context import ContextBlock
+from rag.question_analysis import verb_methods
 
 _WORD = re.compile(r"[a-z0-9]+")
 _PARAMETER = re.compile(r"\{[^}]*\}")
@@ -88,7 +89,8 @@ def field_classes(
     that identify a resource the question names last: `ConferenceSid` ← "a conference call"), names sharing only
     a word of the operation's path (`calls` ← "list calls": the question names the resource, not the field), and
     (`described`) fields whose description shares two words with it."""
-    words = question_words(question)
+    # The question's verb as written ("create") names the action, not a field (`created_at`).
+    words = {word for word in question_words(question) if word not in verb_methods()}
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")
