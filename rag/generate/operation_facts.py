@@ -70,33 +70,33 @@ def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[Contex
     block = anchor if anchor.chunk.pagination else next((b for b in blocks if b.chunk.pagination), None)
     if block is None or block.chunk.pagination is None:
         return None
-    paging = block.chunk.pagination
+    pages = block.chunk.pagination
     by_name = {p.name: p for p in block.chunk.parameters}
     label = operation_label(block.chunk)
     parts: list[str] = []
-    if paging.cursor and paging.next_field:
-        parts.append(f"pass the response's `{paging.next_field}` as the `{paging.cursor}` query parameter "
+    if pages.cursor and pages.next_field:
+        parts.append(f"pass the response's `{pages.next_field}` as the `{pages.cursor}` query parameter "
                      "to get the next page")
-    elif paging.cursor:
-        parts.append(f"pass the position to continue from as the `{paging.cursor}` query parameter")
-    elif paging.offset:
-        parts.append(f"set the `{paging.offset}` query parameter to skip the results already read")
-    elif paging.page:
-        parts.append(f"set the `{paging.page}` query parameter to the page number")
-    elif paging.next_field:
-        parts.append(f"follow the response's `{paging.next_field}`")
-    if paging.size:
-        size = by_name.get(paging.size)
+    elif pages.cursor:
+        parts.append(f"pass the position to continue from as the `{pages.cursor}` query parameter")
+    elif pages.offset:
+        parts.append(f"set the `{pages.offset}` query parameter to skip the results already read")
+    elif pages.page:
+        parts.append(f"set the `{pages.page}` query parameter to the page number")
+    elif pages.next_field:
+        parts.append(f"follow the response's `{pages.next_field}`")
+    if pages.size:
+        size = by_name.get(pages.size)
         limits = ", ".join(value_facts(size, frozenset({"limit"}))) if size else ""
-        parts.append(f"`{paging.size}` sets the page size" + (f" ({limits})" if limits else ""))
-    if paging.total_field:
-        parts.append(f"`{paging.total_field}` counts all results")
-    if paging.more_field:
-        parts.append(f"`{paging.more_field}` says whether more follow")
-    if paging.link_header:
+        parts.append(f"`{pages.size}` sets the page size" + (f" ({limits})" if limits else ""))
+    if pages.total_field:
+        parts.append(f"`{pages.total_field}` counts all results")
+    if pages.more_field:
+        parts.append(f"`{pages.more_field}` says whether more follow")
+    if pages.link_header:
         parts.append("the `Link` response header points to the next page")
-    sentence = f"{label} pages by {paging.style}: " + "; ".join(parts)
-    stated = {name for name in (*paging.parameters, paging.next_field) if name}
+    sentence = f"{label} pages by {pages.style}: " + "; ".join(parts)
+    stated = {name for name in (*pages.parameters, pages.next_field) if name}
     return block, sentence, stated
 
 

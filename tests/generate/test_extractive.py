@@ -310,17 +310,6 @@ def test_raw_json_chunks_read_as_key_value_lines() -> None:
     assert readable_json_line('  "parameters": [') == "parameters:"
 
 
-def test_a_lone_letter_of_the_question_selects_no_line() -> None:
-    from rag.generate.context import build_context
-    from rag.generate.scored_lines import score_lines
-    from tests.fakes import make_chunk, retrieved
-
-    part = make_chunk("ats.components.InterviewPart",
-                      "Schema InterviewPart  [ats API]\n- start_at (string, optional): The interview part's start date")
-    assert score_lines("What's the weather in Berlin?", build_context(retrieved(part), 4000)) == []
-    assert score_lines("What's the interview's start date?", build_context(retrieved(part), 4000))
-
-
 def test_required_headers_and_the_success_response_are_read_from_the_chunk_fields_not_its_text() -> None:
     bare = replace(LIST_EMPLOYEES, parameters=())  # the same text, without the parameter facts
     answer = ExtractiveGenerator().generate(_ask("How do I list employees?", bare, EMPLOYEE_DETAIL)).answer

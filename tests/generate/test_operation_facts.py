@@ -1,0 +1,54 @@
+"""The facts of one operation a lead states (rag/generate/operation_facts.py)."""
+
+from __future__ import annotations
+
+from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
+from rag.generate.context import build_context
+from rag.generate.operation_facts import field_asked, operation_detail, performs
+from rag.query import Query
+from tests.fakes import make_chunk, retrieved
+
+MEMBERS = make_chunk(
+    "chat.paths./guilds/{guild_id}/members.get", "GET /guilds/{guild_id}/members", kind="operation", method="get",
+    path="/guilds/{guild_id}/members", operation_id="list_guild_members",
+    parameters=(FieldFacts("guild_id", "string", "path", ("required",), "The server's id"),
+                FieldFacts("after", "string", "query"),
+                FieldFacts("limit", "integer", "query", facts=(("Minimum", "1"), ("Maximum", "1000")))),
+    pagination=PaginationFacts("cursor", cursor="after", size="limit"),
+    responses=(ResponseFacts("200", "GuildMemberList", success=True, fields=(FieldFacts("id", "string"),)),),
+)
+ROLE = make_chunk(
+    "chat.paths./guilds/{guild_id}/roles.post", "POST /guilds/{guild_id}/roles", kind="operation", method="post",
+    path="/guilds/{guild_id}/roles", operation_id="create_guild_role",
+    request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+        FieldFacts("name", "string", flags=("required",)),
+        FieldFacts("color", "integer", facts=(("Minimum", "0"), ("Maximum", "16777215"))),
+    )),
+)
+
+
+def _anchor(chunk):  # type: ignore[no-untyped-def]
+    return build_context(retrieved(chunk), 4000)[0]
+
+
+def test_a_fact_question_gets_the_field_it_names_else_the_page_size_never_a_path_parameter() -> None:
+    sentence, fields = field_asked(Query("what is the max page size when listing members?"), _anchor(MEMBERS))
+    assert [f.name for f in fields] == ["limit"] and "maximum 1000" in sentence
+    sentence, fields = field_asked(Query("What's the largest color value a role can have?"), _anchor(ROLE))
+    assert [f.name for f in fields] == ["color"] and "maximum 16777215" in sentence
+    # A default asked of an operation with no default: nothing to state.
+    assert field_asked(Query("What is the default of the role?"), _anchor(ROLE)) == ("", [])
+
+
+def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
+    detail, named = operation_detail(_anchor(ROLE), set(), ())
+    assert (detail, named) == ("Takes a request body (required: `name`). [1]", {"name"})
+    detail, named = operation_detail(_anchor(MEMBERS), {"limit"}, ())
+    assert detail == "Requires `guild_id` (path). Returns 200 with `GuildMemberList` (fields `id`). [1]"
+    assert named == {"limit", "guild_id", "returns"}
+
+
+def test_an_operation_s_effect_is_read_from_its_method_and_path() -> None:
+    bulk = make_chunk("chat.paths./channels/{id}/messages/bulk-delete.post", "POST", kind="operation", method="post",
+                      path="/channels/{id}/messages/bulk-delete")
+    assert performs(bulk) == {"delete"} and performs(MEMBERS) == {"get"}
