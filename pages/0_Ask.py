@@ -22,6 +22,7 @@ from webapp.asking import (
 )
 from webapp.engine import (
     MAX_K,
+    choose_rerun_configs,
     default_config_names,
     generator_label,
     generator_options,
@@ -53,19 +54,10 @@ if recent:
                       help=f"“{saved.first_question}” — open it again")
 
 # A question sent here from another page ("re-run on the home page") with its configurations.
-# A request marked `once` (the diff's "Ask what changed") sets the configurations for its own question only:
-# the choice it replaced comes back on the next run.
-ONCE_KEY = "ask_configs_before_once"
-rerun_asked = st.session_state.pop(RERUN_KEY, None)
-if not rerun_asked and ONCE_KEY in st.session_state:
-    st.session_state["ask_configs"] = st.session_state.pop(ONCE_KEY)
-rerun = plan_rerun(rerun_asked, known)
+rerun = plan_rerun(st.session_state.pop(RERUN_KEY, None), known)
 for problem_text in rerun.problems if rerun else []:
     st.warning(problem_text)
-if rerun and rerun.configs:
-    if isinstance(rerun_asked, dict) and rerun_asked.get("once"):
-        st.session_state[ONCE_KEY] = st.session_state.get("ask_configs", default_config_names(known))
-    st.session_state["ask_configs"] = rerun.configs
+choose_rerun_configs(st.session_state, rerun, default_config_names(known))
 
 st.caption(f"**{ui.PRODUCT}**")
 st.title("Ask & compare")

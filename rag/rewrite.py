@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from rag.chunk import Chunk, resource_segments, segment_words
-from rag.corpus.paths import METHOD_PATH
+from rag.chunk import Chunk
+from rag.corpus.paths import METHOD_PATH, path_terms
 from rag.corpus.vocabulary import function_words, normalize_term, operation_words, readable_name, word_forms
 from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
@@ -151,13 +151,7 @@ MAX_OBJECT_WORDS = 4
 
 def resource_words(operations: Sequence[Chunk], api: str) -> frozenset[str]:
     """The words of the resources `api`'s operations act on (`/guilds/{guild_id}/bans` → guild, ban)."""
-    return frozenset(
-        normalize_term(word)
-        for chunk in operations
-        if chunk.api == api and chunk.path
-        for segment in resource_segments(chunk.path)
-        for word in segment_words(segment)
-    )
+    return frozenset().union(*(path_terms(chunk.path) for chunk in operations if chunk.api == api and chunk.path))
 
 
 def with_subject(query: Query, subject: Chunk, resources: frozenset[str] = frozenset()) -> Query:
@@ -186,7 +180,7 @@ def with_subject(query: Query, subject: Chunk, resources: frozenset[str] = froze
 def _without_resource(text: str, subject: Chunk) -> str:
     """`text` without English's own words and the words that name the subject's resources ("list the
     messages" → "list")."""
-    named = {normalize_term(word) for segment in resource_segments(subject.path) for word in segment_words(segment)}
+    named = path_terms(subject.path)
     kept = [word.strip("?,.!;:'\"") for word in text.split()]
     return " ".join(word for word in kept if word.lower() not in function_words() and not word_forms(word) & named)
 

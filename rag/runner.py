@@ -30,7 +30,7 @@ from rag.pipeline.state import PipelineState, Scope
 from rag.query import MAX_QUESTION_CHARS, Query, clean_question  # noqa: F401 (re-exported)
 from rag.rerank.base import Reranker
 from rag.results import AnswerResult, ConfigEvent
-from rag.retrieve.context import QueryContext
+from rag.retrieve.context import QueryContext, search_view
 
 
 def detect_llm(env: dict[str, str] | None = None) -> str:
@@ -113,6 +113,9 @@ class Engine:
         be made: that may pass)."""
         key = (config, self.llm_spec(config))
         generation = self.index.snapshot().generation
+        built = self._pipelines.get(key)
+        if built is not None and built.generation == generation:
+            return built  # built already: no waiting on another config's first build
         with self._build_lock:
             built = self._pipelines.get(key)
             if built is None or built.generation != generation:
@@ -147,7 +150,7 @@ class Engine:
             data = stored.get(keys[config.name])
             if data is None:
                 continue
-            chunks = self.index.version_view(config.api_version).chunks  # the chunks the result was made from
+            chunks = search_view(self.index, question, config.api_version).chunks  # what the result was made from
             result = AnswerResult.from_dict(data, chunks.get)
             if len(result.chunks) != len(data.get("chunks") or ()):
                 continue  # a chunk is gone (the fingerprint should have said so): answer afresh

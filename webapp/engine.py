@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -192,6 +192,7 @@ class RerunPlan:
     configs: list[str]
     history: list[dict[str, str]] | None
     problems: list[str]
+    once: bool = False  # the configurations are for this question only (the diff's "Ask what changed")
 
 
 def plan_rerun(request: Any, known: dict[str, Config]) -> RerunPlan | None:
@@ -211,7 +212,22 @@ def plan_rerun(request: Any, known: dict[str, Config]) -> RerunPlan | None:
             register_configs({name: config})
             known[name] = config
         chosen.append(name)
-    return RerunPlan(str(request["question"]), chosen, list(request.get("history") or []) or None, problems)
+    return RerunPlan(str(request["question"]), chosen, list(request.get("history") or []) or None, problems,
+                     bool(request.get("once")))
+
+
+ONCE_KEY = "ask_configs_before_once"
+
+
+def choose_rerun_configs(state: MutableMapping[str, Any], rerun: RerunPlan | None, default: list[str]) -> None:
+    """Set the Ask page's configurations (`state["ask_configs"]`) for a question another page sent: a request
+    marked `once` sets them for its own question only, and the choice it replaced comes back on the next run."""
+    if rerun is None and ONCE_KEY in state:
+        state["ask_configs"] = state.pop(ONCE_KEY)
+    if rerun and rerun.configs:
+        if rerun.once:
+            state[ONCE_KEY] = state.get("ask_configs", default)
+        state["ask_configs"] = rerun.configs
 
 
 def generator_options(default_llm: str, env: Mapping[str, str] | None = None) -> list[str]:

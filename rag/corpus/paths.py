@@ -18,6 +18,12 @@ def resource_of(path: str) -> str:
     return normalize_term("_".join(segment_words(segments[-1]))) if segments else ""
 
 
+@lru_cache(maxsize=65536)
+def path_terms(path: str) -> frozenset[str]:
+    """The words of a path's resource segments, singular (`/guilds/{guild_id}/bans` → guild, ban)."""
+    return frozenset(normalize_term(word) for segment in resource_segments(path) for word in segment_words(segment))
+
+
 def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
     """The first resource segment below the API's shared prefix: `/unified/hris/employees/{id}/documents`
     → employees when `prefixes` (from `path_prefixes`) holds `unified` and `hris`."""

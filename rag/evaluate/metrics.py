@@ -13,7 +13,7 @@ and ran without error. Metrics with no question to average over are None.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import mean, pstdev
 from typing import Any
 
@@ -245,8 +245,14 @@ def false_abstention_rate(records: Sequence[Record]) -> float | None:
 
 def mean_keyword_recall(records: Sequence[Record]) -> float | None:
     """Mean keyword recall over answerable records with keywords where an answer was generated."""
+    return _mean_recall(records, lambda answer: answer)
+
+
+def _mean_recall(records: Sequence[Record], read: Callable[[str], str]) -> float | None:
+    """Mean keyword recall, over answerable records with keywords where an answer was generated, of what `read`
+    takes from each answer."""
     values = [
-        keyword_recall(str(r.get("llm_answer") or ""), r.get("required_keywords") or [])
+        keyword_recall(read(str(r.get("llm_answer") or "")), r.get("required_keywords") or [])
         for r in records
         if r.get("answered") and r.get("answerable", True) and not r.get("error")
     ]
@@ -261,12 +267,7 @@ def lead_lines(answer: str, count: int = 2) -> str:
 def mean_lead_recall(records: Sequence[Record]) -> float | None:
     """Mean keyword recall over each answer's first two non-empty lines (is the asked fact stated up front?),
     over the records `mean_keyword_recall` counts."""
-    values = [
-        keyword_recall(lead_lines(str(r.get("llm_answer") or "")), r.get("required_keywords") or [])
-        for r in records
-        if r.get("answered") and r.get("answerable", True) and not r.get("error")
-    ]
-    return _mean([v for v in values if v is not None])
+    return _mean_recall(records, lead_lines)
 
 
 def follow_up_hit_rate(records: Sequence[Record], k: int) -> float | None:

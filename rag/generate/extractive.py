@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from rag.chunk import Chunk, schema_id
+from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, build_context
 from rag.generate.lead import Lead, lead_for
@@ -154,8 +154,7 @@ def quoted_line(line: ScoredLine, chunks: Sequence[Chunk]) -> str:
     if field is None:
         return text
     nested = [child.name for child in field.fields]
-    schema = field.type.removeprefix("array of ")
-    if not nested and schema.isidentifier() and schema[:1].isupper():
+    if not nested and (schema := _schema_type(field)):
         nested = schema_fields(schema, chunks)  # the schema was retrieved too (perhaps beyond the budget)
     if nested:
         shown = ", ".join(nested[:MAX_CHILD_FIELDS]) + (", …" if len(nested) > MAX_CHILD_FIELDS else "")
@@ -214,10 +213,13 @@ def _stated_already(line: ScoredLine, described: frozenset[str]) -> bool:
     """Whether the lead's two lines state all a quoted field line says: the field is `described` in full (its
     own fields, or its schema's, are listed only by the quote)."""
     field = line.field
-    if field is None or field.name not in described:
-        return False
+    return field is not None and field.name in described and not field.fields and not _schema_type(field)
+
+
+def _schema_type(field: FieldFacts) -> str:
+    """The schema a field's type names (`array of Employee` → Employee), "" for a plain type."""
     schema = field.type.removeprefix("array of ")
-    return not field.fields and not (schema.isidentifier() and schema[:1].isupper())
+    return schema if schema.isidentifier() and schema[:1].isupper() else ""
 
 
 def quoted_blocks(

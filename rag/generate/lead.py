@@ -83,11 +83,6 @@ class Lead:
             )
 
 
-def lead_sentence(question: Query | str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = ()) -> str:
-    """The sentence that answers the question directly, cited `[n]`; "" when the chunks do not state it."""
-    return lead_for(question, blocks, facts).sentence
-
-
 def lead_for(
     question: Query | str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = (), gate: str = "answer"
 ) -> Lead:

@@ -8,14 +8,15 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
 from rag.corpus.vocabulary import operation_words as spoken_operation
+from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
 
 MAX_VALUES = 8
 
 
 def operation_label(chunk: Chunk) -> str:
-    """`GET /unified/hris/employees` (a webhook: `Webhook /path (POST)`)."""
-    return chunk.title if chunk.title else f"{chunk.method.upper()} {chunk.path}"
+    """`GET /unified/hris/employees` (a webhook: its title, `Webhook /path (POST)`)."""
+    return chunk.title or facts_label(chunk)
 
 
 def operation_words(chunk: Chunk) -> str:

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rag.chunk import Chunk, FieldFacts
 from rag.corpus.vocabulary import tokenize
@@ -218,9 +219,10 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     return scored
 
 
-def _path_terms(path: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def _path_terms(path: str) -> frozenset[str]:
     """The matching keys of a path's fixed words (`/courses/{id}/contents` → cours, content)."""
-    return {_stem(word) for word in path_words(path)}
+    return frozenset(_stem(word) for word in path_words(path))
 
 
 def select_lines(scored: Sequence[ScoredLine]) -> list[ScoredLine]:

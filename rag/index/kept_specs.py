@@ -18,6 +18,12 @@ def spec_path(directory: Path | str, version: str) -> Path:
     return Path(directory) / "specs" / f"{version}.json"
 
 
+def read_spec(directory: Path | str, version: str) -> dict[str, Any] | None:
+    """The OpenAPI document kept for one indexed version (None when it was indexed before specs were kept)."""
+    path = spec_path(directory, version)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 class KeptSpecs:
     """An existing index folder's registry and kept specs; IndexUnavailableError (naming the folder) when there
     is no index there: nothing is created."""
@@ -35,5 +41,4 @@ class KeptSpecs:
 
     def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
         """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""
-        path = spec_path(self.directory, record.version)
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        return read_spec(self.directory, record.version)

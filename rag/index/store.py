@@ -29,7 +29,7 @@ from rag.index.collections import (
     write_chunks,
 )
 from rag.index.embedder import Embedder
-from rag.index.kept_specs import spec_path
+from rag.index.kept_specs import REGISTRY_FILE, read_spec, spec_path
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, unresolved_note
 from rag.index.snapshot import Snapshot
@@ -65,7 +65,7 @@ class Index:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.embedder = embedder
-        self.registry = Registry(self.directory / "registry.sqlite3")
+        self.registry = Registry(self.directory / REGISTRY_FILE)
         self._check_embedder()
         self._embedded_store = chroma_client is None
         self.client = chroma_client if chroma_client is not None else persistent_client(self.directory)
@@ -470,8 +470,7 @@ class Index:
 
     def spec_of(self, record: DocumentRecord) -> dict[str, Any] | None:
         """The OpenAPI document of an indexed version (None when it was indexed before specs were kept)."""
-        path = self._spec_path(record.version)
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        return read_spec(self.directory, record.version)
 
     def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
         """Embed and store chunks in their strategies' collections."""

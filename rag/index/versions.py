@@ -139,7 +139,9 @@ def changes_source(api: str, since: str = "") -> str:
 
 def named_version(text: str, documents: Callable[[], Sequence[DocumentRecord]]) -> str:
     """The label of an older indexed version a question names ("what changed since 2025-02?" → `2025-02`),
-    "" when it names none (`documents` is read only when the text could name one)."""
+    "" when it names none (`documents` is read only when the text could name one: it has a digit)."""
+    if not any(char.isdigit() for char in text):
+        return ""
     by_api = versions_by_api(documents())
     labels = sorted({r.api_version for versions in by_api.values() for r in versions[:-1] if r.api_version},
                     key=len, reverse=True)

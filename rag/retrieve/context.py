@@ -16,6 +16,13 @@ POOL_SIZE = 60
 T = TypeVar("T")
 
 
+def search_view(index: Index, query: str, api_version: str = "") -> Snapshot:
+    """The chunks a query searches: a pinned version's (`2025-02`, `lms@2025-02`), else the newest, with the
+    changes since the version the question names ("What changed since 2025-02?")."""
+    since = "" if api_version else named_version(query, index.documents)
+    return index.version_view(api_version, since) if api_version or since else index.snapshot()
+
+
 class QueryContext:
     """Memoised, thread-safe access to the expensive parts of answering one query.
 
@@ -30,11 +37,7 @@ class QueryContext:
         # Queries skip the persistent embedding cache: caching every question would only grow it.
         chosen = embedder or index.embedder
         self.embedder = getattr(chosen, "inner", chosen)
-        # "What changed since 2025-02?": the changes since the version a question names (the newest is searched)
-        self.since = "" if api_version else named_version(query, index.documents) if any(
-            ch.isdigit() for ch in query) else ""
-        self.snapshot: Snapshot = index.version_view(api_version, self.since) if api_version or self.since \
-            else index.snapshot()
+        self.snapshot: Snapshot = search_view(index, query, api_version)
         self._memo: dict[tuple[object, ...], object] = {}
         self._locks: dict[tuple[object, ...], threading.Lock] = {}
         self._guard = threading.Lock()

@@ -141,10 +141,15 @@ def changes_document(diff: SpecDiff, old: dict[str, Any], new: dict[str, Any], o
     source = source or changes_source(diff.api)
     title = new_record.title or diff.api
     chunks = tuple(change_chunks(diff, old, new, title, source))
-    pair = hashlib.sha256(f"{old_record.version}\x00{new_record.version}\x00{CHANGES_FORMAT}".encode()).hexdigest()
-    return ParsedDocument(source=source, api=diff.api, doc_type=CHANGES_TYPE, content_hash=pair, chunks=chunks,
+    return ParsedDocument(source=source, api=diff.api, doc_type=CHANGES_TYPE,
+                          content_hash=pair_hash(old_record, new_record), chunks=chunks,
                           size_bytes=0, title=f"Changes in {title} from {diff.old_label} to {diff.new_label}",
                           api_version=new_record.api_version, spec_version=old_record.api_version)
+
+
+def pair_hash(old_record: DocumentRecord, new_record: DocumentRecord) -> str:
+    """The content hash of the changes document of two versions: it changes with either version or the format."""
+    return hashlib.sha256(f"{old_record.version}\x00{new_record.version}\x00{CHANGES_FORMAT}".encode()).hexdigest()
 
 
 def refresh_changes(index: Any, api: str) -> None:
@@ -155,17 +160,19 @@ def refresh_changes(index: Any, api: str) -> None:
     records = index.registry.documents()
     versions = versions_of(records, api)
     current = {r.source: r for r in records if r.api == api and r.doc_type == CHANGES_TYPE}
-    wanted: dict[str, DocumentRecord] = {}
     newest = versions[-1] if versions else None
     new = index.spec_of(newest) if newest is not None and len(versions) > 1 else None
-    if newest is not None and new is not None:
-        for position, older in enumerate(versions[:-1]):
-            wanted[changes_source(api, "" if position == len(versions) - 2 else older.api_version)] = older
+    wanted = {changes_source(api, "" if position == len(versions) - 2 else older.api_version): older
+              for position, older in enumerate(versions[:-1])} if new is not None else {}
     for source in set(current) - set(wanted):
         index.delete(source)
+    if newest is None or new is None:
+        return
     for source, older in wanted.items():
+        if source in current and current[source].content_hash == pair_hash(older, newest):
+            continue  # the same two versions compared already: nothing to diff again
         old = index.spec_of(older)
-        if old is None or newest is None or new is None:
+        if old is None:
             if source in current:
                 index.delete(source)
             continue

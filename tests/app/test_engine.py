@@ -91,3 +91,15 @@ def test_a_question_and_its_configurations_are_checked_before_asking() -> None:
         question_and_configs("How do I list employees?", [], PRESETS, (5, "extractive", ""))
     with pytest.raises(ConfigError):
         question_and_configs("   ", ["C0"], PRESETS, (5, "extractive", ""))
+
+
+def test_a_once_request_sets_the_configurations_for_its_own_question_only() -> None:
+    from webapp.engine import ONCE_KEY, RerunPlan, choose_rerun_configs
+
+    state: dict[str, object] = {"ask_configs": ["C0", "full"]}
+    choose_rerun_configs(state, RerunPlan("What changed?", ["full"], None, [], once=True), ["C0", "C3", "full"])
+    assert state["ask_configs"] == ["full"] and state[ONCE_KEY] == ["C0", "full"]
+    choose_rerun_configs(state, None, ["C0", "C3", "full"])  # the next run: the choice it replaced comes back
+    assert state["ask_configs"] == ["C0", "full"] and ONCE_KEY not in state
+    choose_rerun_configs(state, RerunPlan("Again", ["C3"], None, []), ["C0"])  # not once: the choice stays
+    assert state["ask_configs"] == ["C3"] and ONCE_KEY not in state

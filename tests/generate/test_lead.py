@@ -9,7 +9,7 @@ from rag.facts import Fact, MissingWrite, Statement
 from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
-from rag.generate.lead import lead_for, lead_sentence
+from rag.generate.lead import lead_for
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
@@ -72,7 +72,7 @@ EMPLOYEES = make_chunk(
 
 
 def lead(question: Query | str, *chunks, facts: tuple[Fact, ...] = ()) -> str:
-    return lead_sentence(question, build_context(retrieved(*chunks), 4000), facts)
+    return lead_for(question, build_context(retrieved(*chunks), 4000), facts).sentence
 
 
 def test_authentication_is_stated_with_the_header_to_send() -> None:
