@@ -111,3 +111,21 @@ def test_evaluation_engines_have_no_cache(tmp_path: Path) -> None:
     settings = Settings(index_dir=tmp_path / "index", embedding_model="hashing")
     assert engine_from_settings(settings, llm="extractive").cache is None
     assert engine_from_settings(settings, llm="extractive", query_cache=True).cache is not None
+
+
+def test_a_question_about_the_changes_since_a_version_is_found_again(tmp_path: Path, hashing_embedder) -> None:  # type: ignore[no-untyped-def]
+    from tests.index.test_version_order import three_versions
+
+    index = Index(tmp_path / "index", hashing_embedder)
+    for label, spec in three_versions().items():
+        index.add(parse_document("courses.json", spec, version=label))
+    engine = Engine(index, default_llm="extractive", cache=make_cache(tmp_path))
+    question = "What changed in the courses API since 2025-02?"
+    first = engine.run_many(question, [PRESETS["full"]])[0]
+    assert any(c.chunk.kind == "change" for c in first.chunks)  # made from the changes since 2025-02
+    again = engine.run_many(question, [PRESETS["full"]])[0]
+    assert again.cached and [c.chunk.chunk_id for c in again.chunks] == [c.chunk.chunk_id for c in first.chunks]
+    # An identical re-ingest leaves the changes documents as they are.
+    before = {r.source: r.ingested_at for r in index.documents() if r.doc_type == "changes"}
+    index.add(parse_document("courses.json", three_versions()["2025-12"], version="2025-12"))
+    assert {r.source: r.ingested_at for r in index.documents() if r.doc_type == "changes"} == before
