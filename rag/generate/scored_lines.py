@@ -169,12 +169,14 @@ def clean_line(line: str) -> str:
     return cut if cut == text else cut.rstrip() + " …"
 
 
-def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLine]:
+def score_lines(question: str, blocks: Sequence[ContextBlock], under_an_operation: bool = False) -> list[ScoredLine]:
     """Every non-header line of the blocks scored by weighted overlap with the question's terms.
 
     Terms are weighted by kind (identifiers count more) and by rarity among the context lines;
     lines carrying facts (defaults, enums, required) get a bonus when they match at all, and
-    earlier-ranked blocks get a small edge. Only lines with some overlap are returned.
+    earlier-ranked blocks get a small edge. Only lines with some overlap are returned. `under_an_operation`:
+    the lines go under a lead that names their operation, so the question's verb and the operation's own path
+    words select nothing (without a lead they are what shows which operation a block is).
     """
     all_terms = set(tokenize(question))
     # The APIs' own names scope the question ("… in the HRIS API"); a line sharing only them says nothing.
@@ -205,7 +207,8 @@ def score_lines(question: str, blocks: Sequence[ContextBlock]) -> list[ScoredLin
     scored: list[ScoredLine] = []
     for block, position, line, field, terms in candidates:
         # (A raw JSON or guide line is all an answer without a lead has: it keeps every word.)
-        plain = not _typed(block.chunk) or (field is not None and spells_field(field.name, question))
+        plain = (not under_an_operation or not _typed(block.chunk)
+                 or (field is not None and spells_field(field.name, question)))
         overlap = terms & question_terms - (set() if plain else verbs | _path_terms(block.chunk.path))
         if not overlap:
             continue

@@ -23,12 +23,15 @@ def test_a_lone_letter_of_the_question_selects_no_line() -> None:
     assert score_lines("What's the interview's start date?", build_context(retrieved(part), 4000))
 
 
-def test_typed_lines_come_from_facts_and_match_on_more_than_the_verb_or_the_path_s_resource() -> None:
+def test_under_an_operation_lines_match_on_more_than_the_verb_or_the_path_s_resource() -> None:
     blocks = build_context(retrieved(COURSES), 4000)
     texts = [text for _, text, _ in block_lines(blocks[0])]
     assert texts[0].startswith("POST /courses") and any(text.startswith("- title") for text in texts)
     # "create" (the verb) and "course" (the path's resource) select nothing: `course_id`, `created_at` and the
     # summary "Create Course" share only them; "title" selects its field.
-    scored = score_lines("How do I create a course with a title?", blocks)
+    question = "How do I create a course with a title?"
+    scored = score_lines(question, blocks, under_an_operation=True)
     assert [line.field.name for line in scored if line.field is not None] == ["title"]
     assert not any(line.text.startswith("Summary") for line in scored)
+    # Without a lead naming the operation, its own words are what shows which operation the block is.
+    assert any(line.text.startswith("Summary") for line in score_lines(question, blocks))
