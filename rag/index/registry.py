@@ -65,6 +65,7 @@ class Registry:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._readers = threading.local()  # each thread's connection for reading the generation
         with self._connect() as connection:
             connection.execute(
                 """CREATE TABLE IF NOT EXISTS documents (
@@ -97,9 +98,13 @@ class Registry:
         return next((record for record in self.documents() if record.source == source), None)
 
     def generation(self) -> int:
-        """A counter bumped on every change; readers compare it to notice other processes' writes."""
-        with self._connect() as connection:
-            row = connection.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        """A counter bumped on every change; readers compare it to notice other processes' writes. Read on every
+        question (several times), so each thread keeps its connection: in autocommit each read sees the last
+        commit of any process."""
+        connection = getattr(self._readers, "connection", None)
+        if connection is None:
+            connection = self._readers.connection = self._connect()
+        row = connection.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         return int(row[0]) if row else 0
 
     def put(self, record: DocumentRecord) -> None:
