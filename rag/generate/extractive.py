@@ -113,7 +113,7 @@ def chosen_lines(question: str, blocks: Sequence[ContextBlock], lead: Lead) -> l
     operation, an API-wide statement, an established absence) only lines of the blocks it cites, chosen among
     them; after a lead, no heading alone and no field line the lead states in full."""
     scoped = [block for block in blocks if block.number in lead.scope] if lead.scope else list(blocks)
-    scored = [line for line in score_lines(question, scoped, under_an_operation=bool(lead.stated))
+    scored = [line for line in score_lines(question, scoped, under_an_operation=bool(lead.scope))
               if not (lead.sentence and line.position == 0) and not _stated_already(line, lead.described)]
     chosen = select_lines(scored)
     if blocks[0].chunk.kind == "change":  # what changed between versions: the change chunk's lines, in order

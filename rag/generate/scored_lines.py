@@ -175,8 +175,9 @@ def score_lines(question: str, blocks: Sequence[ContextBlock], under_an_operatio
     Terms are weighted by kind (identifiers count more) and by rarity among the context lines;
     lines carrying facts (defaults, enums, required) get a bonus when they match at all, and
     earlier-ranked blocks get a small edge. Only lines with some overlap are returned. `under_an_operation`:
-    the lines go under a lead that names their operation, so the question's verb and the operation's own path
-    words select nothing (without a lead they are what shows which operation a block is).
+    the lines go under a lead that names the blocks it cites (an operation, an absent write's existing
+    operations), so the question's verb and the operation's own path words select nothing (without such a
+    lead they are what shows which operation a block is).
     """
     all_terms = set(tokenize(question))
     # The APIs' own names scope the question ("… in the HRIS API"); a line sharing only them says nothing.
