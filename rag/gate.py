@@ -12,6 +12,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -141,7 +142,7 @@ class ConfidenceGate:
         query: Query,
         ctx: QueryContext,
         asked: str,
-        known: set[str],
+        known: AbstractSet[str],
         chunks: Sequence[RetrievedChunk] = (),
         chat_model: ChatModel | None = None,
     ) -> GateOutcome:
@@ -200,7 +201,7 @@ class ConfidenceGate:
         return GateOutcome(judged, tokens_in=verdict.tokens_in, tokens_out=verdict.tokens_out)
 
     def asked_decision(
-        self, chunking: str, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: set[str]
+        self, chunking: str, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: AbstractSet[str]
     ) -> GateDecision | None:
         """The gate's abstention on the question as asked, when it rests on positive evidence; else None."""
         probe = QueryContext(self.index, asked)

@@ -193,12 +193,16 @@ class QuestionAnalysis:
 
     @classmethod
     def of(cls, focus: str, text: str) -> QuestionAnalysis:
-        """The analysis of a question (`focus`) and its retrieval text."""
-        return cls(
-            action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus), asked_kinds(focus)
-        )
+        """The analysis of a question (`focus`) and its retrieval text (remembered: every configuration and
+        every stage that makes a new query of the same words reads the same analysis)."""
+        return _analysis(cls, focus, text)
 
     def methods(self, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> frozenset[str]:
         """The HTTP methods the question's verbs point to (the earlier turn's when the question has none);
         `corpus_verbs` are the indexed operation summaries' verbs."""
         return frozenset(methods_of(self.focus_actions, corpus_verbs) or methods_of(self.text_actions, corpus_verbs))
+
+
+@lru_cache(maxsize=4096)
+def _analysis(cls: type[QuestionAnalysis], focus: str, text: str) -> QuestionAnalysis:
+    return cls(action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus), asked_kinds(focus))

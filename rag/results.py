@@ -23,6 +23,12 @@ class RetrievedChunk:
     rank: int = 0
     rank_before_rerank: int | None = None
 
+    def copy(self, rank: int | None = None, own_scores: bool = False) -> RetrievedChunk:
+        """The same candidate as a new object (at `rank` when given; with a scores dict of its own when
+        `own_scores`, for a stage that adds scores)."""
+        scores = dict(self.scores) if own_scores else self.scores
+        return RetrievedChunk(self.chunk, scores, self.rank if rank is None else rank, self.rank_before_rerank)
+
     def to_dict(self, include_text: bool = True) -> dict[str, Any]:
         """JSON-ready view (the evaluation record format)."""
         data: dict[str, Any] = {

@@ -24,6 +24,7 @@ def path_terms(path: str) -> frozenset[str]:
     return frozenset(normalize_term(word) for segment in resource_segments(path) for word in segment_words(segment))
 
 
+@lru_cache(maxsize=65536)
 def top_segment(api: str, path: str, prefixes: frozenset[str] = frozenset()) -> str:
     """The first resource segment below the API's shared prefix: `/unified/hris/employees/{id}/documents`
     → employees when `prefixes` (from `path_prefixes`) holds `unified` and `hris`."""
@@ -51,6 +52,7 @@ def path_prefixes(paths: list[str]) -> frozenset[str]:
 _TEMPLATE = re.compile(r"\{[^}]*\}")
 
 
+@lru_cache(maxsize=65536)
 def path_shape(path: str) -> str:
     """A path with every parameter written `{}` and no trailing slash (`/users/{user_id}/` → `/users/{}`)."""
     return _TEMPLATE.sub("{}", path.strip().rstrip("/").lower()) or "/"

@@ -16,6 +16,7 @@ from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
 from rag.index.snapshot import Snapshot
+from rag.retrieve.synonyms import Glossary
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 
@@ -29,6 +30,8 @@ class CorpusProfile:
     term_apis: dict[str, Counter[str]] = field(default_factory=dict)
     vocabulary: set[str] = field(default_factory=set)
     operations: list[Chunk] = field(default_factory=list)
+    # What changed between versions of an API (the change chunks a 'can I still …' question is answered from).
+    changes: list[Chunk] = field(default_factory=list)
     api_titles: dict[str, str] = field(default_factory=dict)
     # Each API's main resource: the top-level path segment with the most operations
     # (hris → employees, ats → applications, stackone → accounts).
@@ -47,6 +50,8 @@ class CorpusProfile:
     topics: frozenset[str] = frozenset()
     # The operations that find things by value (`GET /search`): the first call for a request naming values.
     lookup_operations: tuple[Chunk, ...] = ()
+    # Whether each glossary fits this corpus (`glossary_applies`), worked out once per profile.
+    glossary_fits: dict[Glossary, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""
@@ -88,6 +93,8 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
         terms = set(tokenize(chunk.title + "\n" + chunk.text))
         profile.vocabulary.update(terms)
         profile.vocabulary.update(map(normalize_term, terms))
+        if chunk.kind == "change":
+            profile.changes.append(chunk)
         if chunk.kind == "operation":
             profile.operations.append(chunk)
             # What names an operation: its path, tags, operationId, title and summary (not its long description).

@@ -55,8 +55,9 @@ class BM25Index:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, query: str, n: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
-        """Top `n` (chunk id, score) pairs with score > 0, optionally only ids in `allowed`."""
+    def search(self, query: str, n: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """Top `n` (chunk id, score) pairs with score > 0, optionally only the documents `allowed` marks (a
+        boolean per document, in the order of the ids)."""
         if self._bm25 is None:
             return []
         terms = tokenize(query)
@@ -69,10 +70,9 @@ class BM25Index:
             score = float(scores[position])
             if score <= 0:
                 break
-            chunk_id = self.ids[position]
-            if allowed is not None and chunk_id not in allowed:
+            if allowed is not None and not allowed[position]:
                 continue
-            results.append((chunk_id, score))
+            results.append((self.ids[position], score))
             if len(results) >= n:
                 break
         return results

@@ -29,6 +29,7 @@ from rag.index.collections import (
     write_chunks,
 )
 from rag.index.embedder import Embedder
+from rag.index.exact import RowArrays, sorted_places, top_rows
 from rag.index.kept_specs import REGISTRY_FILE, read_spec, spec_path
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, unresolved_note
@@ -81,7 +82,7 @@ class Index:
         self._vectors: dict[tuple[int, str], tuple[tuple[str, ...], np.ndarray, np.ndarray]] = {}
         self._vectors_lock = threading.Lock()
         self._positions: dict[tuple[int, str], dict[str, int]] = {}
-        self._masks: dict[tuple[int, str, tuple[str, ...]], np.ndarray] = {}
+        self._rows = RowArrays()
         self.collect_orphans()
         self._check_complete()
 
@@ -281,36 +282,12 @@ class Index:
     ) -> list[tuple[str, float]]:
         """Cosine similarity against every live chunk of the strategy (of `apis`); best first, ties by id."""
         ids, matrix, chunk_apis = self.stored_vectors(strategy, snapshot)
-        query = np.asarray(query_vector, dtype=np.float32).ravel()
-        norm = float(np.linalg.norm(query))
-        if not ids or norm == 0.0:
-            return []
-        # Rounded so that scores equal but for the last bits of float32 arithmetic tie (and go by id).
-        scores = np.round(matrix @ (query / norm), 6)
-        if apis:
-            scores = np.where(self._api_mask(strategy, snapshot, chunk_apis, tuple(sorted(apis))), scores, -np.inf)
-        keep = min(len(ids), n)
-        best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(ids) else np.arange(len(ids))
-        # Everything tied with the n-th score competes on id, so the cut never depends on partition order.
-        cutoff = scores[best].min()
-        tied = np.flatnonzero(scores >= cutoff)
-        candidates = ((float(scores[i]), ids[i]) for i in tied if np.isfinite(scores[i]))
-        ranked = sorted(candidates, key=lambda pair: (-pair[0], pair[1]))
-        return [(chunk_id, score) for score, chunk_id in ranked[:n]]
-
-    def _api_mask(
-        self, strategy: str, snapshot: Snapshot, chunk_apis: np.ndarray, apis: tuple[str, ...]
-    ) -> np.ndarray:
-        """Which rows of the strategy's matrix belong to `apis` (cached per generation and API set)."""
-        key = (snapshot.generation, strategy, apis)
-        mask = self._masks.get(key)
-        if mask is None:
-            mask = np.isin(chunk_apis, list(apis))
-            with self._vectors_lock:
-                if len(self._masks) > 256:
-                    self._masks.clear()
-                self._masks[key] = mask
-        return mask
+        scope = tuple(sorted(apis or ()))
+        in_scope = self._rows.get((snapshot.generation, strategy, scope), chunk_apis,
+                                  lambda: np.isin(chunk_apis, list(scope))) if scope else None
+        return top_rows(ids, matrix, query_vector, n, in_scope,
+                        lambda: self._rows.get(("id-places", snapshot.generation, strategy), ids,
+                                               lambda: sorted_places(ids)))
 
     def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
         """Cosine similarity between a query vector and one live chunk's stored embedding (0 when absent)."""
@@ -354,11 +331,10 @@ class Index:
         index = snapshot.bm25.get(strategy)
         if index is None:
             raise allowed("strategy", strategy, STRATEGIES)
-        allowed_ids = None
-        if apis:
-            wanted = set(apis)
-            allowed_ids = {i for i in snapshot.by_strategy[strategy] if snapshot.chunks[i].api in wanted}
-        return index.search(query, n, allowed_ids)
+        scope, ids = tuple(sorted(apis or ())), snapshot.by_strategy[strategy]
+        in_scope = self._rows.get(("bm25", snapshot.generation, strategy, scope), ids,
+                                  lambda: np.array([snapshot.chunks[i].api in scope for i in ids])) if scope else None
+        return index.search(query, n, in_scope)
 
     def stats(self) -> dict[str, Any]:
         """Counts per strategy, API and kind, plus the documents and embedding model."""
@@ -495,3 +471,4 @@ class Index:
 
             refresh_changes(self, existing.api)
         return True
+

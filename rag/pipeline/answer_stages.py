@@ -33,7 +33,7 @@ class Gate:
         """The evidence with the gate's tier, score and tokens."""
         trace, scope, evidence = StageTrace(self.name), state.scope, state.evidence
         ctx = scope.context
-        known = {word for glossary in fitting_glossaries(self.glossaries, ctx) for word in glossary.words()}
+        known = frozenset().union(*(glossary.words() for glossary in fitting_glossaries(self.glossaries, ctx)))
         chat_model = None
         try:
             chat_model = self.llm.model()

@@ -4,7 +4,6 @@ API-intent filter."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import ClassVar
 
 from rag.corpus.profile import CorpusProfile, profile_for
@@ -23,11 +22,11 @@ def fitting_glossaries(glossaries: tuple[Glossary, ...], ctx: QueryContext) -> t
     if not glossaries:
         return ()
     profile = profile_for(ctx.snapshot)
-    return tuple(
-        glossary
-        for glossary in glossaries
-        if ctx.memo(("glossary-applies", glossary.name), partial(glossary_applies, glossary, profile.knows))
-    )
+    fits = profile.glossary_fits
+    for glossary in glossaries:
+        if glossary not in fits:
+            fits[glossary] = glossary_applies(glossary, profile.knows)
+    return tuple(glossary for glossary in glossaries if fits[glossary])
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import ClassVar
 
 from rag.chunk import Chunk
@@ -115,7 +116,7 @@ class Rerank:
             try:
                 scores = reranker.score(scope.query, pool)
                 # Scored on copies: the candidates given stay as they were.
-                pool = apply_scores([replace(c, scores=dict(c.scores)) for c in pool], scores)
+                pool = apply_scores([c.copy(own_scores=True) for c in pool], scores)
                 if isinstance(reranker, LLMReranker):
                     usage.append(reranker.last_usage)
             except RerankerUnavailable as error:
@@ -222,8 +223,8 @@ class TopK:
     def run(self, state: PipelineState) -> Step[Evidence]:
         """The evidence with its pool (numbered copies of the ranked candidates) and its top k (copies again)."""
         ranking = state.ranking
-        pool = tuple(replace(c, rank=rank) for rank, c in enumerate(ranking.candidates, start=1))
-        return Evidence(pool=pool, top=tuple(replace(c) for c in pool[: ranking.k])), ()
+        pool = tuple(c.copy(rank=rank) for rank, c in enumerate(ranking.candidates, start=1))
+        return Evidence(pool=pool, top=tuple(c.copy() for c in pool[: ranking.k])), ()
 
 
 @dataclass(frozen=True)
@@ -241,14 +242,15 @@ class WriteCheck:
         with trace.timed():
             # On an index of several APIs the claim is about the APIs asked about, else those retrieval found.
             apis = searched or tuple(dict.fromkeys(c.chunk.api for c in evidence.top))
-            missing = check_write_operation(query, profile_for(ctx.snapshot), apis)
+            profile = profile_for(ctx.snapshot)
+            missing = check_write_operation(query, profile, apis)
             facts: list[Fact] = []
             named: list[Chunk] = []
             if missing is not None:
                 trace.note("write check: " + missing.statement())
                 named += missing.existing
                 facts.append(missing)
-            removed = removed_writes(query, ctx.snapshot.chunks.values(), searched)
+            removed = removed_writes(query, chain(profile.operations, profile.changes), searched)
             if removed:
                 fact = RemovedWrite(tuple(removed))
                 trace.note("write check: " + fact.statement())

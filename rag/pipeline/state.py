@@ -85,7 +85,8 @@ class Ranking:
         if not self.balanced:
             return [candidates], []
         groups = [[c for c in candidates if c.chunk.api == api] for api in self.balanced]
-        groups.sort(key=lambda group: candidates.index(group[0]) if group else len(candidates))
+        position = {id(c): n for n, c in enumerate(candidates)}
+        groups.sort(key=lambda group: position[id(group[0])] if group else len(candidates))
         others = [c for c in candidates if c.chunk.api not in self.balanced]
         return groups, others
 

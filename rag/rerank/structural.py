@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
@@ -35,6 +35,7 @@ _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z
 _GENERATED_SUFFIX = re.compile(r"(?:Api)?(?:Model|Dto)$")
 
 
+@lru_cache(maxsize=65536)
 @lru_cache(maxsize=65536)
 def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
@@ -113,7 +114,7 @@ class StructuralReranker:
 
     def evidence(self, query: Query | str, candidates: Sequence[RetrievedChunk]) -> list[float]:
         """First-stage rank prior plus structural evidence, per candidate."""
-        asked = read_question(Query.of(query), dict(self.corpus_verbs))
+        asked = _question_shape(Query.of(query), self.corpus_verbs)
         # A question that names no resource of any candidate ("which header selects the account on the
         # HRIS endpoints?") is answered by any operation; the API's main resource is the natural example.
         matches = [
@@ -160,10 +161,10 @@ class StructuralReranker:
         container = bool(asked.containers) and normalize_term(resource) in asked.containers
         # What a question puts something into is the parent of the operation it wants, not its resource.
         score += self.resource_weight * match * (0.5 if container else 1.0)
-        api_prefixes = dict(self.prefixes).get(chunk.api, frozenset())
+        api_prefixes = _prefixes_of(self.prefixes, chunk.api)
         api_names = {chunk.api, normalize_term(chunk.api)}
         parents = [w for w in parent_words(chunk.path, api_prefixes) if w not in api_names and len(w) > 2]
-        named = sum(1 for w in parents if word_forms(w) & (asked.forms | asked.added_forms))
+        named = sum(1 for w in parents if word_forms(w) & asked.every_form)
         named += sum(1 for w in parents if w in asked.containers)
         if match > 0 and parents:
             # A nested path is more specific when the question names its parents too, and
@@ -187,20 +188,30 @@ class StructuralReranker:
     def _schema_evidence(self, chunk: Chunk, asked: QuestionShape) -> float:
         """A schema named by the question, and whether the question asks for fields or for operations."""
         score = 0.0
-        covered = chunk.covers[0] if chunk.covers else ""
-        full_name = schema_name(covered).lower()
-        name = covered.rsplit(".", 1)[-1]
-        name = _GENERATED_SUFFIX.sub("", name).lower()
+        full_name, name = _schema_names(chunk.covers[0] if chunk.covers else "")
         if full_name in asked.compound_names or name in asked.compound_names:
             # The question names the schema itself ("… allowed for `status` in TimeOffRequestsFilter?"): its
             # resource, and an identifier only this chunk has.
             score += self.resource_weight + self.identifier_weight
-        elif any(noun in name for noun in asked.nouns | asked.added_nouns if len(noun) > 3):
+        elif any(noun in name for noun in asked.long_nouns):
             score += self.resource_weight / 2
         score += self.kind_weight if asked.asks_fields else -self.kind_weight
         if asked.asks_operation:
             score -= self.kind_weight
         return score
+
+
+@lru_cache(maxsize=256)
+def _prefixes_of(prefixes: tuple[tuple[str, frozenset[str]], ...], api: str) -> frozenset[str]:
+    """The shared path prefixes of one API, from the reranker's (api, prefixes) items."""
+    return dict(prefixes).get(api, frozenset())
+
+
+@lru_cache(maxsize=65536)
+def _schema_names(covered: str) -> tuple[str, str]:
+    """A schema's full component name and its last part without the generator's suffix, lower-case."""
+    name = _GENERATED_SUFFIX.sub("", covered.rsplit(".", 1)[-1])
+    return schema_name(covered).lower(), name.lower()
 
 
 @dataclass(frozen=True)
@@ -226,6 +237,23 @@ class QuestionShape:
     paths: frozenset[str] = frozenset()
     # Whether it asks how to authenticate (HTTP's own vocabulary: auth, credentials, tokens, API keys).
     asks_auth: bool = False
+
+    @cached_property
+    def every_form(self) -> frozenset[str]:
+        """The word forms of the user's words and of those a glossary added."""
+        return frozenset(self.forms | self.added_forms)
+
+    @cached_property
+    def long_nouns(self) -> tuple[str, ...]:
+        """The nouns (the user's and a glossary's) of more than three letters: long enough to find in a name."""
+        return tuple(noun for noun in self.nouns | self.added_nouns if len(noun) > 3)
+
+
+@lru_cache(maxsize=1024)
+def _question_shape(query: Query, verbs: tuple[tuple[str, tuple[str, ...]], ...]) -> QuestionShape:
+    """`read_question` with the corpus verbs as items, remembered (the reranker reads a question once per
+    group of candidates and configuration)."""
+    return read_question(query, dict(verbs))
 
 
 def read_question(query: Query, verbs: dict[str, tuple[str, ...]]) -> QuestionShape:

@@ -37,7 +37,8 @@ def balance_by_api(pool: list[RetrievedChunk], apis: Sequence[str], k: int) -> l
     whose best candidate ranks highest leading): a multi-API question keeps every API it asks about in the
     top k after reranking. The rest of the pool follows in its order."""
     per_api = {api: [c for c in pool if c.chunk.api == api] for api in apis}
-    leaders = sorted((api for api in apis if per_api[api]), key=lambda api: pool.index(per_api[api][0]))
+    position = {id(c): n for n, c in enumerate(pool)}
+    leaders = sorted((api for api in apis if per_api[api]), key=lambda api: position[id(per_api[api][0])])
     queues = [list(per_api[api]) for api in leaders]
     head: list[RetrievedChunk] = []
     while len(head) < k and any(queues):

@@ -34,13 +34,18 @@ class Glossary:
 
     def words(self) -> frozenset[str]:
         """Every word on either side: an engine using this glossary understands them."""
-        return frozenset(
-            word for pair in self.terms for phrase in pair for word in re.findall(r"[a-z0-9]+", phrase.lower())
-        )
+        return _words_of(self.terms, sides=2)
 
     def target_words(self) -> frozenset[str]:
         """The words the glossary maps to (what the spec must use for the glossary to fit it)."""
-        return frozenset(word for _, target in self.terms for word in re.findall(r"[a-z0-9]+", target.lower()))
+        return _words_of(self.terms, sides=1)
+
+
+@lru_cache(maxsize=64)
+def _words_of(terms: tuple[tuple[str, str], ...], sides: int) -> frozenset[str]:
+    """The words of the terms' targets (`sides` 1) or of both their sides (2)."""
+    phrases = [phrase for pair in terms for phrase in pair[2 - sides:]]
+    return frozenset(word for phrase in phrases for word in re.findall(r"[a-z0-9]+", phrase.lower()))
 
 
 def available_glossaries() -> tuple[str, ...]:

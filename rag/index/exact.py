@@ -1,0 +1,63 @@
+"""Exact nearest-neighbour search over a matrix of stored embeddings, and the arrays it keeps about the rows."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+MAX_ARRAYS = 256
+
+
+def top_rows(
+    ids: Sequence[str], matrix: np.ndarray, query_vector: np.ndarray, n: int, in_scope: np.ndarray | None,
+    id_places: Callable[[], np.ndarray],
+) -> list[tuple[str, float]]:
+    """The `n` rows most similar (cosine) to the query, of those `in_scope` marks (all when None): (id, score),
+    best first, equal scores by id (`id_places()` gives each row's place in the ids' sorted order)."""
+    query = np.asarray(query_vector, dtype=np.float32).ravel()
+    norm = float(np.linalg.norm(query))
+    if not len(ids) or norm == 0.0:
+        return []
+    # Rounded so that scores equal but for the last bits of float32 arithmetic tie (and go by id).
+    scores = np.round(matrix @ (query / norm), 6)
+    if in_scope is not None:
+        scores = np.where(in_scope, scores, -np.inf)
+    keep = min(len(ids), n)
+    best = np.argpartition(-scores, keep - 1)[:keep] if keep < len(ids) else np.arange(len(ids))
+    # Everything tied with the n-th score competes on id, so the cut never depends on partition order.
+    cutoff = scores[best].min()
+    tied = np.flatnonzero((scores >= cutoff) & np.isfinite(scores))
+    order = np.lexsort((id_places()[tied], -scores[tied]))[:n]
+    return [(ids[i], float(scores[i])) for i in tied[order]]
+
+
+def sorted_places(ids: Sequence[str]) -> np.ndarray:
+    """Each id's place in the sorted order of `ids`."""
+    places = np.empty(len(ids), dtype=np.int64)
+    places[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    return places
+
+
+class RowArrays:
+    """Arrays about a set of rows (a mask per API set, the ids' sorted places), each made once while those rows
+    are the ones read: an older generation's reader may read its rows again, fewer after a write, and gets
+    arrays of its own then."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[Hashable, tuple[Any, np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, rows: Any, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """The array `key` names about `rows` (the very object), made by `make` the first time."""
+        cached = self._arrays.get(key)
+        if cached is not None and cached[0] is rows:
+            return cached[1]
+        made = make()
+        with self._lock:
+            if len(self._arrays) > MAX_ARRAYS:
+                self._arrays.clear()
+            self._arrays[key] = (rows, made)
+        return made
