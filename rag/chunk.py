@@ -7,6 +7,8 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, Self
 
+from rag.data import data_table
+
 Strategy = Literal["smart", "naive", "docs"]
 Kind = Literal["operation", "schema", "overview", "doc", "change"]
 STRATEGIES: tuple[str, ...] = ("smart", "naive", "docs")
@@ -27,9 +29,28 @@ _FORMAT_EXTENSION = re.compile(r"\.(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
 
 def resource_segments(path: str) -> list[str]:
     """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta), without
-    a format extension (`/Calls/{CallSid}.json` → Calls)."""
-    segments = (_FORMAT_EXTENSION.sub("", s) for s in path.strip("/").split("/"))
-    return [s for s in segments if s and not _PATH_PARAMETER.match(s)]
+    a format extension (`/Calls/{CallSid}.json` → Calls). A segment written `@name` stands for an id, as a
+    parameter does (Discord's `/users/@me/guilds` → users, guilds; `…/reactions/{emoji_name}/@me` →
+    reactions). A fragment names what the operation does on that path (Box's `/files/{file_id}#add_shared_link`,
+    `/shared_items#folders`): its words are the last segment, without the verb it opens with (`shared_link`,
+    `folders`; `path_action` reads the verb)."""
+    base, _, fragment = path.partition("#")
+    segments = (_FORMAT_EXTENSION.sub("", s) for s in base.strip("/").split("/"))
+    kept = [s for s in segments if s and not _PATH_PARAMETER.match(s)]
+    named = [s for s in kept if not s.startswith("@")] or kept
+    verb, rest = path_action(path)
+    if fragment:
+        named.append(rest if verb else fragment)
+    return named
+
+
+def path_action(path: str) -> tuple[str, str]:
+    """The verb a path's fragment opens with and the words after it (`/files/{file_id}#add_shared_link` → add,
+    shared_link); ("", "") for a path without such a fragment (`/shared_items#folders`: no verb)."""
+    words = segment_words(path.partition("#")[2])
+    if len(words) >= 2 and words[0] in data_table("question_words")["verbs"]:
+        return words[0], "_".join(words[1:])
+    return "", ""
 
 
 def is_item_path(path: str) -> bool:

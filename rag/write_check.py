@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, word_forms
@@ -49,6 +49,9 @@ def write_target(method: str, path: str) -> tuple[str, frozenset[str]]:
     in a write verb is that write on the segment before it (`POST /words/delete` deletes words, `POST
     /joke/tags/add` adds tags); any other operation acts on its path's resource with its own method."""
     segments = resource_segments(path)
+    verb, _ = path_action(path)
+    if verb and method != "get":  # `PUT /files/{file_id}#remove_shared_link` removes the file's shared link
+        return resource_of(path), frozenset(write_verbs().get(verb) or (method,))
     # The segment's last word: `/messages/bulk-delete` deletes messages as `/words/delete` deletes words.
     words = segment_words(segments[-1]) if len(segments) >= 2 and method in ("post", "put") else []
     performs = write_verbs().get(words[-1].lower()) if words else None

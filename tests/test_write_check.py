@@ -59,6 +59,14 @@ def test_an_operation_s_effect_is_read_from_its_path_as_well_as_its_method() -> 
     # The last word of the segment: `POST /messages/bulk-delete` deletes messages.
     assert write_target("post", "/channels/{channel_id}/messages/bulk-delete") == ("message", frozenset({"delete"}))
     assert write_target("post", "/guilds/{guild_id}/bulk-ban") == ("bulk_ban", frozenset({"post"}))
+    # A fragment's verb: `PUT /files/{file_id}#remove_shared_link` removes the file's shared link.
+    assert write_target("put", "/files/{file_id}#remove_shared_link") == ("shared_link", frozenset({"delete"}))
+    assert write_target("put", "/files/{file_id}#add_shared_link") == ("shared_link", frozenset({"post", "put"}))
+    assert write_target("get", "/files/{file_id}#get_shared_link") == ("shared_link", frozenset({"get"}))
+    box = _ops("PUT /files/{file_id}#add_shared_link", "PUT /files/{file_id}#remove_shared_link",
+               "GET /files/{file_id}")
+    assert _claimed("How do I remove the shared link of a file?", box) is None
+    assert _claimed("How do I delete a file?", box) == "file"
 
 
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
+from rag.data import data_table
 from rag.index.snapshot import Snapshot
 from rag.retrieve.synonyms import Glossary
 
@@ -139,15 +140,18 @@ def is_lookup_operation(chunk: Chunk) -> bool:
 
 
 def topic_names(profile: CorpusProfile) -> frozenset[str]:
-    """The API names and resource words of a profile (both singular and plural forms)."""
+    """The API names and resource words of a profile (both singular and plural forms). A word that names an
+    action (`delete` of `/messages/bulk-delete`, `search` of `/members/search`) is no topic: "and how do I
+    delete one?" goes on with the conversation's subject."""
     names: set[str] = set(profile.apis)
+    actions = data_table("question_words")["verbs"]
     for chunk in profile.operations:
         prefixes = profile.prefixes.get(chunk.api, frozenset())
         for segment in resource_segments(chunk.path):
             if segment in prefixes or segment == chunk.api:
                 continue
             for word in [segment.lower(), *re.split(r"[_\-.]+", segment.lower())]:
-                if len(word) >= 3 and word.isidentifier():
+                if len(word) >= 3 and word.isidentifier() and word not in actions:
                     names.update({word, normalize_term(word)})
     return frozenset(names)
 

@@ -1,6 +1,6 @@
 """Paths as the stages read them: resources, shared prefixes, shapes."""
 
-from rag.chunk import is_item_path, resource_segments, segment_words
+from rag.chunk import is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_prefixes, path_shape, resource_of, top_segment
 
 
@@ -18,6 +18,25 @@ def test_any_naming_style_and_a_format_extension_read_the_same() -> None:
     assert resource_of("/browse/new-releases") == "new_release"
     assert resource_of("/unified/hris/time_off") == "time_off"
     assert segment_words("IpAccessControlListMappings") == ["ip", "access", "control", "list", "mappings"]
+
+
+def test_a_segment_standing_for_an_id_is_no_resource() -> None:
+    # Discord writes the current user's or the original message's id as `@me` / `@original`.
+    assert resource_segments("/users/@me/guilds") == ["users", "guilds"]
+    assert resource_of("/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me") == "reaction"
+    assert resource_of("/webhooks/{webhook_id}/{webhook_token}/messages/@original") == "message"
+    assert resource_of("/users/@me") == "user"
+    assert resource_segments("/@me") == ["@me"]  # nothing else names the path
+
+
+def test_a_fragment_names_what_the_operation_does_on_its_path() -> None:
+    # Box tells operations on one path apart by a fragment: its words, less the verb, are the resource.
+    assert resource_segments("/files/{file_id}#add_shared_link") == ["files", "shared_link"]
+    assert resource_of("/folders/{folder_id}#get_shared_link") == "shared_link"
+    assert resource_of("/shared_items#web_links") == "web_link"  # no verb: the whole fragment
+    assert path_action("/files/{file_id}#remove_shared_link") == ("remove", "shared_link")
+    assert path_action("/shared_items#folders") == ("", "")
+    assert path_action("/files/{file_id}") == ("", "")
 
 
 def test_named_paths_are_read_with_or_without_a_method() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.corpus.profile import build_profile, profile_for, summary_verbs
+from rag.corpus.profile import CorpusProfile, build_profile, profile_for, summary_verbs, topic_names
 from rag.index.store import Index
 from tests.fakes import make_chunk
 
@@ -35,3 +35,12 @@ def test_summary_verbs_read_the_summary_field_not_the_text() -> None:
     banning = [replace(c, method="put", summary="", operation_id=f"ban_user_from_guild_{n}")
                for n, c in enumerate(operations)]
     assert summary_verbs(banning) == {"ban": ("put",)}
+
+
+def test_topics_are_resources_and_apis_not_the_actions_paths_name() -> None:
+    paths = ("/channels/{channel_id}/messages/bulk-delete", "/guilds/{guild_id}/members/search", "/guilds/{guild_id}")
+    operations = [replace(make_chunk(f"chat.paths.{path}.post", f"POST {path}", kind="operation"),
+                          method="post", path=path) for path in paths]
+    topics = topic_names(CorpusProfile(1, ["chat"], operations=operations))
+    assert {"channel", "messages", "message", "guild", "members", "bulk", "chat"} <= topics
+    assert not {"delete", "search"} & topics  # "and how do I delete one?" goes on with the conversation

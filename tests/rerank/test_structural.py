@@ -279,3 +279,22 @@ def test_a_post_to_a_verb_segment_is_that_write_on_the_segment_before_it() -> No
     assert operation_target(operation("post", "/check").chunk) == ("check", frozenset({"post"}))
     listing, deleting = operation("get", "/words", "spell"), operation("post", "/words/delete", "spell")
     assert top("Remove a word from my personal dictionary", [listing, deleting]).endswith("/words/delete.post")
+
+
+def test_an_id_written_as_a_name_and_a_fragment_leave_the_resource_readable() -> None:
+    """Discord's `…/reactions/{emoji_name}/@me` acts on reactions (the `@me` stands for the caller's id), and
+    Box's `PUT /files/{file_id}#add_shared_link` adds a shared link to a file."""
+    reactions = "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}"
+    candidates = [
+        operation("get", "/channels/{channel_id}/messages/{message_id}", "discord"),
+        operation("delete", reactions, "discord"),
+        operation("put", reactions + "/@me", "discord"),
+    ]
+    assert top("How do I add a reaction to a message?", candidates).endswith("/@me.put")
+    candidates = [
+        operation("put", "/files/{file_id}", "box"),
+        operation("put", "/files/{file_id}#remove_shared_link", "box"),
+        operation("put", "/files/{file_id}#add_shared_link", "box"),
+    ]
+    assert top("How do I create a shared link for a file?", candidates).endswith("#add_shared_link.put")
+    assert top("How can I remove the shared link from a file?", candidates).endswith("#remove_shared_link.put")
