@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rag.chunk import Chunk, resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
 from rag.data import data_table
 from rag.index.snapshot import Snapshot
-from rag.retrieve.synonyms import Glossary
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 
@@ -51,8 +52,14 @@ class CorpusProfile:
     topics: frozenset[str] = frozenset()
     # The operations that find things by value (`GET /search`): the first call for a request naming values.
     lookup_operations: tuple[Chunk, ...] = ()
-    # Whether each glossary fits this corpus (`glossary_applies`), worked out once per profile.
-    glossary_fits: dict[Glossary, bool] = field(default_factory=dict, compare=False, repr=False)
+    # What the stages derive from the profile alone (whether a glossary fits, the structural reranker), made once.
+    derived: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def remembered(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """The value `key` names, made by `make` the first time it is asked for."""
+        if key not in self.derived:
+            self.derived[key] = make()
+        return self.derived[key]
 
     def distinctiveness(self, term: str) -> dict[str, float]:
         """P(api | term) over the operation vocabulary (empty when the term is unknown)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from rag.config import Config
@@ -67,7 +68,9 @@ def reranker_for(kind: str, model: str, llm: LLM) -> Callable[[Snapshot], Rerank
     """What makes a reranker of `kind` (structural, cross-encoder, llm) for a corpus: the structural one knows
     the corpus's resources, the cross-encoder is `model`, the LLM reranker asks `llm`."""
     makers: dict[str, Callable[[Snapshot], Reranker]] = {
-        "structural": lambda snapshot: StructuralReranker.for_corpus(profile_for(snapshot)),
+        "structural": lambda snapshot: profile_for(snapshot).remembered(
+            "structural-reranker", partial(StructuralReranker.for_corpus, profile_for(snapshot))
+        ),
         "cross-encoder": lambda snapshot: CrossEncoderReranker(model),
         "llm": lambda snapshot: LLMReranker(llm.model()),
     }

@@ -4,6 +4,7 @@ API-intent filter."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import ClassVar
 
 from rag.corpus.profile import CorpusProfile, profile_for
@@ -22,11 +23,11 @@ def fitting_glossaries(glossaries: tuple[Glossary, ...], ctx: QueryContext) -> t
     if not glossaries:
         return ()
     profile = profile_for(ctx.snapshot)
-    fits = profile.glossary_fits
-    for glossary in glossaries:
-        if glossary not in fits:
-            fits[glossary] = glossary_applies(glossary, profile.knows)
-    return tuple(glossary for glossary in glossaries if fits[glossary])
+    return tuple(
+        glossary
+        for glossary in glossaries
+        if profile.remembered(("glossary-fits", glossary), partial(glossary_applies, glossary, profile.knows))
+    )
 
 
 @dataclass(frozen=True)
