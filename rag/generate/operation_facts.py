@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes
 from rag.generate.said import LIMIT_LABELS, cited, field_facts_text, operation_label, value_facts
@@ -14,6 +14,8 @@ from rag.query import Query
 from rag.write_check import write_target
 
 MAX_FIELDS = 8
+# Fields of a request body the second line names (its required ones first).
+MAX_FIELDS_SHOWN = 6
 
 
 def performs(chunk: Chunk) -> frozenset[str]:
@@ -118,6 +120,19 @@ def returns_text(chunk: Chunk) -> str:
     return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
 
 
+def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[str]) -> str:
+    """"Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in`, `type`)": the body's schema
+    (an inline `object` is no name), its required fields, then the others a request may send, at most
+    `MAX_FIELDS_SHOWN` in all."""
+    body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
+    may = [f for f in body.fields if not f.required and not f.deprecated and "read-only" not in f.flags
+           and f.name not in stated][: max(0, MAX_FIELDS_SHOWN - len(must))]
+    said = [f"required: {', '.join(f'`{f.name}`' for f in must)}"] if must else []
+    if may:
+        said.append(("also " if must else "fields ") + ", ".join(f"`{f.name}`" for f in may))
+    return body_is + (f" ({'; '.join(said)})" if said else "")
+
+
 def operation_detail(
     anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts]
 ) -> tuple[str, frozenset[str]]:
@@ -136,8 +151,7 @@ def operation_detail(
     must: list[FieldFacts] = []
     if body is not None:
         must = [f for f in body.fields if f.required and f.name not in stated][:6]
-        body_is = f"Body `{body.schema}`" if body.schema else "Takes a request body"
-        parts.append(body_is + (f" (required: {', '.join(f'`{f.name}`' for f in must)})" if must else ""))
+        parts.append(body_text(body, must, stated))
     returned = "" if "returns" in stated else returns_text(chunk)
     if returned:
         parts.append(f"Returns {returned}")

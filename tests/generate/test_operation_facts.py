@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
 from rag.generate.operation_facts import field_asked, operation_detail, performs
@@ -42,7 +44,11 @@ def test_a_fact_question_gets_the_field_it_names_else_the_page_size_never_a_path
 
 def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
     detail, named = operation_detail(_anchor(ROLE), set(), ())
-    assert (detail, named) == ("Takes a request body (required: `name`). [1]", {"name"})
+    assert (detail, named) == ("Takes a request body (required: `name`; also `color`). [1]", {"name"})
+    # No field required: the fields a request may send are named all the same (Discord's `max_age` of an invite).
+    optional = replace(ROLE, request_body=replace(ROLE.request_body, schema="object", fields=(
+        FieldFacts("max_age", "integer"), FieldFacts("id", "string", flags=("optional", "read-only")))))
+    assert operation_detail(_anchor(optional), set(), ())[0] == "Takes a request body (fields `max_age`). [1]"
     detail, named = operation_detail(_anchor(MEMBERS), {"limit"}, ())
     assert detail == "Requires `guild_id` (path). Returns 200 with `GuildMemberList` (fields `id`). [1]"
     assert named == {"limit", "guild_id", "returns"}
