@@ -12,7 +12,7 @@ two lines answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag.chunk import Chunk, FieldFacts
@@ -317,12 +317,39 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
                     f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
         detail, said = operation_detail(anchor, stated, ())
         return Lead(sentence, detail, (anchor.number, runner_up.number), stated=said)
+    tied = None
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
+        tied = _tied_with(anchor, blocks)
+    sentence = cited(sentence, anchor)
+    if tied is not None:  # the ranking cannot tell the two apart: both are offered, the first one's facts follow
+        sentence += f" As close a match: {operation_heading(tied.chunk)} [{tied.number}]."
     detail, said = operation_detail(anchor, stated, clearly_named)
-    return Lead(cited(sentence, anchor), detail, (anchor.number,), stated=said, described=frozenset(described))
+    scope = (anchor.number,) if tied is None else (anchor.number, tied.number)
+    return Lead(sentence, detail, scope, stated=said, described=frozenset(described))
+
+
+# Two operations whose ranking scores are this close (relative to the first's) are a tie the ranking cannot break.
+TIE = 0.01
+
+
+def _tied_with(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
+    """The operation ranked next after the anchor, when the anchor is the first operation of the ranking and the
+    score the ranking ordered them by (the reranker's, else the fused first-stage score) is within `TIE` of the
+    anchor's; None otherwise (an anchor chosen for its method over the first is no tie)."""
+    operations = [b for b in blocks if is_operation(b)]
+    if len(operations) < 2 or operations[0] is not anchor:
+        return None
+    after = operations[1]
+    first, second = ranking_score(anchor.retrieved.scores), ranking_score(after.retrieved.scores)
+    return after if first > 0 and first - second <= TIE * first else None
+
+
+def ranking_score(scores: Mapping[str, float]) -> float:
+    """The score a candidate was last ordered by: the reranker's, else the fused first-stage score, else 0."""
+    return scores.get("rerank", scores.get("fused", 0.0))
 
 
 def _asked_fact(

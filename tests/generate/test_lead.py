@@ -468,3 +468,18 @@ def test_a_limit_question_naming_no_field_gets_the_page_size_not_a_path_paramete
     )
     found = lead("How many messages can I get per request when reading a channel's history?", history)
     assert found == "In GET /channels/{channel_id}/messages, `limit` (query, integer): minimum 1, maximum 100. [1]"
+
+
+def test_two_operations_the_ranking_scores_alike_are_both_offered() -> None:
+    def ranked(first: float, second: float) -> list:  # type: ignore[type-arg]
+        candidates = retrieved(SESSIONS, ACCOUNTS)
+        candidates[0].scores["rerank"], candidates[1].scores["rerank"] = first, second
+        return build_context(candidates, 4000)
+
+    tied = lead_for("How do I start a connect session?", ranked(0.0328, 0.0326))
+    assert tied.sentence == (
+        "Use POST /connect_sessions (Create Connect Session). [1] As close a match: GET /accounts (List Accounts) [2]."
+    )
+    assert tied.scope == (1, 2) and "origin_owner_id" in tied.detail  # the first one's facts follow
+    apart = lead_for("How do I start a connect session?", ranked(0.0328, 0.0310))
+    assert apart.sentence == "Use POST /connect_sessions (Create Connect Session). [1]" and apart.scope == (1,)
