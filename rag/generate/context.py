@@ -109,6 +109,15 @@ def build_context(
     return blocks
 
 
+def whole_context(chunks: Sequence[RetrievedChunk | Chunk]) -> list[ContextBlock]:
+    """Every chunk whole, numbered [1]..[n] in rank order: the context of a generator that sends no prompt (the
+    extractive one quotes lines), which a token budget would only cut short."""
+    return [
+        ContextBlock(rank, retrieved, citation_label(retrieved.chunk), retrieved.chunk.text.strip())
+        for rank, retrieved in ((rank, _as_retrieved(item, rank)) for rank, item in enumerate(chunks, start=1))
+    ]
+
+
 def format_context(blocks: Sequence[ContextBlock]) -> str:
     """The blocks as prompt text, separated by blank lines (each starts with `[n] structural.id`)."""
     return "\n\n".join(block.render() for block in blocks)

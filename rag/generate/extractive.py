@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterator, Sequence
 
 from rag.chunk import Chunk, FieldFacts, schema_id
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
-from rag.generate.context import ContextBlock, build_context
+from rag.generate.context import ContextBlock, whole_context
 from rag.generate.lead import Lead, lead_for
 from rag.generate.said import is_operation, operation_heading
 from rag.generate.scored_lines import (
@@ -247,7 +247,7 @@ class ExtractiveGenerator:
 
     def generate(self, request: GenerationRequest) -> Generation:
         """Compose an answer from the best-matching lines of the top chunks, each line cited `[n]`."""
-        blocks = build_context(request.chunks, request.context_tokens)
+        blocks = whole_context(request.chunks)  # no prompt is sent: every retrieved chunk may be quoted
         facts = request.stated_facts()
         if request.abstain_allowed and (request.gate == "abstain" or not blocks):
             return Generation(answer=abstention(facts, blocks), abstained=True, generator=self.name)
@@ -257,13 +257,15 @@ class ExtractiveGenerator:
         found = lead_for(request.asked, blocks, request.facts, request.gate)
         chosen = lines_to_quote(request, blocks, found)
         lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
-        if not chosen and not found.sentence:
+        matched = bool(chosen or found.sentence)
+        if not matched:
             lines.extend(["", NO_MATCH_NOTE])
             chosen = opening_lines(blocks[0])
         quoted, related = quoted_blocks(chosen, request, found.stated)
         lines.extend(quoted)
-        if found.scope and found.related:
-            related = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})
+        if found.related and matched:  # the other operations among the top blocks: where to look if not the first
+            others = related_blocks(blocks, {*found.scope, *(line.block.number for line in chosen)})
+            related = others if found.scope else related + others
         if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")

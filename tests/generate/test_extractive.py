@@ -347,3 +347,17 @@ def test_lines_sharing_only_the_verb_or_the_path_s_words_are_not_quoted_but_a_fi
     # A field the question spells (`messages`, named like the resource) is quoted with its limits.
     spelt = ExtractiveGenerator().generate(_ask("How do I delete many messages in a channel?", BULK_DELETE)).answer
     assert "- messages (array of string, required): Min items: 2. Max items: 100. [1]" in spelt
+
+
+def test_a_long_first_chunk_leaves_the_others_to_be_named_and_a_field_lead_lists_them() -> None:
+    """No prompt is sent, so no token budget cuts the context: the operations ranked after a very long first
+    chunk are still listed as also relevant, under a lead stating a field's default too."""
+    long_schema = replace(SCHEMA, text=SCHEMA.text + "\n" + "\n".join(f"- filler_{n} (string, optional)"
+                                                                        for n in range(3000)))
+    other = replace(OPERATION, chunk_id="smart/stackone.paths./connect_sessions/{id}.get",
+                    covers=("stackone.paths./connect_sessions/{id}.get",), method="get", path="/connect_sessions/{id}",
+                    title="GET /connect_sessions/{id}", text="GET /connect_sessions/{id}  [stackone API]")
+    result = ExtractiveGenerator().generate(
+        _ask("What is the default of expires_in?", long_schema, other, context_tokens=500))
+    assert "Default: 1800" in result.answer or "default 1800" in result.answer
+    assert "Also relevant: GET /connect_sessions/{id}" in result.answer, result.answer
