@@ -52,6 +52,7 @@ class Config:
     reasoning: bool = False
     rewrite: bool = True
     generator: str = "auto"
+    # The most tokens of context an LLM is sent (the extractive generator sends none: it reads every chunk).
     context_tokens: int = 4000
     # Glossaries for query expansion (shipped names such as "hr", or TOML paths); each applies only to an
     # index whose vocabulary fits it (rag/retrieve/synonyms.py).

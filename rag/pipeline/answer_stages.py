@@ -50,8 +50,9 @@ class Gate:
 @dataclass(frozen=True)
 class Generate:
     """The answer from the chunks and the facts by `generator` (made for `spec`): the extractive generator or
-    an LLM (chain-of-thought verification with `reasoning`), told the gate's tier with `abstention`, its context
-    at most `context_tokens`; a retrieval-only run cites the chunks and writes none."""
+    an LLM (chain-of-thought verification with `reasoning`), told the gate's tier with `abstention`, an LLM's
+    context at most `context_tokens` (the extractive generator sends no prompt and quotes from every chunk); a
+    retrieval-only run cites the chunks and writes none."""
 
     generator: Generator
     spec: ModelSpec
