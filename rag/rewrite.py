@@ -127,11 +127,12 @@ def offline_rewrite(
     history: Sequence[dict[str, str]],
     subject: Chunk | None = None,
     resources: frozenset[str] = frozenset(),
+    operations: Sequence[Chunk] = (),
 ) -> Query:
     """The question with the last exchange attached as `previous`: the previous question and the start
     of its answer (which usually names the endpoint or schema the follow-up is about); with the
     conversation's `subject`, the previous question and the subject's name instead of the answer's words
-    (`resources`: the resource words of the subject's API, see `with_subject`)."""
+    (`resources`: the resource words of the subject's API, and its `operations`, see `with_subject`)."""
     recent = recent_history(history)
     users = [i for i, m in enumerate(recent) if m.get("role") == "user"]
     if not users:
@@ -139,7 +140,7 @@ def offline_rewrite(
     context = recent[users[-1]]["content"].strip()
     answer = next((m["content"] for m in recent[users[-1] + 1 :] if m.get("role") == "assistant"), "")
     if subject is not None:
-        return with_subject(Query(question.strip(), previous=context), subject, resources)
+        return with_subject(Query(question.strip(), previous=context), subject, resources, operations)
     if answer:
         context += ANSWER_EXCERPT + " ".join(answer.split()[:30])
     return Query(question.strip(), previous=context)
@@ -154,19 +155,27 @@ def resource_words(operations: Sequence[Chunk], api: str) -> frozenset[str]:
     return frozenset().union(*(path_terms(chunk.path) for chunk in operations if chunk.api == api and chunk.path))
 
 
-def with_subject(query: Query, subject: Chunk, resources: frozenset[str] = frozenset()) -> Query:
+def with_subject(
+    query: Query, subject: Chunk, resources: frozenset[str] = frozenset(), operations: Sequence[Chunk] = ()
+) -> Query:
     """The query about the conversation's subject operation. It keeps the subject as what it asks about when
     it names nothing of its own ("and how do I page through them?"); not when it asks the earlier request again
-    for something else ("the same for folders", which asks the subject's action of folders when `resources`, the
-    resource words of the subject's API, has them) or asks another action of the same resource ("and how do I
-    delete one?": then the subject's path, not its action, is added for retrieval)."""
+    for something else ("the same for folders": the operation among `operations` that does the subject's action
+    on folders becomes the subject, else the subject's action of folders is asked when `resources`, the resource
+    words of the subject's API, has them) or asks another action of the same resource ("and how do I delete
+    one?": then the subject's path, not its action, is added for retrieval)."""
     own_methods = question_methods(query.focus)
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
     named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
     swapped = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
-    if (named and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS and not _ANAPHOR.search(named)
-            and swapped & resources):
+    elliptical = bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
+    if elliptical and not _ANAPHOR.search(named) and (sibling := sibling_operation(subject, swapped, operations)):
+        # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
+        said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
+        return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
+                       subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
+    if elliptical and not _ANAPHOR.search(named) and swapped & resources:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
         # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
         # "and in the other API?").
@@ -175,6 +184,33 @@ def with_subject(query: Query, subject: Chunk, resources: frozenset[str] = froze
                        subject_words="", keeps_subject=False)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
+
+
+def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chunk]) -> Chunk | None:
+    """The operation of the subject's API and method whose path is the subject's with one resource segment
+    swapped for one whose words the follow-up names (`PUT /files/{file_id}#add_shared_link` →
+    `PUT /folders/{folder_id}#add_shared_link` for "folders"); None when none, or more than one, fits."""
+    own = _segments(subject.path)
+    found = []
+    for operation in operations:
+        if operation.api != subject.api or operation.method != subject.method or operation.path == subject.path:
+            continue
+        other = _segments(operation.path)
+        differ = [i for i, (a, b) in enumerate(zip(own, other, strict=False)) if a != b]
+        if len(other) != len(own) or len(differ) != 1 or "{" in other[differ[0]]:
+            continue
+        words = path_terms("/" + other[differ[0]])  # its words, singular, without a format extension
+        if words and words <= named:
+            found.append(operation)
+    return found[0] if len(found) == 1 else None
+
+
+def _segments(path: str) -> list[str]:
+    """A path's segments with every parameter written `{}` (a fragment stays with its segment)."""
+    return [_PARAMETER.sub("{}", segment) for segment in path.strip("/").split("/")]
+
+
+_PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 def _without_resource(text: str, subject: Chunk) -> str:
@@ -210,7 +246,7 @@ def rewrite_query(
     about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
         resources = resource_words(operations, subject.api) if subject is not None else frozenset()
-        return Rewrite(offline_rewrite(question, history, subject, resources), "offline",
+        return Rewrite(offline_rewrite(question, history, subject, resources, operations), "offline",
                        f"follow-up rewritten offline{about}")
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
     messages = [

@@ -68,3 +68,29 @@ def test_a_field_of_the_subject_named_by_a_question_pointing_back_is_no_new_topi
     assert not is_follow_up("How do I list email templates?", history, topics)
     assert rewrite_query("How do I list email templates?", history, topics=topics,
                          operations=OPERATIONS).query.subject == ""
+
+
+def test_the_same_for_another_resource_is_the_operation_doing_the_same_on_its_path() -> None:
+    """Box offers each action on files, folders and web links alike: "what about folders?" after adding a shared
+    link to a file asks for the folder's operation, which becomes the subject."""
+    on_file = operation("put", "/files/{file_id}#add_shared_link", "Add shared link to file")
+    on_folder = operation("put", "/folders/{folder_id}#add_shared_link", "Add shared link to folder")
+    removal = operation("put", "/folders/{folder_id}#remove_shared_link", "Remove shared link from folder")
+    operations = [on_file, on_folder, removal, DELETE_FILE]
+    history = turns("How do I create a shared link for a file?", "Use PUT /files/{file_id}#add_shared_link. [1]")
+    for question in ("What about for a folder?", "the same for folders?"):
+        query = rewrite_query(question, history, topics=frozenset({"files", "folders"}), operations=operations).query
+        assert (query.focus, query.subject, query.keeps_subject) == (
+            "Add shared link to folder", "box.paths./folders/{folder_id}#add_shared_link.put", True)
+    # Twilio's paths end in a format: "the same for calls?" after listing messages is the list of calls.
+    messages = operation("get", "/Accounts/{AccountSid}/Messages.json", "List messages")
+    calls = operation("get", "/Accounts/{AccountSid}/Calls.json", "List calls")
+    history = turns("How do I list my messages?", "Use GET /Accounts/{AccountSid}/Messages.json. [1]")
+    query = rewrite_query("the same for calls?", history, operations=[messages, calls]).query
+    assert query.subject == "box.paths./Accounts/{AccountSid}/Calls.json.get" and query.focus == "List calls"
+    # No operation does it there (calls are only created): the earlier action, asked of what it names.
+    create_call = operation("post", "/Accounts/{AccountSid}/Calls.json", "Create call")
+    query = rewrite_query("the same for calls?", history, topics=frozenset({"calls"}),
+                          operations=[messages, create_call]).query
+    assert query.focus == "List calls" and not query.keeps_subject
+    assert query.subject == "box.paths./Accounts/{AccountSid}/Messages.json.get"
