@@ -137,7 +137,8 @@ def operation_detail(
     anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts]
 ) -> tuple[str, frozenset[str]]:
     """The second line: the fields the question names that the sentence did not state, the inputs the
-    operation requires, the body it takes and what it returns (each once); and what both lines state."""
+    operation requires, the query parameters it takes, the body it takes and what it returns (each once); and
+    what both lines state."""
     chunk = anchor.chunk
     parts: list[str] = []
     named = [f for f in asked if f.name not in stated][:2]
@@ -147,6 +148,10 @@ def operation_detail(
     required = [p for p in chunk.parameters if p.required and p.name not in stated][:6]
     if required:
         parts.append("Requires " + ", ".join(f"`{p.name}` ({p.location})" for p in required))
+    optional = [p for p in chunk.parameters if not p.required and not p.deprecated and p.location == "query"
+                and p.name not in stated][:MAX_FIELDS_SHOWN]
+    if optional:
+        parts.append("Query parameters " + ", ".join(f"`{p.name}`" for p in optional))
     body = chunk.request_body
     must: list[FieldFacts] = []
     if body is not None:

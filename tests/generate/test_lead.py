@@ -452,7 +452,8 @@ def test_a_question_for_the_call_to_make_gets_the_operation_not_its_response_and
     found = lead_for("I need to see all the texts we sent last week, which call returns them?",
                      build_context(retrieved(MESSAGES), 4000))
     assert found.sentence.startswith("Use GET /Messages.json")
-    assert "`To`" not in found.detail and "`DateSent`" in found.detail
+    assert found.detail.startswith("`DateSent` (query, string).") and "`To` (" not in found.detail
+    assert "Query parameters `To`." in found.detail  # listed with what the operation takes, not as named
     # Naming the resource ("messages") names no field of it either.
     assert "`messages`" not in lead("list messages", MESSAGES).splitlines()[0]
 

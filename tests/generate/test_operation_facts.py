@@ -50,7 +50,8 @@ def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() ->
         FieldFacts("max_age", "integer"), FieldFacts("id", "string", flags=("optional", "read-only")))))
     assert operation_detail(_anchor(optional), set(), ())[0] == "Takes a request body (fields `max_age`). [1]"
     detail, named = operation_detail(_anchor(MEMBERS), {"limit"}, ())
-    assert detail == "Requires `guild_id` (path). Returns 200 with `GuildMemberList` (fields `id`). [1]"
+    assert detail == ("Requires `guild_id` (path). Query parameters `after`. Returns 200 with `GuildMemberList` "
+                      "(fields `id`). [1]")  # `limit` is stated already
     assert named == {"limit", "guild_id", "returns"}
 
 
