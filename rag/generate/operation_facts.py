@@ -120,6 +120,17 @@ def returns_text(chunk: Chunk) -> str:
     return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
 
 
+# An enum of more values than this is left to the quoted lines (a name list, not a value list, is the point).
+BRIEF_ENUM = 4
+
+
+def brief(field: FieldFacts) -> str:
+    """`limit` (maximum 100, default 25): a field's name with its default, bounds and short enum, no pattern."""
+    facts = [fact for fact in value_facts(field, frozenset()) if not fact.startswith("pattern ")
+             and not (fact.startswith("one of ") and len(field.enum or field.item_enum) > BRIEF_ENUM)]
+    return f"`{field.name}`" + (f" ({', '.join(facts)})" if facts else "")
+
+
 def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[str]) -> str:
     """"Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in`, `type`)": the body's schema
     (an inline `object` is no name), its required fields, then the others a request may send, at most
@@ -127,9 +138,9 @@ def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[st
     body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
     may = [f for f in body.fields if not f.required and not f.deprecated and "read-only" not in f.flags
            and f.name not in stated][: max(0, MAX_FIELDS_SHOWN - len(must))]
-    said = [f"required: {', '.join(f'`{f.name}`' for f in must)}"] if must else []
+    said = [f"required: {', '.join(brief(f) for f in must)}"] if must else []
     if may:
-        said.append(("also " if must else "fields ") + ", ".join(f"`{f.name}`" for f in may))
+        said.append(("also " if must else "fields ") + ", ".join(brief(f) for f in may))
     return body_is + (f" ({'; '.join(said)})" if said else "")
 
 
@@ -151,7 +162,7 @@ def operation_detail(
     optional = [p for p in chunk.parameters if not p.required and not p.deprecated and p.location == "query"
                 and p.name not in stated][:MAX_FIELDS_SHOWN]
     if optional:
-        parts.append("Query parameters " + ", ".join(f"`{p.name}`" for p in optional))
+        parts.append("Query parameters " + ", ".join(brief(p) for p in optional))
     body = chunk.request_body
     must: list[FieldFacts] = []
     if body is not None:

@@ -241,8 +241,8 @@ COMPENSATION = make_chunk(
 def test_how_to_questions_name_the_required_headers_and_headings_never_stand_alone() -> None:
     answer = ExtractiveGenerator().generate(_ask("How do I list employees?", LIST_EMPLOYEES, EMPLOYEE_DETAIL)).answer
     # The lead's second line names the required headers; no quoted line repeats them.
-    assert ("Requires `x-vendor-consumer-id` (header), `x-vendor-app-id` (header). Query parameters `limit`. [1]"
-            in answer)
+    assert ("Requires `x-vendor-consumer-id` (header), `x-vendor-app-id` (header). Query parameters `limit` "
+            "(default 20). [1]" in answer)
     assert "Required headers" not in answer and "x-vendor-service-id" not in answer.splitlines()[1]
     for position, line in enumerate(lines := answer.splitlines()):
         if line.startswith("GET "):  # a heading is followed by at least one line of its own

@@ -171,7 +171,8 @@ def test_pagination_names_the_cursor_the_response_carries_and_the_page_size() ->
 def test_an_operation_question_gets_the_operation_and_what_a_request_needs() -> None:
     found = lead_for("How do I start a connect session?", build_context(retrieved(SESSIONS), 4000))
     assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]"
-    assert found.detail == "Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in`, `type`). [1]"
+    assert found.detail == ("Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in` (default "
+                            "1800), `type` (default production, one of production, test)). [1]")
     # Without a summary the operation id is said in words.
     unnamed = replace(SESSIONS, summary="", operation_id="createConnectSession")
     assert lead("How do I start a connect session?", unnamed) == (

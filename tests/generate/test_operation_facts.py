@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
-from rag.generate.operation_facts import field_asked, operation_detail, performs
+from rag.generate.operation_facts import brief, field_asked, operation_detail, performs
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
@@ -44,7 +44,8 @@ def test_a_fact_question_gets_the_field_it_names_else_the_page_size_never_a_path
 
 def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
     detail, named = operation_detail(_anchor(ROLE), set(), ())
-    assert (detail, named) == ("Takes a request body (required: `name`; also `color`). [1]", {"name"})
+    assert (detail, named) == (
+        "Takes a request body (required: `name`; also `color` (minimum 0, maximum 16777215)). [1]", {"name"})
     # No field required: the fields a request may send are named all the same (Discord's `max_age` of an invite).
     optional = replace(ROLE, request_body=replace(ROLE.request_body, schema="object", fields=(
         FieldFacts("max_age", "integer"), FieldFacts("id", "string", flags=("optional", "read-only")))))
@@ -59,3 +60,13 @@ def test_an_operation_s_effect_is_read_from_its_method_and_path() -> None:
     bulk = make_chunk("chat.paths./channels/{id}/messages/bulk-delete.post", "POST", kind="operation", method="post",
                       path="/channels/{id}/messages/bulk-delete")
     assert performs(bulk) == {"delete"} and performs(MEMBERS) == {"get"}
+
+
+def test_a_field_named_briefly_carries_its_default_bounds_and_a_short_enum_never_a_pattern() -> None:
+    assert brief(FieldFacts("limit", "integer", facts=(("Default", "25"), ("Maximum", "100")))) == \
+        "`limit` (default 25, maximum 100)"
+    assert brief(FieldFacts("sid", "string", facts=(("Pattern", "^SM[0-9a-f]{32}$"),))) == "`sid`"
+    many = tuple(f"v{n}" for n in range(6))
+    assert brief(FieldFacts("kind", "string", facts=(("Enum", ", ".join(many)),), enum=many)) == "`kind`"
+    assert brief(FieldFacts("sort", "string", facts=(("Enum", "asc, desc"),), enum=("asc", "desc"))) == \
+        "`sort` (one of asc, desc)"
