@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Mapping, MutableMapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -40,7 +41,8 @@ def engine_key(env: Mapping[str, str] | None = None) -> str:
 
 _preload_lock = threading.Lock()
 _preloaded: dict[str, Future[Engine]] = {}
-_warming: dict[int, threading.Thread] = {}
+# Each engine's warm-up thread, by id, with a weak reference that tells the engine from a later one given its id.
+_warming: dict[int, tuple[weakref.ref[Engine], threading.Thread]] = {}
 
 
 def build_engine() -> Engine:
@@ -89,9 +91,11 @@ def warm_up_once(engine: Engine) -> threading.Thread:
     """Warm `engine` up in a background thread, once per engine (later calls return the same thread): pages
     render at once, and a question asked meanwhile shares what the warm-up has loaded."""
     with _preload_lock:
-        thread = _warming.get(id(engine))
-        if thread is None:
-            thread = _warming[id(engine)] = warm_up_in_background(engine)
+        known = _warming.get(id(engine))
+        if known is not None and known[0]() is engine:
+            return known[1]
+        thread = warm_up_in_background(engine)
+        _warming[id(engine)] = (weakref.ref(engine), thread)
         return thread
 
 

@@ -66,6 +66,22 @@ def test_the_app_engine_is_warmed_in_the_background_once(app_engine, monkeypatch
     assert warmed == [app_engine]
 
 
+def test_an_engine_given_an_earlier_ones_id_is_warmed_anew(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Python reuses the id of a collected object: an engine made after another is gone may get its id, and must not
+    be handed the old engine's finished warm-up (the full suite once did that, under load)."""
+    import weakref
+
+    warmed: list[Engine] = []
+    monkeypatch.setattr(engine_module, "warm_up", lambda engine: warmed.append(engine) or 0.0)
+    gone = threading.Thread(target=lambda: None)
+    gone.start()
+    gone.join()
+    monkeypatch.setitem(engine_module._warming, id(app_engine), (weakref.ref(threading.Event()), gone))
+    thread = engine_module.warm_up_once(app_engine)
+    thread.join(30)
+    assert thread is not gone and warmed == [app_engine]
+
+
 def test_the_first_page_renders_while_the_warm_up_runs(app_engine, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The examples are on the page, clickable, while the warm-up is still running (it waits for the page here)."""
     from streamlit.testing.v1 import AppTest
