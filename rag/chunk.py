@@ -38,8 +38,8 @@ def resource_segments(path: str) -> list[str]:
     segments = (_FORMAT_EXTENSION.sub("", s) for s in base.strip("/").split("/"))
     kept = [s for s in segments if s and not _PATH_PARAMETER.match(s)]
     named = [s for s in kept if not s.startswith("@")] or kept
-    verb, rest = path_action(path)
     if fragment:
+        verb, rest = path_action(path)
         named.append(rest if verb else fragment)
     return named
 
