@@ -122,12 +122,18 @@ def returns_text(chunk: Chunk) -> str:
 
 # An enum of more values than this is left to the quoted lines (a name list, not a value list, is the point).
 BRIEF_ENUM = 4
+# A body of at most this many fields shown is named down to the fields of its objects.
+NESTED_BODY_FIELDS = 2
 
 
-def brief(field: FieldFacts) -> str:
-    """`limit` (maximum 100, default 25): a field's name with its default, bounds and short enum, no pattern."""
+def brief(field: FieldFacts, inner: bool = False) -> str:
+    """`limit` (maximum 100, default 25): a field's name with its default, bounds and short enum, no pattern;
+    `inner`: an object's own fields too (`shared_link` (fields `access` (one of open, company), `password`))."""
     facts = [fact for fact in value_facts(field, frozenset()) if not fact.startswith("pattern ")
              and not (fact.startswith("one of ") and len(field.enum or field.item_enum) > BRIEF_ENUM)]
+    children = [child for child in field.fields if not child.deprecated and "read-only" not in child.flags]
+    if inner and children:
+        facts.append("fields " + ", ".join(brief(child) for child in children[:MAX_FIELDS_SHOWN]))
     return f"`{field.name}`" + (f" ({', '.join(facts)})" if facts else "")
 
 
@@ -138,9 +144,11 @@ def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[st
     body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
     may = [f for f in body.fields if not f.required and not f.deprecated and "read-only" not in f.flags
            and f.name not in stated][: max(0, MAX_FIELDS_SHOWN - len(must))]
-    said = [f"required: {', '.join(brief(f) for f in must)}"] if must else []
+    # A body of one or two fields (Box's `shared_link` object) is named down to the fields inside them.
+    inner = len(must) + len(may) <= NESTED_BODY_FIELDS
+    said = [f"required: {', '.join(brief(f, inner) for f in must)}"] if must else []
     if may:
-        said.append(("also " if must else "fields ") + ", ".join(brief(f) for f in may))
+        said.append(("also " if must else "fields ") + ", ".join(brief(f, inner) for f in may))
     return body_is + (f" ({'; '.join(said)})" if said else "")
 
 

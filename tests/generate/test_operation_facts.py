@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
-from rag.generate.operation_facts import brief, field_asked, operation_detail, performs
+from rag.generate.operation_facts import body_text, brief, field_asked, operation_detail, performs
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
@@ -70,3 +70,17 @@ def test_a_field_named_briefly_carries_its_default_bounds_and_a_short_enum_never
     assert brief(FieldFacts("kind", "string", facts=(("Enum", ", ".join(many)),), enum=many)) == "`kind`"
     assert brief(FieldFacts("sort", "string", facts=(("Enum", "asc, desc"),), enum=("asc", "desc"))) == \
         "`sort` (one of asc, desc)"
+
+
+def test_a_body_of_one_object_is_named_down_to_its_fields() -> None:
+    """Box's `PUT /files/{file_id}#add_shared_link` takes one `shared_link` object: its fields are what to send."""
+    shared_link = FieldFacts("shared_link", "object", fields=(
+        FieldFacts("access", "string", facts=(("Enum", "open, company, collaborators"),),
+                   enum=("open", "company", "collaborators")),
+        FieldFacts("password", "string"), FieldFacts("url", "string", flags=("read-only",))))
+    body = RequestBodyFacts(("application/json",), False, "object", fields=(shared_link,))
+    assert body_text(body, [], set()) == ("Takes a request body (fields `shared_link` (fields `access` (one of open, "
+                                          "company, collaborators), `password`))")
+    # A body of more fields is named field by field, without their insides.
+    wide = replace(body, fields=(shared_link, FieldFacts("name", "string"), FieldFacts("tags", "array")))
+    assert body_text(wide, [], set()) == "Takes a request body (fields `shared_link`, `name`, `tags`)"
