@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -12,6 +12,18 @@ from rag.query import Query
 from rag.tokens import truncate_to_tokens
 
 Confidence = Literal["answer", "partial", "abstain"]
+
+
+SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
+
+
+def deciding_score(scores: Mapping[str, float]) -> tuple[float | None, str]:
+    """The score that decided a chunk's place (rerank, else fused, else vector, else BM25) and its name."""
+    for name in SCORE_PRIORITY:
+        value = scores.get(name)
+        if isinstance(value, (int, float)):
+            return float(value), name
+    return None, ""
 
 
 @dataclass

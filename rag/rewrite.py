@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk
-from rag.corpus.paths import METHOD_PATH, path_terms
+from rag.corpus.paths import METHOD_PATH, path_shape, path_terms
 from rag.corpus.vocabulary import function_words, normalize_term, operation_words, readable_name, word_forms
 from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
@@ -190,27 +190,20 @@ def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chun
     """The operation of the subject's API and method whose path is the subject's with one resource segment
     swapped for one whose words the follow-up names (`PUT /files/{file_id}#add_shared_link` →
     `PUT /folders/{folder_id}#add_shared_link` for "folders"); None when none, or more than one, fits."""
-    own = _segments(subject.path)
+    own = path_shape(subject.path).split("/")
     found = []
     for operation in operations:
         if operation.api != subject.api or operation.method != subject.method or operation.path == subject.path:
             continue
-        other = _segments(operation.path)
+        other = path_shape(operation.path).split("/")  # lower case, every parameter `{}`, a fragment kept
         differ = [i for i, (a, b) in enumerate(zip(own, other, strict=False)) if a != b]
         if len(other) != len(own) or len(differ) != 1 or "{" in other[differ[0]]:
             continue
-        words = path_terms("/" + other[differ[0]])  # its words, singular, without a format extension
+        segment = operation.path.strip().rstrip("/").split("/")[differ[0]]  # as written: its words (camelCase)
+        words = path_terms("/" + segment)  # singular, without a format extension
         if words and words <= named:
             found.append(operation)
     return found[0] if len(found) == 1 else None
-
-
-def _segments(path: str) -> list[str]:
-    """A path's segments with every parameter written `{}` (a fragment stays with its segment)."""
-    return [_PARAMETER.sub("{}", segment) for segment in path.strip("/").split("/")]
-
-
-_PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 def _without_resource(text: str, subject: Chunk) -> str:

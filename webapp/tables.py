@@ -12,7 +12,7 @@ import pandas as pd
 
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
-from rag.results import AnswerResult, Citation, RetrievedChunk
+from rag.results import AnswerResult, Citation, RetrievedChunk, deciding_score
 
 SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
@@ -65,18 +65,6 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
     for name in SCORE_COLUMNS:
         frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("Float64")
     return frame
-
-
-SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
-
-
-def deciding_score(scores: dict[str, float]) -> tuple[float | None, str]:
-    """The score that decided a chunk's place (rerank, else fused, else vector, else BM25) and its name."""
-    for name in SCORE_PRIORITY:
-        value = scores.get(name)
-        if isinstance(value, (int, float)):
-            return float(value), name
-    return None, ""
 
 
 def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:

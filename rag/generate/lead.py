@@ -12,7 +12,7 @@ two lines answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag.chunk import Chunk, FieldFacts
@@ -55,6 +55,7 @@ from rag.generate.said import (
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
+from rag.results import deciding_score
 
 
 @dataclass(frozen=True)
@@ -337,19 +338,20 @@ TIE = 0.01
 
 def _tied_with(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
     """The operation ranked next after the anchor, when the anchor is the first operation of the ranking and the
-    score the ranking ordered them by (the reranker's, else the fused first-stage score) is within `TIE` of the
-    anchor's; None otherwise (an anchor chosen for its method over the first is no tie)."""
+    score that decided their order (`deciding_score`: the reranker's, else the fused first-stage one) is within
+    `TIE` of the anchor's; None otherwise (an anchor chosen for its method over the first is no tie)."""
     operations = [b for b in blocks if is_operation(b)]
     if len(operations) < 2 or operations[0] is not anchor:
         return None
     after = operations[1]
-    first, second = ranking_score(anchor.retrieved.scores), ranking_score(after.retrieved.scores)
+    (first, name), (second, _) = deciding_score(anchor.retrieved.scores), deciding_score(after.retrieved.scores)
+    if name not in RANK_FUSION_SCORES or first is None or second is None:
+        return None  # two raw similarities 1 % apart are no tie; two rank fusions are (one place swapped)
     return after if first > 0 and first - second <= TIE * first else None
 
 
-def ranking_score(scores: Mapping[str, float]) -> float:
-    """The score a candidate was last ordered by: the reranker's, else the fused first-stage score, else 0."""
-    return scores.get("rerank", scores.get("fused", 0.0))
+# The scores made by rank fusion (the reranker's fuses the first stage with its evidence): close, they tie.
+RANK_FUSION_SCORES = ("rerank", "fused")
 
 
 def _asked_fact(

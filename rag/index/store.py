@@ -471,4 +471,3 @@ class Index:
 
             refresh_changes(self, existing.api)
         return True
-

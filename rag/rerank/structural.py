@@ -36,7 +36,6 @@ _GENERATED_SUFFIX = re.compile(r"(?:Api)?(?:Model|Dto)$")
 
 
 @lru_cache(maxsize=65536)
-@lru_cache(maxsize=65536)
 def parent_words(path: str, prefixes: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The words of the resource segments above the last one (`/unified/ats/jobs/{id}/application_stages`
     → job); parameters and the API's shared prefix segments are left out."""
