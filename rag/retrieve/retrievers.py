@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rag.config import DEFAULT_RRF_K
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
 
@@ -66,7 +67,7 @@ class BM25Retriever:
 
 
 def reciprocal_rank_fusion(
-    vector_ranked: Sequence[str], bm25_ranked: Sequence[str], alpha: float = 0.5, k: int = 60
+    vector_ranked: Sequence[str], bm25_ranked: Sequence[str], alpha: float = 0.5, k: int = DEFAULT_RRF_K
 ) -> list[tuple[str, float]]:
     """`score = α/(k + rank_vec) + (1-α)/(k + rank_bm25)`; a list a chunk is missing from adds 0."""
     scores: dict[str, float] = {}
@@ -82,7 +83,7 @@ class HybridRetriever:
     """Reciprocal rank fusion of the vector and BM25 rankings."""
 
     alpha: float = 0.5
-    rrf_k: int = 60
+    rrf_k: int = DEFAULT_RRF_K
     name: str = "hybrid"
 
     def retrieve(
@@ -109,7 +110,7 @@ class HybridRetriever:
         return results
 
 
-def make_retriever(kind: str, alpha: float = 0.5, rrf_k: int = 60) -> Retriever:
+def make_retriever(kind: str, alpha: float = 0.5, rrf_k: int = DEFAULT_RRF_K) -> Retriever:
     """The retriever named by a config (`vector`, `bm25` or `hybrid`)."""
     if kind == "vector":
         return VectorRetriever()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rag.config import Config
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import profile_for
 from rag.index.store import Index
@@ -36,6 +37,16 @@ def test_rrf_formula() -> None:
     assert abs(fused["a"] - 0.5 / 61) < 1e-12 and abs(fused["c"] - 0.5 / 62) < 1e-12
     assert next(iter(dict(reciprocal_rank_fusion(["a"], ["c"], alpha=1.0)))) == "a"
 
+
+def test_rrf_default_lets_one_retrievers_first_place_count() -> None:
+    """Over a pool of 20, a chunk one retriever ranks first (the other not at all) is not outweighed by one that
+    both rank 20th: with the literature's k = 60 it was (1/61 < 2/80)."""
+    pool = [f"filler{i}" for i in range(19)]
+    vector = ["top", *pool, "both"]
+    bm25 = [*pool, "both"]
+    fused = [chunk_id for chunk_id, _ in reciprocal_rank_fusion(vector, bm25)]
+    assert fused.index("top") < fused.index("both")
+    assert Config("x", retriever="hybrid").rrf_k == HybridRetriever().rrf_k
 
 def test_query_context_computes_each_pool_once(fixture_index: Index) -> None:
     ctx = QueryContext(fixture_index, "list employees")
