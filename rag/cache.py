@@ -2,10 +2,11 @@
 returns the stored result at once, marked `cached`.
 
 The key covers the question, the history, every field of the configuration, the generator it resolves to, whether
-the run was retrieval only, and the index's fingerprint (its embedding model and the version of every live
-document), so any ingest, delete or new version makes earlier entries unreachable; they are purged at the next
-write. Entries live in one SQLite file next to the index (kept across restarts), at most `max_entries` of them, the
-least recently used evicted first. Evaluation engines are built without a cache: their timings must be real.
+the run was retrieval only, the index's fingerprint (its embedding model and the version of every live document)
+and the library's own source, so any ingest, delete or new version, and any upgrade of the code that answers, makes
+earlier entries unreachable; they are purged at the next write. Entries live in one SQLite file next to the index
+(kept across restarts), at most `max_entries` of them, the least recently used evicted first. Evaluation engines are
+built without a cache: their timings must be real.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,11 +57,32 @@ class IndexLike(Protocol):
     registry: Any
 
 
+SOURCE_SUFFIXES = frozenset({".py", ".toml", ".txt", ".json", ".yaml", ".yml"})
+
+
+def source_digest(root: Path) -> str:
+    """A short hash of the source and data files under `root` (their paths and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@cache
+def code_version() -> str:
+    """The hash of this library's source (`rag/`), read once per process: results stored by other code are not
+    served after an upgrade."""
+    return source_digest(Path(__file__).resolve().parent)
+
+
 def index_fingerprint(index: IndexLike) -> str:
-    """A short hash of what the index holds: its embedding model and each live document's version. Any ingest
-    that changes content, any delete and any new version changes it; re-ingesting identical content does not."""
+    """A short hash of what the index holds — its embedding model and each live document's version — and of the
+    code that answers from it (`code_version`). Any ingest that changes content, any delete, any new version and any
+    upgrade changes it; re-ingesting identical content does not."""
     documents = sorted((record.source, record.version) for record in index.registry.documents())
-    payload = json.dumps([getattr(index.embedder, "name", ""), documents])
+    payload = json.dumps([getattr(index.embedder, "name", ""), documents, code_version()])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 

@@ -129,3 +129,26 @@ def test_a_question_about_the_changes_since_a_version_is_found_again(tmp_path: P
     before = {r.source: r.ingested_at for r in index.documents() if r.doc_type == "changes"}
     index.add(parse_document("courses.json", three_versions()["2025-12"], version="2025-12"))
     assert {r.source: r.ingested_at for r in index.documents() if r.doc_type == "changes"} == before
+
+
+def test_the_key_changes_with_the_code_that_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result stored before an upgrade is not served after it: the key holds a hash of the library's source."""
+    from rag import cache as cache_module
+
+    (tmp_path / "rag").mkdir()
+    (tmp_path / "rag" / "stage.py").write_text("K = 60\n")
+    (tmp_path / "rag" / "notes.md").write_text("not source")
+    before = cache_module.source_digest(tmp_path / "rag")
+    (tmp_path / "rag" / "notes.md").write_text("still not source")
+    assert cache_module.source_digest(tmp_path / "rag") == before
+    (tmp_path / "rag" / "stage.py").write_text("K = 15\n")
+    assert cache_module.source_digest(tmp_path / "rag") != before
+    assert cache_module.code_version() == cache_module.code_version() != ""
+
+    class Stub:
+        embedder = type("E", (), {"name": "all-MiniLM-L6-v2"})()
+        registry = type("R", (), {"documents": staticmethod(lambda: [])})()
+
+    stored = index_fingerprint(Stub())
+    monkeypatch.setattr(cache_module, "code_version", lambda: "upgraded")
+    assert index_fingerprint(Stub()) != stored
