@@ -169,13 +169,15 @@ def with_subject(
     words = operation_words(subject.summary, subject.operation_id, "", "")
     named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
     swapped = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
-    elliptical = bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
-    if elliptical and not _ANAPHOR.search(named) and (sibling := sibling_operation(subject, swapped, operations)):
+    # "the same for folders": a short object of its own, no pronoun pointing back ("what about just those …").
+    elsewhere = (bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
+                 and not _ANAPHOR.search(named))
+    if elsewhere and (sibling := sibling_operation(subject, swapped, operations)):
         # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
                        subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
-    if elliptical and not _ANAPHOR.search(named) and swapped & resources:
+    if elsewhere and swapped & resources:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
         # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
         # "and in the other API?").

@@ -126,12 +126,17 @@ BRIEF_ENUM = 4
 NESTED_BODY_FIELDS = 2
 
 
+def sendable(field: FieldFacts) -> bool:
+    """Whether a request may send the field: neither deprecated nor read-only."""
+    return not field.deprecated and "read-only" not in field.flags
+
+
 def brief(field: FieldFacts, inner: bool = False) -> str:
     """`limit` (maximum 100, default 25): a field's name with its default, bounds and short enum, no pattern;
     `inner`: an object's own fields too (`shared_link` (fields `access` (one of open, company), `password`))."""
     facts = [fact for fact in value_facts(field, frozenset()) if not fact.startswith("pattern ")
              and not (fact.startswith("one of ") and len(field.enum or field.item_enum) > BRIEF_ENUM)]
-    children = [child for child in field.fields if not child.deprecated and "read-only" not in child.flags]
+    children = [child for child in field.fields if sendable(child)]
     if inner and children:
         facts.append("fields " + ", ".join(brief(child) for child in children[:MAX_FIELDS_SHOWN]))
     return f"`{field.name}`" + (f" ({', '.join(facts)})" if facts else "")
@@ -142,8 +147,8 @@ def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[st
     (an inline `object` is no name), its required fields, then the others a request may send, at most
     `MAX_FIELDS_SHOWN` in all."""
     body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
-    may = [f for f in body.fields if not f.required and not f.deprecated and "read-only" not in f.flags
-           and f.name not in stated][: max(0, MAX_FIELDS_SHOWN - len(must))]
+    may = [f for f in body.fields if not f.required and sendable(f) and f.name not in stated][
+        : max(0, MAX_FIELDS_SHOWN - len(must))]
     # A body of one or two fields (Box's `shared_link` object) is named down to the fields inside them.
     inner = len(must) + len(may) <= NESTED_BODY_FIELDS
     said = [f"required: {', '.join(brief(f, inner) for f in must)}"] if must else []
