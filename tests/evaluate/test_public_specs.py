@@ -61,3 +61,11 @@ def test_a_package_that_is_not_the_pinned_one_is_refused(monkeypatch: pytest.Mon
     digest = hashlib.sha256(payload).hexdigest()
     with pytest.raises(SystemExit, match=f"sha256 {digest} is not the pinned"):
         fetcher.download(fetcher.PACKAGE_URL)
+
+
+def test_the_vendor_group_writes_its_own_specs_into_its_folder(tmp_path: Path) -> None:
+    specs, _ = fetcher.GROUPS["vendors"]
+    files = {source: spec(name) for name, source in {**fetcher.SPECS, **specs}.items()}
+    written = fetcher.extract(package_with(files), tmp_path / "vendors", specs)
+    assert sorted(p.name for p in written) == sorted(f"{name}.json" for name in specs)
+    assert not (tmp_path / "vendors" / "covid19.json").exists()
