@@ -1,4 +1,5 @@
-"""`python -m bench [SECTION...]`: embedder, index, retrieval, eval, …, rest, local-llm, c4-local (default: all);
+"""`python -m bench [SECTION...]`: embedder, index, retrieval, eval, …, rest, embedding-floor, searchable, local-llm,
+c4-local (default: all);
 prints a report, writes bench/results.json. The local-llm and c4-local sections need `make local-llm` and say so
 when skipped."""
 
@@ -300,6 +301,20 @@ def bench_c4_local() -> None:
     RESULTS["c4_local_server"] = run_c4_local()
 
 
+def bench_embedding_floor() -> None:
+    """The project's embedding path against a plain loop over the same ONNX model and texts (bench/ingest_speed.py)."""
+    from bench.ingest_speed import bench_embedding_floor as run_floor
+
+    RESULTS["embedding_floor"] = run_floor()
+
+
+def bench_time_to_searchable() -> None:
+    """`rag ingest` of OpenAI's spec into a fresh index until `full` can answer (bench/ingest_speed.py)."""
+    from bench.ingest_speed import bench_time_to_searchable as run_searchable
+
+    RESULTS["time_to_searchable"] = run_searchable()
+
+
 def bench_rest_api() -> None:
     """/ask afresh vs from the query cache, and ten concurrent calls (see bench/rest.py)."""
     from bench.rest import bench_rest
@@ -316,6 +331,8 @@ SECTIONS = {
     "all-specs": bench_all_specs,
     "app": bench_app,
     "rest": bench_rest_api,
+    "embedding-floor": bench_embedding_floor,
+    "searchable": bench_time_to_searchable,
     "local-llm": bench_local_llm,
     "c4-local": bench_c4_local,
 }

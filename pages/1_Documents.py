@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag.config import set_aside_strategies
 from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES
 from rag.index.versions import chunk_totals
@@ -16,6 +17,7 @@ from webapp.documents import (
     crawl_into,
     crawl_lines,
     ingest_uploads,
+    pending_note,
     report_frame,
     report_line,
 )
@@ -88,6 +90,7 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
             [(upload.name, upload.getvalue()) for upload in files or []],
             policy,  # type: ignore[arg-type]
             progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+            defer=set_aside_strategies(),  # C0's naive chunks: embedded in the background after the warm-up
         )
     if any(report.status in ("added", "replaced") for report in reports):
         warm_up_in_background(engine)  # the next question finds the new documents' index ready
@@ -164,6 +167,8 @@ counts = chunk_totals(records)  # from the registry: no pass over the index
 b.metric("Chunks (smart / naive / docs)", " / ".join(str(counts.get(k, 0)) for k in ("smart", "naive", "docs")))
 c.metric("Embedding model", index.embedder.name + (f" ({index.backend})" if index.backend else ""))
 st.dataframe(frame, hide_index=True, width="stretch", key="documents_table")
+if note := pending_note(index):
+    st.info(note, icon=":material/hourglass_top:")
 
 sources = [record.source for record in records]
 with st.container(border=True):

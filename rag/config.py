@@ -9,12 +9,14 @@ Users add their own in a TOML or YAML file (`[configs.NAME]` tables, each may `b
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from rag.chunk import STRATEGIES
 from rag.errors import ConfigError, allowed
 
 CHUNKINGS = ("smart", "naive")
@@ -144,6 +146,19 @@ PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, 
 # The one definition of the default configurations: the app, `rag ask`, `rag eval`, MCP and the REST API read it.
 # All three run offline (C4/C5 need an LLM for their reranker).
 DEFAULT_CONFIGS: tuple[str, ...] = ("C0", "C3", "full")
+
+
+def searched_strategies(configs: Sequence[Config]) -> tuple[str, ...]:
+    """The chunk strategies the configurations search (each its chunking's, and the docs), in STRATEGIES order."""
+    wanted = {strategy for config in configs for strategy in (config.chunking, "docs")}
+    return tuple(strategy for strategy in STRATEGIES if strategy in wanted)
+
+
+def set_aside_strategies() -> tuple[str, ...]:
+    """The strategies ingest embeds after a document goes live (rag.index.deferred): those the default
+    configuration, `full`, does not search — the naive chunks only the C0/C1 baselines search."""
+    first = searched_strategies([PRESETS["full"]])
+    return tuple(strategy for strategy in STRATEGIES if strategy not in first)
 
 
 def ablation_name(base: str, feature: str) -> str:

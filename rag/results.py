@@ -149,6 +149,9 @@ class AnswerResult:
     # What the config asked for but could not do here ("LLM reranker unavailable: ran without reranking"):
     # the result then equals a simpler config's, and every view must say so.
     fallbacks: list[str] = field(default_factory=list)
+    # The APIs whose chunks this config searches are not embedded yet (set aside at ingest, embedded in the
+    # background: rag.index.deferred); it answered from the others, and a fallback says so.
+    pending: list[str] = field(default_factory=list)
     # The stored result of the same question, conversation, configuration, generator and index (rag.cache):
     # timings then say how long the lookup took.
     cached: bool = False
@@ -207,6 +210,7 @@ class AnswerResult:
             "facts": self.facts,
             "errors": self.errors,
             "fallbacks": self.fallbacks,
+            "pending": self.pending,
             "cached": self.cached,
         }
 
@@ -246,6 +250,7 @@ class AnswerResult:
             facts=list(data.get("facts") or []),
             errors=list(data.get("errors") or []),
             fallbacks=list(data.get("fallbacks") or []),
+            pending=list(data.get("pending") or []),
             cached=bool(data.get("cached")),
         )
 

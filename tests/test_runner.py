@@ -238,3 +238,22 @@ def test_configs_that_call_no_model_server_run_one_after_another_and_fail_alone(
     assert set(threads) == {threading.current_thread().name}  # no worker threads
     assert results[1].errors == ["RuntimeError: index went away"]
     assert results[0].chunks and results[2].chunks
+
+
+def test_a_config_whose_chunks_are_not_embedded_yet_says_so_and_the_others_answer(empty_index: Index) -> None:
+    """C0 searches the naive chunks set aside at ingest: it answers from what is ready and names the API it could
+    not search (a fallback, never cached); `full` answers as usual. Once they are embedded, C0 answers in full."""
+    from rag.ingest.pipeline import parse_path
+    from tests.conftest import FIXTURES
+
+    empty_index.add(parse_path(FIXTURES / "specs" / "people-3.1.json"), defer=("naive",))
+    engine = Engine(empty_index, default_llm="extractive")
+    c0, full = engine.run_many("How do I list employees?", [PRESETS["C0"], PRESETS["full"]])
+    api = empty_index.documents()[0].api
+    assert c0.pending == [api] and any("not embedded yet" in f for f in c0.fallbacks)
+    assert not any(chunk.chunk.strategy == "naive" for chunk in c0.chunks)
+    assert full.ok and full.chunks and full.pending == [] and full.fallbacks == []
+    assert AnswerResult.from_dict(c0.to_dict(), lambda _: None).pending == [api]
+    empty_index.complete_pending()
+    again = engine.run("How do I list employees?", PRESETS["C0"])
+    assert again.pending == [] and again.fallbacks == [] and again.chunks[0].chunk.strategy == "naive"

@@ -1,5 +1,5 @@
-"""The status badge of an answer — what happened: answered, partial, abstained, no match, fell back (or
-retrieval only, error) — with its confidence."""
+"""The status badge of an answer — what happened: answered, partial, abstained, no match, fell back, still
+indexing (or retrieval only, error) — with its confidence."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 from rag.generate.extractive import found_no_match
 from rag.results import AnswerResult
 
-STATUSES: tuple[str, ...] = ("answered", "partial", "abstained", "no match", "fell back", "retrieval only", "error")
+STATUSES: tuple[str, ...] = ("answered", "partial", "abstained", "no match", "fell back", "still indexing",
+                             "retrieval only", "error")
 
 
 @dataclass(frozen=True)
@@ -34,17 +35,21 @@ _LOOKS: dict[str, tuple[str, str]] = {
     "abstained": ("gray", ":material/do_not_disturb_on:"),
     "no match": ("gray", ":material/search_off:"),
     "fell back": ("orange", ":material/settings_backup_restore:"),
+    "still indexing": ("blue", ":material/hourglass_top:"),
     "retrieval only": ("blue", ":material/search:"),
     "error": ("red", ":material/error:"),
 }
 
 
 def badge_status(abstained: bool, confidence: str, errors: bool = False, retrieval_only: bool = False,
-                 no_match: bool = False, fell_back: bool = False) -> str:
-    """The badge status from the result fields: errors win, then abstention, then an answer that found no
+                 no_match: bool = False, fell_back: bool = False, pending: bool = False) -> str:
+    """The badge status from the result fields: errors win, then chunks the configuration searches that are not
+    embedded yet (whatever it answered, it answered without them), then abstention, then an answer that found no
     matching line, then a configuration that ran without one of its stages, then the gate's tier."""
     if errors:
         return "error"
+    if pending:
+        return "still indexing"
     if abstained or confidence == "abstain":
         return "abstained"
     if retrieval_only:
@@ -71,9 +76,12 @@ def badge_for(result: AnswerResult, gated: bool | None = None) -> Badge:
     if gated is None:
         gated = result.confidence_score > 0 or any(note.startswith("confidence gate") for note in result.notes)
     status = badge_status(result.abstained, result.confidence, bool(result.errors), result.retrieval_only,
-                          found_no_match(result.answer), result.fell_back)
+                          found_no_match(result.answer), result.fell_back, bool(result.pending))
     color, icon = _LOOKS[status]
-    return Badge(status, status, color, icon, _detail(result.confidence, result.confidence_score, gated))
+    detail = _detail(result.confidence, result.confidence_score, gated)
+    if result.pending:
+        detail = f"{', '.join(result.pending)}: chunks being embedded · {detail}"
+    return Badge(status, status, color, icon, detail)
 
 
 def badge_for_record(record: Mapping[str, Any]) -> Badge:

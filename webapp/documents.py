@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import pandas as pd
@@ -11,10 +13,13 @@ import pandas as pd
 from rag.crawl.crawler import CrawlSettings
 from rag.crawl.site_index import SiteReport, crawl_site
 from rag.errors import DuplicateDocumentError, IngestError, RagError
+from rag.index.build import embedding_texts
+from rag.index.progress import IngestTracker
 from rag.index.store import DuplicatePolicy, Index, IngestReport
 from rag.ingest.pipeline import parse_document
 
 Progress = Callable[[float, str], None]
+POLL_S = 0.25  # how often the upload's progress bar is redrawn
 # The words on screen: the question above the duplicate choice and each choice's label (messages quote them).
 DUPLICATE_QUESTION = "When a document with the same file name is already indexed"
 POLICY_LABELS: dict[str, str] = {
@@ -42,22 +47,43 @@ def ingest_uploads(
     files: Sequence[tuple[str, bytes]],
     on_duplicate: DuplicatePolicy = "reject",
     progress: Progress | None = None,
+    defer: Collection[str] = (),
 ) -> list[IngestReport]:
-    """Validate, parse and index each (name, bytes); `progress(fraction, text)` follows files and chunks."""
+    """Validate, parse and index each (name, bytes); `progress(fraction, text)` follows the files' stages with the
+    time left (rag.index.progress), every POLL_S seconds from the first, in the caller's thread (a Streamlit bar
+    can only be drawn from there): the files are indexed in a worker thread meanwhile. The chunks of the strategies
+    in `defer` are set aside, to be embedded afterwards (rag.index.deferred)."""
+    tracker = IngestTracker([(name, len(data)) for name, data in files])
+    if progress is None:
+        return _ingest_all(index, files, on_duplicate, tracker, defer)
+    now = tracker.current()  # the first file's parsing, with its estimate, before anything runs
+    progress(now.fraction, now.text())
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="upload") as worker:
+        running = worker.submit(_ingest_all, index, files, on_duplicate, tracker, defer)
+        while True:
+            try:
+                reports = running.result(timeout=POLL_S)
+                break
+            except FutureTimeout:
+                now = tracker.current()
+                progress(now.fraction, now.text())
+    progress(1.0, f"done: {len(files)} file(s)")
+    return reports
+
+
+def _ingest_all(index: Index, files: Sequence[tuple[str, bytes]], on_duplicate: DuplicatePolicy,
+                tracker: IngestTracker, defer: Collection[str]) -> list[IngestReport]:
+    """Index each file in turn, telling `tracker` each stage; one report per file (a bad file never stops the
+    others)."""
     reports: list[IngestReport] = []
-    count = len(files)
-    for number, (name, data) in enumerate(files):
+    for number, (name, data) in enumerate(files, start=1):
         started = time.perf_counter()
-
-        def step(done: int, total: int, name: str = name, number: int = number) -> None:
-            if progress is not None and total:
-                progress((number + done / total) / count, f"{name}: embedded {done}/{total} chunks")
-
-        if progress is not None:
-            progress(number / count, f"{name}: parsing")
+        tracker.start_file(number)
         try:
             parsed = parse_document(name, data)
-            reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=step))
+            tracker.parsed(embedding_texts(parsed, defer))
+            reports.append(index.add(parsed, on_duplicate=on_duplicate, defer=defer,
+                                     progress=lambda done, _total: tracker.embedded(done)))
         except IngestError as error:
             status = "rejected" if "already" in error.problem or "already used" in error.problem else "error"
             reports.append(IngestReport(error.source, status, message=upload_problem(error),  # type: ignore[arg-type]
@@ -68,8 +94,7 @@ def ingest_uploads(
         except Exception as error:  # a parser bug must not hide the other files' results
             reports.append(IngestReport(name, "error", message=f"{name}: {type(error).__name__}: {error}",
                                         seconds=time.perf_counter() - started))
-    if progress is not None:
-        progress(1.0, f"done: {count} file(s)")
+        tracker.finish_file()
     return reports
 
 
@@ -84,7 +109,7 @@ def report_frame(reports: Sequence[IngestReport]) -> pd.DataFrame:
                 "status": report.status,
                 "api": report.api,
                 "chunks": sum(counts.values()),
-                "per strategy": ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+                "per strategy": report.counts_text(),
                 "seconds": round(report.seconds, 2),
                 "message": report.message,
             }
@@ -98,7 +123,7 @@ def report_line(report: IngestReport) -> str:
         return report.message or f"{report.source}: {report.status}"
     counts = report.chunk_counts or {}
     total = sum(counts.values())
-    detail = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    detail = report.counts_text()
     extra = f" ({report.message})" if report.message else ""
     return (
         f"{report.source} → {report.api}: {report.status}, {total} chunks ({detail}) "
@@ -139,3 +164,15 @@ def crawl_lines(report: SiteReport) -> list[tuple[str, str]]:
             lines.append(("error", page.message))
     lines.extend(("info", f"{url}: removed (no longer on the site)") for url in report.removed)
     return lines
+
+
+def pending_note(index: Index) -> str:
+    """What the Documents page says while chunks set aside at ingest are embedded ("" when none are): how many, of
+    which APIs, and which configuration waits for them."""
+    from rag.index.deferred import describe_pending
+
+    work = index.pending()
+    if not work:
+        return ""
+    return (f"Embedding in the background: {describe_pending(work)}. They are searched only by the C0 baseline, "
+            "which says “still indexing” until they are ready; the other configurations answer now.")

@@ -18,6 +18,7 @@ from typing import Any
 
 from rag.config import DEFAULT_CONFIGS, PRESETS, Config, ablation_parts, load_config_file
 from rag.errors import ConfigError
+from rag.index.deferred import complete_in_background
 from rag.llm.spec import EXTRACTIVE, ModelSpec
 from rag.pipeline.features import without_feature
 from rag.query import clean_question
@@ -101,8 +102,14 @@ def warm_up_once(engine: Engine) -> threading.Thread:
 
 def warm_up_in_background(engine: Engine) -> threading.Thread:
     """Warm `engine` up again in a background thread, e.g. after an upload or a new version changed the index: the
-    new generation's snapshot, corpus profile and gate calibration are ready before the next question."""
-    thread = threading.Thread(target=warm_up, args=(engine,), name="specrag-warm-up", daemon=True)
+    new generation's snapshot, corpus profile and gate calibration are ready before the next question. Then the
+    chunks set aside at ingest (C0's naive ones) are embedded, in a thread of their own (rag.index.deferred)."""
+
+    def run() -> None:
+        warm_up(engine)
+        complete_in_background(engine.index)
+
+    thread = threading.Thread(target=run, name="specrag-warm-up", daemon=True)
     thread.start()
     return thread
 

@@ -12,28 +12,18 @@ from rag.errors import RagError
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """Index files or folders."""
-    from tqdm import tqdm
-
-    from rag.index.build import ingest_paths, open_index
+    """Index files or folders: progress with the time left on stderr (a line per file indexed, and every few
+    seconds while one is parsed or embedded), the reports on stdout; the naive chunks are set aside unless
+    `--embed-all` (embedded when a command that searches them first needs them)."""
+    from rag.cli.ingest_progress import ingest_with_progress
+    from rag.config import set_aside_strategies
+    from rag.index.build import open_index
 
     index = open_index(settings_from(args))
-    bars: dict[str, tqdm] = {}
-
-    def progress(name: str, done: int, total: int) -> None:
-        if args.json:
-            return
-        bar = bars.get(name)
-        if bar is None:
-            bar = bars[name] = tqdm(total=total, desc=name, unit="chunk", file=sys.stderr, leave=False)
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress, version=args.version)
-    for bar in bars.values():
-        bar.close()
+    defer = () if args.embed_all else set_aside_strategies()
+    reports = ingest_with_progress(index, args.paths, on_duplicate=args.on_duplicate, version=args.version,
+                                   defer=defer, quiet=args.json, announce=False,
+                                   write=lambda line: print(line, file=sys.stderr, flush=True))
     failed = [report for report in reports if report.status in ("error", "rejected")]
     if args.json:
         print_json([report.to_dict() for report in reports])
@@ -42,10 +32,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if report.status in ("error", "rejected"):
                 print(f"error: {report.message}", file=sys.stderr)
             else:
-                counts = ", ".join(f"{n} {strategy}" for strategy, n in report.chunk_counts.items())
                 extra = f" ({report.message})" if report.message else ""
-                print(f"{report.status:8} {report.source} [{report.api}]: {counts} in {report.seconds:.1f}s{extra}")
+                print(f"{report.status:8} {report.source} [{report.api}]: {report.counts_text()} in "
+                      f"{report.seconds:.1f}s{extra}")
+        _say_set_aside(reports, "when a command first asks C0 (the app and `rag serve` do it in the background)")
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def _say_set_aside(reports: list[Any], when: str) -> None:
+    """One line on the chunks set aside, when some were: who searches them and `when` they are embedded."""
+    pending = {strategy for report in reports for strategy in report.pending}
+    if pending:
+        print(f"searchable now by full, C1-C5 and E2-E4; the {', '.join(sorted(pending))} chunks (the C0 baseline's) "
+              f"are embedded {when}")
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
@@ -104,6 +103,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     backend = f", {stats['embedding_backend']} backend" if stats["embedding_backend"] else ""
     print(f"index: {stats['index_dir']}  (embedding model: {stats['embedding_model']}{backend})")
     print(f"documents: {stats['documents']}; chunks: " + ", ".join(f"{k}={v}" for k, v in stats["chunks"].items()))
+    if stats["pending"]:
+        print("not embedded yet (set aside at ingest; embedded when first needed): "
+              + ", ".join(f"{k}={v}" for k, v in stats["pending"].items()))
     for api, counts in stats["per_api"].items():
         labels = ", ".join(v["label"] + (" (newest)" if v["newest"] else "") for v in stats["versions"].get(api, []))
         print(f"  {api:16} " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
@@ -136,76 +138,14 @@ def cmd_fetch_specs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _size(path: Path) -> int:
-    """A file's size in bytes (0 when it cannot be read)."""
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _duration(seconds: float) -> str:
-    """`under 1 s`, `42 s` or `2.5 min`."""
-    if seconds < 1:
-        return "under 1 s"
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
-
-
-def _megabytes(count: float) -> str:
-    """`1.2 MB` or `640 KB`."""
-    return f"{count / 1e6:.1f} MB" if count >= 100_000 else f"{count / 1e3:.0f} KB"
-
-
-def _ingest_with_progress(index: Any, files: list[Path], started: float) -> list[Any]:
-    """Ingest `files`, printing a line per file (its chunk counts) and embedding progress at most every 5 s,
-    with the time left estimated from the seconds per byte measured so far."""
-    import time
-
-    from rag.index.build import ingest_paths
-
-    state: dict[str, float] = {"bytes_done": 0.0, "file_started": started, "last_line": 0.0}
-    total_bytes = float(sum(_size(path) for path in files)) or 1.0
-    current: dict[str, Any] = {}
-
-    def left(fraction_of_file: float) -> str:
-        """Time left overall, from the seconds per byte measured so far (None before any is measured)."""
-        elapsed = time.perf_counter() - started
-        done = state["bytes_done"] + fraction_of_file * current.get("bytes", 0)
-        if done <= 0:
-            return "estimating…"
-        remaining = elapsed / done * (total_bytes - done)
-        return "under 1 s left" if remaining < 1 else f"about {_duration(remaining)} left"
-
-    def on_file(position: int, count: int, path: Path, report: Any) -> None:
-        current.update(name=path.name, position=position, count=count, bytes=_size(path))
-        if report is None:
-            state["file_started"] = time.perf_counter()
-            print(f"  [{position}/{count}] {path.name} ({_megabytes(_size(path))}): parsing and chunking…",
-                  flush=True)
-            return
-        state["bytes_done"] += _size(path)
-        counts = ", ".join(f"{n} {kind}" for kind, n in sorted((report.chunk_counts or {}).items()))
-        took = time.perf_counter() - state["file_started"]
-        what = counts or report.message or ""
-        print(f"  [{position}/{count}] {path.name}: {report.status} — {what} in {_duration(took)} · "
-              f"{left(0.0) if position < count else 'done'}", flush=True)
-
-    def progress(source: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - state["last_line"] < 5:
-            return
-        state["last_line"] = now
-        print(f"  [{current.get('position')}/{current.get('count')}] {current.get('name', source)}: "
-              f"embedded {done}/{total} chunks · {left(done / total if total else 0.0)}", flush=True)
-
-    return ingest_paths(index, files, progress=progress, on_file=on_file)
-
-
 def cmd_ensure_index(args: argparse.Namespace) -> int:
     """Build the index of the default corpus if it is empty (used by `make run`), reporting each file's chunk
-    counts and an estimate of the time left, measured on the files already indexed."""
+    counts and an estimate of the time left from the first second; the naive chunks are set aside (the app embeds
+    them in the background)."""
     import time
 
+    from rag.cli.ingest_progress import duration, ingest_with_progress, megabytes
+    from rag.config import set_aside_strategies
     from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, open_index
 
     settings = settings_from(args)
@@ -217,7 +157,7 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     if not index.is_empty():
         indexed = {record.source for record in index.documents()}
         refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
-        reports = _ingest_with_progress(index, refresh, started) if refresh else []
+        reports = ingest_with_progress(index, refresh, defer=set_aside_strategies()) if refresh else []
         updated = [r for r in reports if r.status == "replaced"]
         for report in updated:
             print(f"  re-indexed {report.source} (new chunker version or changed content)")
@@ -228,13 +168,13 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     files = expand_paths([specs])
     print(f"building the index from {specs}: {len(files)} file(s), "
-          f"{_megabytes(sum(_size(path) for path in files))}; the time left is estimated from the first chunks",
-          flush=True)
-    reports = _ingest_with_progress(index, files, started)
+          f"{megabytes(sum(path.stat().st_size for path in files))}", flush=True)
+    reports = ingest_with_progress(index, files, defer=set_aside_strategies())
     bad = [report for report in reports if report.status in ("error", "rejected")]
     chunks = sum(sum((report.chunk_counts or {}).values()) for report in reports)
+    _say_set_aside(reports, "by the app in the background once it has started")
     print(f"index ready: {len(reports) - len(bad)} of {len(reports)} file(s), {chunks} chunks in "
-          f"{_duration(time.perf_counter() - started)}")
+          f"{duration(time.perf_counter() - started)}")
     for report in bad:
         print(f"  {report.status:8} {report.source}: {report.message}", file=sys.stderr)
     return EXIT_USAGE if bad else EXIT_OK

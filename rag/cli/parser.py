@@ -41,6 +41,9 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     ingest.add_argument("--version", help="label of this version of the APIs (default: each spec's info.version, "
                         "else today's date); a new label keeps the version beside the indexed ones")
     ingest.add_argument("--json", action="store_true", help="print a JSON report")
+    ingest.add_argument("--embed-all", action="store_true",
+                        help="embed every chunk before the files go live; by default the naive chunks (searched by "
+                        "the C0/C1 baselines only) are set aside and embedded when a command first needs them")
 
     stats = add("stats", "show what is indexed")
     stats.add_argument("--json", action="store_true")

@@ -27,7 +27,8 @@ def cmd_configs(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Answer one question with several configurations side by side."""
-    from rag.config import resolve_configs
+    from rag.cli.ingest_progress import complete_for
+    from rag.config import resolve_configs, searched_strategies
     from rag.runner import engine_from_settings
 
     configs = resolve_configs(args.configs, known_configs(args))
@@ -46,6 +47,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
     if args.api_version:
         engine.index.version_view(args.api_version)  # a version that is not indexed: one line, exit code 2
+    complete_for(engine.index, searched_strategies(configs))  # C0's naive chunks, when set aside at ingest
     results = engine.run_many(args.question, configs, history=history, retrieval_only=args.retrieval_only)
     if args.json:
         print_json([result.to_dict() for result in results])

@@ -51,6 +51,7 @@ class DryRunEngine(Engine):
 
 def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:
     """An engine over a temporary index in `directory` holding the same chunks, embedded by HashingEmbedder."""
+    from rag.index.deferred import chunks_of
     from rag.index.embedder import HashingEmbedder
     from rag.ingest.pipeline import ParsedDocument
 
@@ -60,9 +61,11 @@ def dry_run_engine(index: Index, directory: Path) -> DryRunEngine:
     for chunk in snapshot.chunks.values():
         by_version.setdefault(chunk.doc_version, []).append(chunk)
     for record in snapshot.documents:
+        set_aside = [chunk for strategy in record.pending
+                     for chunk in chunks_of(index.registry.deferred(record.version, strategy))]
         chunks = tuple(
             replace(chunk, chunk_id=chunk.chunk_id.removeprefix(f"{record.version}/"), doc_version="")
-            for chunk in sorted(by_version.get(record.version, []), key=lambda c: c.chunk_id)
+            for chunk in sorted(by_version.get(record.version, []) + set_aside, key=lambda c: c.chunk_id)
         )
         document = ParsedDocument(
             source=record.source,

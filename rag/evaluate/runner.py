@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from rag.config import Config
+from rag.config import Config, searched_strategies
 from rag.errors import ConfigError, EvaluationError
 from rag.evaluate.dry_run import DRY_RUN_MODEL, mark_dry_run, temporary_dry_run_engine
 from rag.evaluate.eval_log import log, log_file, logging_to
@@ -148,6 +148,7 @@ def run_evaluation(
         answering = stack.enter_context(temporary_dry_run_engine(engine.index)) if dry_run else engine
         warnings = _judge_warnings(engine, plan, judge)
         _log_start(plan, resumed, warnings)
+        _embed_set_aside(engine, plan)
         written = _evaluate_all(answering, engine, plan, done, judge, progress)
         manifest = build_manifest(
             pinned, questions=len(questions), questions_source=questions_source, fingerprint=fingerprint,
@@ -160,6 +161,15 @@ def run_evaluation(
         log.info("evaluation done: %d records written, %d kept from before; %s", written, resumed,
                  plan.out / METRICS_FILE)
         return EvaluationResult(plan.out, plan.files, metrics, written, resumed, warnings)
+
+
+def _embed_set_aside(engine: Engine, plan: _Plan) -> None:
+    """Embed the chunks set aside at ingest that a config searches (C0's naive ones) before the first question (a
+    dry run copies them into its own index)."""
+    if not plan.dry_run:
+        embedded = engine.index.complete_pending(searched_strategies(plan.configs))
+        if embedded:
+            log.info("embedded %d chunks set aside at ingest that the configs search", embedded)
 
 
 def _check_arguments(

@@ -6,14 +6,16 @@ import json
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError, IndexUnavailableError, IngestError, RagError
+from rag.index.collections import embedding_order, embedding_text
 from rag.index.embedder import CachedEmbedder, Embedder, load_embedder
+from rag.index.progress import IngestTracker
 from rag.index.store import DuplicatePolicy, Index, IngestReport
-from rag.ingest.pipeline import parse_path
+from rag.ingest.pipeline import ParsedDocument, parse_path
 from rag.ingest.validate import ALLOWED_EXTENSIONS
 from rag.settings import PROJECT_ROOT, STACKONE_SPEC_NAMES, Settings
 
@@ -90,31 +92,59 @@ def ingest_paths(
     progress: Callable[[str, int, int], None] | None = None,
     on_file: Callable[[int, int, Path, IngestReport | None], None] | None = None,
     version: str | None = None,
+    defer: Collection[str] = (),
+    tracker: IngestTracker | None = None,
 ) -> list[IngestReport]:
     """Parse and index each file; a bad file gets an `error`/`rejected` report and is not added.
 
     `progress(source, chunks_done, chunks_total)` follows the embedding of each file's chunks;
-    `on_file(position, count, path, report)` is called before each file (report None) and after it.
-    `version` labels every spec (default: each spec's info.version, else today's date); a label an API does not
-    have yet keeps the new version beside the indexed ones.
+    `on_file(position, count, path, report)` is called before each file (report None) and after it; `tracker`
+    (rag.index.progress, made for these files) is told each stage. `version` labels every spec (default: each
+    spec's info.version, else today's date); a label an API does not have yet keeps the new version beside the
+    indexed ones. The chunks of the strategies in `defer` are set aside and embedded later (rag.index.deferred).
     """
     reports: list[IngestReport] = []
     files = expand_paths(paths)
     for position, path in enumerate(files, start=1):
+        if tracker is not None:
+            tracker.start_file(position)
         if on_file is not None:
             on_file(position, len(files), path, None)
         try:
             parsed = parse_path(path, version=version)
-            callback = (lambda done, total, name=parsed.source: progress(name, done, total)) if progress else None
-            reports.append(index.add(parsed, on_duplicate=on_duplicate, progress=callback))
+            reports.append(index.add(parsed, on_duplicate=on_duplicate, defer=defer,
+                                     progress=_reporter(parsed, defer, progress, tracker)))
         except IngestError as error:
             status = "rejected" if "already" in error.problem else "error"
             reports.append(IngestReport(error.source, status, message=str(error)))  # type: ignore[arg-type]
         except OSError as error:
             reports.append(IngestReport(str(path), "error", message=f"{path}: cannot read the file ({error})"))
+        if tracker is not None:
+            tracker.finish_file()
         if on_file is not None:
             on_file(position, len(files), path, reports[-1])
     return reports
+
+
+def _reporter(parsed: ParsedDocument, defer: Collection[str], progress: Callable[[str, int, int], None] | None,
+              tracker: IngestTracker | None) -> Callable[[int, int], None] | None:
+    """The embedding progress callback of one parsed file: it tells `progress` (by source) and the tracker, which
+    learns first what the file embeds now."""
+    if tracker is not None:
+        tracker.parsed(embedding_texts(parsed, defer))
+
+    def report(done: int, total: int) -> None:
+        if progress is not None:
+            progress(parsed.source, done, total)
+        if tracker is not None:
+            tracker.embedded(done)
+
+    return report if progress is not None or tracker is not None else None
+
+
+def embedding_texts(parsed: ParsedDocument, defer: Collection[str] = ()) -> list[str]:
+    """The texts `Index.add` embeds now for a parsed document, in the order it embeds them."""
+    return [embedding_text(chunk) for chunk in embedding_order([c for c in parsed.chunks if c.strategy not in defer])]
 
 
 def find_default_specs(settings: Settings) -> Path | None:

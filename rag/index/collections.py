@@ -6,7 +6,8 @@ orphan. `rag.index.store.Index` decides what to read and write; this module only
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -84,51 +85,102 @@ def delete_version(collections: Collections, version: str) -> None:
         delete_ids(collection, list(stored["ids"]))
 
 
-def read_chunks(collections: Collections, live: set[str], known: Sequence[Chunk] = ()) -> list[Chunk]:
-    """Every stored chunk whose document version is in `live` (all strategies, each in the store's order). A
-    version's chunks never change (its id names its content), so those in `known` (an earlier read) are kept
-    and only the other live versions are read: after an upload, the new document's chunks alone."""
-    kept: dict[str, list[Chunk]] = {}
-    for chunk in known:
-        if chunk.doc_version in live:
-            kept.setdefault(chunk.strategy, []).append(chunk)
-    wanted = sorted(live - {chunk.doc_version for group in kept.values() for chunk in group})
-    where: dict[str, Any] | None = None
-    if kept:
-        where = {"doc_version": wanted[0]} if len(wanted) == 1 else {"doc_version": {"$in": wanted}}
+def read_chunks(collections: Collections, ready: Mapping[str, set[str]], known: Sequence[Chunk] = ()) -> list[Chunk]:
+    """Every stored chunk that is searchable: of a strategy whose `ready` versions (live, and not set aside for
+    later embedding) include the chunk's document version (each strategy in the store's order). A version's chunks
+    never change (its id names its content), so those in `known` (an earlier read) are kept and only the rest is
+    read: after an upload, the new document's chunks alone; after set-aside chunks were embedded, those alone."""
     chunks: list[Chunk] = []
     for strategy, collection in collections.items():
-        chunks.extend(kept.get(strategy, ()))
-        if kept and not wanted:
+        versions = ready.get(strategy, set())
+        kept = [chunk for chunk in known if chunk.strategy == strategy and chunk.doc_version in versions]
+        wanted = sorted(versions - {chunk.doc_version for chunk in kept})
+        chunks.extend(kept)
+        if not wanted:
             continue
+        where: dict[str, Any] | None = None
+        if kept:
+            where = {"doc_version": wanted[0]} if len(wanted) == 1 else {"doc_version": {"$in": wanted}}
         stored = collection.get(where=where, include=["documents", "metadatas"])
         for chunk_id, text, metadata in zip(
             stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
         ):
-            if metadata and metadata.get("doc_version") in live:
+            if metadata and metadata.get("doc_version") in wanted:
                 chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
     return chunks
 
 
+def embedding_text(chunk: Chunk) -> str:
+    """What is embedded of a chunk: its compact embedding text, else the start of its text."""
+    return chunk.embedding_text or chunk.text[:1000]
+
+
+def store_embedded(collection: Any, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+    """Upsert chunks with their vectors (already embedded) into one strategy's collection."""
+    collection.upsert(
+        ids=[chunk.chunk_id for chunk in chunks],
+        embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
+        documents=[chunk.text for chunk in chunks],
+        metadatas=[chunk.to_metadata() for chunk in chunks],  # type: ignore[misc]
+    )
+
+
+def embedding_batches(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
+    """How `write_chunks` embeds chunks: batches of BATCH_SIZE of one strategy, strategy by strategy (STRATEGIES),
+    each strategy's longest embedding text first, so a batch holds texts of about one length (the embedder pads
+    its own small batches to their longest text)."""
+    batches: list[list[Chunk]] = []
+    for strategy in STRATEGIES:
+        group = sorted((c for c in chunks if c.strategy == strategy), key=lambda c: len(embedding_text(c)),
+                       reverse=True)
+        batches.extend(group[start:start + BATCH_SIZE] for start in range(0, len(group), BATCH_SIZE))
+    return batches
+
+
+def embedding_order(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """The chunks in the order `write_chunks` embeds them."""
+    return [chunk for batch in embedding_batches(chunks) for chunk in batch]
+
+
 def write_chunks(collections: Collections, embedder: Embedder, chunks: Sequence[Chunk],
                  progress: Callable[[int, int], None] | None) -> None:
-    """Embed and upsert `chunks` strategy by strategy, BATCH_SIZE at a time, reporting (done, total)."""
-    done = 0
-    for strategy in STRATEGIES:
-        group = [chunk for chunk in chunks if chunk.strategy == strategy]
-        collection = collections[strategy]
-        for start in range(0, len(group), BATCH_SIZE):
-            batch = group[start : start + BATCH_SIZE]
-            vectors = embedder.embed([chunk.embedding_text or chunk.text[:1000] for chunk in batch])
-            collection.upsert(
-                ids=[chunk.chunk_id for chunk in batch],
-                embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
-                documents=[chunk.text for chunk in batch],
-                metadatas=[chunk.to_metadata() for chunk in batch],  # type: ignore[misc]
-            )
-            done += len(batch)
-            if progress is not None:
-                progress(done, len(chunks))
+    """Embed and upsert `chunks` in `embedding_batches`, reporting (stored, total). A batch is stored by a second
+    thread while the next one is embedded (Chroma's write waits on the disk more than it computes); a failed write
+    raises here all the same."""
+    done, total = 0, len(chunks)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-write") as writer:
+        writing: tuple[Future[None], int] | None = None
+        for batch in embedding_batches(chunks):
+            vectors = embedder.embed([embedding_text(chunk) for chunk in batch])
+            if writing is not None:
+                done = _stored(*writing, done, progress, total)
+            writing = (writer.submit(store_embedded, collections[batch[0].strategy], batch, vectors), len(batch))
+        if writing is not None:
+            _stored(*writing, done, progress, total)
+
+
+def _stored(writing: Future[None], size: int, done: int, progress: Callable[[int, int], None] | None,
+            total: int) -> int:
+    """Wait for a batch's write (raising its error); report and return how many are stored."""
+    writing.result()
+    if progress is not None:
+        progress(done + size, total)
+    return done + size
+
+
+def approximate_search(collection: Any, query_vector: np.ndarray, n: int, apis: Sequence[str] | None,
+                       live: Mapping[str, Chunk]) -> list[tuple[str, float]]:
+    """Top `n` (chunk id, cosine similarity) by the collection's HNSW index, of `apis` (all when empty), among the
+    `live` chunks (the collection may hold others: orphans, set-aside chunks not searchable yet)."""
+    where: dict[str, Any] | None = None
+    if apis:
+        where = {"api": apis[0]} if len(apis) == 1 else {"api": {"$in": list(apis)}}
+    result = collection.query(query_embeddings=[np.asarray(query_vector, dtype=np.float32)],
+                              n_results=min(collection.count(), n + 10), where=where, include=["distances"])
+    pairs = [(chunk_id, 1.0 - float(distance))
+             for chunk_id, distance in zip(result["ids"][0], (result["distances"] or [[]])[0], strict=False)
+             if chunk_id in live]
+    return pairs[:n]
 
 
 def read_vectors(collection: Any, ids: Sequence[str], chunks: dict[str, Chunk]

@@ -82,12 +82,12 @@ def max_tokens(model_dir: Path) -> int:
 
 
 def load_tokenizer(model_dir: Path) -> Any:
-    """The model's fast tokenizer, cutting at its limit and padding each batch to its longest text."""
+    """The model's fast tokenizer, cutting at its limit (`padded` pads a batch to its longest text)."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=max_tokens(model_dir))
-    tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")  # noqa: S106
+    tokenizer.no_padding()
     return tokenizer
 
 
@@ -157,21 +157,39 @@ def exported_model(model_dir: Path, cache_dir: Path) -> Path:
     return target
 
 
-def _session(path: Path) -> Any:
+def session_options(spinning: bool = False) -> Any:
+    """ONNX Runtime's options for the embedder: quiet, and its worker threads not spinning while they wait for work
+    (on 2 cores shared with other processes a spinning thread takes a core the other thread needs: a batch then
+    waits for a core instead of finishing; measured in `python -m bench embedding-floor`)."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # its warnings about unused initialisers are noise here
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    return options
+
+
+def _session(path: Path, options: Any | None = None) -> Any:
+    import onnxruntime
+
+    return onnxruntime.InferenceSession(str(path), options or session_options(), providers=["CPUExecutionProvider"])
 
 
 def _encode_batch(tokenizer: Any, texts: list[str]) -> dict[str, np.ndarray]:
-    encodings = tokenizer.encode_batch(texts)
-    return {
-        "input_ids": np.asarray([e.ids for e in encodings], dtype=np.int64),
-        "attention_mask": np.asarray([e.attention_mask for e in encodings], dtype=np.int64),
-        "token_type_ids": np.asarray([e.type_ids for e in encodings], dtype=np.int64),
-    }
+    return padded(tokenizer.encode_batch(texts))
+
+
+def padded(encodings: Sequence[Any]) -> dict[str, np.ndarray]:
+    """The model's inputs for tokenized texts, padded to the longest of them (id 0, BERT's [PAD]; mask 0, so the
+    padding changes no vector)."""
+    width = max((len(e.ids) for e in encodings), default=0)
+    inputs = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in _INPUTS}
+    for row, encoding in enumerate(encodings):
+        size = len(encoding.ids)
+        inputs["input_ids"][row, :size] = encoding.ids
+        inputs["attention_mask"][row, :size] = encoding.attention_mask
+        inputs["token_type_ids"][row, :size] = encoding.type_ids
+    return inputs
 
 
 def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -208,14 +226,19 @@ class OnnxEmbedder:
         return self._encode(texts)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Tokenize every text at once (cut at the model's limit), run them in batches of about one length in word
+        pieces (a batch is padded to its longest text, and padding is most of the work of a mixed batch), and
+        put each row back in the given order."""
         if not texts:
             return np.zeros((0, getattr(self, "dimension", 0)), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
-        rows: list[np.ndarray] = [np.empty(0)] * len(texts)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            encoded = _encode_batch(self.tokenizer, [texts[i] for i in batch])
-            pooled = _mean_pool(self.session.run(None, encoded)[0], encoded["attention_mask"])
-            for row, index in enumerate(batch):
-                rows[index] = pooled[row]
-        return np.stack(rows).astype(np.float32)
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids), reverse=True)
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        pooled: list[np.ndarray] = []
+        for batch in batches:
+            encoded = padded([encodings[i] for i in batch])
+            pooled.append(_mean_pool(self.session.run(None, encoded)[0], encoded["attention_mask"]))
+        rows = np.zeros((len(texts), pooled[0].shape[1]), dtype=np.float32)
+        for batch, vectors in zip(batches, pooled, strict=True):
+            rows[batch] = vectors
+        return rows

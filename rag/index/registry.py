@@ -1,7 +1,9 @@
 """The document registry: which document version is live, its hash, chunk counts and ingest time.
 
 Switching a document to a new version is one SQLite transaction, so a crash leaves either the
-old version or the new one live, never a mix.
+old version or the new one live, never a mix. A document may go live with some strategies' chunks set aside
+(`pending`, embedded later: rag.index.deferred); those chunks are kept here, in `deferred_chunks`, until they
+are embedded, and a strategy leaves `pending` in the same transaction that drops its kept chunks.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,9 @@ class DocumentRecord:
     title: str = ""
     api_version: str = ""  # the version label of an API spec (`2025-02`, `1.0.0`); "" for docs
     spec_version: str = ""  # the spec's own `info.version` (orders versions whose labels do not)
+    # Strategies whose chunks are kept in the registry but not embedded yet (not searchable); counted in
+    # `chunk_counts` all the same.
+    pending: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
@@ -38,7 +44,9 @@ class DocumentRecord:
 
 
 _COLUMNS = ("source", "api", "doc_type", "content_hash", "version", "chunk_counts", "size_bytes", "ingested_at",
-            "ingest_seconds", "title", "api_version", "spec_version")
+            "ingest_seconds", "title", "api_version", "spec_version", "pending")
+# A chunk set aside for later embedding: (strategy, chunk id, text, Chunk.to_metadata() as JSON).
+DeferredRow = tuple[str, str, str, str]
 
 
 def _records(connection: sqlite3.Connection) -> list[DocumentRecord]:
@@ -46,7 +54,12 @@ def _records(connection: sqlite3.Connection) -> list[DocumentRecord]:
     present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
     columns = ", ".join(c if c in present else "''" for c in _COLUMNS)
     rows = connection.execute(f"SELECT {columns} FROM documents ORDER BY source").fetchall()
-    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:]) for r in rows]
+    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:12], _strategies(r[12])) for r in rows]
+
+
+def _strategies(text: str) -> tuple[str, ...]:
+    """The strategies of a `pending` column ("naive,docs" → ("naive", "docs"))."""
+    return tuple(part for part in str(text or "").split(",") if part)
 
 
 def read_documents(path: Path) -> list[DocumentRecord]:
@@ -79,6 +92,13 @@ class Registry:
                 connection.execute("ALTER TABLE documents ADD COLUMN api_version TEXT NOT NULL DEFAULT ''")
             if "spec_version" not in columns:  # a registry written before info.version was kept
                 connection.execute("ALTER TABLE documents ADD COLUMN spec_version TEXT NOT NULL DEFAULT ''")
+            if "pending" not in columns:  # a registry written before chunks could be set aside
+                connection.execute("ALTER TABLE documents ADD COLUMN pending TEXT NOT NULL DEFAULT ''")
+            connection.execute(
+                """CREATE TABLE IF NOT EXISTS deferred_chunks (
+                    version TEXT NOT NULL, strategy TEXT NOT NULL, position INTEGER NOT NULL, chunk_id TEXT NOT NULL,
+                    text TEXT NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (version, strategy, position))"""
+            )
             connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             connection.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', '0')")
 
@@ -107,14 +127,16 @@ class Registry:
         row = connection.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         return int(row[0]) if row else 0
 
-    def put(self, record: DocumentRecord) -> None:
-        """Make `record` the live version of its source (atomic)."""
+    def put(self, record: DocumentRecord, deferred: Sequence[DeferredRow] = ()) -> None:
+        """Make `record` the live version of its source, with the chunks it sets aside for later embedding
+        (`deferred`, of the strategies in `record.pending`), in one transaction; the kept chunks of versions no
+        longer live go with it."""
         with self._lock, self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")
             connection.execute(
                 "INSERT OR REPLACE INTO documents (source, api, doc_type, content_hash, version, chunk_counts, "
-                "size_bytes, ingested_at, ingest_seconds, title, api_version, spec_version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "size_bytes, ingested_at, ingest_seconds, title, api_version, spec_version, pending) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.source,
                     record.api,
@@ -128,19 +150,57 @@ class Registry:
                     record.title,
                     record.api_version,
                     record.spec_version,
+                    ",".join(record.pending),
                 ),
             )
-            connection.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
-            connection.execute("COMMIT")
+            connection.execute("DELETE FROM deferred_chunks WHERE version = ?", (record.version,))
+            connection.executemany(
+                "INSERT INTO deferred_chunks (version, strategy, position, chunk_id, text, metadata) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(record.version, row[0], position, *row[1:]) for position, row in enumerate(deferred)],
+            )
+            self._switched(connection)
+
+    @staticmethod
+    def _switched(connection: sqlite3.Connection) -> None:
+        """End a transaction that changed what is live: drop the kept chunks of versions no longer live, bump the
+        generation, commit."""
+        connection.execute("DELETE FROM deferred_chunks WHERE version NOT IN (SELECT version FROM documents)")
+        connection.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
+        connection.execute("COMMIT")
 
     def remove(self, source: str) -> bool:
-        """Forget `source`; returns whether it was there."""
+        """Forget `source` (and the chunks it kept for later embedding); returns whether it was there."""
         with self._lock, self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")
             cursor = connection.execute("DELETE FROM documents WHERE source = ?", (source,))
-            connection.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key='generation'")
-            connection.execute("COMMIT")
+            self._switched(connection)
             return cursor.rowcount > 0
+
+    def deferred(self, version: str, strategy: str) -> list[DeferredRow]:
+        """The chunks of one live version and strategy kept for later embedding, in their ingest order."""
+        with self._connect() as connection:
+            rows = connection.execute(
+                "SELECT strategy, chunk_id, text, metadata FROM deferred_chunks WHERE version = ? AND strategy = ? "
+                "ORDER BY position", (version, strategy)).fetchall()
+        return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    def finish_deferred(self, version: str, strategy: str) -> bool:
+        """Make one version's set-aside strategy searchable (its chunks are embedded and stored): it leaves the
+        record's `pending` and its kept chunks are dropped, in one transaction. False when that version is no
+        longer live or the strategy is no longer pending (another process finished it)."""
+        with self._lock, self._connect() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            row = connection.execute("SELECT pending FROM documents WHERE version = ?", (version,)).fetchone()
+            pending = _strategies(row[0]) if row else ()
+            if strategy not in pending:
+                connection.execute("COMMIT")
+                return False
+            left = ",".join(s for s in pending if s != strategy)
+            connection.execute("UPDATE documents SET pending = ? WHERE version = ?", (left, version))
+            connection.execute("DELETE FROM deferred_chunks WHERE version = ? AND strategy = ?", (version, strategy))
+            self._switched(connection)
+            return True
 
     def get_meta(self, key: str) -> str | None:
         """Read an index-level setting (e.g. the embedding model)."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.bm25 import BM25Index
+from rag.index.deferred import pending_apis
 from rag.index.registry import DocumentRecord
 
 
@@ -20,6 +21,9 @@ class Snapshot:
     by_cover: dict[str, tuple[str, ...]]
     bm25: dict[str, BM25Index]
     documents: tuple[DocumentRecord, ...]
+    # Strategy → the APIs whose chunks of it are set aside and not embedded yet (rag.index.deferred): a search of
+    # that strategy does not see them.
+    pending: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, generation: int, chunks: Sequence[Chunk], documents: Sequence[DocumentRecord]) -> Snapshot:
@@ -42,6 +46,7 @@ class Snapshot:
             by_cover={k: tuple(v) for k, v in by_cover.items()},
             bm25=bm25,
             documents=tuple(documents),
+            pending=pending_apis(documents),
         )
 
     def apis(self) -> list[str]:

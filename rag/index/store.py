@@ -8,7 +8,7 @@ import fcntl
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +19,7 @@ from rag.chunk import STRATEGIES, Chunk
 from rag.errors import DuplicateDocumentError, IndexUnavailableError, allowed
 from rag.index.chroma_adapter import ChromaEmbeddingAdapter
 from rag.index.collections import (
+    approximate_search,
     delete_orphans,
     delete_version,
     forget_embedded_client,
@@ -26,20 +27,28 @@ from rag.index.collections import (
     persistent_client,
     read_chunks,
     read_vectors,
+    store_embedded,
     write_chunks,
+)
+from rag.index.deferred import (
+    PendingWork,
+    complete_pending,
+    deferred_rows,
+    pending_work,
+    searchable_counts,
+    searchable_versions,
 )
 from rag.index.embedder import Embedder
 from rag.index.exact import RowArrays, sorted_places, top_rows
 from rag.index.kept_specs import REGISTRY_FILE, read_spec, spec_path
 from rag.index.registry import DocumentRecord, Registry
-from rag.index.report import IngestReport, unresolved_note
+from rag.index.report import IngestReport, index_stats, unresolved_note
 from rag.index.snapshot import Snapshot
 from rag.index.versions import (
     CHANGES_TYPE,
     label_clash,
     registry_key,
     same_version,
-    versions_by_api,
     versions_of,
     visible_records,
 )
@@ -115,14 +124,12 @@ class Index:
 
     def _check_complete(self) -> None:
         """Refuse an index whose registry lists more chunks than the vector store holds (a deleted or
-        replaced `chroma/` folder, or a Chroma server that lost its data): it would answer from nothing."""
+        replaced `chroma/` folder, or a Chroma server that lost its data): it would answer from nothing. Chunks set
+        aside for later embedding are not counted (some of them may be stored already, by an interrupted run)."""
         for _ in range(3):
             generation = self.registry.generation()
             documents = self.registry.documents()
-            expected: dict[str, int] = {}
-            for record in documents:
-                for strategy, count in record.chunk_counts.items():
-                    expected[strategy] = expected.get(strategy, 0) + count
+            expected = searchable_counts(documents)
             stored = {s: self._collections[s].count() for s in expected if s in self._collections}
             if self.registry.generation() != generation:
                 continue  # another process switched a document meanwhile; look again
@@ -210,8 +217,9 @@ class Index:
         return view
 
     def _read_chunks(self) -> list[Chunk]:
-        """Every stored chunk of a live document (all versions; those read before are kept)."""
-        return read_chunks(self._collections, {r.version for r in self.registry.documents()}, self._every_chunk[1])
+        """Every searchable chunk of a live document (all versions; those read before are kept): chunks set aside
+        for later embedding are not, until they are embedded."""
+        return read_chunks(self._collections, searchable_versions(self.registry.documents()), self._every_chunk[1])
 
     def _read_snapshot(self, generation: int) -> Snapshot:
         """The default view: docs and the newest version of each API (on an index with one version of each,
@@ -262,20 +270,7 @@ class Index:
             return []
         if total <= EXACT_SEARCH_LIMIT:
             return self._exact_search(strategy, query_vector, n, apis, snapshot)
-        where: dict[str, Any] | None = None
-        if apis:
-            where = {"api": apis[0]} if len(apis) == 1 else {"api": {"$in": list(apis)}}
-        result = self._collections[strategy].query(
-            query_embeddings=[np.asarray(query_vector, dtype=np.float32)],
-            n_results=min(total, n + 10),
-            where=where,
-            include=["distances"],
-        )
-        pairs: list[tuple[str, float]] = []
-        for chunk_id, distance in zip(result["ids"][0], (result["distances"] or [[]])[0], strict=False):
-            if chunk_id in snapshot.chunks:
-                pairs.append((chunk_id, 1.0 - float(distance)))
-        return pairs[:n]
+        return approximate_search(self._collections[strategy], query_vector, n, apis, snapshot.chunks)
 
     def _exact_search(
         self, strategy: str, query_vector: np.ndarray, n: int, apis: Sequence[str] | None, snapshot: Snapshot
@@ -337,22 +332,8 @@ class Index:
         return index.search(query, n, in_scope)
 
     def stats(self) -> dict[str, Any]:
-        """Counts per strategy, API and kind, plus the documents and embedding model."""
-        snapshot = self.snapshot()
-        per_api, per_kind = snapshot.counts()
-        return {
-            "index_dir": str(self.directory),
-            "embedding_model": self.embedder.name,
-            "embedding_backend": self.backend, "built_with_backend": self.registry.get_meta("embedding_backend") or "",
-            "documents": len(self.registry.documents()),
-            "chunks": {strategy: len(ids) for strategy, ids in snapshot.by_strategy.items()},
-            "per_api": dict(sorted(per_api.items())),
-            "per_kind": dict(sorted(per_kind.items())),
-            "sources": [record.to_dict() for record in self.registry.documents()],
-            "versions": {api: [{"label": r.api_version, "source": r.source, "newest": r is versions[-1],
-                                "chunks": sum(r.chunk_counts.values())} for r in versions]
-                         for api, versions in versions_by_api(self.registry.documents()).items()},
-        }
+        """Counts per strategy, API and kind, plus the documents, the embedding model and what is not embedded yet."""
+        return index_stats(self, self.snapshot())
 
     # ------------------------------------------------------------------ writing
     def add(
@@ -360,17 +341,20 @@ class Index:
         document: ParsedDocument,
         on_duplicate: DuplicatePolicy = "replace",
         progress: Callable[[int, int], None] | None = None,
+        defer: Collection[str] = (),
     ) -> IngestReport:
         """Add or replace one parsed document according to the duplicate policy.
 
         `reject`: error if the source is indexed; `skip`: keep the indexed one; `replace`
-        (default): swap in the new content, or skip when the content is identical.
+        (default): swap in the new content, or skip when the content is identical. The chunks of the strategies in
+        `defer` are set aside, not embedded: the document is searchable in the others at once, and they are
+        embedded by `complete_pending` (rag.index.deferred). `progress(done, total)` follows the chunks embedded now.
         """
         if on_duplicate not in DUPLICATE_POLICIES:
             raise allowed("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
         started = time.perf_counter()
         with self._exclusive():
-            report = self._add_locked(document, on_duplicate, progress, started)
+            report = self._add_locked(document, on_duplicate, progress, started, frozenset(defer))
         if document.doc_type == "openapi":
             from rag.versions.changes import refresh_changes
 
@@ -378,7 +362,7 @@ class Index:
         return report
 
     def _add_locked(self, document: ParsedDocument, on_duplicate: DuplicatePolicy,
-                    progress: Callable[[int, int], None] | None, started: float) -> IngestReport:
+                    progress: Callable[[int, int], None] | None, started: float, defer: frozenset[str]) -> IngestReport:
         """`add` under the write lock: the duplicate policy, the clash checks, the chunks and the registry switch."""
         records = self.registry.documents()
         existing = same_version(records, document.source, document.api, document.doc_type, document.api_version,
@@ -393,20 +377,12 @@ class Index:
                 return IngestReport(
                     document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
                 )
-        versioned = ("openapi", CHANGES_TYPE)  # versions of one API and their changes share its name
-        clash = next((r for r in records if r.api == document.api and r.source != document.source
-                      and not (r.doc_type in versioned and document.doc_type in versioned)), None)
-        if clash is None and existing is None and document.doc_type == "openapi":
-            clash = label_clash(records, document.source, document.api, document.api_version)
-        if clash is not None:
-            raise DuplicateDocumentError(
-                document.source,
-                f"its name {document.api!r} is already used by {clash.source}; rename the file"
-                + (" or give it another version label" if document.doc_type == "openapi" else ""),
-            )
+        _check_name_clash(records, document, existing)
         key = existing.source if existing else registry_key(records, document.source, document.api_version)
         label = document.api_version if document.doc_type != "doc" else ""
-        self._write_chunks([chunk.with_version(document.version, label) for chunk in document.chunks], progress)
+        chunks = [chunk.with_version(document.version, label) for chunk in document.chunks]
+        later = [chunk for chunk in chunks if chunk.strategy in defer]
+        self._write_chunks([chunk for chunk in chunks if chunk.strategy not in defer], progress)
         if document.spec is not None:
             self._spec_path(document.version).write_text(json.dumps(document.spec), encoding="utf-8")
         record = DocumentRecord(
@@ -422,8 +398,9 @@ class Index:
             title=document.title,
             api_version=label,
             spec_version=document.spec_version,
+            pending=tuple(sorted({chunk.strategy for chunk in later})),
         )
-        self.registry.put(record)
+        self.registry.put(record, deferred_rows(later))
         self._own_generation = self.registry.generation()
         if existing is not None and existing.version != document.version:
             self._delete_version(existing.version)
@@ -436,6 +413,7 @@ class Index:
             document.chunk_counts(),
             time.perf_counter() - started,
             "; ".join(n for n in (kept, unresolved_note(document.unresolved_refs)) if n),
+            record.pending,
         )
 
     def _spec_path(self, version: str) -> Path:
@@ -451,6 +429,37 @@ class Index:
     def _write_chunks(self, chunks: Sequence[Chunk], progress: Callable[[int, int], None] | None) -> None:
         """Embed and store chunks in their strategies' collections."""
         write_chunks(self._collections, self.embedder, chunks, progress)
+
+    # ------------------------------------------------------------------ set-aside chunks (rag.index.deferred)
+    def pending(self, strategies: Collection[str] | None = None) -> list[PendingWork]:
+        """The live documents' chunks that were set aside and are not embedded yet (of `strategies`: None, all)."""
+        return pending_work(self.registry.documents(), strategies)
+
+    def complete_pending(self, strategies: Collection[str] | None = None,
+                         progress: Callable[[str, int, int], None] | None = None) -> int:
+        """Embed the set-aside chunks (of `strategies`) now: `rag.index.deferred.complete_pending`."""
+        return complete_pending(self, strategies, progress)
+
+    def wait_for_writers(self) -> None:
+        """Return once no writer (of this process or another) holds the index."""
+        with self._exclusive():
+            pass
+
+    def store_pending(self, version: str, strategy: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> bool:
+        """Store embedded set-aside chunks while their version is live and their strategy pending (else False)."""
+        with self._exclusive():
+            if not any(r.version == version and strategy in r.pending for r in self.registry.documents()):
+                return False
+            store_embedded(self._collections[strategy], chunks, vectors)
+            return True
+
+    def finish_pending(self, version: str, strategy: str) -> bool:
+        """Make a version's set-aside strategy searchable (all its chunks are stored): one registry transaction."""
+        with self._exclusive():
+            finished = self.registry.finish_deferred(version, strategy)
+            if finished:
+                self._own_generation = self.registry.generation()
+            return finished
 
     def _delete_version(self, version: str) -> None:
         """Delete the stored chunks of one document version."""
@@ -471,3 +480,20 @@ class Index:
 
             refresh_changes(self, existing.api)
         return True
+
+
+def _check_name_clash(records: Sequence[DocumentRecord], document: ParsedDocument,
+                      existing: DocumentRecord | None) -> None:
+    """DuplicateDocumentError when another document already uses the document's API name (versions of one API and
+    their changes share it), or a new version's label is taken."""
+    versioned = ("openapi", CHANGES_TYPE)
+    clash = next((r for r in records if r.api == document.api and r.source != document.source
+                  and not (r.doc_type in versioned and document.doc_type in versioned)), None)
+    if clash is None and existing is None and document.doc_type == "openapi":
+        clash = label_clash(records, document.source, document.api, document.api_version)
+    if clash is not None:
+        raise DuplicateDocumentError(
+            document.source,
+            f"its name {document.api!r} is already used by {clash.source}; rename the file"
+            + (" or give it another version label" if document.doc_type == "openapi" else ""),
+        )

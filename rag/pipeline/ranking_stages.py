@@ -55,6 +55,11 @@ class Retrieve:
         apis = only or scope.asked_apis
         if only:
             trace.note(f"searched only: {', '.join(only)} (as asked)")
+        waiting = [api for api in scope.context.snapshot.pending.get(self.chunking, ()) if not apis or api in apis]
+        if waiting:
+            trace.fall_back(f"{self.chunking} chunks of {', '.join(waiting)} not embedded yet (set aside at ingest so "
+                            "that the default configurations answer sooner, now being embedded): searched without "
+                            "them; ask again shortly", tuple(waiting))
         with trace.timed():
             candidates = self._search(scope, self.candidate_pool, apis)
             if apis and not candidates and not only:

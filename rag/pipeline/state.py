@@ -31,12 +31,14 @@ from rag.retrieve.intent import Intent
 @dataclass(frozen=True)
 class TraceEvent:
     """What one stage reports: its time in milliseconds (None when it reports none), a note for the reader,
-    a fallback (what the config asked for but could not do here)."""
+    a fallback (what the config asked for but could not do here), the APIs whose chunks it needed are not embedded
+    yet (`pending`)."""
 
     stage: str
     ms: float | None = None
     note: str = ""
     fallback: str = ""
+    pending: tuple[str, ...] = ()
 
 
 Events = tuple[TraceEvent, ...]
@@ -141,9 +143,10 @@ class StageTrace:
         """Record a note the views show under the answer."""
         self.recorded.append(TraceEvent(self.stage, note=text))
 
-    def fall_back(self, text: str) -> None:
-        """Record that the config could not do what it asked for here."""
-        self.recorded.append(TraceEvent(self.stage, fallback=text))
+    def fall_back(self, text: str, pending: tuple[str, ...] = ()) -> None:
+        """Record that the config could not do what it asked for here (because the chunks it searches of the APIs
+        `pending` are not embedded yet, when given)."""
+        self.recorded.append(TraceEvent(self.stage, fallback=text, pending=pending))
 
     def took(self, ms: float) -> None:
         """Record the stage's time in milliseconds."""
@@ -215,6 +218,7 @@ class PipelineState:
             facts=[fact.statement() for fact in evidence.facts],
             errors=list(self.answer.errors),
             fallbacks=[event.fallback for event in self.trace if event.fallback],
+            pending=sorted({api for event in self.trace for api in event.pending}),
             query=self.scope.query,
         )
 

@@ -21,8 +21,9 @@ from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from rag.config import DEFAULT_CONFIGS, Config, resolve_configs
+from rag.config import DEFAULT_CONFIGS, Config, resolve_configs, set_aside_strategies
 from rag.errors import ConfigError, DuplicateDocumentError, IngestError, RagError
+from rag.index.deferred import complete_in_background
 from rag.index.versions import versions_by_api
 from rag.ingest.pipeline import parse_document
 from rag.ingest.validate import MAX_UPLOAD_BYTES, too_large
@@ -237,7 +238,7 @@ def ingest_files(
             data = handle.read(MAX_UPLOAD_BYTES + 1)
             if len(data) > MAX_UPLOAD_BYTES:
                 raise too_large(name, size or len(data))
-            report = engine.index.add(parse_document(name, data, version=version),
+            report = engine.index.add(parse_document(name, data, version=version), defer=set_aside_strategies(),
                                       on_duplicate=on_duplicate)  # type: ignore[arg-type]
             reports.append(report.to_dict())
         except IngestError as error:
@@ -247,6 +248,7 @@ def ingest_files(
         except RagError as error:
             problems.append((400, f"{name}: {error}"))
             reports.append({"source": name, "status": "error", "message": str(error)})
+    complete_in_background(engine.index)  # the chunks set aside (C0's naive ones) are embedded in the background
     if problems:
         status = max(code for code, _ in problems) if len({c for c, _ in problems}) == 1 else 400
         return JSONResponse({"detail": "; ".join(p for _, p in problems), "reports": reports}, status_code=status)

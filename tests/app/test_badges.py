@@ -49,3 +49,13 @@ def test_badges_say_no_match_and_fell_back() -> None:
     assert badge_for_record({"answer": "x", "fallbacks": ["no cross-encoder"]}).status == "fell back"
     with pytest.raises(ValueError, match="allowed: answered"):
         Badge("maybe", "maybe", "green", "", "")
+
+
+def test_a_result_missing_chunks_not_embedded_yet_is_still_indexing_whatever_it_answered() -> None:
+    waiting = AnswerResult("C0", "q", answer="x", fallbacks=["naive chunks of people not embedded yet"],
+                           pending=["people"])
+    badge = badge_for(waiting)
+    assert (badge.status, badge.color) == ("still indexing", "blue")
+    assert badge.detail.startswith("people: chunks being embedded")
+    assert badge_status(True, "abstain", pending=True) == "still indexing"
+    assert badge_status(True, "abstain", errors=True, pending=True) == "error"

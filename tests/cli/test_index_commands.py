@@ -67,3 +67,32 @@ def test_ensure_index_reports_each_file_with_chunk_counts_and_time_left(tmp_path
     assert lines[-1].startswith("index ready: 2 of 2 file(s)")
     again = rag_cli("ensure-index", index=index, env={"RAG_SPECS_DIR": str(specs)}, timeout=300)
     assert again.returncode == 0 and "index ready: 2 documents" in again.stdout
+
+
+def test_ingest_sets_the_naive_chunks_aside_until_a_command_asks_c0(tmp_path: Path) -> None:
+    """`full` can answer as soon as `rag ingest` exits; C0's naive chunks are embedded when `ask` first needs them."""
+    index = tmp_path / "index"
+    done = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), index=index)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("  [1/1] people-3.1.json: added — ") and done.stderr.rstrip().endswith("done")
+    assert done.stdout.startswith("added    people-3.1.json [people-3_1]: ")
+    assert "naive (not embedded yet)" in done.stdout and "when a command first asks C0" in done.stdout
+    stats = json.loads(rag("stats", "--json", index=index).stdout)
+    assert stats["chunks"]["naive"] == 0 and stats["pending"]["naive"] > 0
+    assert "not embedded yet (set aside at ingest" in rag("stats", index=index).stdout
+    full = rag("ask", "How do I list employees?", "--configs", "full", "--json", index=index)
+    assert full.returncode == 0 and "set aside" not in full.stderr and json.loads(full.stdout)[0]["chunks"]
+    c0 = rag("ask", "How do I list employees?", "--configs", "C0", "--json", index=index)
+    assert c0.returncode == 0 and "embedding the 7 naive chunks of people-3_1 set aside at ingest" in c0.stderr
+    result = json.loads(c0.stdout)[0]
+    assert result["fallbacks"] == [] and result["pending"] == [] and result["chunks"]
+    after = json.loads(rag("stats", "--json", index=index).stdout)
+    assert after["pending"] == {} and after["chunks"]["naive"] == stats["pending"]["naive"]
+
+
+def test_ingest_embed_all_embeds_every_chunk_before_the_spec_goes_live(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    done = rag("ingest", str(FIXTURES / "specs" / "people-3.1.json"), "--embed-all", "--json", index=index)
+    assert done.returncode == 0 and json.loads(done.stdout)[0]["pending"] == []
+    stats = json.loads(rag("stats", "--json", index=index).stdout)
+    assert stats["pending"] == {} and stats["chunks"]["naive"] > 0

@@ -80,3 +80,12 @@ def test_mark_dry_run_gives_placeholder_answers_but_keeps_errors() -> None:
     failed = AnswerResult(config="full", question="q", answer="partial", errors=["boom"])
     mark_dry_run(failed, retrieval_only=False)
     assert failed.answer == "partial" and failed.generator == ""
+
+
+def test_the_dry_run_index_holds_the_chunks_set_aside_at_ingest_too(empty_index, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from rag.index.build import ingest_paths
+    from tests.conftest import FIXTURES
+
+    ingest_paths(empty_index, [FIXTURES / "specs" / "people-3.1.json"], defer=("naive",))
+    copy = dry_run_engine(empty_index, tmp_path / "copy").index.snapshot()
+    assert len(copy.by_strategy["naive"]) == empty_index.documents()[0].chunk_counts["naive"] > 0

@@ -262,3 +262,26 @@ def test_arguments_are_checked_before_anything_is_written(fixture_index, questio
         with pytest.raises(RagError, match=error):
             run_evaluation(engine, call.pop("questions"), call.pop("configs"), out, retrieval_only=True, **call)
     assert not out.exists()
+
+
+def test_a_run_with_c0_embeds_the_chunks_set_aside_at_ingest_first(tmp_path: Path, log_file: Path) -> None:
+    """The blinded runner ingests with the CLI (naive chunks set aside), then evaluates: C0 must not be scored on
+    an index that lacks them."""
+    from rag.index.build import ingest_paths
+    from rag.index.embedder import HashingEmbedder
+    from rag.index.store import Index
+    from tests.conftest import FIXTURES
+    from tests.evaluate.conftest import QUESTIONS_FILE
+
+    index = Index(tmp_path / "index", HashingEmbedder())
+    ingest_paths(index, [FIXTURES / "specs" / "people-3.1.json", FIXTURES / "specs" / "shop-3.0.yaml"],
+                 defer=("naive",))
+    assert index.pending()
+    questions = load_questions(QUESTIONS_FILE, index)
+    run_evaluation(Engine(index, default_llm="extractive"), questions, resolve_configs("C2,full"), tmp_path / "a",
+                   retrieval_only=True)
+    assert index.pending()  # C2 and full search none of them: nothing is embedded for them
+    run_evaluation(Engine(index, default_llm="extractive"), questions, resolve_configs("C0"), tmp_path / "b",
+                   retrieval_only=True)
+    assert index.pending() == []
+    assert all(not record["error"] and record["retrieved_chunks"] for record in lines_of(tmp_path / "b" / "C0.jsonl"))
