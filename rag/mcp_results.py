@@ -25,7 +25,8 @@ class AskResult(BaseModel):
     citations: list[SourceCitation] = Field(description="the sources the answer used, in marker order")
     generator: str = Field(description="what wrote the answer: extractive, openai:MODEL, groq:MODEL or local")
     config: str = Field(description="the pipeline configuration used")
-    notes: list[str] = Field(description="what each pipeline stage decided (intent filter, gate, …)")
+    notes: list[str] = Field(description="what each pipeline stage decided (intent filter, gate, …) and what it could "
+                             "not do here (`fell back: …`, e.g. chunks not embedded yet)")
 
 
 class SearchHit(BaseModel):
@@ -96,7 +97,7 @@ def ask_result(result: AnswerResult) -> AskResult:
                    for c in result.citations],
         generator=result.generator,
         config=result.config,
-        notes=list(result.notes),
+        notes=[*result.notes, *(f"fell back: {fallback}" for fallback in result.fallbacks)],
     )
 
 

@@ -51,6 +51,7 @@ def warm_up(engine: Engine) -> list[str]:
 def main(args: Any) -> int:
     """The `python -m rag mcp` command: load everything once, then serve."""
     from rag.config import known_configs
+    from rag.index.deferred import complete_in_background
     from rag.runner import engine_from_settings
     from rag.settings import Settings
 
@@ -66,6 +67,7 @@ def main(args: Any) -> int:
         warnings = warm_up(engine)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        complete_in_background(engine.index)  # chunks set aside at ingest (C0's naive ones) while it serves
         documents = len(engine.index.documents())
         print(
             f"specrag MCP server ready in {time.perf_counter() - started:.1f} s: {documents} documents from "

@@ -26,6 +26,12 @@ def test_an_answer_becomes_an_ask_result_with_its_citations() -> None:
     }
 
 
+def test_what_a_config_could_not_do_is_among_the_notes() -> None:
+    result = AnswerResult(question="q", config="C0", answer="x", notes=["retrieve: 3 candidates"],
+                          fallbacks=["naive chunks of hris not embedded yet"], pending=["hris"])
+    assert ask_result(result).notes == ["retrieve: 3 candidates", "fell back: naive chunks of hris not embedded yet"]
+
+
 def test_a_retrieved_chunk_becomes_a_hit_with_rounded_scores() -> None:
     hit = search_hit(RetrievedChunk(chunk=CHUNK, rank=2, scores={"vector": 0.123456789, "bm25": 3.0}))
     assert isinstance(hit, SearchHit)

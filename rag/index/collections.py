@@ -19,6 +19,9 @@ from rag.index.embedder import Embedder, unit_rows
 
 COLLECTION_PREFIX = "specrag_"
 BATCH_SIZE = 256
+# Chunks embedded and written per step of `write_chunks`: small enough that progress (and the time left it gives)
+# moves every few seconds on a large spec; each write is overlapped with the next step's embedding.
+EMBED_BATCH_SIZE = 64
 VECTOR_BATCH_SIZE = 5000  # embeddings read per `get` when the live vectors of a strategy are loaded
 
 Collections = dict[str, Any]  # strategy → Chroma collection
@@ -126,14 +129,14 @@ def store_embedded(collection: Any, chunks: Sequence[Chunk], vectors: np.ndarray
 
 
 def embedding_batches(chunks: Sequence[Chunk]) -> list[list[Chunk]]:
-    """How `write_chunks` embeds chunks: batches of BATCH_SIZE of one strategy, strategy by strategy (STRATEGIES),
-    each strategy's longest embedding text first, so a batch holds texts of about one length (the embedder pads
-    its own small batches to their longest text)."""
+    """How `write_chunks` embeds chunks: batches of EMBED_BATCH_SIZE of one strategy, strategy by strategy
+    (STRATEGIES), each strategy's longest embedding text first, so a batch holds texts of about one length (the
+    embedder pads its own small batches to their longest text)."""
     batches: list[list[Chunk]] = []
     for strategy in STRATEGIES:
         group = sorted((c for c in chunks if c.strategy == strategy), key=lambda c: len(embedding_text(c)),
                        reverse=True)
-        batches.extend(group[start:start + BATCH_SIZE] for start in range(0, len(group), BATCH_SIZE))
+        batches.extend(group[start:start + EMBED_BATCH_SIZE] for start in range(0, len(group), EMBED_BATCH_SIZE))
     return batches
 
 
@@ -144,28 +147,22 @@ def embedding_order(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 def write_chunks(collections: Collections, embedder: Embedder, chunks: Sequence[Chunk],
                  progress: Callable[[int, int], None] | None) -> None:
-    """Embed and upsert `chunks` in `embedding_batches`, reporting (stored, total). A batch is stored by a second
-    thread while the next one is embedded (Chroma's write waits on the disk more than it computes); a failed write
-    raises here all the same."""
+    """Embed and upsert `chunks` in `embedding_batches`, reporting (embedded, total) after each batch. A batch is
+    stored by a second thread while the next one is embedded (Chroma's write waits on the disk more than it
+    computes); every write is done when this returns, and a failed one raises here all the same."""
     done, total = 0, len(chunks)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-write") as writer:
-        writing: tuple[Future[None], int] | None = None
+        writing: Future[None] | None = None
         for batch in embedding_batches(chunks):
             vectors = embedder.embed([embedding_text(chunk) for chunk in batch])
             if writing is not None:
-                done = _stored(*writing, done, progress, total)
-            writing = (writer.submit(store_embedded, collections[batch[0].strategy], batch, vectors), len(batch))
+                writing.result()  # one write in flight at most; its error is raised here
+            writing = writer.submit(store_embedded, collections[batch[0].strategy], batch, vectors)
+            done += len(batch)
+            if progress is not None:
+                progress(done, total)
         if writing is not None:
-            _stored(*writing, done, progress, total)
-
-
-def _stored(writing: Future[None], size: int, done: int, progress: Callable[[int, int], None] | None,
-            total: int) -> int:
-    """Wait for a batch's write (raising its error); report and return how many are stored."""
-    writing.result()
-    if progress is not None:
-        progress(done + size, total)
-    return done + size
+            writing.result()
 
 
 def approximate_search(collection: Any, query_vector: np.ndarray, n: int, apis: Sequence[str] | None,

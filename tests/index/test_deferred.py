@@ -82,7 +82,7 @@ def test_an_interrupted_completion_leaves_a_consistent_index_that_resumes(
 ) -> None:
     """Stopped after its first batch (as a killed background thread leaves it): the chunks stored so far stay
     invisible, the index opens as complete, and the next run stores every chunk once."""
-    monkeypatch.setattr(collections, "BATCH_SIZE", 2)
+    monkeypatch.setattr(collections, "EMBED_BATCH_SIZE", 2)
     expected = set_aside.documents()[0].chunk_counts["naive"]
     stop = threading.Event()
     assert complete_pending(set_aside, progress=lambda *_: stop.set(), stop=stop) == 2
@@ -110,7 +110,7 @@ class FailingEmbedder(HashingEmbedder):
 def test_a_failure_midway_leaves_the_strategy_pending_and_the_rest_answering(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(collections, "BATCH_SIZE", 2)
+    monkeypatch.setattr(collections, "EMBED_BATCH_SIZE", 2)
     index = Index(tmp_path / "index", FailingEmbedder(allowed=100))
     index.add(parse_path(PEOPLE), defer=("naive",))
     index.embedder.allowed = 1  # type: ignore[attr-defined]
