@@ -22,6 +22,9 @@ class AskResult(BaseModel):
     answer: str = Field(description="the answer, with [n] markers pointing at the citations")
     abstained: bool = Field(description="true when the indexed docs do not answer the question")
     confidence: str = Field(description="answer, partial or abstain (the confidence gate's verdict)")
+    confidence_score: float | None = Field(
+        default=None, description="the estimated probability that the first cited operation is the right one "
+        "(calibrated on questions about specs the ranker never trained on); null without the confidence gate")
     citations: list[SourceCitation] = Field(description="the sources the answer used, in marker order")
     generator: str = Field(description="what wrote the answer: extractive, openai:MODEL, groq:MODEL or local")
     config: str = Field(description="the pipeline configuration used")
@@ -92,6 +95,7 @@ def ask_result(result: AnswerResult) -> AskResult:
         answer=result.answer,
         abstained=result.abstained,
         confidence=result.confidence,
+        confidence_score=result.confidence_score,
         citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api)
                    for c in result.citations],
         generator=result.generator,

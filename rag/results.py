@@ -26,6 +26,11 @@ def deciding_score(scores: Mapping[str, float]) -> tuple[float | None, str]:
     return None, ""
 
 
+def _optional_float(value: Any) -> float | None:
+    """A number read back from JSON, or None (absent, null, or not a number)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 @dataclass
 class RetrievedChunk:
     """A chunk in a result list with every score it got along the way."""
@@ -131,7 +136,8 @@ class AnswerResult:
     answer: str = ""
     abstained: bool = False
     confidence: Confidence = "answer"
-    confidence_score: float = 0.0
+    # The estimated probability that the first result is right; None when the configuration has no gate.
+    confidence_score: float | None = None
     citations: list[Citation] = field(default_factory=list)
     dropped_citations: int = 0
     reasoning_steps: list[str] = field(default_factory=list)
@@ -190,7 +196,7 @@ class AnswerResult:
             "answer": self.answer,
             "abstained": self.abstained,
             "confidence": self.confidence,
-            "confidence_score": round(self.confidence_score, 4),
+            "confidence_score": None if self.confidence_score is None else round(self.confidence_score, 4),
             "citations": [citation.to_dict() for citation in self.citations],
             "dropped_citations": self.dropped_citations,
             "reasoning_steps": self.reasoning_steps,
@@ -230,7 +236,7 @@ class AnswerResult:
             answer=str(data.get("answer", "")),
             abstained=bool(data.get("abstained")),
             confidence=data.get("confidence", "answer"),
-            confidence_score=float(data.get("confidence_score") or 0.0),
+            confidence_score=_optional_float(data.get("confidence_score")),
             citations=[Citation.from_dict(c) for c in data.get("citations") or []],
             dropped_citations=int(data.get("dropped_citations") or 0),
             reasoning_steps=list(data.get("reasoning_steps") or []),
@@ -252,8 +258,10 @@ class AnswerResult:
 
 def render_result(result: Any, show: int = 5) -> str:
     """A readable block for one configuration's result."""
+    score = getattr(result, "confidence_score", None)
     lines = [
         f"=== {result.config}  [{result.generator}]  {result.confidence}"
+        + (f" (first result {score:.0%} likely right)" if isinstance(score, (int, float)) else "")
         + (" — ABSTAINED" if result.abstained else "")
         + f"  {result.total_ms:.0f} ms"
     ]

@@ -97,7 +97,7 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
             {
                 "config": result.config,
                 "status": status,
-                "confidence": round(result.confidence_score, 2) if result.confidence_score else None,
+                "confidence": None if result.confidence_score is None else round(result.confidence_score, 2),
                 "top structural id": top,
                 "chunks": len(result.chunks),
                 "ms": round(result.total_ms),

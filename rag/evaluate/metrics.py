@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import mean, pstdev
 from typing import Any
 
+from rag.evaluate.reliability import reliability
+
 Record = Mapping[str, Any]
 BY_CATEGORY = "by_category"  # the key of `summarize`'s per-category figures
 ERROR_LABEL = "error"  # the failure label of a record whose configuration failed to run
@@ -33,6 +35,7 @@ FAILURE_MEANINGS: dict[str, str] = {
 FAILURE_LABELS: tuple[str, ...] = tuple(FAILURE_MEANINGS)
 # How each metric key is named on screen and in the verdict.
 METRIC_LABELS: dict[str, str] = {
+    "hit@1": "hit@1",
     "hit@5": "hit@5",
     "mrr": "MRR",
     "recall@5": "recall@5",
@@ -348,6 +351,7 @@ def core_metrics(records: Sequence[Record], k: int) -> dict[str, Any]:
     """The headline numbers of a set of records (also used per category)."""
     return {
         "n": len(records),
+        "hit@1": hit_rate(records, 1),
         f"hit@{k}": hit_rate(records, k),
         "mrr": mrr(records, k),
         f"recall@{k}": mean_recall(records, k),
@@ -379,6 +383,7 @@ def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
         tokens_in_mean=counted["tokens_in_mean"],
         tokens_out_mean=counted["tokens_out_mean"],
         reranker_lift=reranker_lift(records),
+        calibration=reliability(records),
     )
     categories: dict[str, list[Record]] = {}
     for record in records:

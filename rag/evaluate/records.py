@@ -97,7 +97,7 @@ def build_record(
         "answered": answered,
         "abstained": bool(result.abstained),
         "confidence": result.confidence,
-        "confidence_score": round(float(result.confidence_score), 4),
+        "confidence_score": None if result.confidence_score is None else round(float(result.confidence_score), 4),
         "reasoning_steps": list(result.reasoning_steps),
         # retrieval-only "citations" would repeat retrieved_chunks: kept only for generated answers
         "citations": [citation.to_dict() for citation in result.citations] if not retrieval_only else [],

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from rag.chunk import Chunk, FieldFacts
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import schema_name
+from rag.corpus.vocabulary import schema_name, stop_words
+from rag.data import data_table
 from rag.facts import Fact, MissingWrite
 from rag.generate.context import ContextBlock
 from rag.generate.named import (
@@ -55,7 +56,6 @@ from rag.generate.said import (
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
-from rag.results import deciding_score
 
 
 @dataclass(frozen=True)
@@ -167,12 +167,14 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     answered from the parameters the operations share (the conventions chunk), not from the first operation."""
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
-    words = question_words(query.focus)
+    words = question_words(query.focus) - stop_words()
     for block in blocks:
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.fact("Operations")]
         if not headers:
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
+        if not matching and _header_kind(query.focus):
+            return Lead()  # "the rate-limit header": no shared header is that kind; the required ones are no answer
         chosen = matching or [h for h in headers if h.required]
         if not chosen:
             continue
@@ -188,6 +190,17 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
         sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
         return Lead(cited(sentence, block), scope=(block.number,), related=False, quoted=False)
     return Lead()
+
+
+_BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)
+
+
+def _header_kind(question: str) -> list[str]:
+    """The words before "header" that name a kind of header ("rate-limit" in "what's the rate-limit header?");
+    none for "which header", "the shared header" (`shared_header_words` of question_words.toml)."""
+    shared = frozenset(data_table("question_words")["shared_header_words"])
+    return [word for match in _BEFORE_HEADER.finditer(question) for word in match.group(1).lower().split("-")
+            if word not in shared and word not in stop_words() and len(word) > 2]
 
 
 def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -311,47 +324,36 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
                      if not f.deprecated or spells_field(f.name, query.focus)]
     anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
-    runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
-    if not sentence and runner_up is not None:
-        # The evidence only partly matches: the two closest operations, so a reader sees the choice up front.
-        sentence = (f"The closest matches are {operation_heading(chunk)} [{anchor.number}] and "
-                    f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
-        detail, said = operation_detail(anchor, stated, ())
-        return Lead(sentence, detail, (anchor.number, runner_up.number), stated=said)
-    tied = None
+    if not sentence and closest:
+        alternatives = _likeliest(anchor, blocks)
+        if alternatives:
+            # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.
+            offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
+            sentence = f"The likeliest operations are {', '.join(offered[:-1])} and {offered[-1]}."
+            detail, said = operation_detail(anchor, stated, ())
+            return Lead(sentence, detail, tuple(b.number for b in (anchor, *alternatives)), stated=said)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
-        tied = _tied_with(anchor, blocks)
     sentence = cited(sentence, anchor)
-    if tied is not None:  # the ranking cannot tell the two apart: both are offered, the first one's facts follow
-        sentence += f" As close a match: {operation_heading(tied.chunk)} [{tied.number}]."
     detail, said = operation_detail(anchor, stated, clearly_named)
-    scope = (anchor.number,) if tied is None else (anchor.number, tied.number)
-    return Lead(sentence, detail, scope, stated=said, described=frozenset(described))
+    return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described))
 
 
-# Two operations whose ranking scores are this close (relative to the first's) are a tie the ranking cannot break.
-TIE = 0.01
+# How many operations a partial answer offers beside the first.
+ALTERNATIVES = 2
 
 
-def _tied_with(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
-    """The operation ranked next after the anchor, when the anchor is the first operation of the ranking and the
-    score that decided their order (`deciding_score`: the reranker's, else the fused first-stage one) is within
-    `TIE` of the anchor's; None otherwise (an anchor chosen for its method over the first is no tie)."""
-    operations = [b for b in blocks if is_operation(b)]
-    if len(operations) < 2 or operations[0] is not anchor:
-        return None
-    after = operations[1]
-    (first, name), (second, _) = deciding_score(anchor.retrieved.scores), deciding_score(after.retrieved.scores)
-    if name not in RANK_FUSION_SCORES or first is None or second is None:
-        return None  # two raw similarities 1 % apart are no tie; two rank fusions are (one place swapped)
-    return after if first > 0 and first - second <= TIE * first else None
-
-
-# The scores made by rank fusion (the reranker's fuses the first stage with its evidence): close, they tie.
-RANK_FUSION_SCORES = ("rerank", "fused")
+def _likeliest(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
+    """The operations ranked after the anchor (another structural id each), at most `ALTERNATIVES`."""
+    seen = {anchor.chunk.covers[:1]}
+    found: list[ContextBlock] = []
+    for block in blocks:
+        if is_operation(block) and block.chunk.covers[:1] not in seen and len(found) < ALTERNATIVES:
+            seen.add(block.chunk.covers[:1])
+            found.append(block)
+    return found
 
 
 def _asked_fact(
