@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rag.request_example import curl_command, python_snippet
 from tests.app.conftest import INVENTORY_SPEC, ROOT
 from tests.saved_run_fixtures import BLIND_TABLE, SUITE_TABLE
 from webapp import jobs
 from webapp.asking import RERUN_KEY, rerun_request
+from webapp.request_view import REQUEST_LABEL
 
 pytestmark = pytest.mark.app
 
@@ -131,6 +133,16 @@ def test_out_of_scope_question_shows_abstained_badge(app_engine) -> None:  # typ
     shown = badges(at)
     assert len(shown) == 1 and "abstained" in shown[0] and "gray-badge" in shown[0]
     assert any("confidence: abstain" in c.value for c in at.caption)
+    assert result.request_example is None and not [e for e in at.expander if e.label == REQUEST_LABEL]
+
+
+def test_an_answer_about_an_operation_shows_its_request_under_it(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), ANSWERABLE, ["C0", "full"])
+    results = at.session_state["turns"][-1].results
+    assert results[0].request_example is None and results[1].request_example is not None  # C0: raw JSON chunks
+    assert [e.label for e in at.expander if e.label == REQUEST_LABEL] == [REQUEST_LABEL]
+    shown = [c.value for c in at.code]
+    assert curl_command(results[1].request_example) in shown and python_snippet(results[1].request_example) in shown
 
 
 def test_answered_and_abstained_side_by_side(app_engine) -> None:  # type: ignore[no-untyped-def]
