@@ -271,8 +271,9 @@ def test_no_configuration_chosen_keeps_the_text(app_engine) -> None:  # type: ig
 def test_more_than_four_configurations_get_a_tab_each_and_a_summary(app_engine) -> None:  # type: ignore[no-untyped-def]
     configs = ["C0", "C1", "C2", "C3", "C5", "full"]
     at = ask(open_app(), ANSWERABLE, configs)
-    assert [tab.label for tab in at.tabs] == configs
-    assert [tab.subheader[0].value for tab in at.tabs] == configs
+    config_tabs = [tab for tab in at.tabs if len(tab.subheader)]  # not the curl / Python tabs of a request example
+    assert [tab.label for tab in config_tabs] == configs
+    assert [tab.subheader[0].value for tab in config_tabs] == configs
     summary = frames_with_column(at, "top structural id")
     assert len(summary) == 1 and list(summary[0]["config"]) == configs
     assert len(compact_lists(at)) == len(configs)
