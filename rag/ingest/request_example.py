@@ -132,7 +132,7 @@ class Sampler:
         """A value of the schema's type when the spec gives none."""
         kind = schema_type(flat)
         if kind == "object":
-            properties = flat.get("properties") if isinstance(flat.get("properties"), dict) else {}
+            properties: dict[str, Any] = flat["properties"] if isinstance(flat.get("properties"), dict) else {}
             return {
                 field: self.value(properties.get(field, {}), field, stack, depth + 1)
                 for field in flat.get("required", [])
@@ -154,7 +154,7 @@ class Sampler:
     def first_fields(self, schema: Any, count: int) -> dict[str, Any]:
         """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled."""
         flat, stack = self.flattened(schema)
-        properties = flat.get("properties") if isinstance(flat.get("properties"), dict) else {}
+        properties: dict[str, Any] = flat["properties"] if isinstance(flat.get("properties"), dict) else {}
         sendable = [name for name, field in properties.items()
                     if not self.read_only(field, stack) and not self.flattened(field, stack)[0].get("deprecated")]
         return {name: self.value(properties[name], name, stack, 1) for name in sendable[:count]}
@@ -336,7 +336,7 @@ def server_url(operation: Operation, document: dict[str, Any]) -> str:
             break
     else:
         return PLACEHOLDER_HOST
-    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+    variables: dict[str, Any] = server["variables"] if isinstance(server.get("variables"), dict) else {}
 
     def filled(match: re.Match[str]) -> str:
         variable = variables.get(match.group(1))
@@ -354,7 +354,7 @@ def credential_name(base: str, document: dict[str, Any]) -> str:
     labels = [label for label in host.split(".") if label]
     name = labels[-2] if len(labels) >= 2 and not host.replace(".", "").isdigit() else ""
     if not name or "<" in base.split("/")[2]:
-        info = document.get("info") if isinstance(document.get("info"), dict) else {}
+        info: dict[str, Any] = document["info"] if isinstance(document.get("info"), dict) else {}
         words = re.findall(r"[A-Za-z][A-Za-z0-9]*", str(info.get("title", "")))
         name = words[0] if words else "API"
     return re.sub(r"[^A-Z0-9]+", "_", name.upper()).strip("_") or "API"
