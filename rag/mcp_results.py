@@ -5,6 +5,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rag.request_example import curl_command, python_snippet
 from rag.results import AnswerResult, RetrievedChunk
 
 
@@ -14,6 +15,18 @@ class SourceCitation(BaseModel):
     structural_id: str = Field(description="what the source is, e.g. `hris.paths./unified/hris/employees.get`")
     json_pointer: str = Field(description="where it is in the spec, e.g. `/paths/~1unified~1hris~1employees/get`")
     api: str = Field(description="the API (spec) it belongs to")
+
+
+class RequestSnippet(BaseModel):
+    """A request that calls the operation an answer is about, built from the spec (secrets are environment
+    variables, `<name>` a value to fill in)."""
+
+    method: str = Field(description="HTTP method, upper case")
+    url: str = Field(description="the server URL and the path, its parameters filled")
+    media_type: str = Field(description="the media type of the body ('' when the request has none)")
+    body: str = Field(description="the body as JSON text: the fields the schema requires ('' when none)")
+    curl: str = Field(description="the request as a curl command")
+    python: str = Field(description="the request as Python (httpx)")
 
 
 class AskResult(BaseModel):
@@ -29,6 +42,8 @@ class AskResult(BaseModel):
     generator: str = Field(description="what wrote the answer: extractive, openai:MODEL, groq:MODEL or local")
     config: str = Field(description="the pipeline configuration used")
     notes: list[str] = Field(description="what each pipeline stage decided (intent filter, gate, …)")
+    request_example: RequestSnippet | None = Field(
+        default=None, description="a request that calls the operation the answer is about (null: none)")
 
 
 class SearchHit(BaseModel):
@@ -101,7 +116,17 @@ def ask_result(result: AnswerResult) -> AskResult:
         generator=result.generator,
         config=result.config,
         notes=list(result.notes),
+        request_example=request_snippet(result),
     )
+
+
+def request_snippet(result: AnswerResult) -> RequestSnippet | None:
+    """The request example of a result as the MCP tools return it (None when the result has none)."""
+    example = result.request_example
+    if example is None:
+        return None
+    return RequestSnippet(method=example.method, url=example.url, media_type=example.media_type, body=example.body,
+                          curl=curl_command(example), python=python_snippet(example))
 
 
 def search_hit(candidate: RetrievedChunk) -> SearchHit:

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, RequestExample
 from rag.errors import RagError
 from rag.query import Query
+from rag.request_example import curl_command, example_view
 from rag.tokens import truncate_to_tokens
 
 Confidence = Literal["answer", "partial", "abstain"]
@@ -158,6 +159,9 @@ class AnswerResult:
     # The stored result of the same question, conversation, configuration, generator and index (rag.cache):
     # timings then say how long the lookup took.
     cached: bool = False
+    # A request that calls the operation the answer is about (curl and Python: rag.request_example); None when
+    # the answer is about no operation, abstained, or the operation has none (a webhook).
+    request_example: RequestExample | None = None
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
 
@@ -214,6 +218,7 @@ class AnswerResult:
             "errors": self.errors,
             "fallbacks": self.fallbacks,
             "cached": self.cached,
+            "request_example": example_view(self.request_example) if self.request_example else None,
         }
 
     @classmethod
@@ -253,6 +258,7 @@ class AnswerResult:
             errors=list(data.get("errors") or []),
             fallbacks=list(data.get("fallbacks") or []),
             cached=bool(data.get("cached")),
+            request_example=RequestExample.from_dict(data["request_example"]) if data.get("request_example") else None,
         )
 
 
@@ -272,6 +278,8 @@ def render_result(result: Any, show: int = 5) -> str:
         lines.extend(f"error: {error}" for error in result.errors)
     if result.answer:
         lines.append(result.answer)
+    if getattr(result, "request_example", None) is not None:
+        lines.append("request:\n" + curl_command(result.request_example))
     if result.citations:
         lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
     for chunk in result.chunks[:show]:

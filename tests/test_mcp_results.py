@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rag.chunk import RequestExample
 from rag.mcp_results import AskResult, SearchHit, ask_result, search_hit
+from rag.request_example import curl_command, python_snippet
 from rag.results import AnswerResult, Citation, RetrievedChunk
 from tests.fakes import make_chunk
 
@@ -14,16 +16,28 @@ def test_an_answer_becomes_an_ask_result_with_its_citations() -> None:
     result = AnswerResult(
         question="How do I list employees?", config="full", answer="Call GET /employees [1].",
         citations=[Citation.of(CHUNK, 1)], generator="extractive (no LLM)", confidence="answer",
-        notes=["gate: answer"],
+        confidence_score=0.82, notes=["gate: answer"],
     )
     converted = ask_result(result)
     assert isinstance(converted, AskResult)
     assert converted.model_dump() == {
-        "answer": "Call GET /employees [1].", "abstained": False, "confidence": "answer",
+        "answer": "Call GET /employees [1].", "abstained": False, "confidence": "answer", "confidence_score": 0.82,
         "citations": [{"structural_id": "hris.paths./employees.get", "json_pointer": "/paths/~1employees/get",
                        "api": "hris"}],
-        "generator": "extractive (no LLM)", "config": "full", "notes": ["gate: answer"],
+        "generator": "extractive (no LLM)", "config": "full", "notes": ["gate: answer"], "request_example": None,
     }
+
+
+def test_an_answer_about_an_operation_carries_its_request_example() -> None:
+    example = RequestExample("POST", "https://api.acme.test/employees", headers=(("x-account-id", "<x-account-id>"),),
+                             media_type="application/json", body='{"name": "<name>"}')
+    result = AnswerResult(question="How do I add an employee?", config="full", answer="Use POST /employees [1].",
+                          request_example=example)
+    snippet = ask_result(result).request_example
+    assert snippet is not None
+    assert (snippet.method, snippet.url, snippet.body) == ("POST", "https://api.acme.test/employees",
+                                                           '{"name": "<name>"}')
+    assert snippet.curl == curl_command(example) and snippet.python == python_snippet(example)
 
 
 def test_a_retrieved_chunk_becomes_a_hit_with_rounded_scores() -> None:

@@ -130,8 +130,10 @@ def test_ask_api_answers_with_citations(server: Any, shop: str) -> None:
     assert not result.is_error, result
     data = result.structured_content
     assert data is not None
-    assert set(data) == {"answer", "abstained", "confidence", "citations", "generator", "config", "notes"}
+    assert set(data) == {"answer", "abstained", "confidence", "citations", "generator", "config", "notes",
+                         "request_example"}
     assert data["config"] == "full" and data["generator"].startswith("extractive")
+    assert data["request_example"]["method"] == "GET" and data["request_example"]["curl"].startswith("curl ")
     assert not data["abstained"] and data["answer"]
     assert data["citations"], data
     assert all(set(c) == {"structural_id", "json_pointer", "api"} for c in data["citations"])

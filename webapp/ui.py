@@ -26,6 +26,7 @@ from webapp import charts, tables, widget_state
 from webapp.badges import Badge, badge_for
 from webapp.engine import build_engine, engine_key, known_configs, warm_up_once
 from webapp.jobs import Job, get_job
+from webapp.request_view import render_request_example
 
 PRODUCT = "SpecRAG Workbench"
 HOME_PAGE = "pages/0_Ask.py"
@@ -315,6 +316,7 @@ def render_result(
         if result.generator:
             st.caption(f"Answer by {tables.md_escape(result.generator)}")
         st.markdown(tables.safe_markdown(result.answer))
+        render_request_example(result)
     elif result.retrieval_only and result.ok:
         st.caption("Retrieval only: no answer generated.")
     if compact:

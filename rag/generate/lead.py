@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
 from rag.corpus.vocabulary import schema_name, stop_words
 from rag.data import data_table
@@ -66,6 +66,7 @@ class Lead:
     overview's security scheme, the header the operations share) or an established missing operation keeps
     the quoted lines to the blocks it cites. `related` says whether the other blocks are listed after them
     (not after an API-wide statement or an absence, where another operation would read as a contradiction).
+    `operation` is the block of the operation the answer is about: its request example goes with the answer.
     """
 
     sentence: str = ""
@@ -73,15 +74,22 @@ class Lead:
     scope: tuple[int, ...] = ()
     related: bool = True
     quoted: bool = True  # False: the two lines say all the cited block says (an API-wide statement)
+    operation: int = 0  # the number of the block of the operation the answer is about (0: none)
     stated: frozenset[str] = frozenset()  # what the two lines name: fields, "returns" (the success response)
     described: frozenset[str] = frozenset()  # the fields they state in full (facts and description)
 
     def __post_init__(self) -> None:
-        if (self.scope or self.detail) and not self.sentence:
+        if (self.scope or self.detail or self.operation) and not self.sentence:
             raise ValueError(
-                f"Lead(scope={self.scope!r}, detail={self.detail!r}) is not allowed without a sentence; "
-                "allowed: an empty scope and detail when there is no sentence"
+                f"Lead(scope={self.scope!r}, detail={self.detail!r}, operation={self.operation!r}) is not allowed "
+                "without a sentence; allowed: an empty scope and detail and no operation when there is no sentence"
             )
+
+    def request_example(self, blocks: Sequence[ContextBlock]) -> RequestExample | None:
+        """The request example of the operation the answer is about (None when it is about none, or the
+        operation has none: a webhook, an index built before examples were)."""
+        block = next((b for b in blocks if self.operation and b.number == self.operation), None)
+        return block.chunk.request_example if block is not None and is_operation(block) else None
 
 
 def lead_for(
@@ -216,7 +224,7 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     following = next((b for b in blocks[1:] if is_operation(b)), None)
     if following is not None:
         sentence += f"; then {operation_heading(following.chunk)} [{following.number}]"
-    return Lead(sentence + ".")
+    return Lead(sentence + ".", operation=lookup.number)
 
 
 def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -234,7 +242,7 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
         return Lead()
     parts = [f"in the {api_name(api)} API use {operation_heading(b.chunk)} [{b.number}]" for api, b in named.items()]
     sentence = "; ".join(parts) + "."
-    return Lead(sentence[0].upper() + sentence[1:])
+    return Lead(sentence[0].upper() + sentence[1:], operation=next(iter(named.values())).number)
 
 
 def _where(block: ContextBlock) -> str:
@@ -263,7 +271,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
             detail, stated = (operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation"
                               else ("", frozenset({field.name})))
             return Lead(cited(sentence, block), detail, (block.number,), stated=stated,
-                        described=frozenset({field.name}))
+                        described=frozenset({field.name}), operation=block.number if is_operation(block) else 0)
     return Lead()
 
 
@@ -331,14 +339,16 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
             offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
             sentence = f"The likeliest operations are {', '.join(offered[:-1])} and {offered[-1]}."
             detail, said = operation_detail(anchor, stated, ())
-            return Lead(sentence, detail, tuple(b.number for b in (anchor, *alternatives)), stated=said)
+            return Lead(sentence, detail, tuple(b.number for b in (anchor, *alternatives)), stated=said,
+                        operation=anchor.number)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
     sentence = cited(sentence, anchor)
     detail, said = operation_detail(anchor, stated, clearly_named)
-    return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described))
+    return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described),
+                operation=anchor.number)
 
 
 # How many operations a partial answer offers beside the first.

@@ -9,6 +9,7 @@ from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
 from rag.ingest.pagination import pagination_of
+from rag.ingest.request_example import request_example
 from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
@@ -159,11 +160,14 @@ class OperationChunker:
         return tuple(pairs)
 
     def operation_chunk(self, operation: Operation) -> Chunk:
-        """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge."""
+        """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge, with a request that
+        calls the operation."""
         chunk = self._operation_chunk(operation, max_depth=2)
         if chunk.tokens > OPERATION_MAX_TOKENS:
             chunk = self._operation_chunk(operation, max_depth=1)
-        return chunk
+        example = request_example(self.spec.resolver, self.spec.document, operation, self.parameters(operation),
+                                  chunk.security)
+        return replace(chunk, request_example=example)
 
     def _operation_chunk(self, operation: Operation, max_depth: int) -> Chunk:
         prose = SchemaProse(self.spec.resolver, max_depth=max_depth)

@@ -218,6 +218,7 @@ class PipelineState:
             facts=[fact.statement() for fact in evidence.facts],
             errors=list(self.answer.errors),
             fallbacks=[event.fallback for event in self.trace if event.fallback],
+            request_example=None if generation.abstained else generation.request_example,
             query=self.scope.query,
         )
 

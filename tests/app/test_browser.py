@@ -28,6 +28,7 @@ import pytest
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
 from tests.conftest import FIXTURES
 from tests.processes import free_port, stop_process
+from webapp.request_view import REQUEST_LABEL
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -246,6 +247,26 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
     assert "Traceback" not in log, log[-4000:]
 
 
+def check_request_example(page, columns) -> None:  # type: ignore[no-untyped-def]
+    """Under `full`'s answer about an operation, folded: its request as curl and as Python, each with a copy
+    button; none under C0's (raw JSON chunks have no typed facts). Screenshot: home-request-example.png."""
+    from playwright.sync_api import expect
+
+    expect(columns.nth(0).get_by_text(REQUEST_LABEL)).to_have_count(0)
+    folded = columns.nth(1).get_by_text(REQUEST_LABEL)
+    expect(folded).to_be_visible()
+    folded.click()
+    shown = columns.nth(1).locator('[data-testid="stCode"]').filter(visible=True)
+    expect(shown.first).to_contain_text('curl "https://api.shop.example/v2/orders')
+    shown.first.hover()  # the copy button shows on hover
+    copy = columns.nth(1).get_by_role("button", name="Copy to clipboard").filter(visible=True)
+    expect(copy).not_to_have_count(0)
+    screenshot(page, "home-request-example.png")
+    columns.nth(1).get_by_role("tab", name="Python").click()
+    expect(shown.first).to_contain_text("import httpx")
+    screenshot(page, "home-request-example-python.png")
+
+
 def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect, sync_playwright
 
@@ -284,6 +305,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
                 expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
             expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
             screenshot(page, "home.png")
+            check_request_example(page, columns)
 
             # ---- a reload keeps the conversation (its id is in the URL)
             assert "conversation=" in page.url
@@ -294,6 +316,10 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             expect(asked.first).to_be_visible()
             expect(columns.nth(1).locator("h3")).to_have_text("full")
             screenshot(page, "home-after-reload.png")
+            ask(page, "What's the weather in Paris today?")  # abstained: no request under it
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            expect(page.get_by_text(REQUEST_LABEL).filter(visible=True)).to_have_count(0)
 
             # ---- documents: upload a spec, then it is askable on the home page
             page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()

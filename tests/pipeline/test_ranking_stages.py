@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.chunk import Chunk
@@ -22,6 +23,8 @@ from rag.rerank.base import RerankerUnavailable
 from rag.rerank.learned import LearnedRanker, RankerUnavailable
 from rag.results import RetrievedChunk
 from rag.retrieve.intent import Intent
+from rag.retrieve.retrievers import HybridRetriever
+from rag.retrieve.short_texts import OperationTexts
 from rag.runner import Engine
 from tests.fakes import FakeBooster, make_chunk, retrieved
 from tests.pipeline.stage_states import notes_of, run, state_for, timed
@@ -43,7 +46,7 @@ def operations(index: Index) -> dict[str, Chunk]:
 def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
     state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
     ids = [c.chunk.chunk_id for c in state.ranking.candidates]
-    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool
+    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool + state.settings.operation_search
     assert state.ranking.k == state.settings.k and not state.ranking.balanced and "retrieve" in timed(state)
 
 
@@ -277,3 +280,23 @@ def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
         return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
 
     assert lifts(PRESETS["full"]) and not lifts(replace(PRESETS["full"], chunking="naive"))
+
+
+def test_the_operation_search_adds_the_operations_closest_to_the_question_that_retrieval_missed(
+    engine: Engine,
+) -> None:
+    ops = operations(engine.index)
+    state = run(state_for("How do I list orders?"), engine, Embed)
+    vector = state.scope.context.query_vector(state.scope.query.text)
+    wanted, other = ops["DELETE /orders/{id}"], ops["GET /unified/hris/employees"]
+    texts = OperationTexts((other, wanted), np.stack([-vector, vector]), np.stack([-vector, 0 * vector]))
+    retrieve = Retrieve(HybridRetriever(), "smart", 1, 1, operation_search=1, operations_for=lambda snapshot: texts)
+    ranking = run(state, engine, retrieve).ranking
+    assert len(ranking.candidates) == 2 and ranking.candidates[1].chunk is wanted
+    assert ranking.candidates[1].scores == {"operation": pytest.approx(float(vector @ vector))}
+    assert "operation search: 1 operation(s)" in notes_of(run(state, engine, retrieve), "retrieve")[0]
+    # An operation the retriever found already is not added again.
+    found_first = ranking.candidates[0].chunk
+    same = OperationTexts((found_first,), np.stack([vector]), np.stack([vector]))
+    again = Retrieve(HybridRetriever(), "smart", 1, 1, operation_search=1, operations_for=lambda snapshot: same)
+    assert [c.chunk for c in run(state, engine, again).ranking.candidates] == [found_first]

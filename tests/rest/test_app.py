@@ -35,6 +35,10 @@ def test_ask_returns_each_configuration_in_the_shape_of_ask_json(fixture_index: 
         fields = {"abstained", "confidence", "timings_ms", "tokens_in", "tokens_out", "generator", "cached"}
         assert fields <= set(result)
         assert result["chunks"][0]["scores"]
+    example = results[1]["request_example"]  # `full`: a request that calls the operation the answer is about
+    assert example["method"] == "GET" and example["url"].endswith("/unified/hris/employees")
+    assert example["curl"].startswith("curl ") and "httpx.get(" in example["python"]
+    assert results[0]["request_example"] is None  # C0 reads raw JSON chunks: no typed facts, no example
     default = client.post(f"{server.url}/ask", json={"question": QUESTION}).json()["results"]
     assert [r["config"] for r in default] == list(DEFAULT_CONFIGS)
 
