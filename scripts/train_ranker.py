@@ -19,7 +19,8 @@ import json
 import sys
 import time
 import tomllib
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from rag.cache import source_digest  # noqa: E402
 from rag.errors import ConfigError  # noqa: E402
+from rag.evaluate.follow_ups import follow_up_questions  # noqa: E402
 from rag.evaluate.ranker_data import CandidateList, candidate_lists, load_lists, save_lists  # noqa: E402
 from rag.evaluate.ranker_training import (  # noqa: E402
     ROUNDS,
@@ -47,8 +49,17 @@ DEFAULT_CONFIG = ROOT / "eval_data" / "ranker.toml"
 DEFAULT_REPORT = ROOT / "docs" / "ranker.md"
 
 
-def read_config(path: Path) -> tuple[Suite, list[SetSpec], dict[str, frozenset[str]]]:
-    """The suite, the sets to train on and each corpus's spec families, checked."""
+@dataclass(frozen=True)
+class FollowUps:
+    """Template follow-ups to train on: the corpora, how many per API, the seed."""
+
+    corpora: tuple[str, ...] = ()
+    per_api: int = 10
+    seed: int = 0
+
+
+def read_config(path: Path) -> tuple[Suite, list[SetSpec], dict[str, frozenset[str]], FollowUps]:
+    """The suite, the sets to train on, each corpus's spec families and the follow-ups to make, checked."""
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
     suite = load_suite((path.parent / raw.get("suite", "suite.toml")).resolve())
     by_name = {spec.name: spec for spec in suite.sets}
@@ -60,34 +71,62 @@ def read_config(path: Path) -> tuple[Suite, list[SetSpec], dict[str, frozenset[s
     if not_tuning:
         raise ConfigError(f"{path}: the ranker trains on tuning sets only; not tuning: {', '.join(not_tuning)}")
     families = {corpus: frozenset(specs) for corpus, specs in raw.get("families", {}).items()}
-    missing = sorted({spec.corpus for spec in chosen} - set(families))
+    table = raw.get("follow_ups", {})
+    follow_ups = FollowUps(tuple(table.get("corpora", ())), int(table.get("per_api", 10)), int(table.get("seed", 0)))
+    missing = sorted(({spec.corpus for spec in chosen} | set(follow_ups.corpora)) - set(families))
     if missing:
         raise ConfigError(f"{path}: [families] lacks the corpora {', '.join(missing)}")
-    return suite, chosen, families
+    return suite, chosen, families, follow_ups
 
 
-def set_lists(spec: SetSpec, suite: Suite, settings: Settings, engines: dict[str, Engine]) -> list[CandidateList]:
-    """The set's candidate lists, made once per version of the code, the questions and the corpus."""
+def engine_for(corpus: str, suite: Suite, settings: Settings, engines: dict[str, Engine]) -> Engine:
+    """The engine over the corpus's suite index (built on first use, as `rag suite` does)."""
     from rag.index.build import open_index
 
-    corpus = suite.corpora[spec.corpus]
-    key = corpus_key(corpus, settings.embedding_model)
-    digest = hashlib.sha256(f"{source_digest(ROOT / 'rag', skip=('data/ranker',))}{key}".encode())
-    if spec.questions is not None:
-        digest.update(spec.questions.read_bytes())
-    cached = Path(settings.index_dir) / "ranker" / f"{spec.name}-{digest.hexdigest()[:12]}.npz"
+    if corpus not in engines:
+        folder = Path(settings.index_dir) / "suite" / corpus_key(suite.corpora[corpus], settings.embedding_model)
+        scoped = replace(settings, index_dir=folder, cache_dir=Path(settings.index_dir) / "cache", chroma_url="")
+        engines[corpus] = Engine(corpus_index(suite.corpora[corpus], folder, lambda _: open_index(scoped), log))
+    return engines[corpus]
+
+
+def cached_lists(name: str, corpus: str, extra: bytes, settings: Settings, suite: Suite,
+                 make: Callable[[], list[CandidateList]]) -> list[CandidateList]:
+    """The candidate lists `make` makes, kept per version of the code, the corpus and `extra` (the questions)."""
+    key = corpus_key(suite.corpora[corpus], settings.embedding_model)
+    digest = hashlib.sha256(f"{source_digest(ROOT / 'rag', skip=('data/ranker',))}{key}".encode() + extra)
+    cached = Path(settings.index_dir) / "ranker" / f"{name}-{digest.hexdigest()[:12]}.npz"
     found = load_lists(str(cached)) if cached.is_file() else None
     if found is not None:
         return found
-    if spec.corpus not in engines:
-        folder = Path(settings.index_dir) / "suite" / key
-        scoped = replace(settings, index_dir=folder, cache_dir=Path(settings.index_dir) / "cache", chroma_url="")
-        engines[spec.corpus] = Engine(corpus_index(corpus, folder, lambda _: open_index(scoped), log))
-    engine = engines[spec.corpus]
-    lists = list(candidate_lists(engine, set_questions(spec, engine.index, []), spec.name, spec.corpus))
+    lists = make()
     cached.parent.mkdir(parents=True, exist_ok=True)
     save_lists(lists, str(cached))
     return lists
+
+
+def set_lists(spec: SetSpec, suite: Suite, settings: Settings, engines: dict[str, Engine]) -> list[CandidateList]:
+    """The set's candidate lists."""
+    def make() -> list[CandidateList]:
+        engine = engine_for(spec.corpus, suite, settings, engines)
+        return list(candidate_lists(engine, set_questions(spec, engine.index, []), spec.name, spec.corpus))
+
+    extra = spec.questions.read_bytes() if spec.questions is not None else repr(spec.generate).encode()
+    return cached_lists(spec.name, spec.corpus, extra, settings, suite, make)
+
+
+def follow_up_lists(corpus: str, follow_ups: FollowUps, suite: Suite, settings: Settings,
+                    engines: dict[str, Engine]) -> list[CandidateList]:
+    """The candidate lists of the corpus's template follow-ups (every API of its index)."""
+    name = f"follow-ups-{corpus}"
+
+    def make() -> list[CandidateList]:
+        engine = engine_for(corpus, suite, settings, engines)
+        questions = [q for api in engine.index.snapshot().apis()
+                     for q in follow_up_questions(engine.index, api, follow_ups.per_api, follow_ups.seed)]
+        return list(candidate_lists(engine, questions, name, corpus))
+
+    return cached_lists(name, corpus, repr(follow_ups).encode(), settings, suite, make)
 
 
 def log(line: str) -> None:
@@ -147,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, default=DEFAULT_REPORT)
     args = parser.parse_args(argv)
     try:
-        suite, chosen, families = read_config(args.config)
+        suite, chosen, families, follow_ups = read_config(args.config)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -156,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         found = set_lists(spec, suite, settings, engines)
         log(f"{spec.name}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
+        lists += found
+    for corpus in follow_ups.corpora:
+        started = time.perf_counter()
+        found = follow_up_lists(corpus, follow_ups, suite, settings, engines)
+        log(f"follow-ups on {corpus}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
         lists += found
     print(write_outputs(args, lists, families))
     return 0
