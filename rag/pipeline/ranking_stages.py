@@ -26,8 +26,7 @@ from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
 
 MAX_DYNAMIC_K = 10
-# Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
-# structural evidence is not fused with the first-stage order (it misleads across APIs, not within one).
+# Candidates per API for a question about several APIs: each API's are reranked among themselves.
 PER_API_POOL = 60
 
 
