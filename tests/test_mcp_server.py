@@ -134,7 +134,7 @@ def test_ask_api_answers_with_citations(server: Any, shop: str) -> None:
     assert data["config"] == "full" and data["generator"].startswith("extractive")
     assert not data["abstained"] and data["answer"]
     assert data["citations"], data
-    assert all(set(c) == {"structural_id", "json_pointer", "api"} for c in data["citations"])
+    assert all(set(c) == {"structural_id", "json_pointer", "api", "url", "section"} for c in data["citations"])
     assert f"{shop}.paths./orders.get" in [c["structural_id"] for c in data["citations"]]
     assert any(note.startswith("confidence gate") for note in data["notes"])
     assert '"answer"' in text_of(result)  # the same result as JSON text for clients without structured output
