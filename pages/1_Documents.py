@@ -114,10 +114,12 @@ if reports:
 # ---------------------------------------------------------------------- documentation site
 st.subheader("Add a documentation site", anchor=False)
 st.caption("Indexes the pages under the URL's host and folder (its sitemap.xml, else canonical, next and in-folder "
-           "links; robots.txt obeyed), each page under its URL. Crawling it again re-indexes only the pages that "
-           "changed and removes those that are gone.")
-left, right = st.columns([3, 1], vertical_alignment="bottom")
+           "links; robots.txt obeyed) as one API, each page under its URL. Crawling it again re-indexes only the "
+           "pages that changed and removes those that are gone.")
+left, middle, right = st.columns([3, 2, 1], vertical_alignment="bottom")
 site_url = left.text_input("Documentation site URL", placeholder="https://docs.example.com/api/", key="crawl_url")
+site_name = middle.text_input("API name (optional)", placeholder="the site's host", key="crawl_name",
+                              help="The API the site's pages are indexed as; empty: the site's host (docs-example-com)")
 max_pages = right.number_input("Pages at most", min_value=1, max_value=2000, value=200, step=50,
                                key="crawl_max_pages")
 allow_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="crawl_allow_private",
@@ -129,7 +131,8 @@ if st.button("Crawl and index", icon=":material/travel_explore:", disabled=not (
     try:
         with st.spinner("Crawling…", show_time=True):
             crawled = crawl_into(index, site_url, int(max_pages), allow_private,
-                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text))
+                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+                                 name=site_name or "")
     except RagError as error:
         st.session_state["crawl_error"] = str(error)
         st.session_state.pop("crawl_report", None)

@@ -14,7 +14,9 @@ class SourceCitation(BaseModel):
 
     structural_id: str = Field(description="what the source is, e.g. `hris.paths./unified/hris/employees.get`")
     json_pointer: str = Field(description="where it is in the spec, e.g. `/paths/~1unified~1hris~1employees/get`")
-    api: str = Field(description="the API (spec) it belongs to")
+    api: str = Field(description="the API (spec, or crawled documentation site) it belongs to")
+    url: str = Field(default="", description="the web page it comes from (a crawled page; '' for a spec)")
+    section: str = Field(default="", description="a documentation section's heading path, e.g. `Webhooks > Retries`")
 
 
 class RequestSnippet(BaseModel):
@@ -56,6 +58,8 @@ class SearchHit(BaseModel):
     kind: str = Field(description="operation, schema, overview or doc")
     title: str
     json_pointer: str
+    source: str = Field(default="", description="the spec's file or the page's URL it comes from")
+    section: str = Field(default="", description="a documentation section's heading path ('' for a spec's chunk)")
     scores: dict[str, float] = Field(description="vector/bm25/hybrid scores and the rerank score")
     text: str = Field(description="the chunk text, as the answer generator sees it")
 
@@ -111,8 +115,8 @@ def ask_result(result: AnswerResult) -> AskResult:
         abstained=result.abstained,
         confidence=result.confidence,
         confidence_score=result.confidence_score,
-        citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api)
-                   for c in result.citations],
+        citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api, url=c.url,
+                                  section=c.section) for c in result.citations],
         generator=result.generator,
         config=result.config,
         notes=list(result.notes),
@@ -140,6 +144,8 @@ def search_hit(candidate: RetrievedChunk) -> SearchHit:
         kind=chunk.kind,
         title=chunk.title,
         json_pointer=chunk.json_pointer,
+        source=chunk.source,
+        section=chunk.section_path if chunk.kind == "doc" else "",
         scores={name: round(value, 6) for name, value in candidate.scores.items()},
         text=chunk.text,
     )

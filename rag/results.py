@@ -57,6 +57,7 @@ class RetrievedChunk:
             "title": self.chunk.title,
             "json_pointer": self.chunk.json_pointer,
             "source": self.chunk.source,
+            "section": self.chunk.section_path if self.chunk.kind == "doc" else "",
             "tokens": self.chunk.tokens,
             "scores": {name: round(value, 6) for name, value in self.scores.items()},
             "rank": self.rank,
@@ -78,9 +79,36 @@ class RetrievedChunk:
         )
 
 
+_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
+
+
+def readable_id(structural_id: str) -> str:
+    """A structural id as a reader names it: `GET /unified/hris/employees`, the schema's name (`Employee`),
+    `HRIS API overview`, `HRIS API conventions`; anything else unchanged."""
+    api, _, rest = structural_id.partition(".")
+    if rest.startswith("paths."):
+        path, _, method = rest.removeprefix("paths.").rpartition(".")
+        if path and method.lower() in _METHODS:
+            return f"{method.upper()} {path}"
+    if rest.startswith("components."):
+        return rest.removeprefix("components.").split(".")[-1]
+    if rest in ("overview", "conventions"):
+        return f"{api.upper() if len(api) <= 4 else api} API {rest}"
+    return structural_id
+
+
+def source_label(chunk: Chunk) -> str:
+    """How a reader names a chunk: a documentation section by its heading path and page (`Webhooks > Retries —
+    https://docs.acme.test/webhooks.html`), anything else by its structural id read as words (`readable_id`)."""
+    if chunk.kind == "doc" and chunk.section_path:
+        return f"{chunk.section_path} — {chunk.source}" if chunk.source else chunk.section_path
+    return readable_id(chunk.covers[0] if chunk.covers else chunk.chunk_id)
+
+
 @dataclass(frozen=True)
 class Citation:
-    """A source an answer used: structural id, JSON pointer, API and chunk."""
+    """A source an answer used: structural id, JSON pointer, API and chunk; its source (a spec's file, a page's
+    URL) and, for a documentation section, its heading path (`section`)."""
 
     structural_id: str
     json_pointer: str
@@ -90,6 +118,20 @@ class Citation:
     # The `[n]` the answer cites it by: the chunk's position in the context, which is also its rank in
     # the chunk table; 0 when the citation was not made from a numbered context.
     number: int = field(default=0, compare=False)
+    section: str = ""
+
+    @property
+    def label(self) -> str:
+        """How a reader names it: "Webhooks > Retries — https://docs.acme.test/webhooks.html" for a documentation
+        section, `GET /unified/hris/employees` for an operation, the schema's name for a schema."""
+        if self.section:
+            return f"{self.section} — {self.source}" if self.source else self.section
+        return readable_id(self.structural_id)
+
+    @property
+    def url(self) -> str:
+        """The web page it comes from ("" unless its source is a web address: a crawled page)."""
+        return self.source if self.source.startswith(("http://", "https://")) else ""
 
     def to_dict(self) -> dict[str, str | int]:
         """JSON-ready view."""
@@ -100,6 +142,9 @@ class Citation:
             "chunk_id": self.chunk_id,
             "source": self.source,
             "number": self.number,
+            "section": self.section,
+            "url": self.url,
+            "label": self.label,
         }
 
     @classmethod
@@ -112,6 +157,7 @@ class Citation:
             str(data.get("chunk_id", "")),
             str(data.get("source", "")),
             int(data.get("number") or 0),
+            str(data.get("section", "")),
         )
 
     @classmethod
@@ -124,6 +170,7 @@ class Citation:
             chunk.chunk_id,
             chunk.source,
             number,
+            chunk.section_path if chunk.kind == "doc" else "",
         )
 
 
@@ -281,10 +328,13 @@ def render_result(result: Any, show: int = 5) -> str:
     if getattr(result, "request_example", None) is not None:
         lines.append("request:\n" + curl_command(result.request_example))
     if result.citations:
-        lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
+        lines.append("citations:")
+        lines.extend(f"  [{c.number or n}] {c.label}" + ("" if c.section else f"  ({c.structural_id})")
+                     for n, c in enumerate(result.citations, 1))
     for chunk in result.chunks[:show]:
         scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
         label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
+        label = source_label(chunk.chunk) if chunk.chunk.kind == "doc" else label  # a page's section and URL
         lines.append(f"  {chunk.rank:>2}. {label} {scores}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"

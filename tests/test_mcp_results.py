@@ -23,7 +23,7 @@ def test_an_answer_becomes_an_ask_result_with_its_citations() -> None:
     assert converted.model_dump() == {
         "answer": "Call GET /employees [1].", "abstained": False, "confidence": "answer", "confidence_score": 0.82,
         "citations": [{"structural_id": "hris.paths./employees.get", "json_pointer": "/paths/~1employees/get",
-                       "api": "hris"}],
+                       "api": "hris", "url": "", "section": ""}],
         "generator": "extractive (no LLM)", "config": "full", "notes": ["gate: answer"], "request_example": None,
     }
 
@@ -47,3 +47,14 @@ def test_a_retrieved_chunk_becomes_a_hit_with_rounded_scores() -> None:
         2, "hris.paths./employees.get", ["hris.paths./employees.get"], "operation", CHUNK.text
     )
     assert hit.scores == {"vector": 0.123457, "bm25": 3.0}
+
+
+def test_a_crawled_pages_section_is_cited_and_found_by_its_url_and_heading_path() -> None:
+    page = make_chunk("acme.doc.webhooks/webhooks/retries", "Webhooks > Retries\n\nRetried five times.", kind="doc",
+                      source="https://docs.acme.test/webhooks.html", section_path="Webhooks > Retries")
+    result = AnswerResult(question="Are deliveries retried?", config="full", answer="Five times [1].",
+                          citations=[Citation.of(page, 1)])
+    cited = ask_result(result).citations[0]
+    assert (cited.url, cited.section) == ("https://docs.acme.test/webhooks.html", "Webhooks > Retries")
+    hit = search_hit(RetrievedChunk(chunk=page, rank=1))
+    assert (hit.source, hit.section) == ("https://docs.acme.test/webhooks.html", "Webhooks > Retries")

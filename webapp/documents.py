@@ -111,9 +111,10 @@ ALLOW_PRIVATE_LABEL = "Allow private, loopback and link-local addresses"
 
 
 def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
-               progress: Progress | None = None) -> SiteReport:
-    """Crawl a documentation site into the index (`rag.crawl.site_index.crawl_site`) with the app's progress bar:
-    `progress(fraction, text)`, the crawl first, then the indexing. A refused address says which box allows it."""
+               progress: Progress | None = None, name: str = "") -> SiteReport:
+    """Crawl a documentation site into the index as one API (`rag.crawl.site_index.crawl_site`; `name`, else the
+    site's host) with the app's progress bar: `progress(fraction, text)`, the crawl first, then the indexing. A
+    refused address says which box allows it."""
     settings = CrawlSettings(max_pages=int(max_pages), allow_private=allow_private)
 
     def step(stage: str, done: int, total: int, page: str) -> None:
@@ -122,7 +123,7 @@ def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
             progress(low + (high - low) * done / max(total, 1), f"{verb} {done}/{total}: {page}")
 
     try:
-        return crawl_site(index, url.strip(), settings, progress=step)
+        return crawl_site(index, url.strip(), settings, progress=step, name=name.strip())
     except RagError as error:
         raise RagError(str(error).replace("--allow-private is given (allow_private=True in Python)",
                                           f"“{ALLOW_PRIVATE_LABEL}” is ticked")) from None

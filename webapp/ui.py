@@ -273,7 +273,8 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
     numbered = [(citation.number or position, citation) for position, citation in enumerate(result.citations, 1)]
     for number, citation in sorted(numbered, key=lambda item: item[0]):  # numbered as the answer cites them
         with st.expander(tables.md_escape(tables.citation_label(number, citation))):
-            st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)} · "
+            section = f"section {tables.md_escape(citation.section)} · " if citation.section else ""
+            st.caption(f"API {tables.md_escape(citation.api)} · {section}source {tables.md_escape(citation.source)} · "
                        f"structural id `{citation.structural_id}`")
             found = tables.find_cited_chunk(citation, result)
             chunk = found.chunk if found else (engine.index.get_chunk(citation.chunk_id) if engine else None)
@@ -321,8 +322,7 @@ def render_result(
         st.caption("Retrieval only: no answer generated.")
     if compact:
         if result.citations:
-            st.caption("Cited: " + "; ".join(tables.md_escape(tables.readable_id(c.structural_id))
-                                             for c in result.citations))
+            st.caption("Cited: " + "; ".join(tables.md_escape(c.label) for c in result.citations))
         st.caption(f"{result.total_ms:,.0f} ms · {tables.token_summary(result)}")
         return
     render_citations(result, engine)

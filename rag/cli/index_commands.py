@@ -52,12 +52,13 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     """Crawl a documentation site and index its pages, with a progress bar per stage (crawl, then index)."""
     from tqdm import tqdm
 
-    from rag.crawl.crawler import CrawlSettings
+    from rag.crawl.crawler import CrawlSettings, check_site
     from rag.crawl.site_index import crawl_site
     from rag.index.build import open_index
 
     settings = CrawlSettings(max_pages=args.max_pages, max_depth=args.max_depth, delay_s=args.delay,
                              timeout_s=args.timeout, max_bytes=args.max_bytes, allow_private=args.allow_private)
+    check_site(args.url, settings)  # a refused address is refused before a model loads or a folder is made
     index = open_index(settings_from(args))
     bars: dict[str, tqdm] = {}
 
@@ -73,7 +74,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         bar.set_postfix_str(url[-60:], refresh=True)
 
     try:
-        report = crawl_site(index, args.url, settings, progress=progress)
+        report = crawl_site(index, args.url, settings, progress=progress, name=args.name or "")
     finally:
         for bar in bars.values():
             bar.close()

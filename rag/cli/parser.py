@@ -80,6 +80,7 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     crawl.add_argument("--delay", type=float, default=0.5, help="seconds between requests (default: 0.5)")
     crawl.add_argument("--timeout", type=float, default=15.0, help="seconds per request (default: 15)")
     crawl.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024, help="bytes per page (default: 2 MiB)")
+    crawl.add_argument("--name", help="the API the site is indexed as (default: its host, e.g. docs-example-com)")
     crawl.add_argument("--allow-private", action="store_true",
                        help="allow private, loopback and link-local addresses (refused by default)")
     crawl.add_argument("--json", action="store_true", help="print a JSON report")

@@ -161,6 +161,15 @@ def page_links(html: bytes, url: str) -> tuple[str, list[str], list[str]]:
     return canonical, following, links
 
 
+def check_site(start_url: str, settings: CrawlSettings) -> Scope:
+    """The scope of the site `start_url` belongs to, once it is known that it may be crawled: ConfigError for
+    what is no web address, PrivateAddressError for a private, loopback or link-local host unless
+    `settings.allow_private`. Nothing is fetched, so a caller checks this before it loads a model or opens an index."""
+    scope = Scope.of(normalise(start_url))
+    check_address(urlsplit(scope.origin).hostname or "", settings.allow_private)
+    return scope
+
+
 def crawl(
     start_url: str,
     settings: CrawlSettings | None = None,
@@ -171,8 +180,7 @@ def crawl(
     """Crawl the site `start_url` belongs to (see the module docstring); PrivateAddressError for a private,
     loopback or link-local host unless `settings.allow_private`."""
     settings = settings or CrawlSettings()
-    scope = Scope.of(normalise(start_url))
-    check_address(urlsplit(scope.origin).hostname or "", settings.allow_private)
+    scope = check_site(start_url, settings)
     own = fetcher is None
     fetcher = fetcher or HttpFetcher(settings.timeout_s, settings.max_bytes, settings.allow_private,
                                      settings.user_agent)

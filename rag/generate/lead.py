@@ -21,6 +21,7 @@ from rag.corpus.vocabulary import schema_name, stop_words
 from rag.data import data_table
 from rag.facts import Fact, MissingWrite
 from rag.generate.context import ContextBlock
+from rag.generate.doc_lead import docs_lead
 from rag.generate.named import (
     field_classes,
     name_parts,
@@ -110,6 +111,7 @@ def lead_for(
         _asked_field,
         _schema_asked,
         lambda q, b: _about_an_operation(q, b, closest=gate == "partial"),
+        _from_documentation,
     )
     for rule in rules:
         found = rule(query, blocks)
@@ -138,6 +140,13 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
         cited.append(f"{sentence.rstrip()} {marks}".rstrip())
     text = ("No. " if query.analysis.yes_no else "") + " ".join(cited)
     return Lead(text, scope=tuple(block.number for block in named), related=False)
+
+
+def _from_documentation(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+    """A question no operation answers, asked of documentation sections: the sentence that states it and where it
+    stands (`rag.generate.doc_lead`); the lines below come from that section."""
+    sentence, detail, number = docs_lead(query, blocks)
+    return Lead(sentence, detail, (number,)) if sentence else Lead()
 
 
 def _names_first_operation(query: Query, blocks: Sequence[ContextBlock]) -> bool:

@@ -54,6 +54,20 @@ SNAPSHOT_ATTEMPTS = 3  # optimistic reads of a changing index before one read un
 EXACT_SEARCH_LIMIT = 50_000
 
 
+def _web_page(doc_type: str, source: str) -> bool:
+    """Whether a document is a crawled web page (the pages of a site are indexed as one API)."""
+    return doc_type == "doc" and source.startswith(("http://", "https://"))
+
+
+def _name_clash(records: Sequence[DocumentRecord], document: ParsedDocument) -> DocumentRecord | None:
+    """An indexed document of another source under the same API name, unless they may share it: versions of one
+    API and their changes, or pages of a crawled site."""
+    versioned = ("openapi", CHANGES_TYPE)
+    return next((r for r in records if r.api == document.api and r.source != document.source
+                 and not (r.doc_type in versioned and document.doc_type in versioned)
+                 and not (_web_page(r.doc_type, r.source) and _web_page(document.doc_type, document.source))), None)
+
+
 class Index:
     """Persistent index under one folder (or a Chroma server), shared by every reader in a process."""
 
@@ -393,9 +407,7 @@ class Index:
                 return IngestReport(
                     document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
                 )
-        versioned = ("openapi", CHANGES_TYPE)  # versions of one API and their changes share its name
-        clash = next((r for r in records if r.api == document.api and r.source != document.source
-                      and not (r.doc_type in versioned and document.doc_type in versioned)), None)
+        clash = _name_clash(records, document)
         if clash is None and existing is None and document.doc_type == "openapi":
             clash = label_clash(records, document.source, document.api, document.api_version)
         if clash is not None:

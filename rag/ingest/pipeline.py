@@ -18,7 +18,7 @@ from rag.ingest.validate import validate_upload
 
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
 # re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields.
-CHUNKER_VERSION = "2026.11.26e"
+CHUNKER_VERSION = "2026.11.28b"  # descriptions and pages as clean text; a crawled site one API; request examples
 
 
 @dataclass(frozen=True)
