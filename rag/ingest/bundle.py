@@ -196,7 +196,8 @@ class _Bundler:
             return {"$ref": "#/" + "/".join(map(escape_pointer_token, self.section)) + "/" +
                     escape_pointer_token(named or self.hoist(key, ref, current)), **siblings}
         if key in self.inlining:
-            chain = " → ".join(f"{p}#{q}" if q else p for p, q in [*self.inlining, key])
+            loop = [*self.inlining[self.inlining.index(key):], key]
+            chain = " → ".join(f"{p}#{q}" if q else p for p, q in loop)
             raise IngestError(self.where(current), f"$ref {ref!r} closes a cycle between files that cannot be "
                                                    f"bundled ({chain}); only schemas may refer back to themselves")
         if len(self.inlining) >= MAX_INLINE_DEPTH:
