@@ -150,7 +150,7 @@ class _Bundler:
     def node_at(self, path: str, pointer: str, ref: str, current: str) -> Any:
         """The node a pointer names in a file; IngestError when the file has no such place."""
         node = self.load(path, current, ref)
-        for raw in [t for t in pointer.split("/")[1:]] if pointer not in ("", "/") else []:
+        for raw in pointer.split("/")[1:] if pointer.strip("/") else []:
             token = unescape_pointer_token(raw)
             if isinstance(node, dict) and token in node:
                 node = node[token]

@@ -161,4 +161,6 @@ def parse_path(path: Path | str, version: str | None = None) -> ParsedDocument:
         return parse_document(path.name, data, version=version)
     folder = path.resolve().parent
     parsed = parse_document(path.name, data, split_spec_name(path.name, folder.name), version, folder_files(folder))
+    if not any(note.startswith("bundled") for note in parsed.notes):  # its refs named only itself
+        return parse_document(path.name, data, version=version)
     return replace(parsed, source=f"{folder.name}/{path.name}")
