@@ -32,11 +32,13 @@ _REF_VALUE = re.compile(r"""["']?\$ref["']?\s*:\s*["']?([^"'\s,}\]]+)""")
 @dataclass(frozen=True)
 class SpecFiles:
     """The files of one upload by relative POSIX path (`resources/pets/list.yml`): `read` returns a file's bytes
-    or None when the upload has no such file; `name` is how messages call the upload (a folder or a zip)."""
+    or None when the upload has no such file; `name` is how messages call the upload (a folder or a zip); `paths`
+    lists a zip's spec files."""
 
     name: str
     read: Callable[[str], bytes | None]
     paths: tuple[str, ...] = ()
+    archive: bool = False  # a zip: uploaded as a spec split over files, so every relative ref must resolve
 
 
 @dataclass
@@ -56,6 +58,30 @@ def file_refs(text: str) -> list[str]:
         if target and not _SCHEME.match(target) and not target.startswith("//"):
             found.append(target)
     return found
+
+
+def _names_a_file(node: Any) -> bool:
+    """Whether a node is a `$ref` to another file (a relative path, not a remote URL)."""
+    return isinstance(node, dict) and isinstance(node.get("$ref"), str) and bool(file_refs(f"$ref: {node['$ref']}"))
+
+
+def is_split(document: Any, text: str, files: SpecFiles, root: str) -> bool:
+    """Whether a spec is split over files, and so bundled (every ref then resolved, or refused): it comes in a zip,
+    a relative ref of it names a file of its upload, or its paths or operations live in other files. A spec whose
+    relative refs only dangle (an `x-policy: {$ref: ../policies.yaml}` its publisher left in) is read as one file:
+    those refs are reported unresolved, and nothing is read."""
+    if files.archive:
+        return True
+    for target in file_refs(text):
+        path = resolve_path(root, target)
+        if path is not None and files.read(path) is not None:
+            return True
+    paths = document.get("paths") if isinstance(document, dict) else None
+    if _names_a_file(paths):
+        return True
+    items = paths.values() if isinstance(paths, dict) else ()
+    return any(_names_a_file(item) or (isinstance(item, dict) and any(_names_a_file(op) for op in item.values()))
+               for item in items)
 
 
 def resolve_path(current: str, target: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from rag.chunk import Chunk
 from rag.errors import IngestError
-from rag.ingest.bundle import SpecFiles, bundle, file_refs
+from rag.ingest.bundle import SpecFiles, bundle, file_refs, is_split
 from rag.ingest.docs import chunk_document
 from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, openapi_document, parse_structured
 from rag.ingest.openapi import chunk_openapi
@@ -67,11 +67,10 @@ def parse_document(name: str, data: bytes, api: str | None = None, version: str 
                    files: SpecFiles | None = None, root: str = "") -> ParsedDocument:
     """Validate and chunk one file given by name and bytes; raises IngestError naming the problem.
 
-    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x or Swagger 2.0 (converted to 3.0); one that refers to other files
-    by relative `$ref` is bundled with them from `files` (its folder, where it is `root`; none for a lone upload).
-    A `.zip` holds one
-    spec split over files. `.md .markdown .txt .rst .html .htm .pdf` are docs. `version` labels an OpenAPI
-    document (default: its `info.version`, else today's date).
+    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x or Swagger 2.0 (converted to 3.0); one split over files (see
+    `rag.ingest.bundle.is_split`) is bundled with them from `files` (its folder, where it is `root`; none for a
+    lone upload). A `.zip` holds one spec split over files. `.md .markdown .txt .rst .html .htm .pdf` are docs.
+    `version` labels an OpenAPI document (default: its `info.version`, else today's date).
     """
     source = validate_upload(name, data)
     if source.lower().endswith(".zip"):
@@ -81,11 +80,11 @@ def parse_document(name: str, data: bytes, api: str | None = None, version: str 
         if not text.strip():
             raise IngestError(source, "the file is empty")
         parsed = parse_structured(source, text)
-        if not file_refs(text):
-            return spec_document(source, parsed, data, api, version)
-        lone = SpecFiles("", lambda path: data if path == source else None)
-        bundled = bundle(files or lone, root or source)
-        return spec_document(source, bundled.document, data, api, version, len(bundled.files))
+        upload = files or SpecFiles("", lambda path: data if path == source else None)
+        if file_refs(text) and is_split(parsed, text, upload, root or source):
+            bundled = bundle(upload, root or source)
+            return spec_document(source, bundled.document, data, api, version, len(bundled.files))
+        return spec_document(source, parsed, data, api, version)
     chunks = chunk_document(source, data)
     if not chunks:
         raise IngestError(source, "no text found to index")

@@ -78,7 +78,7 @@ def zip_files(archive: str, data: bytes) -> SpecFiles:
         return content
 
     spec_paths = tuple(sorted(p for p in members if p.lower().endswith(SPEC_EXTENSIONS)))
-    return SpecFiles(archive, read, spec_paths)
+    return SpecFiles(archive, read, spec_paths, archive=True)
 
 
 def referenced_files(files: SpecFiles, starts: Iterable[str]) -> set[str]:

@@ -226,6 +226,21 @@ def test_a_lone_file_with_relative_refs_is_refused_with_what_to_do() -> None:
     assert "upload a spec split over files as a .zip of its folder" in refused.value.problem
 
 
+@pytest.mark.parametrize("ref", ["../policies.yaml", "policies.yaml", "./shared/policies.yaml#/x"])
+def test_a_spec_whose_file_refs_only_dangle_is_read_as_one_file(tmp_path: Path, index: Index, ref: str) -> None:
+    """A published spec with a leftover ref to a file it does not ship (Spotify's has `../policies.yaml`) is indexed
+    as before: the ref reported unresolved, nothing read (the file outside the folder is never opened)."""
+    (tmp_path / "policies.yaml").write_text("x: SHOULD NOT BE READ\n")
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "spotify.yaml").write_text(
+        "openapi: 3.0.0\ninfo: {title: T, version: '1'}\npaths:\n  /me:\n    get:\n      x-policy: {$ref: '"
+        + ref + "'}\n      responses: {'200': {description: ok}}\n")
+    (report,) = ingest_paths(index, [tmp_path / "api"])
+    assert report.status == "added" and report.source == "spotify.yaml"
+    assert f"1 $ref(s) left unresolved (external refs are never fetched or read): {ref}" in report.message
+    assert "a spec split over files is ingested as its folder or a .zip of it" in report.message
+
+
 @pytest.mark.parametrize(("files", "problem"), [
     ({"../evil.yaml": "x: 1"}, "a path outside the archive"),
     ({"notes.txt": "hello"}, "no OpenAPI document found: none of its 0 .json/.yaml/.yml files"),

@@ -15,6 +15,7 @@ from rag.config import DEFAULT_CONFIGS
 from rag.index.store import Index
 from rag.ingest.validate import MAX_UPLOAD_BYTES
 from tests.conftest import FIXTURES, Served
+from tests.ingest.test_bundle import SPLIT, zipped
 from tests.rest.conftest import Serve
 
 QUESTION = "How do I list employees?"
@@ -236,8 +237,8 @@ def test_the_real_specs_answer_http_basic_and_a_repeat_is_cached_ten_times_faste
         assert client.delete(f"{server.url}/documents/payroll.md").status_code == 200  # the index is shared
 
 
-def test_a_spec_by_url_is_fetched_only_from_allowed_addresses(served: Served, empty_index: Index, serve: Serve,
-                                                           client) -> None:
+def test_a_spec_by_url_and_a_zipped_split_spec_are_indexed(served: Served, empty_index: Index, serve: Serve,
+                                                         client) -> None:
     url = served.write("pets.json", (FIXTURES / "specs" / "swagger-2.0.json").read_text())
     refusing = serve(empty_index)
     refused = client.post(f"{refusing.url}/documents/url", json={"url": url})
@@ -253,3 +254,6 @@ def test_a_spec_by_url_is_fetched_only_from_allowed_addresses(served: Served, em
     assert missing.status_code == 400 and "HTTP 404" in missing.json()["detail"]
     extra = client.post(f"{server.url}/documents/url", json={"url": url, "depth": 3})
     assert extra.status_code == 422
+    split = client.post(f"{server.url}/documents", files=[("files", ("digitalocean.zip", zipped(SPLIT),
+                                                                     "application/zip"))])
+    assert split.status_code == 200 and "bundled from 20 files" in split.json()["reports"][0]["message"]
