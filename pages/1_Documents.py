@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag.errors import RagError
-from rag.index.store import DUPLICATE_POLICIES
+from rag.index.store import DUPLICATE_POLICIES, IngestReport
 from rag.index.versions import chunk_totals
 from webapp import tables, ui, widget_state
 from webapp.documents import (
@@ -15,6 +15,7 @@ from webapp.documents import (
     UPLOAD_LABEL,
     crawl_into,
     crawl_lines,
+    ingest_spec_url,
     ingest_uploads,
     report_frame,
     report_line,
@@ -95,10 +96,12 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
     st.session_state["upload_round"] = uploader_round + 1  # a fresh, empty uploader
     st.rerun()
 
-reports = st.session_state.get("ingest_reports") or []
-if reports:
+
+
+def show_reports(title: str, reports: list[IngestReport]) -> None:
+    """What an upload or a fetch did: a line per document, the table, a link to ask about it."""
     with st.container(border=True):
-        st.markdown("**Last upload**")
+        st.markdown(f"**{title}**")
         for report in reports:
             line = tables.md_escape(report_line(report))
             if report.status in ("added", "replaced"):
@@ -110,6 +113,32 @@ if reports:
         st.dataframe(report_frame(reports), hide_index=True, width="stretch")
         if any(r.status in ("added", "replaced") for r in reports):
             st.page_link(ui.HOME_PAGE, label="Ask about it on the home page", icon=":material/forum:")
+
+
+if st.session_state.get("ingest_reports"):
+    show_reports("Last upload", st.session_state["ingest_reports"])
+
+# ---------------------------------------------------------------------- a spec by URL
+st.subheader("Add a spec by URL", anchor=False)
+st.caption("Fetches an OpenAPI 3.x or Swagger 2.0 spec (or a .zip of a spec split over files) and indexes it under "
+           "its URL. Fetching it again adds a new version when the spec changed, and says unchanged otherwise.")
+left, right = st.columns([3, 1], vertical_alignment="bottom")
+spec_url = left.text_input("Spec URL", placeholder="https://api.example.com/openapi.json", key="spec_url")
+spec_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="spec_url_allow_private",
+                           help="Refused by default: a spec on this machine or your network (localhost, 10.x, "
+                           "192.168.x, 169.254.x) is fetched only when this is ticked")
+if right.button("Fetch and index", icon=":material/cloud_download:", disabled=not (spec_url or "").strip(),
+                key="spec_url_button"):
+    bar = st.progress(0.0, text="Fetching…")
+    with st.spinner("Fetching and indexing…", show_time=True):
+        report = ingest_spec_url(index, spec_url, spec_private,
+                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text))
+    if report.status in ("added", "replaced"):
+        warm_up_in_background(engine)
+    st.session_state["spec_url_reports"] = [report]
+    st.rerun()
+if st.session_state.get("spec_url_reports"):
+    show_reports("Last spec by URL", st.session_state["spec_url_reports"])
 
 # ---------------------------------------------------------------------- documentation site
 st.subheader("Add a documentation site", anchor=False)

@@ -10,7 +10,9 @@ import pandas as pd
 
 from rag.crawl.crawler import CrawlSettings
 from rag.crawl.site_index import SiteReport, crawl_site
+from rag.crawl.spec_url import fetch_spec
 from rag.errors import DuplicateDocumentError, IngestError, RagError
+from rag.index.build import ingest_fetched_spec
 from rag.index.store import DuplicatePolicy, Index, IngestReport
 from rag.ingest.pipeline import parse_document
 
@@ -22,7 +24,8 @@ POLICY_LABELS: dict[str, str] = {
     "skip": "skip (keep the indexed one)",
     "replace": "replace (index the new content)",
 }
-UPLOAD_LABEL = "OpenAPI specs (.json .yaml .yml) or docs (.md .txt .rst .html .pdf), up to 10 MB each"
+UPLOAD_LABEL = ("OpenAPI 3.x or Swagger 2.0 specs (.json .yaml .yml), a spec split over files as a .zip of its folder, "
+                "or docs (.md .txt .rst .html .pdf), up to 10 MB each")
 
 
 def upload_problem(error: IngestError) -> str:
@@ -127,6 +130,26 @@ def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
     except RagError as error:
         raise RagError(str(error).replace("--allow-private is given (allow_private=True in Python)",
                                           f"“{ALLOW_PRIVATE_LABEL}” is ticked")) from None
+
+
+def ingest_spec_url(index: Index, url: str, allow_private: bool, progress: Progress | None = None) -> IngestReport:
+    """Fetch a spec from its URL and index it under that URL (`rag.index.build.ingest_fetched_spec`: fetched again,
+    a new version when it changed, else unchanged); a problem is an error report in the page's words."""
+    def step(done: int, total: int) -> None:
+        if progress is not None and total:
+            progress(0.2 + 0.8 * done / total, f"embedded {done}/{total} chunks")
+
+    if progress is not None:
+        progress(0.0, f"fetching {url.strip()}")
+    try:
+        fetched = fetch_spec(url, allow_private)
+    except RagError as error:
+        message = str(error).replace("crawling private", "fetching from private").replace(
+            "--allow-private is given (allow_private=True in Python)", f"“{ALLOW_PRIVATE_LABEL}” is ticked")
+        return IngestReport(url.strip(), "error", message=message)
+    if progress is not None:
+        progress(0.1, f"parsing {fetched.name}")
+    return ingest_fetched_spec(index, fetched, progress=step)
 
 
 def crawl_lines(report: SiteReport) -> list[tuple[str, str]]:

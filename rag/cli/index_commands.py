@@ -11,13 +11,37 @@ from rag.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_json, 
 from rag.errors import RagError
 
 
+def _fetch_urls(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
+    """The specs named by URL among the ingest arguments, fetched before any index or model is opened, and an
+    error report for each one that could not be fetched. A refused address (private, loopback) stops at once."""
+    from rag.crawl.spec_url import check_spec_url, fetch_spec
+    from rag.errors import IngestError
+    from rag.index.report import IngestReport
+
+    urls = [raw for raw in args.paths if "://" in raw]
+    for url in urls:
+        check_spec_url(url, args.allow_private)  # ConfigError: refused before anything is fetched or opened
+    fetched, failed = [], []
+    for url in urls:
+        try:
+            fetched.append(fetch_spec(url, args.allow_private))
+        except IngestError as error:
+            failed.append(IngestReport(url, "error", message=str(error)))
+    return fetched, failed
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """Index files or folders."""
+    """Index files, folders, zips and specs by URL."""
     from tqdm import tqdm
 
-    from rag.index.build import ingest_paths, open_index
+    from rag.index.build import ingest_fetched_spec, ingest_paths, open_index
 
-    index = open_index(settings_from(args))
+    try:
+        fetched, reports = _fetch_urls(args)
+    except RagError as error:
+        return fail(str(error).replace("crawling private", "fetching from private")
+                    .replace(" (allow_private=True in Python)", ""))
+    paths = [raw for raw in args.paths if "://" not in raw]
     bars: dict[str, tqdm] = {}
 
     def progress(name: str, done: int, total: int) -> None:
@@ -31,11 +55,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if done >= total:
             bar.close()
 
-    reports = ingest_paths(index, args.paths, on_duplicate=args.on_duplicate, progress=progress, version=args.version)
+    if fetched or paths:
+        index = open_index(settings_from(args))
+        reports += ingest_paths(index, paths, on_duplicate=args.on_duplicate, progress=progress, version=args.version)
+        for spec in fetched:
+            reports.append(ingest_fetched_spec(index, spec, args.version,
+                                               lambda done, total, url=spec.url: progress(url, done, total)))
     for bar in bars.values():
         bar.close()
+    return _print_ingest_reports(reports, args.json)
+
+
+def _print_ingest_reports(reports: list[Any], as_json: bool) -> int:
+    """A line per report (errors on stderr), or the JSON list; exit 2 when one failed."""
     failed = [report for report in reports if report.status in ("error", "rejected")]
-    if args.json:
+    if as_json:
         print_json([report.to_dict() for report in reports])
     else:
         for report in reports:

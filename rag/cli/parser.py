@@ -35,11 +35,14 @@ AddCommand = Callable[[str, str], argparse.ArgumentParser]  # a sub-command that
 
 def _add_index_commands(sub: Any, add: AddCommand) -> None:
     """ingest, crawl, stats, delete, fetch-specs, ensure-index, diff and configs."""
-    ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
-    ingest.add_argument("paths", nargs="+", help="files or folders")
+    ingest = add("ingest", "index OpenAPI 3.x and Swagger 2.0 specs (JSON/YAML; a spec split over files as its "
+                 "folder or a .zip; a spec by URL) and docs (.md .txt .rst .html .pdf)")
+    ingest.add_argument("paths", nargs="+", help="files, folders, .zip files or http(s) URLs of specs")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
     ingest.add_argument("--version", help="label of this version of the APIs (default: each spec's info.version, "
                         "else today's date); a new label keeps the version beside the indexed ones")
+    ingest.add_argument("--allow-private", action="store_true",
+                        help="fetch specs from private, loopback and link-local addresses (refused by default)")
     ingest.add_argument("--json", action="store_true", help="print a JSON report")
 
     stats = add("stats", "show what is indexed")

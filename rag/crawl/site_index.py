@@ -7,18 +7,19 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from rag.crawl.crawler import CrawledPage, CrawlResult, CrawlSettings, Progress, crawl
 from rag.crawl.fetch import Fetcher
+from rag.crawl.spec_url import spec_file_name, url_api_name
 from rag.errors import IngestError, RagError
 from rag.index.report import IngestReport
 from rag.index.store import Index
 from rag.ingest.doc_parts import slug
 from rag.ingest.html_docs import chunk_html
-from rag.ingest.pipeline import ParsedDocument
+from rag.ingest.pipeline import ParsedDocument, parse_document
 
 MAX_NAME = 80
 
@@ -75,7 +76,11 @@ def page_name(url: str, root: str) -> str:
 
 def parse_page(page: CrawledPage, root: str, api: str) -> ParsedDocument:
     """One crawled page as a parsed document of the site's API `api`: its URL as source, its sections as chunks
-    (each with the page's URL and its heading path)."""
+    (each with the page's URL and its heading path). A spec the site links to is read as an uploaded spec is
+    (Swagger 2.0 converted), an API of its own."""
+    if page.spec:
+        name = spec_file_name(page.url, "", page.html)
+        return replace(parse_document(name, page.html, api=url_api_name(page.url, name)), source=page.url)
     text = page.html.decode("utf-8", "replace")
     chunks = chunk_html(page.url, text, api=api, page=page_name(page.url, root))
     return ParsedDocument(

@@ -447,7 +447,7 @@ class Index:
             document.api,
             document.chunk_counts(),
             time.perf_counter() - started,
-            "; ".join(n for n in (kept, unresolved_note(document.unresolved_refs)) if n),
+            "; ".join(n for n in (*document.notes, kept, unresolved_note(document.unresolved_refs)) if n),
         )
 
     def _spec_path(self, version: str) -> Path:

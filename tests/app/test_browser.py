@@ -27,6 +27,7 @@ import pytest
 
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
 from tests.conftest import FIXTURES
+from tests.ingest.test_bundle import zipped
 from tests.processes import free_port, stop_process
 from webapp.request_view import REQUEST_LABEL
 
@@ -443,6 +444,19 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             expect(page.get_by_text("on_duplicate")).to_have_count(0)
             wait_idle(page)
             screenshot(page, "documents-rejected.png")
+            # A Swagger 2.0 spec and a spec split over files, zipped: each says how it was read.
+            old = tmp / "petstore-v2.json"
+            old.write_bytes((FIXTURES / "specs" / "swagger-2.0.json").read_bytes())
+            split = tmp / "digitalocean.zip"
+            split.write_bytes(zipped(FIXTURES / "split_spec" / "digitalocean"))
+            page.locator('input[type="file"]').set_input_files([str(old), str(split)])
+            page.get_by_role("button", name="Index 2 file(s)").click()
+            page.get_by_text(re.compile("converted from Swagger 2.0 to OpenAPI 3.0")).first.wait_for()
+            expect(page.get_by_text(re.compile(r"digitalocean\.zip → digitalocean: added.*bundled from 20 files"))
+                   .first).to_be_visible()
+            expect(page.get_by_text("Add a spec by URL", exact=True)).to_be_visible()
+            wait_idle(page)
+            screenshot(page, "documents-swagger2-zip.png")
 
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
             page.get_by_role("heading", name="Per question").wait_for()

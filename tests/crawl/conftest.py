@@ -75,3 +75,4 @@ def site(tmp_path: Path) -> Iterator[Site]:
     """The fixture site served until the test ends (`served_site`)."""
     with served_site(tmp_path) as served:
         yield served
+
