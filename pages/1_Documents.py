@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag.config import set_aside_strategies
 from rag.errors import RagError
-from rag.index.store import DUPLICATE_POLICIES
+from rag.index.store import DUPLICATE_POLICIES, IngestReport
 from rag.index.versions import chunk_totals
 from webapp import tables, ui, widget_state
 from webapp.documents import (
@@ -16,6 +16,7 @@ from webapp.documents import (
     UPLOAD_LABEL,
     crawl_into,
     crawl_lines,
+    ingest_spec_url,
     ingest_uploads,
     pending_note,
     report_frame,
@@ -98,10 +99,12 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
     st.session_state["upload_round"] = uploader_round + 1  # a fresh, empty uploader
     st.rerun()
 
-reports = st.session_state.get("ingest_reports") or []
-if reports:
+
+
+def show_reports(title: str, reports: list[IngestReport]) -> None:
+    """What an upload or a fetch did: a line per document, the table, a link to ask about it."""
     with st.container(border=True):
-        st.markdown("**Last upload**")
+        st.markdown(f"**{title}**")
         for report in reports:
             line = tables.md_escape(report_line(report))
             if report.status in ("added", "replaced"):
@@ -114,13 +117,42 @@ if reports:
         if any(r.status in ("added", "replaced") for r in reports):
             st.page_link(ui.HOME_PAGE, label="Ask about it on the home page", icon=":material/forum:")
 
+
+if st.session_state.get("ingest_reports"):
+    show_reports("Last upload", st.session_state["ingest_reports"])
+
+# ---------------------------------------------------------------------- a spec by URL
+st.subheader("Add a spec by URL", anchor=False)
+st.caption("Fetches an OpenAPI 3.x or Swagger 2.0 spec (or a .zip of a spec split over files) and indexes it under "
+           "its URL. Fetching it again adds a new version when the spec changed, and says unchanged otherwise.")
+left, right = st.columns([3, 1], vertical_alignment="bottom")
+spec_url = left.text_input("Spec URL", placeholder="https://api.example.com/openapi.json", key="spec_url")
+spec_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="spec_url_allow_private",
+                           help="Refused by default: a spec on this machine or your network (localhost, 10.x, "
+                           "192.168.x, 169.254.x) is fetched only when this is ticked")
+if right.button("Fetch and index", icon=":material/cloud_download:", disabled=not (spec_url or "").strip(),
+                key="spec_url_button"):
+    bar = st.progress(0.0, text="Fetching…")
+    with st.spinner("Fetching and indexing…", show_time=True):
+        report = ingest_spec_url(index, spec_url, spec_private,
+                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+                                 defer=set_aside_strategies())  # C0's naive chunks: embedded in the background
+    if report.status in ("added", "replaced"):
+        warm_up_in_background(engine)
+    st.session_state["spec_url_reports"] = [report]
+    st.rerun()
+if st.session_state.get("spec_url_reports"):
+    show_reports("Last spec by URL", st.session_state["spec_url_reports"])
+
 # ---------------------------------------------------------------------- documentation site
 st.subheader("Add a documentation site", anchor=False)
 st.caption("Indexes the pages under the URL's host and folder (its sitemap.xml, else canonical, next and in-folder "
-           "links; robots.txt obeyed), each page under its URL. Crawling it again re-indexes only the pages that "
-           "changed and removes those that are gone.")
-left, right = st.columns([3, 1], vertical_alignment="bottom")
+           "links; robots.txt obeyed) as one API, each page under its URL. Crawling it again re-indexes only the "
+           "pages that changed and removes those that are gone.")
+left, middle, right = st.columns([3, 2, 1], vertical_alignment="bottom")
 site_url = left.text_input("Documentation site URL", placeholder="https://docs.example.com/api/", key="crawl_url")
+site_name = middle.text_input("API name (optional)", placeholder="the site's host", key="crawl_name",
+                              help="The API the site's pages are indexed as; empty: the site's host (docs-example-com)")
 max_pages = right.number_input("Pages at most", min_value=1, max_value=2000, value=200, step=50,
                                key="crawl_max_pages")
 allow_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="crawl_allow_private",
@@ -132,7 +164,8 @@ if st.button("Crawl and index", icon=":material/travel_explore:", disabled=not (
     try:
         with st.spinner("Crawling…", show_time=True):
             crawled = crawl_into(index, site_url, int(max_pages), allow_private,
-                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text))
+                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+                                 name=site_name or "")
     except RagError as error:
         st.session_state["crawl_error"] = str(error)
         st.session_state.pop("crawl_report", None)

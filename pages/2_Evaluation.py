@@ -226,6 +226,12 @@ with right:
                            key="scatter_metric")
     st.plotly_chart(charts.quality_latency_scatter(metrics, quality), key="quality_latency", width="stretch")
 
+st.plotly_chart(charts.reliability_diagram(eval_frames.reliability_frame(runs)), key="reliability",
+                width="stretch")
+st.caption("The confidence an answer shows is the estimated probability that its first result is right: a point "
+           "per confidence band (its size: how many answers), the dotted diagonal where the two agree. ECE is the "
+           "answers' average distance from it.")
+
 questions = eval_frames.questions_frame(runs)
 left, right = st.columns(2)
 with left:

@@ -60,10 +60,14 @@ class IndexLike(Protocol):
 SOURCE_SUFFIXES = frozenset({".py", ".toml", ".txt", ".json", ".yaml", ".yml"})
 
 
-def source_digest(root: Path) -> str:
-    """A short hash of the source and data files under `root` (their paths and contents)."""
+def source_digest(root: Path, skip: tuple[str, ...] = ()) -> str:
+    """A short hash of the source and data files under `root` (their paths and contents), those under the
+    folders `skip` names (relative to `root`) left out."""
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if any(relative.startswith(folder.rstrip("/") + "/") for folder in skip):
+            continue
         if path.is_file() and path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts:
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(path.read_bytes())

@@ -235,6 +235,35 @@ class SecurityFacts(_Facts):
         return ""
 
 
+@dataclass(frozen=True)
+class RequestExample(_Facts):
+    """A request that calls an operation, built at ingest from the spec (`rag.ingest.request_example`) and rendered
+    as curl and Python in one place (`rag.request_example`).
+
+    `url` is the server URL (its variables filled with their defaults; `https://<host>` stands for a relative
+    or missing one) and the path with its parameters filled (`<owner>`, or the spec's example); `query` and
+    `headers` the required query and header parameters as (name, value) pairs; `body` the request body as JSON
+    text ("" when none) sent as `media_type`, `files` the body fields that are files (a multipart upload);
+    `auth` the security schemes of the requirement's first alternative and `credential` the prefix of the
+    environment variables that hold their secrets (`STACKONE` → `$STACKONE_API_KEY`)."""
+
+    method: str
+    url: str
+    query: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    media_type: str = ""
+    body: str = ""
+    files: tuple[str, ...] = ()
+    auth: tuple[SecurityFacts, ...] = ()
+    credential: str = "API"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict` (the schemes in `auth` as `SecurityFacts`)."""
+        plain = super().from_dict({key: value for key, value in data.items() if key != "auth"})
+        return replace(plain, auth=tuple(SecurityFacts.from_dict(scheme) for scheme in data.get("auth") or ()))
+
+
 def _flow_words(flow: str) -> str:
     """`authorizationCode` → "authorization code", `clientCredentials` → "client credentials"."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", flow).lower()
@@ -279,7 +308,8 @@ class Chunk:
     fields their part shows (`schema_fields`) and the `METHOD /path` of the operations using the schema
     (`used_by`), so later stages read fields instead of parsing `text`. `security` is an operation's
     security requirement resolved to its schemes (an overview's: every scheme the spec defines), `pagination`
-    how a list operation pages; a conventions chunk's `parameters` are the parameters its operations share.
+    how a list operation pages, `request_example` a request that calls the operation; a conventions chunk's
+    `parameters` are the parameters its operations share.
     """
 
     chunk_id: str
@@ -315,6 +345,7 @@ class Chunk:
     used_by: tuple[str, ...] = ()
     security: tuple[SecurityFacts, ...] = ()
     pagination: PaginationFacts | None = None
+    request_example: RequestExample | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def every_field(self) -> list[FieldFacts]:
@@ -371,6 +402,7 @@ class Chunk:
             "used_by": json.dumps(list(self.used_by)),
             "security": json.dumps([scheme.to_dict() for scheme in self.security]),
             "pagination": json.dumps(self.pagination.to_dict()) if self.pagination else "",
+            "request_example": json.dumps(self.request_example.to_dict()) if self.request_example else "",
         }
 
     @classmethod
@@ -410,6 +442,7 @@ class Chunk:
             used_by=tuple(json.loads(metadata.get("used_by") or "[]")),
             security=tuple(SecurityFacts.from_dict(s) for s in json.loads(metadata.get("security") or "[]")),
             pagination=_pagination(metadata.get("pagination")),
+            request_example=_request_example(metadata.get("request_example")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -429,6 +462,7 @@ class Chunk:
             used_by=list(self.used_by),
             security=[scheme.to_dict() for scheme in self.security],
             pagination=self.pagination.to_dict() if self.pagination else None,
+            request_example=self.request_example.to_dict() if self.request_example else None,
         )
         return data
 
@@ -441,3 +475,8 @@ def _request_body(stored: Any) -> RequestBodyFacts | None:
 def _pagination(stored: Any) -> PaginationFacts | None:
     """The pagination facts from their stored JSON ("" or missing: none)."""
     return PaginationFacts.from_dict(json.loads(stored)) if stored else None
+
+
+def _request_example(stored: Any) -> RequestExample | None:
+    """The request example from its stored JSON ("" or missing, as in an index built before it: none)."""
+    return RequestExample.from_dict(json.loads(stored)) if stored else None

@@ -21,7 +21,7 @@ from rag.errors import ConfigError, allowed
 
 CHUNKINGS = ("smart", "naive")
 RETRIEVERS = ("vector", "bm25", "hybrid")
-RERANKERS = ("none", "structural", "cross-encoder", "llm")
+RERANKERS = ("none", "learned", "cross-encoder", "llm")
 INTENT_EVIDENCE = ("terms", "explicit")
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 # An ablation is named `BASE-minus-FEATURE`: the config BASE with one feature switched off.
@@ -43,6 +43,9 @@ class Config:
     rrf_k: int = DEFAULT_RRF_K
     k: int = 5
     candidate_pool: int = 20
+    # Operations whose summary or name (short texts) is closest to the question, added to the candidates when
+    # the retriever missed them (rag.retrieve.short_texts); 0: none.
+    operation_search: int = 0
     intent_filter: bool = False
     intent_evidence: str = "terms"
     dynamic_k: bool = False
@@ -80,7 +83,8 @@ class Config:
             raise allowed(f"{self.name}.reranker", self.reranker, RERANKERS)
         if not 0.0 <= self.alpha <= 1.0:
             raise ConfigError(f"{self.name}.alpha={self.alpha!r} is not allowed; allowed: a number from 0 to 1")
-        for key, low, high in (("k", 1, 50), ("candidate_pool", 1, 200), ("rrf_k", 1, 1000)):
+        limits = (("k", 1, 50), ("candidate_pool", 1, 200), ("rrf_k", 1, 1000), ("operation_search", 0, 50))
+        for key, low, high in limits:
             value = getattr(self, key)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 raise ConfigError(
@@ -127,19 +131,21 @@ _FULL = Config(
     alpha=0.5,
     k=5,
     candidate_pool=20,
+    operation_search=10,
     intent_filter=True,
     intent_evidence="explicit",
     dynamic_k=True,
     query_expansion=False,
     glossaries=("hr",),
-    reranker="structural",
+    reranker="learned",
     abstention=True,
     write_check=True,
     lookup=True,
     schemas_last=True,
-    description="hybrid + intent filter (APIs named in the question) + structural rerank (fused "
-    "with the hybrid order) + schemas after operations + lookup lift + write-operation check + per-API k + "
-    "abstention on evidence about the index (glossary expansion is off: the suite's ablation)",
+    description="hybrid + operation search (operations whose summary or name is close to the question) + intent "
+    "filter (APIs named in the question) + learned ranker (a model trained on labelled questions from many specs) "
+    "+ schemas after operations + lookup lift + write-operation check + per-API k + abstention on evidence about "
+    "the index, confidence a calibrated probability (glossary expansion is off: the suite's ablation)",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

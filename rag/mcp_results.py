@@ -5,6 +5,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rag.request_example import curl_command, python_snippet
 from rag.results import AnswerResult, RetrievedChunk
 
 
@@ -13,7 +14,21 @@ class SourceCitation(BaseModel):
 
     structural_id: str = Field(description="what the source is, e.g. `hris.paths./unified/hris/employees.get`")
     json_pointer: str = Field(description="where it is in the spec, e.g. `/paths/~1unified~1hris~1employees/get`")
-    api: str = Field(description="the API (spec) it belongs to")
+    api: str = Field(description="the API (spec, or crawled documentation site) it belongs to")
+    url: str = Field(default="", description="the web page it comes from (a crawled page; '' for a spec)")
+    section: str = Field(default="", description="a documentation section's heading path, e.g. `Webhooks > Retries`")
+
+
+class RequestSnippet(BaseModel):
+    """A request that calls the operation an answer is about, built from the spec (secrets are environment
+    variables, `<name>` a value to fill in)."""
+
+    method: str = Field(description="HTTP method, upper case")
+    url: str = Field(description="the server URL and the path, its parameters filled")
+    media_type: str = Field(description="the media type of the body ('' when the request has none)")
+    body: str = Field(description="the body as JSON text: the fields the schema requires ('' when none)")
+    curl: str = Field(description="the request as a curl command")
+    python: str = Field(description="the request as Python (httpx)")
 
 
 class AskResult(BaseModel):
@@ -22,11 +37,16 @@ class AskResult(BaseModel):
     answer: str = Field(description="the answer, with [n] markers pointing at the citations")
     abstained: bool = Field(description="true when the indexed docs do not answer the question")
     confidence: str = Field(description="answer, partial or abstain (the confidence gate's verdict)")
+    confidence_score: float | None = Field(
+        default=None, description="the estimated probability that the first cited operation is the right one "
+        "(calibrated on questions about specs the ranker never trained on); null without the confidence gate")
     citations: list[SourceCitation] = Field(description="the sources the answer used, in marker order")
     generator: str = Field(description="what wrote the answer: extractive, openai:MODEL, groq:MODEL or local")
     config: str = Field(description="the pipeline configuration used")
     notes: list[str] = Field(description="what each pipeline stage decided (intent filter, gate, …) and what it could "
                              "not do here (`fell back: …`, e.g. chunks not embedded yet)")
+    request_example: RequestSnippet | None = Field(
+        default=None, description="a request that calls the operation the answer is about (null: none)")
 
 
 class SearchHit(BaseModel):
@@ -39,6 +59,8 @@ class SearchHit(BaseModel):
     kind: str = Field(description="operation, schema, overview or doc")
     title: str
     json_pointer: str
+    source: str = Field(default="", description="the spec's file or the page's URL it comes from")
+    section: str = Field(default="", description="a documentation section's heading path ('' for a spec's chunk)")
     scores: dict[str, float] = Field(description="vector/bm25/hybrid scores and the rerank score")
     text: str = Field(description="the chunk text, as the answer generator sees it")
 
@@ -93,12 +115,23 @@ def ask_result(result: AnswerResult) -> AskResult:
         answer=result.answer,
         abstained=result.abstained,
         confidence=result.confidence,
-        citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api)
-                   for c in result.citations],
+        confidence_score=result.confidence_score,
+        citations=[SourceCitation(structural_id=c.structural_id, json_pointer=c.json_pointer, api=c.api, url=c.url,
+                                  section=c.section) for c in result.citations],
         generator=result.generator,
         config=result.config,
         notes=[*result.notes, *(f"fell back: {fallback}" for fallback in result.fallbacks)],
+        request_example=request_snippet(result),
     )
+
+
+def request_snippet(result: AnswerResult) -> RequestSnippet | None:
+    """The request example of a result as the MCP tools return it (None when the result has none)."""
+    example = result.request_example
+    if example is None:
+        return None
+    return RequestSnippet(method=example.method, url=example.url, media_type=example.media_type, body=example.body,
+                          curl=curl_command(example), python=python_snippet(example))
 
 
 def search_hit(candidate: RetrievedChunk) -> SearchHit:
@@ -112,6 +145,8 @@ def search_hit(candidate: RetrievedChunk) -> SearchHit:
         kind=chunk.kind,
         title=chunk.title,
         json_pointer=chunk.json_pointer,
+        source=chunk.source,
+        section=chunk.section_path if chunk.kind == "doc" else "",
         scores={name: round(value, 6) for name, value in candidate.scores.items()},
         text=chunk.text,
     )

@@ -126,7 +126,7 @@ def _add_question_tools(server: MCPServer, engine: Engine, known: dict[str, Conf
         annotations=READ_ONLY,
         description=(
             "Search the indexed API docs without generating an answer: hybrid (vector + BM25) retrieval "
-            "with structural reranking. Returns the top-k chunks (operations, schemas, API overviews, docs) "
+            "with the learned ranker. Returns the top-k chunks (operations, schemas, API overviews, docs) "
             "with the structural ids they cover, their scores and full text. Pass `api` to search one spec "
             "only (list_endpoints and ask_api errors name the allowed APIs)."
         ),

@@ -60,6 +60,11 @@ class Query:
         return f"{self.focus.strip()}{REGARDING}{regarding})" if regarding else self.focus
 
     @property
+    def follows_up(self) -> bool:
+        """Whether the query continues a conversation (an earlier turn, a subject, or an LLM's rewrite)."""
+        return bool(self.previous or self.subject or self.rewritten)
+
+    @property
     def text(self) -> str:
         """What retrieval searches with: the standalone question and the glossary's spec words."""
         if not self.expansions:

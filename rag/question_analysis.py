@@ -1,5 +1,5 @@
 """What a question asks, read once per question and shared by every stage: the HTTP methods its verbs point
-to (the structural reranker), the write it requests (the write check, the removed-write check), whether
+to (the learned ranker's features), the write it requests (the write check, the removed-write check), whether
 it asks yes or no and which kinds of fact it asks for (auth, a default, a limit, allowed values, required
 inputs, the response, pagination, headers: the lead sentence and the quoted lines). The words come from
 rag/data/question_words.toml.

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, RequestExample
 from rag.errors import RagError
 from rag.query import Query
+from rag.request_example import curl_command, example_view
 from rag.tokens import truncate_to_tokens
 
 Confidence = Literal["answer", "partial", "abstain"]
@@ -24,6 +25,11 @@ def deciding_score(scores: Mapping[str, float]) -> tuple[float | None, str]:
         if isinstance(value, (int, float)):
             return float(value), name
     return None, ""
+
+
+def _optional_float(value: Any) -> float | None:
+    """A number read back from JSON, or None (absent, null, or not a number)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 @dataclass
@@ -51,6 +57,7 @@ class RetrievedChunk:
             "title": self.chunk.title,
             "json_pointer": self.chunk.json_pointer,
             "source": self.chunk.source,
+            "section": self.chunk.section_path if self.chunk.kind == "doc" else "",
             "tokens": self.chunk.tokens,
             "scores": {name: round(value, 6) for name, value in self.scores.items()},
             "rank": self.rank,
@@ -72,9 +79,36 @@ class RetrievedChunk:
         )
 
 
+_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
+
+
+def readable_id(structural_id: str) -> str:
+    """A structural id as a reader names it: `GET /unified/hris/employees`, the schema's name (`Employee`),
+    `HRIS API overview`, `HRIS API conventions`; anything else unchanged."""
+    api, _, rest = structural_id.partition(".")
+    if rest.startswith("paths."):
+        path, _, method = rest.removeprefix("paths.").rpartition(".")
+        if path and method.lower() in _METHODS:
+            return f"{method.upper()} {path}"
+    if rest.startswith("components."):
+        return rest.removeprefix("components.").split(".")[-1]
+    if rest in ("overview", "conventions"):
+        return f"{api.upper() if len(api) <= 4 else api} API {rest}"
+    return structural_id
+
+
+def source_label(chunk: Chunk) -> str:
+    """How a reader names a chunk: a documentation section by its heading path and page (`Webhooks > Retries —
+    https://docs.acme.test/webhooks.html`), anything else by its structural id read as words (`readable_id`)."""
+    if chunk.kind == "doc" and chunk.section_path:
+        return f"{chunk.section_path} — {chunk.source}" if chunk.source else chunk.section_path
+    return readable_id(chunk.covers[0] if chunk.covers else chunk.chunk_id)
+
+
 @dataclass(frozen=True)
 class Citation:
-    """A source an answer used: structural id, JSON pointer, API and chunk."""
+    """A source an answer used: structural id, JSON pointer, API and chunk; its source (a spec's file, a page's
+    URL) and, for a documentation section, its heading path (`section`)."""
 
     structural_id: str
     json_pointer: str
@@ -84,6 +118,20 @@ class Citation:
     # The `[n]` the answer cites it by: the chunk's position in the context, which is also its rank in
     # the chunk table; 0 when the citation was not made from a numbered context.
     number: int = field(default=0, compare=False)
+    section: str = ""
+
+    @property
+    def label(self) -> str:
+        """How a reader names it: "Webhooks > Retries — https://docs.acme.test/webhooks.html" for a documentation
+        section, `GET /unified/hris/employees` for an operation, the schema's name for a schema."""
+        if self.section:
+            return f"{self.section} — {self.source}" if self.source else self.section
+        return readable_id(self.structural_id)
+
+    @property
+    def url(self) -> str:
+        """The web page it comes from ("" unless its source is a web address: a crawled page)."""
+        return self.source if self.source.startswith(("http://", "https://")) else ""
 
     def to_dict(self) -> dict[str, str | int]:
         """JSON-ready view."""
@@ -94,6 +142,9 @@ class Citation:
             "chunk_id": self.chunk_id,
             "source": self.source,
             "number": self.number,
+            "section": self.section,
+            "url": self.url,
+            "label": self.label,
         }
 
     @classmethod
@@ -106,6 +157,7 @@ class Citation:
             str(data.get("chunk_id", "")),
             str(data.get("source", "")),
             int(data.get("number") or 0),
+            str(data.get("section", "")),
         )
 
     @classmethod
@@ -118,6 +170,7 @@ class Citation:
             chunk.chunk_id,
             chunk.source,
             number,
+            chunk.section_path if chunk.kind == "doc" else "",
         )
 
 
@@ -131,7 +184,8 @@ class AnswerResult:
     answer: str = ""
     abstained: bool = False
     confidence: Confidence = "answer"
-    confidence_score: float = 0.0
+    # The estimated probability that the first result is right; None when the configuration has no gate.
+    confidence_score: float | None = None
     citations: list[Citation] = field(default_factory=list)
     dropped_citations: int = 0
     reasoning_steps: list[str] = field(default_factory=list)
@@ -155,6 +209,9 @@ class AnswerResult:
     # The stored result of the same question, conversation, configuration, generator and index (rag.cache):
     # timings then say how long the lookup took.
     cached: bool = False
+    # A request that calls the operation the answer is about (curl and Python: rag.request_example); None when
+    # the answer is about no operation, abstained, or the operation has none (a webhook).
+    request_example: RequestExample | None = None
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
 
@@ -193,7 +250,7 @@ class AnswerResult:
             "answer": self.answer,
             "abstained": self.abstained,
             "confidence": self.confidence,
-            "confidence_score": round(self.confidence_score, 4),
+            "confidence_score": None if self.confidence_score is None else round(self.confidence_score, 4),
             "citations": [citation.to_dict() for citation in self.citations],
             "dropped_citations": self.dropped_citations,
             "reasoning_steps": self.reasoning_steps,
@@ -212,6 +269,7 @@ class AnswerResult:
             "fallbacks": self.fallbacks,
             "pending": self.pending,
             "cached": self.cached,
+            "request_example": example_view(self.request_example) if self.request_example else None,
         }
 
     @classmethod
@@ -234,7 +292,7 @@ class AnswerResult:
             answer=str(data.get("answer", "")),
             abstained=bool(data.get("abstained")),
             confidence=data.get("confidence", "answer"),
-            confidence_score=float(data.get("confidence_score") or 0.0),
+            confidence_score=_optional_float(data.get("confidence_score")),
             citations=[Citation.from_dict(c) for c in data.get("citations") or []],
             dropped_citations=int(data.get("dropped_citations") or 0),
             reasoning_steps=list(data.get("reasoning_steps") or []),
@@ -252,13 +310,16 @@ class AnswerResult:
             fallbacks=list(data.get("fallbacks") or []),
             pending=list(data.get("pending") or []),
             cached=bool(data.get("cached")),
+            request_example=RequestExample.from_dict(data["request_example"]) if data.get("request_example") else None,
         )
 
 
 def render_result(result: Any, show: int = 5) -> str:
     """A readable block for one configuration's result."""
+    score = getattr(result, "confidence_score", None)
     lines = [
         f"=== {result.config}  [{result.generator}]  {result.confidence}"
+        + (f" (first result {score:.0%} likely right)" if isinstance(score, (int, float)) else "")
         + (" — ABSTAINED" if result.abstained else "")
         + f"  {result.total_ms:.0f} ms"
     ]
@@ -269,11 +330,16 @@ def render_result(result: Any, show: int = 5) -> str:
         lines.extend(f"error: {error}" for error in result.errors)
     if result.answer:
         lines.append(result.answer)
+    if getattr(result, "request_example", None) is not None:
+        lines.append("request:\n" + curl_command(result.request_example))
     if result.citations:
-        lines.append("citations: " + "; ".join(c.structural_id for c in result.citations))
+        lines.append("citations:")
+        lines.extend(f"  [{c.number or n}] {c.label}" + ("" if c.section else f"  ({c.structural_id})")
+                     for n, c in enumerate(result.citations, 1))
     for chunk in result.chunks[:show]:
         scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
         label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
+        label = source_label(chunk.chunk) if chunk.chunk.kind == "doc" else label  # a page's section and URL
         lines.append(f"  {chunk.rank:>2}. {label} {scores}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"

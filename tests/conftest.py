@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -109,3 +114,46 @@ def stackone_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
     reports = ingest_paths(index, [STACKONE_SPECS])
     assert [r.status for r in reports] == ["added"] * 7, reports
     return index
+
+
+class Recorder(SimpleHTTPRequestHandler):
+    """Files of a folder; every request path recorded."""
+
+    requested: list[str]
+
+    def do_GET(self) -> None:
+        self.requested.append(self.path)
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@dataclass
+class Served:
+    """A folder served on 127.0.0.1 (a free port): put files there with `write`; the paths asked for."""
+
+    folder: Path
+    url: str
+    requested: list[str]
+
+    def write(self, name: str, document: dict | str) -> str:
+        """Put a file on the server (a dict as JSON); its URL."""
+        (self.folder / name).write_text(document if isinstance(document, str) else json.dumps(document))
+        return f"{self.url}/{name}"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """An empty folder served until the test ends (specs by URL are fetched from it)."""
+    folder = tmp_path / "www"
+    folder.mkdir()
+    requested: list[str] = []
+    handler = type("Handler", (Recorder,), {"requested": requested})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield Served(folder, f"http://127.0.0.1:{server.server_address[1]}", requested)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -132,3 +132,23 @@ def answer_with_chunks(config: str, *items: tuple[str, int], **fields: Any) -> A
         for sid, rank in items
     ]
     return AnswerResult(config=config, question="q", chunks=chunks, **fields)
+
+
+@dataclass(frozen=True)
+class FakeBooster:
+    """A deterministic stand-in for the learned ranker's LightGBM model: a linear score over named features
+    (`weights`: feature name → weight), with each feature's contribution as `pred_contrib` gives them."""
+
+    weights: tuple[tuple[str, float], ...]
+    bias: float = 0.0
+
+    def predict(self, features: Any, pred_contrib: bool = False, num_threads: int = 1) -> Any:
+        """Per row: the contributions (each feature's value × weight, the bias last), or their sum."""
+        import numpy as np
+
+        from rag.rerank.features import FEATURE_NAMES
+
+        weight = dict(self.weights)
+        vector = np.array([weight.get(name, 0.0) for name in FEATURE_NAMES])
+        contributions = np.hstack([np.asarray(features) * vector, np.full((len(features), 1), self.bias)])
+        return contributions if pred_contrib else contributions.sum(axis=1)

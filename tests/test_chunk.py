@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, RequestExample, ResponseFacts, SecurityFacts
 from rag.index.build import ingest_paths
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
@@ -39,6 +39,12 @@ OPERATION = Chunk(
                       fields=(FieldFacts("id", "string", flags=("read-only",)),)),
         ResponseFacts("422", "Error", "Invalid"),
     ),
+    request_example=RequestExample(
+        "POST", "https://api.shop.test/orders", query=(("dry_run", "true"),), headers=(("x-account-id", "<x>"),),
+        media_type="application/json", body='{"items": ["x"]}',
+        auth=(SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization"),),
+        credential="SHOP",
+    ),
 )
 SCHEMA = Chunk(
     chunk_id="smart/shop.components.Money", strategy="smart", api="shop", kind="schema",
@@ -60,6 +66,7 @@ def test_metadata_without_facts_reads_as_no_facts() -> None:
     facts = (bare.summary, bare.description, bare.parameters, bare.request_body, bare.responses)
     assert facts == ("", "", (), None, ())
     assert (bare.schema_fields, bare.used_by) == ((), ())  # an index written before schema facts still loads
+    assert bare.request_example is None  # nor before request examples
     older = ResponseFacts.from_dict({"code": "200", "schema": "Order", "description": "", "success": True})
     assert (older.headers, older.fields) == ((), ())
 
@@ -71,6 +78,8 @@ def test_to_dict_gives_the_facts_as_json_values() -> None:
     assert data["request_body"]["fields"][0]["name"] == "items"
     assert [r["code"] for r in data["responses"]] == ["201", "422"]
     assert [list(pair) for pair in data["responses"][0]["headers"]] == [["Location", "The new order"]]
+    assert data["request_example"]["auth"][0]["scheme"] == "basic"
+    assert [list(pair) for pair in data["request_example"]["query"]] == [["dry_run", "true"]]
     assert SCHEMA.to_dict()["schema_fields"][0]["name"] == "amount" and SCHEMA.to_dict()["used_by"] == [
         "GET /orders", "POST /orders"
     ]
@@ -90,4 +99,5 @@ def test_a_persisted_index_round_trips_the_operation_facts(tmp_path: Path) -> No
             chunk.summary, chunk.description, chunk.parameters, chunk.request_body, chunk.responses
         )
         assert (again.schema_fields, again.used_by) == (chunk.schema_fields, chunk.used_by)
+        assert again.request_example == chunk.request_example
         assert again.text == chunk.text

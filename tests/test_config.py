@@ -23,7 +23,7 @@ def test_presets_have_the_names_of_the_study() -> None:
     [
         ({"retriever": "graph"}, "retriever='graph' is not allowed; allowed: 'bm25', 'hybrid', 'vector'"),
         ({"chunking": "pages"}, "allowed: 'naive', 'smart'"),
-        ({"reranker": "magic"}, "allowed: 'cross-encoder', 'llm', 'none', 'structural'"),
+        ({"reranker": "magic"}, "allowed: 'cross-encoder', 'learned', 'llm', 'none'"),
         ({"alpha": 1.5}, "alpha=1.5 is not allowed"),
         ({"k": 0}, "k=0 is not allowed"),
         ({"k": 10, "candidate_pool": 5}, "candidate_pool=5 must be at least k=10"),
@@ -40,7 +40,7 @@ def test_user_configs_from_toml_and_yaml(tmp_path: Path) -> None:
     toml.write_text('[configs.fast]\nbase = "C2"\nk = 3\n\n[configs.deep]\nk = 8\ncandidate_pool = 40\n')
     configs = load_config_file(toml)
     assert configs["fast"].retriever == "hybrid" and configs["fast"].k == 3
-    assert configs["deep"].reranker == "structural"
+    assert configs["deep"].reranker == "learned"
     yaml_file = tmp_path / "configs.yaml"
     yaml_file.write_text("configs:\n  lexical:\n    base: C1\n    retriever: bm25\n")
     assert load_config_file(yaml_file)["lexical"].retriever == "bm25"

@@ -130,11 +130,13 @@ def test_ask_api_answers_with_citations(server: Any, shop: str) -> None:
     assert not result.is_error, result
     data = result.structured_content
     assert data is not None
-    assert set(data) == {"answer", "abstained", "confidence", "citations", "generator", "config", "notes"}
+    assert set(data) == {"answer", "abstained", "confidence", "confidence_score", "citations", "generator", "config",
+                         "notes", "request_example"}
     assert data["config"] == "full" and data["generator"].startswith("extractive")
+    assert data["request_example"]["method"] == "GET" and data["request_example"]["curl"].startswith("curl ")
     assert not data["abstained"] and data["answer"]
     assert data["citations"], data
-    assert all(set(c) == {"structural_id", "json_pointer", "api"} for c in data["citations"])
+    assert all(set(c) == {"structural_id", "json_pointer", "api", "url", "section"} for c in data["citations"])
     assert f"{shop}.paths./orders.get" in [c["structural_id"] for c in data["citations"]]
     assert any(note.startswith("confidence gate") for note in data["notes"])
     assert '"answer"' in text_of(result)  # the same result as JSON text for clients without structured output

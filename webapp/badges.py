@@ -66,15 +66,16 @@ def badge_status(abstained: bool, confidence: str, errors: bool = False, retriev
 def _detail(confidence: str, score: float | None, gated: bool) -> str:
     if not gated:
         return "confidence gate off"
-    shown = f"{score:.2f}" if isinstance(score, (int, float)) else "n/a"
-    return f"confidence: {confidence} ({shown})"
+    if not isinstance(score, (int, float)):
+        return f"confidence: {confidence}"
+    return f"confidence: {confidence} · first result {score:.0%} likely right"
 
 
 def badge_for(result: AnswerResult, gated: bool | None = None) -> Badge:
     """The badge of a live result; `gated` says whether the config had the confidence gate
     (default: whether the gate left a note or a score)."""
     if gated is None:
-        gated = result.confidence_score > 0 or any(note.startswith("confidence gate") for note in result.notes)
+        gated = result.confidence_score is not None
     status = badge_status(result.abstained, result.confidence, bool(result.errors), result.retrieval_only,
                           found_no_match(result.answer), result.fell_back, bool(result.pending))
     color, icon = _LOOKS[status]
@@ -92,4 +93,4 @@ def badge_for_record(record: Mapping[str, Any]) -> Badge:
                           bool(record.get("fallbacks")))
     color, icon = _LOOKS[status]
     score = record.get("confidence_score")
-    return Badge(status, status, color, icon, f"confidence: {confidence}" + (f" ({score:.2f})" if score else ""))
+    return Badge(status, status, color, icon, _detail(confidence, score, isinstance(score, (int, float))))

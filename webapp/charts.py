@@ -384,3 +384,31 @@ def latency_breakdown(results: Sequence[AnswerResult]) -> go.Figure:
         legend={"orientation": "h", "y": -0.3},
     )
     return figure
+
+
+def reliability_diagram(bands: pd.DataFrame) -> go.Figure:
+    """How often the first result was right (y) against the confidence shown (x), a point per confidence band
+    sized by its answers, a line per configuration; the diagonal is perfect calibration. The legend names each
+    configuration's ECE and how often it was right at confidence ≥ 0.9."""
+    if bands.empty:
+        return empty_figure("No confidence to check: no configuration with the confidence gate answered "
+                            "an answerable question here.")
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"color": "#bbbbbb", "dash": "dot"},
+                                name="perfectly calibrated", hoverinfo="skip"))
+    for label, group in bands.groupby("label", sort=False):
+        first = group.iloc[0]
+        sure = "—" if pd.isna(first["right_when_sure"]) else f"{first['right_when_sure']:.2f} of {first['sure']}"
+        figure.add_trace(go.Scatter(
+            x=group["confidence"], y=group["right"], mode="lines+markers", name=f"{label} (ECE {first['ece']:.2f}; "
+            f"right at ≥ 0.9: {sure})", line={"color": config_colour(str(label))},
+            marker={"size": [6 + min(int(n), 40) / 2 for n in group["n"]]}, customdata=group[["n", "from", "to"]],
+            hovertemplate="confidence %{customdata[1]:.1f}–%{customdata[2]:.1f}: %{customdata[0]} answers, "
+                          "mean %{x:.2f}, first right %{y:.2f}<extra></extra>",
+        ))
+    figure.update_layout(template=TEMPLATE, height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                         title="Is the confidence shown a probability? (first result right, per confidence band)",
+                         legend={"orientation": "h", "y": -0.2})
+    figure.update_xaxes(title="confidence shown", range=[0, 1.02])
+    figure.update_yaxes(title="first result right", range=[0, 1.02])
+    return figure

@@ -12,8 +12,9 @@ import pandas as pd
 
 from rag.crawl.crawler import CrawlSettings
 from rag.crawl.site_index import SiteReport, crawl_site
+from rag.crawl.spec_url import fetch_spec
 from rag.errors import DuplicateDocumentError, IngestError, RagError
-from rag.index.build import embedding_texts
+from rag.index.build import embedding_texts, ingest_fetched_spec
 from rag.index.progress import IngestTracker
 from rag.index.store import DuplicatePolicy, Index, IngestReport
 from rag.ingest.pipeline import parse_document
@@ -27,7 +28,8 @@ POLICY_LABELS: dict[str, str] = {
     "skip": "skip (keep the indexed one)",
     "replace": "replace (index the new content)",
 }
-UPLOAD_LABEL = "OpenAPI specs (.json .yaml .yml) or docs (.md .txt .rst .html .pdf), up to 10 MB each"
+UPLOAD_LABEL = ("OpenAPI 3.x or Swagger 2.0 specs (.json .yaml .yml), a spec split over files as a .zip of its folder, "
+                "or docs (.md .txt .rst .html .pdf), up to 10 MB each")
 
 
 def upload_problem(error: IngestError) -> str:
@@ -136,9 +138,10 @@ ALLOW_PRIVATE_LABEL = "Allow private, loopback and link-local addresses"
 
 
 def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
-               progress: Progress | None = None) -> SiteReport:
-    """Crawl a documentation site into the index (`rag.crawl.site_index.crawl_site`) with the app's progress bar:
-    `progress(fraction, text)`, the crawl first, then the indexing. A refused address says which box allows it."""
+               progress: Progress | None = None, name: str = "") -> SiteReport:
+    """Crawl a documentation site into the index as one API (`rag.crawl.site_index.crawl_site`; `name`, else the
+    site's host) with the app's progress bar: `progress(fraction, text)`, the crawl first, then the indexing. A
+    refused address says which box allows it."""
     settings = CrawlSettings(max_pages=int(max_pages), allow_private=allow_private)
 
     def step(stage: str, done: int, total: int, page: str) -> None:
@@ -147,10 +150,32 @@ def crawl_into(index: Index, url: str, max_pages: int, allow_private: bool,
             progress(low + (high - low) * done / max(total, 1), f"{verb} {done}/{total}: {page}")
 
     try:
-        return crawl_site(index, url.strip(), settings, progress=step)
+        return crawl_site(index, url.strip(), settings, progress=step, name=name.strip())
     except RagError as error:
         raise RagError(str(error).replace("--allow-private is given (allow_private=True in Python)",
                                           f"“{ALLOW_PRIVATE_LABEL}” is ticked")) from None
+
+
+def ingest_spec_url(index: Index, url: str, allow_private: bool, progress: Progress | None = None,
+                    defer: Collection[str] = ()) -> IngestReport:
+    """Fetch a spec from its URL and index it under that URL (`rag.index.build.ingest_fetched_spec`: fetched again,
+    a new version when it changed, else unchanged); a problem is an error report in the page's words. The chunks of
+    the strategies in `defer` are set aside, to be embedded afterwards (rag.index.deferred)."""
+    def step(done: int, total: int) -> None:
+        if progress is not None and total:
+            progress(0.2 + 0.8 * done / total, f"embedded {done}/{total} chunks")
+
+    if progress is not None:
+        progress(0.0, f"fetching {url.strip()}")
+    try:
+        fetched = fetch_spec(url, allow_private)
+    except RagError as error:
+        message = str(error).replace("crawling private", "fetching from private").replace(
+            "--allow-private is given (allow_private=True in Python)", f"“{ALLOW_PRIVATE_LABEL}” is ticked")
+        return IngestReport(url.strip(), "error", message=message)
+    if progress is not None:
+        progress(0.1, f"parsing {fetched.name}")
+    return ingest_fetched_spec(index, fetched, progress=step, defer=defer)
 
 
 def crawl_lines(report: SiteReport) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from rag.evaluate.metrics import metric_label
+from rag.evaluate.reliability import reliability
 from rag.evaluate.roles import VALIDATION, run_role
 from rag.evaluate.saved_runs import SavedRun, SuiteTable, finite_number, hit_metric, record_outcome
 from rag.evaluate.suite import SUITE_LABELS
@@ -283,3 +284,18 @@ def blind_frame(table: BlindTable, metric: str = "hit@5") -> pd.DataFrame:
     for column in ("answerable", "out of scope"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("Int64")
     return frame
+
+
+def reliability_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:
+    """One row per confidence band and configuration of each run that shows a confidence: the band, how many
+    answers, their mean confidence, how often the first result was right, and the configuration's ECE and how
+    often it was right at confidence ≥ 0.9 (`rag.evaluate.reliability`)."""
+    rows: list[dict[str, Any]] = []
+    for run in runs:
+        for config, records in run.records.items():
+            figures = reliability(records)
+            label = config_label(run, config, runs)
+            rows += [{"label": label, "ece": figures["ece"], "right_when_sure": figures["right_when_sure"],
+                      "sure": figures["sure"], **band} for band in figures["bands"]]
+    return pd.DataFrame(rows, columns=["label", "ece", "right_when_sure", "sure", "from", "to", "n", "confidence",
+                                       "right"])

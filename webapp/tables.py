@@ -12,7 +12,8 @@ import pandas as pd
 
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
-from rag.results import AnswerResult, Citation, RetrievedChunk, deciding_score
+from rag.results import AnswerResult, Citation, RetrievedChunk, deciding_score, source_label
+from rag.results import readable_id as readable_id  # the app's pages name structural ids through this module
 
 SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
@@ -23,6 +24,7 @@ CHUNK_COLUMNS: tuple[str, ...] = (
     "kind",
     *SCORE_COLUMNS,
     "title",
+    "source",
     "chunk id",
 )
 STAGE_ORDER: tuple[str, ...] = (
@@ -58,6 +60,7 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
         for name in SCORE_COLUMNS:
             row[name] = item.scores.get(name)
         row["title"] = item.chunk.title
+        row["source"] = item.chunk.source
         row["chunk id"] = item.chunk.chunk_id
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(CHUNK_COLUMNS))
@@ -70,7 +73,7 @@ def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
 def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
     """The compact view of retrieved chunks as Markdown list items: final rank, rank before rerank, the score
     that decided the order (with its name), and the whole structural ids on their own line — Markdown wraps
-    long ids, where a table in a narrow column cuts them."""
+    long ids, where a table in a narrow column cuts them; a documentation section its heading path and page."""
     lines: list[str] = []
     for item in chunks:
         score, name = deciding_score(item.scores)
@@ -79,7 +82,8 @@ def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
             parts.append(f"was {item.rank_before_rerank}")
         if score is not None:
             parts.append(f"{name} {score:.3f}")
-        lines.append(f"- {' · '.join(parts)}  \n  {md_escape(structural_label(item.chunk))}")
+        named = source_label(item.chunk) if item.chunk.kind == "doc" else structural_label(item.chunk)
+        lines.append(f"- {' · '.join(parts)}  \n  {md_escape(named)}")
     return lines
 
 
@@ -97,7 +101,7 @@ def results_summary_frame(results: Sequence[AnswerResult]) -> pd.DataFrame:
             {
                 "config": result.config,
                 "status": status,
-                "confidence": round(result.confidence_score, 2) if result.confidence_score else None,
+                "confidence": None if result.confidence_score is None else round(result.confidence_score, 2),
                 "top structural id": top,
                 "chunks": len(result.chunks),
                 "ms": round(result.total_ms),
@@ -124,6 +128,7 @@ def record_chunk_frame(chunks: Sequence[dict[str, Any]]) -> pd.DataFrame:
         for name in SCORE_COLUMNS:
             row[name] = scores.get(name)
         row["title"] = item.get("title", "")
+        row["source"] = item.get("source", "")
         row["chunk id"] = str(item.get("chunk_id", ""))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=list(CHUNK_COLUMNS))
@@ -170,27 +175,10 @@ def citation_frame(citations: Sequence[Citation]) -> pd.DataFrame:
     )
 
 
-_METHODS = ("get", "post", "put", "patch", "delete", "head", "options", "trace")
-
-
-def readable_id(structural_id: str) -> str:
-    """A structural id as a reader names it: `GET /unified/hris/employees`, the schema's name (`Employee`),
-    `HRIS API overview`, `HRIS API conventions`; anything else unchanged."""
-    api, _, rest = structural_id.partition(".")
-    if rest.startswith("paths."):
-        path, _, method = rest.removeprefix("paths.").rpartition(".")
-        if path and method.lower() in _METHODS:
-            return f"{method.upper()} {path}"
-    if rest.startswith("components."):
-        return rest.removeprefix("components.").split(".")[-1]
-    if rest in ("overview", "conventions"):
-        return f"{api.upper() if len(api) <= 4 else api} API {rest}"
-    return structural_id
-
-
 def citation_label(number: int, citation: Citation) -> str:
-    """`[1] GET /unified/hris/employees` (an operation), `[2] Employee` (a schema), `[3] HRIS API overview`."""
-    return f"[{number}] {readable_id(citation.structural_id)}"
+    """`[1] GET /unified/hris/employees` (an operation), `[2] Employee` (a schema), `[3] HRIS API overview`, `[4]
+    Webhooks > Retries — https://docs.acme.test/webhooks.html` (a documentation section: `Citation.label`)."""
+    return f"[{number}] {citation.label}"
 
 
 def find_cited_chunk(citation: Citation, result: AnswerResult) -> RetrievedChunk | None:

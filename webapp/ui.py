@@ -26,6 +26,7 @@ from webapp import charts, tables, widget_state
 from webapp.badges import Badge, badge_for
 from webapp.engine import build_engine, engine_key, known_configs, warm_up_once
 from webapp.jobs import Job, get_job
+from webapp.request_view import render_request_example
 
 PRODUCT = "SpecRAG Workbench"
 HOME_PAGE = "pages/0_Ask.py"
@@ -275,7 +276,8 @@ def render_citations(result: AnswerResult, engine: Engine | None) -> None:
     numbered = [(citation.number or position, citation) for position, citation in enumerate(result.citations, 1)]
     for number, citation in sorted(numbered, key=lambda item: item[0]):  # numbered as the answer cites them
         with st.expander(tables.md_escape(tables.citation_label(number, citation))):
-            st.caption(f"API {tables.md_escape(citation.api)} · source {tables.md_escape(citation.source)} · "
+            section = f"section {tables.md_escape(citation.section)} · " if citation.section else ""
+            st.caption(f"API {tables.md_escape(citation.api)} · {section}source {tables.md_escape(citation.source)} · "
                        f"structural id `{citation.structural_id}`")
             found = tables.find_cited_chunk(citation, result)
             chunk = found.chunk if found else (engine.index.get_chunk(citation.chunk_id) if engine else None)
@@ -318,12 +320,12 @@ def render_result(
         if result.generator:
             st.caption(f"Answer by {tables.md_escape(result.generator)}")
         st.markdown(tables.safe_markdown(result.answer))
+        render_request_example(result)
     elif result.retrieval_only and result.ok:
         st.caption("Retrieval only: no answer generated.")
     if compact:
         if result.citations:
-            st.caption("Cited: " + "; ".join(tables.md_escape(tables.readable_id(c.structural_id))
-                                             for c in result.citations))
+            st.caption("Cited: " + "; ".join(tables.md_escape(c.label) for c in result.citations))
         st.caption(f"{result.total_ms:,.0f} ms · {tables.token_summary(result)}")
         return
     render_citations(result, engine)

@@ -11,21 +11,62 @@ from rag.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fail, print_json, 
 from rag.errors import RagError
 
 
+def _fetch_urls(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
+    """The specs named by URL among the ingest arguments, fetched before any index or model is opened, and an
+    error report for each one that could not be fetched. A refused address (private, loopback) stops at once."""
+    from rag.crawl.spec_url import check_spec_url, fetch_spec
+    from rag.errors import IngestError
+    from rag.index.report import IngestReport
+
+    urls = [raw for raw in args.paths if "://" in raw]
+    for url in urls:
+        check_spec_url(url, args.allow_private)  # ConfigError: refused before anything is fetched or opened
+    fetched, failed = [], []
+    for url in urls:
+        try:
+            fetched.append(fetch_spec(url, args.allow_private))
+        except IngestError as error:
+            failed.append(IngestReport(url, "error", message=str(error)))
+    return fetched, failed
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
-    """Index files or folders: progress with the time left on stderr (a line per file indexed, and every few
-    seconds while one is parsed or embedded), the reports on stdout; the naive chunks are set aside unless
-    `--embed-all` (embedded when a command that searches them first needs them)."""
+    """Index files, folders, zips and specs by URL: progress with the time left on stderr (a line per file indexed,
+    and every few seconds while one is parsed or embedded), the reports on stdout; the naive chunks are set aside
+    unless `--embed-all` (embedded when a command that searches them first needs them)."""
     from rag.cli.ingest_progress import ingest_with_progress
     from rag.config import set_aside_strategies
-    from rag.index.build import open_index
+    from rag.index.build import ingest_fetched_spec, open_index
 
-    index = open_index(settings_from(args))
-    defer = () if args.embed_all else set_aside_strategies()
-    reports = ingest_with_progress(index, args.paths, on_duplicate=args.on_duplicate, version=args.version,
-                                   defer=defer, quiet=args.json, announce=False,
-                                   write=lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        fetched, reports = _fetch_urls(args)
+    except RagError as error:
+        return fail(str(error).replace("crawling private", "fetching from private")
+                    .replace(" (allow_private=True in Python)", ""))
+    paths = [raw for raw in args.paths if "://" not in raw]
+    if fetched or paths:
+        index = open_index(settings_from(args))
+        defer = () if args.embed_all else set_aside_strategies()
+        if paths:
+            reports += ingest_with_progress(index, paths, on_duplicate=args.on_duplicate, version=args.version,
+                                            defer=defer, quiet=args.json, announce=False, write=_write_stderr)
+        for spec in fetched:
+            if not args.json:
+                _write_stderr(f"  {spec.url}: parsing, chunking and embedding…")
+            reports.append(ingest_fetched_spec(index, spec, args.version, defer=defer))
+    return _print_ingest_reports(reports, args.json)
+
+
+def _write_stderr(line: str) -> None:
+    """Print a progress line on stderr at once."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def _print_ingest_reports(reports: list[Any], as_json: bool) -> int:
+    """A line per report (errors on stderr) and one on the chunks set aside, or the JSON list; exit 2 when one
+    failed."""
     failed = [report for report in reports if report.status in ("error", "rejected")]
-    if args.json:
+    if as_json:
         print_json([report.to_dict() for report in reports])
     else:
         for report in reports:
@@ -51,12 +92,13 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     """Crawl a documentation site and index its pages, with a progress bar per stage (crawl, then index)."""
     from tqdm import tqdm
 
-    from rag.crawl.crawler import CrawlSettings
+    from rag.crawl.crawler import CrawlSettings, check_site
     from rag.crawl.site_index import crawl_site
     from rag.index.build import open_index
 
     settings = CrawlSettings(max_pages=args.max_pages, max_depth=args.max_depth, delay_s=args.delay,
                              timeout_s=args.timeout, max_bytes=args.max_bytes, allow_private=args.allow_private)
+    check_site(args.url, settings)  # a refused address is refused before a model loads or a folder is made
     index = open_index(settings_from(args))
     bars: dict[str, tqdm] = {}
 
@@ -72,7 +114,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         bar.set_postfix_str(url[-60:], refresh=True)
 
     try:
-        report = crawl_site(index, args.url, settings, progress=progress)
+        report = crawl_site(index, args.url, settings, progress=progress, name=args.name or "")
     finally:
         for bar in bars.values():
             bar.close()

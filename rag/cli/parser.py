@@ -33,29 +33,24 @@ def build_parser() -> argparse.ArgumentParser:
 AddCommand = Callable[[str, str], argparse.ArgumentParser]  # a sub-command that takes --index-dir
 
 
-def _add_index_commands(sub: Any, add: AddCommand) -> None:
-    """ingest, crawl, stats, delete, fetch-specs, ensure-index, diff and configs."""
-    ingest = add("ingest", "index OpenAPI specs (JSON/YAML) and docs (.md .txt .rst .html .pdf)")
-    ingest.add_argument("paths", nargs="+", help="files or folders")
+def _add_ingest_command(add: AddCommand) -> None:
+    """ingest: files, folders, zips and specs by URL."""
+    ingest = add("ingest", "index OpenAPI 3.x and Swagger 2.0 specs (JSON/YAML; a spec split over files as its "
+                 "folder or a .zip; a spec by URL) and docs (.md .txt .rst .html .pdf)")
+    ingest.add_argument("paths", nargs="+", help="files, folders, .zip files or http(s) URLs of specs")
     ingest.add_argument("--on-duplicate", choices=["reject", "skip", "replace"], default="replace")
     ingest.add_argument("--version", help="label of this version of the APIs (default: each spec's info.version, "
                         "else today's date); a new label keeps the version beside the indexed ones")
+    ingest.add_argument("--allow-private", action="store_true",
+                        help="fetch specs from private, loopback and link-local addresses (refused by default)")
     ingest.add_argument("--json", action="store_true", help="print a JSON report")
     ingest.add_argument("--embed-all", action="store_true",
                         help="embed every chunk before the files go live; by default the naive chunks (searched by "
                         "the C0/C1 baselines only) are set aside and embedded when a command first needs them")
 
-    stats = add("stats", "show what is indexed")
-    stats.add_argument("--json", action="store_true")
 
-    delete = add("delete", "remove an indexed document")
-    delete.add_argument("source", help="the document's source name, as `stats` lists it")
-
-    fetch = sub.add_parser("fetch-specs", help="download StackOne's 7 OpenAPI specs (needs internet)")
-    fetch.add_argument("--dest", required=True, help="folder to save them in")
-
-    add("ensure-index", "build the index of the default corpus if it is empty")
-
+def _add_diff_command(add: AddCommand) -> None:
+    """diff: two versions of an API compared."""
     diff = add("diff", "compare two versions of an API: each change with a check id and a level (error: breaks "
                "clients, warning: may break them, info), as oasdiff classes them; --fail-on for CI")
     diff.add_argument("old", nargs="?", help="the old version: a spec file, a folder of specs, or API@LABEL of an "
@@ -74,6 +69,24 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     diff.add_argument("--limit", type=int, default=40, help="changes listed per API in text (0: all)")
     diff.add_argument("--checks", action="store_true", help="list every check id with its level and exit")
 
+
+def _add_index_commands(sub: Any, add: AddCommand) -> None:
+    """ingest, crawl, stats, delete, fetch-specs, ensure-index, diff and configs."""
+    _add_ingest_command(add)
+
+    stats = add("stats", "show what is indexed")
+    stats.add_argument("--json", action="store_true")
+
+    delete = add("delete", "remove an indexed document")
+    delete.add_argument("source", help="the document's source name, as `stats` lists it")
+
+    fetch = sub.add_parser("fetch-specs", help="download StackOne's 7 OpenAPI specs (needs internet)")
+    fetch.add_argument("--dest", required=True, help="folder to save them in")
+
+    add("ensure-index", "build the index of the default corpus if it is empty")
+
+    _add_diff_command(add)
+
     crawl = add("crawl", "index a documentation website: the pages under the URL's host and folder (sitemap.xml, "
                 "else canonical, rel=next and in-folder links; robots.txt obeyed); a re-crawl re-indexes changed "
                 "pages and removes gone ones")
@@ -83,6 +96,7 @@ def _add_index_commands(sub: Any, add: AddCommand) -> None:
     crawl.add_argument("--delay", type=float, default=0.5, help="seconds between requests (default: 0.5)")
     crawl.add_argument("--timeout", type=float, default=15.0, help="seconds per request (default: 15)")
     crawl.add_argument("--max-bytes", type=int, default=2 * 1024 * 1024, help="bytes per page (default: 2 MiB)")
+    crawl.add_argument("--name", help="the API the site is indexed as (default: its host, e.g. docs-example-com)")
     crawl.add_argument("--allow-private", action="store_true",
                        help="allow private, loopback and link-local addresses (refused by default)")
     crawl.add_argument("--json", action="store_true", help="print a JSON report")

@@ -2,7 +2,7 @@
 
 Each API's distinctive vocabulary, every known term, path prefixes and shapes, summary verbs, main
 resources and topics. Built once per index generation and shared; used by the offline intent
-detector, the structural reranker, the abstention gate and the write-operation check.
+detector, the learned ranker, the abstention gate and the write-operation check.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class CorpusProfile:
     topics: frozenset[str] = frozenset()
     # The operations that find things by value (`GET /search`): the first call for a request naming values.
     lookup_operations: tuple[Chunk, ...] = ()
-    # What the stages derive from the profile alone (whether a glossary fits, the structural reranker), made once.
+    # What the stages derive from the profile alone (whether a glossary fits, the learned ranker's inputs), made once.
     derived: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def remembered(self, key: Hashable, make: Callable[[], Any]) -> Any:

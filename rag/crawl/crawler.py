@@ -17,6 +17,7 @@ from bs4.element import Tag
 
 from rag.crawl.fetch import USER_AGENT, Fetcher, HttpFetcher, check_address
 from rag.errors import ConfigError
+from rag.ingest.loader import SPEC_EXTENSIONS, looks_like_openapi
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -86,6 +87,7 @@ class CrawledPage:
     html: bytes
     depth: int
     fetched_from: str = ""  # the URL it was fetched from when the canonical differs
+    spec: bool = False  # an OpenAPI or Swagger document (JSON or YAML) rather than an HTML page
 
 
 @dataclass
@@ -161,6 +163,15 @@ def page_links(html: bytes, url: str) -> tuple[str, list[str], list[str]]:
     return canonical, following, links
 
 
+def check_site(start_url: str, settings: CrawlSettings) -> Scope:
+    """The scope of the site `start_url` belongs to, once it is known that it may be crawled: ConfigError for
+    what is no web address, PrivateAddressError for a private, loopback or link-local host unless
+    `settings.allow_private`. Nothing is fetched, so a caller checks this before it loads a model or opens an index."""
+    scope = Scope.of(normalise(start_url))
+    check_address(urlsplit(scope.origin).hostname or "", settings.allow_private)
+    return scope
+
+
 def crawl(
     start_url: str,
     settings: CrawlSettings | None = None,
@@ -171,8 +182,7 @@ def crawl(
     """Crawl the site `start_url` belongs to (see the module docstring); PrivateAddressError for a private,
     loopback or link-local host unless `settings.allow_private`."""
     settings = settings or CrawlSettings()
-    scope = Scope.of(normalise(start_url))
-    check_address(urlsplit(scope.origin).hostname or "", settings.allow_private)
+    scope = check_site(start_url, settings)
     own = fetcher is None
     fetcher = fetcher or HttpFetcher(settings.timeout_s, settings.max_bytes, settings.allow_private,
                                      settings.user_agent)
@@ -213,10 +223,14 @@ def _crawl(start: str, scope: Scope, settings: CrawlSettings, fetcher: Fetcher, 
             if fetched.status == 0 or fetched.status >= 500:
                 result.kept.add(url)  # a passing failure: keep what the index has
             continue
-        if fetched.content_type not in HTML_TYPES:
-            result.skipped[url] = f"not HTML ({fetched.content_type or 'no content type'})"
-            continue
         final = normalise(fetched.url)
+        if fetched.content_type not in HTML_TYPES:
+            if is_spec(fetched.url, fetched.body) and scope.contains(final) and final not in indexed:
+                indexed.update({url, final})
+                result.pages.append(CrawledPage(final, fetched.body, depth, spec=True))
+            else:
+                result.skipped[url] = f"not HTML ({fetched.content_type or 'no content type'})"
+            continue
         if not scope.contains(final):
             result.skipped[url] = f"redirected outside the site to {final}"
             continue
@@ -238,6 +252,13 @@ def _crawl(start: str, scope: Scope, settings: CrawlSettings, fetcher: Fetcher, 
             queued.add(target)
             queue.append((target, depth + 1))
     return result
+
+
+def is_spec(url: str, body: bytes) -> bool:
+    """Whether a fetched non-HTML file is an API spec: named .json, .yaml or .yml, and saying `openapi:` or
+    `swagger:` near its start."""
+    name = urlsplit(url).path.lower()
+    return name.endswith(SPEC_EXTENSIONS) and looks_like_openapi(name, body[:4096].decode("utf-8", "replace"))
 
 
 def _drain(queue: deque[tuple[str, int]]) -> Iterator[tuple[str, int]]:

@@ -1,23 +1,25 @@
-"""Index a crawled documentation site: each page a document under its URL (sections with their heading path, by
-the HTML docs chunker), re-indexed only when its content changed; pages the site no longer has are removed."""
+"""Index a crawled documentation site as one API (named after the site, or as the user names it): each page a
+document under its URL (sections with their heading path, by the HTML docs chunker), re-indexed only when its
+content changed; pages the site no longer has are removed."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from rag.crawl.crawler import CrawledPage, CrawlResult, CrawlSettings, Progress, crawl
 from rag.crawl.fetch import Fetcher
+from rag.crawl.spec_url import spec_file_name, url_api_name
 from rag.errors import IngestError, RagError
 from rag.index.report import IngestReport
 from rag.index.store import Index
 from rag.ingest.doc_parts import slug
 from rag.ingest.html_docs import chunk_html
-from rag.ingest.pipeline import ParsedDocument
+from rag.ingest.pipeline import ParsedDocument, parse_document
 
 MAX_NAME = 80
 
@@ -54,24 +56,33 @@ class SiteReport:
                 "kept_all": self.kept_all, "summary": self.summary()}
 
 
-def page_api(url: str, root: str) -> str:
-    """The name a page is indexed under: the site's host and the page's path below the site's folder, as one
-    slug (`https://docs.x.com/api/` + `auth/tokens.html` → `docs-x-com-auth-tokens`)."""
-    parts = urlsplit(url)
-    host = slug((parts.hostname or "site").removeprefix("www."))
-    below = url[len(root):] if url.startswith(root) else parts.path
+def site_api(root: str, name: str = "") -> str:
+    """The one API a crawled site is indexed under: the name the user gave, else the site's host
+    (`https://docs.x.com/api/` → `docs-x-com`), as a slug."""
+    chosen = name.strip() or (urlsplit(root).hostname or "site").removeprefix("www.")
+    return slug(chosen)[:MAX_NAME].strip("-") or "site"
+
+
+def page_name(url: str, root: str) -> str:
+    """A page's name within its site, the first part of its sections' structural ids: its path below the site's
+    folder as one slug (`https://docs.x.com/api/` + `auth/tokens.html` → `auth-tokens`; the folder itself `index`)."""
+    below = url[len(root):] if url.startswith(root) else urlsplit(url).path
     below = re.sub(r"\.(html?|php|aspx?)$", "", below.split("?", 1)[0].strip("/")) or "index"
-    name = f"{host}-{slug(below)}"
+    name = slug(below)
     if len(name) > MAX_NAME:  # long paths keep their start and a hash of the whole URL
         name = name[: MAX_NAME - 9].rstrip("-") + "-" + hashlib.sha256(url.encode()).hexdigest()[:8]
     return name
 
 
-def parse_page(page: CrawledPage, root: str) -> ParsedDocument:
-    """One crawled page as a parsed document: its URL as source, its sections as chunks."""
+def parse_page(page: CrawledPage, root: str, api: str) -> ParsedDocument:
+    """One crawled page as a parsed document of the site's API `api`: its URL as source, its sections as chunks
+    (each with the page's URL and its heading path). A spec the site links to is read as an uploaded spec is
+    (Swagger 2.0 converted), an API of its own."""
+    if page.spec:
+        name = spec_file_name(page.url, "", page.html)
+        return replace(parse_document(name, page.html, api=url_api_name(page.url, name)), source=page.url)
     text = page.html.decode("utf-8", "replace")
-    api = page_api(page.url, root)
-    chunks = chunk_html(page.url, text, api=api)
+    chunks = chunk_html(page.url, text, api=api, page=page_name(page.url, root))
     return ParsedDocument(
         source=page.url,
         api=api,
@@ -83,17 +94,18 @@ def parse_page(page: CrawledPage, root: str) -> ParsedDocument:
     )
 
 
-def index_pages(index: Index, result: CrawlResult, progress: Progress | None = None) -> SiteReport:
-    """Index a crawl's pages (an unchanged page is left as it is) and remove the site's indexed pages the crawl
-    no longer found, unless the crawl cannot tell: a limit cut it short, a page failed for a passing reason (a
-    timeout, a 5xx: its links were not read), or it found no page at all."""
+def index_pages(index: Index, result: CrawlResult, progress: Progress | None = None, name: str = "") -> SiteReport:
+    """Index a crawl's pages as one API (`site_api`: `name`, else the site's host; an unchanged page is left as it
+    is) and remove the site's indexed pages the crawl no longer found, unless the crawl cannot tell: a limit cut it
+    short, a page failed for a passing reason (a timeout, a 5xx: its links were not read), or it found no page."""
     root = result.scope.root
+    api = site_api(root, name)
     report = SiteReport(root, skipped=dict(result.skipped), truncated=result.truncated, sitemap=result.used_sitemap)
     for number, page in enumerate(result.pages, 1):
         if progress is not None:
             progress(number, len(result.pages), page.url)
         try:
-            report.reports.append(index.add(parse_page(page, root), on_duplicate="replace"))
+            report.reports.append(index.add(parse_page(page, root, api), on_duplicate="replace"))
         except IngestError as error:
             report.reports.append(IngestReport(page.url, "error", message=f"{page.url}: {error.problem}"))
         except RagError as error:
@@ -115,12 +127,13 @@ def crawl_site(
     settings: CrawlSettings | None = None,
     fetcher: Fetcher | None = None,
     progress: Callable[[str, int, int, str], None] | None = None,
+    name: str = "",
 ) -> SiteReport:
-    """Crawl a documentation site and index it (`crawl`, then `index_pages`). `progress(stage, done, total, url)`
-    follows both stages (`crawl`, then `index`)."""
+    """Crawl a documentation site and index it as one API (`crawl`, then `index_pages`; `name` the API's name,
+    else the site's host). `progress(stage, done, total, url)` follows both stages (`crawl`, then `index`)."""
 
     def stage(name: str) -> Progress | None:
         return None if progress is None else lambda done, total, url: progress(name, done, total, url)
 
     result = crawl(start_url, settings, fetcher, stage("crawl"))
-    return index_pages(index, result, stage("index"))
+    return index_pages(index, result, stage("index"), name)

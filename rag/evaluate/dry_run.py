@@ -43,7 +43,7 @@ class DryRunEngine(Engine):
         return EXTRACTIVE
 
     def reranker_for(self, config: Config, llm: LLM) -> Callable[[Snapshot], Reranker]:
-        """Model-backed rerankers are skipped (said so, first-stage order kept); the structural one runs."""
+        """Model-backed rerankers are skipped (said so, first-stage order kept); the learned ranker runs."""
         if config.reranker in ("cross-encoder", "llm"):
             return lambda snapshot: _SkippedReranker(config.reranker)
         return super().reranker_for(config, llm)

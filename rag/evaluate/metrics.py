@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import mean, pstdev
 from typing import Any
 
+from rag.evaluate.reliability import reliability
+
 Record = Mapping[str, Any]
 BY_CATEGORY = "by_category"  # the key of `summarize`'s per-category figures
 ERROR_LABEL = "error"  # the failure label of a record whose configuration failed to run
@@ -33,6 +35,7 @@ FAILURE_MEANINGS: dict[str, str] = {
 FAILURE_LABELS: tuple[str, ...] = tuple(FAILURE_MEANINGS)
 # How each metric key is named on screen and in the verdict.
 METRIC_LABELS: dict[str, str] = {
+    "hit@1": "hit@1",
     "hit@5": "hit@5",
     "mrr": "MRR",
     "recall@5": "recall@5",
@@ -49,6 +52,7 @@ METRIC_LABELS: dict[str, str] = {
     "reranker_lift": "reranker lift (ranks gained)",
     "tokens_in_mean": "tokens in per question",
     "tokens_out_mean": "tokens out per question",
+    "request_examples": "request examples (answers leading with an operation)",
 }
 
 
@@ -276,6 +280,30 @@ def follow_up_hit_rate(records: Sequence[Record], k: int) -> float | None:
     return hit_rate(follow_ups, k) if follow_ups else None
 
 
+def names_an_operation(record: Record, lead: bool = False) -> bool:
+    """Whether a generated answer names one of the operations retrieved for it (`GET /users`); with `lead`, in its
+    first two lines, as the operation to use (an answer stating an established fact, such as "there is no endpoint
+    to delete candidates", names the operations that do exist instead)."""
+    answer = str(record.get("llm_answer") or "")
+    if lead:
+        if record.get("facts"):
+            return False
+        answer = lead_lines(answer)
+    return any(chunk.get("kind") == "operation" and chunk.get("title") and str(chunk["title"]) in answer
+               for chunk in record.get("retrieved_chunks") or [])
+
+
+def request_example_rate(records: Sequence[Record], lead: bool = True) -> float | None:
+    """Share of the answers (generated, not abstained, without error) that name a retrieved operation (with `lead`,
+    as the operation to use: `names_an_operation`) and carry a request example; None when none names one, or the
+    records predate request examples."""
+    if not any("request_example" in record for record in records):
+        return None
+    naming = [r for r in records if r.get("answered") and not r.get("abstained") and not r.get("error")
+              and names_an_operation(r, lead)]
+    return _mean([1.0 if r.get("request_example") else 0.0 for r in naming])
+
+
 def latency(records: Sequence[Record]) -> dict[str, Any]:
     """p50/p95 of the total time and of each stage (ms)."""
     totals = [float(r.get("total_time_ms") or 0.0) for r in records if not r.get("error")]
@@ -348,6 +376,7 @@ def core_metrics(records: Sequence[Record], k: int) -> dict[str, Any]:
     """The headline numbers of a set of records (also used per category)."""
     return {
         "n": len(records),
+        "hit@1": hit_rate(records, 1),
         f"hit@{k}": hit_rate(records, k),
         "mrr": mrr(records, k),
         f"recall@{k}": mean_recall(records, k),
@@ -379,6 +408,8 @@ def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
         tokens_in_mean=counted["tokens_in_mean"],
         tokens_out_mean=counted["tokens_out_mean"],
         reranker_lift=reranker_lift(records),
+        calibration=reliability(records),
+        request_examples=request_example_rate(records),
     )
     categories: dict[str, list[Record]] = {}
     for record in records:

@@ -19,6 +19,7 @@ from typing import IO, Any
 from rag.config import Config
 from rag.evaluate.metrics import failure_label, keyword_recall, relevant_rank
 from rag.evaluate.questions import Question
+from rag.request_example import example_view
 from rag.results import AnswerResult, RetrievedChunk
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -97,7 +98,7 @@ def build_record(
         "answered": answered,
         "abstained": bool(result.abstained),
         "confidence": result.confidence,
-        "confidence_score": round(float(result.confidence_score), 4),
+        "confidence_score": None if result.confidence_score is None else round(float(result.confidence_score), 4),
         "reasoning_steps": list(result.reasoning_steps),
         # retrieval-only "citations" would repeat retrieved_chunks: kept only for generated answers
         "citations": [citation.to_dict() for citation in result.citations] if not retrieval_only else [],
@@ -114,7 +115,9 @@ def build_record(
         "retrieval_only": retrieval_only,
         "dry_run": dry_run,
         "notes": list(result.notes),
+        "facts": list(result.facts),
         "fallbacks": list(result.fallbacks),
+        "request_example": example_view(result.request_example) if result.request_example else None,
         "error": error,
     }
     record["first_relevant_rank"] = relevant_rank(record)

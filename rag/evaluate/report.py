@@ -51,6 +51,7 @@ def _columns(k: int) -> list[tuple[str, str]]:
     """(title, metric key) of each number column of the table."""
     return [
         ("n", "n"),
+        ("hit@1", "hit@1"),
         (f"hit@{k}", f"hit@{k}"),
         ("MRR", "mrr"),
         (f"recall@{k}", f"recall@{k}"),
@@ -59,6 +60,8 @@ def _columns(k: int) -> list[tuple[str, str]]:
         ("false.abst", "false_abstention_rate"),
         ("kw.recall", "keyword_recall"),
         ("judge", "judge_mean"),
+        ("ECE", "ece"),
+        ("right@.9", "right_when_sure"),
         ("p50 ms", "latency_ms_p50"),
         ("p95 ms", "latency_ms_p95"),
     ]
@@ -70,6 +73,7 @@ def format_metrics_table(metrics: dict[str, Any], k: int | None = None) -> str:
     columns = _columns(k)
     rows = [["config", *(title for title, _ in columns), "failures"]]
     for name, values in metrics.get("configs", {}).items():
+        values = {**values, **{key: (values.get("calibration") or {}).get(key) for key in ("ece", "right_when_sure")}}
         cells = [_fmt(values.get(key), 1 if key.startswith("latency") else 3) for _, key in columns]
         failures = values.get("failures") or {}
         rows.append([name, *cells, ", ".join(f"{label}={count}" for label, count in failures.items()) or "-"])

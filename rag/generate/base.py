@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from rag.chunk import RequestExample
 from rag.facts import Fact
 from rag.query import Query
 from rag.results import Citation, Confidence, RetrievedChunk
@@ -62,6 +63,7 @@ class Generation:
     tokens_in: int = 0
     tokens_out: int = 0
     generator: str = ""
+    request_example: RequestExample | None = None  # a request that calls the operation the answer is about
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,8 @@ def compact_user_prompt(request: GenerationRequest, blocks: Sequence[ContextBloc
     excerpts = excerpts or "(no documentation was retrieved)"
     parts = [f"Excerpts:\n{CONTEXT_OPEN}\n{defuse_delimiters(excerpts)}\n{CONTEXT_CLOSE}"]
     parts += closing_parts(request, blocks, "Verified facts (true):",
-                           "Retrieval confidence is partial: say which part the excerpts do not cover.")
+                           "Retrieval confidence is partial: say which part the excerpts do not cover.",
+                           with_request=False)  # a small model's prompt stays short: the answer shows the request
     return "\n\n".join(parts)
 
 

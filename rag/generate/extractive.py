@@ -19,6 +19,7 @@ from rag.generate.scored_lines import (
     clean_line,
     readable_json_line,
     score_lines,
+    section_headings,
     select_lines,
 )
 from rag.ingest.operation_chunks import response_line
@@ -99,8 +100,10 @@ def abstention(facts: Sequence[str], blocks: Sequence[ContextBlock]) -> str:
 def opening_lines(block: ContextBlock, count: int = MIN_LINES) -> list[ScoredLine]:
     """When nothing matches (or the block is a change chunk): the first `count` informative lines of a block."""
     picked: list[ScoredLine] = []
+    headings = section_headings(block.chunk)
     for position, line in enumerate(block.text.splitlines()):
-        if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":"):
+        if position == 0 or not line.strip() or line.startswith("… (truncated)") or line.rstrip().endswith(":") \
+                or clean_line(line).lower() in headings:
             continue
         picked.append(ScoredLine(block, position, line, 0.0))
         if len(picked) >= count:
@@ -269,7 +272,8 @@ class ExtractiveGenerator:
         if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
-        return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name)
+        return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name,
+                          request_example=found.request_example(blocks))
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         """The answer line by line as token events, then the sources, then done."""

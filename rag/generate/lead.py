@@ -15,11 +15,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag.chunk import Chunk, FieldFacts
+from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import schema_name
+from rag.corpus.vocabulary import schema_name, stop_words
+from rag.data import data_table
 from rag.facts import Fact, MissingWrite
 from rag.generate.context import ContextBlock
+from rag.generate.doc_lead import docs_lead
 from rag.generate.named import (
     field_classes,
     name_parts,
@@ -55,7 +57,6 @@ from rag.generate.said import (
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
-from rag.results import deciding_score
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Lead:
     overview's security scheme, the header the operations share) or an established missing operation keeps
     the quoted lines to the blocks it cites. `related` says whether the other blocks are listed after them
     (not after an API-wide statement or an absence, where another operation would read as a contradiction).
+    `operation` is the block of the operation the answer is about: its request example goes with the answer.
     """
 
     sentence: str = ""
@@ -73,15 +75,22 @@ class Lead:
     scope: tuple[int, ...] = ()
     related: bool = True
     quoted: bool = True  # False: the two lines say all the cited block says (an API-wide statement)
+    operation: int = 0  # the number of the block of the operation the answer is about (0: none)
     stated: frozenset[str] = frozenset()  # what the two lines name: fields, "returns" (the success response)
     described: frozenset[str] = frozenset()  # the fields they state in full (facts and description)
 
     def __post_init__(self) -> None:
-        if (self.scope or self.detail) and not self.sentence:
+        if (self.scope or self.detail or self.operation) and not self.sentence:
             raise ValueError(
-                f"Lead(scope={self.scope!r}, detail={self.detail!r}) is not allowed without a sentence; "
-                "allowed: an empty scope and detail when there is no sentence"
+                f"Lead(scope={self.scope!r}, detail={self.detail!r}, operation={self.operation!r}) is not allowed "
+                "without a sentence; allowed: an empty scope and detail and no operation when there is no sentence"
             )
+
+    def request_example(self, blocks: Sequence[ContextBlock]) -> RequestExample | None:
+        """The request example of the operation the answer is about (None when it is about none, or the
+        operation has none: a webhook, an index built before examples were)."""
+        block = next((b for b in blocks if self.operation and b.number == self.operation), None)
+        return block.chunk.request_example if block is not None and is_operation(block) else None
 
 
 def lead_for(
@@ -102,6 +111,7 @@ def lead_for(
         _asked_field,
         _schema_asked,
         lambda q, b: _about_an_operation(q, b, closest=gate == "partial"),
+        _from_documentation,
     )
     for rule in rules:
         found = rule(query, blocks)
@@ -130,6 +140,13 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
         cited.append(f"{sentence.rstrip()} {marks}".rstrip())
     text = ("No. " if query.analysis.yes_no else "") + " ".join(cited)
     return Lead(text, scope=tuple(block.number for block in named), related=False)
+
+
+def _from_documentation(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+    """A question no operation answers, asked of documentation sections: the sentence that states it and where it
+    stands (`rag.generate.doc_lead`); the lines below come from that section."""
+    sentence, detail, number = docs_lead(query, blocks)
+    return Lead(sentence, detail, (number,)) if sentence else Lead()
 
 
 def _names_first_operation(query: Query, blocks: Sequence[ContextBlock]) -> bool:
@@ -167,12 +184,14 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     answered from the parameters the operations share (the conventions chunk), not from the first operation."""
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
-    words = question_words(query.focus)
+    words = question_words(query.focus) - stop_words()
     for block in blocks:
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.fact("Operations")]
         if not headers:
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
+        if not matching and _header_kind(query.focus):
+            return Lead()  # "the rate-limit header": no shared header is that kind; the required ones are no answer
         chosen = matching or [h for h in headers if h.required]
         if not chosen:
             continue
@@ -190,6 +209,17 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     return Lead()
 
 
+_BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)
+
+
+def _header_kind(question: str) -> list[str]:
+    """The words before "header" that name a kind of header ("rate-limit" in "what's the rate-limit header?");
+    none for "which header", "the shared header" (`shared_header_words` of question_words.toml)."""
+    shared = frozenset(data_table("question_words")["shared_header_words"])
+    return [word for match in _BEFORE_HEADER.finditer(question) for word in match.group(1).lower().split("-")
+            if word not in shared and word not in stop_words() and len(word) > 2]
+
+
 def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     """"Play the album Kind of Blue by Miles Davis" with the API's lookup operation first (the lookup lift):
     "First find Kind of Blue, Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]"."""
@@ -203,7 +233,7 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     following = next((b for b in blocks[1:] if is_operation(b)), None)
     if following is not None:
         sentence += f"; then {operation_heading(following.chunk)} [{following.number}]"
-    return Lead(sentence + ".")
+    return Lead(sentence + ".", operation=lookup.number)
 
 
 def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
@@ -221,7 +251,7 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
         return Lead()
     parts = [f"in the {api_name(api)} API use {operation_heading(b.chunk)} [{b.number}]" for api, b in named.items()]
     sentence = "; ".join(parts) + "."
-    return Lead(sentence[0].upper() + sentence[1:])
+    return Lead(sentence[0].upper() + sentence[1:], operation=next(iter(named.values())).number)
 
 
 def _where(block: ContextBlock) -> str:
@@ -250,7 +280,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
             detail, stated = (operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation"
                               else ("", frozenset({field.name})))
             return Lead(cited(sentence, block), detail, (block.number,), stated=stated,
-                        described=frozenset({field.name}))
+                        described=frozenset({field.name}), operation=block.number if is_operation(block) else 0)
     return Lead()
 
 
@@ -311,47 +341,38 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
                      if not f.deprecated or spells_field(f.name, query.focus)]
     anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
-    runner_up = next((b for b in blocks if is_operation(b) and b is not anchor), None) if closest else None
-    if not sentence and runner_up is not None:
-        # The evidence only partly matches: the two closest operations, so a reader sees the choice up front.
-        sentence = (f"The closest matches are {operation_heading(chunk)} [{anchor.number}] and "
-                    f"{operation_heading(runner_up.chunk)} [{runner_up.number}].")
-        detail, said = operation_detail(anchor, stated, ())
-        return Lead(sentence, detail, (anchor.number, runner_up.number), stated=said)
-    tied = None
+    if not sentence and closest:
+        alternatives = _likeliest(anchor, blocks)
+        if alternatives:
+            # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.
+            offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
+            sentence = f"The likeliest operations are {', '.join(offered[:-1])} and {offered[-1]}."
+            detail, said = operation_detail(anchor, stated, ())
+            return Lead(sentence, detail, tuple(b.number for b in (anchor, *alternatives)), stated=said,
+                        operation=anchor.number)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
-        tied = _tied_with(anchor, blocks)
     sentence = cited(sentence, anchor)
-    if tied is not None:  # the ranking cannot tell the two apart: both are offered, the first one's facts follow
-        sentence += f" As close a match: {operation_heading(tied.chunk)} [{tied.number}]."
     detail, said = operation_detail(anchor, stated, clearly_named)
-    scope = (anchor.number,) if tied is None else (anchor.number, tied.number)
-    return Lead(sentence, detail, scope, stated=said, described=frozenset(described))
+    return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described),
+                operation=anchor.number)
 
 
-# Two operations whose ranking scores are this close (relative to the first's) are a tie the ranking cannot break.
-TIE = 0.01
+# How many operations a partial answer offers beside the first.
+ALTERNATIVES = 2
 
 
-def _tied_with(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
-    """The operation ranked next after the anchor, when the anchor is the first operation of the ranking and the
-    score that decided their order (`deciding_score`: the reranker's, else the fused first-stage one) is within
-    `TIE` of the anchor's; None otherwise (an anchor chosen for its method over the first is no tie)."""
-    operations = [b for b in blocks if is_operation(b)]
-    if len(operations) < 2 or operations[0] is not anchor:
-        return None
-    after = operations[1]
-    (first, name), (second, _) = deciding_score(anchor.retrieved.scores), deciding_score(after.retrieved.scores)
-    if name not in RANK_FUSION_SCORES or first is None or second is None:
-        return None  # two raw similarities 1 % apart are no tie; two rank fusions are (one place swapped)
-    return after if first > 0 and first - second <= TIE * first else None
-
-
-# The scores made by rank fusion (the reranker's fuses the first stage with its evidence): close, they tie.
-RANK_FUSION_SCORES = ("rerank", "fused")
+def _likeliest(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
+    """The operations ranked after the anchor (another structural id each), at most `ALTERNATIVES`."""
+    seen = {anchor.chunk.covers[:1]}
+    found: list[ContextBlock] = []
+    for block in blocks:
+        if is_operation(block) and block.chunk.covers[:1] not in seen and len(found) < ALTERNATIVES:
+            seen.add(block.chunk.covers[:1])
+            found.append(block)
+    return found
 
 
 def _asked_fact(

@@ -28,7 +28,7 @@ from rag.generate.context import (
     extract_references,
     resolve_references,
 )
-from rag.generate.prompts import build_messages
+from rag.generate.prompts import answer_request, build_messages
 from rag.llm.base import ChatMessage, ChatModel, estimate_prompt_tokens
 from rag.tokens import estimate_tokens
 
@@ -302,6 +302,7 @@ class LLMGenerator:
             tokens_in=response.tokens_in,
             tokens_out=response.tokens_out,
             generator=self.name,
+            request_example=None if abstained else answer_request(request, blocks),
         )
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
@@ -344,5 +345,6 @@ class LLMGenerator:
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             generator=self.name,
+            request_example=None if abstained else answer_request(request, blocks),
         )
         yield StreamEvent("done", generation=generation)

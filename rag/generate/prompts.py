@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.chunk import RequestExample
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest
 from rag.generate.context import ContextBlock, format_context
 from rag.generate.lead import lead_for
 from rag.llm.base import ChatMessage
+from rag.request_example import curl_command
 
 CONTEXT_OPEN = "<context>"
 CONTEXT_CLOSE = "</context>"
@@ -104,14 +106,21 @@ def user_prompt(request: GenerationRequest, blocks: Sequence[ContextBlock]) -> s
 
 
 KEY_FACTS_HEADING = "Key facts read from the documentation's structure (cited; state them first if they answer):"
+REQUEST_FACT = "A request that calls it (built from the spec; secrets are environment variables):"
+
+
+def answer_request(request: GenerationRequest, blocks: Sequence[ContextBlock]) -> RequestExample | None:
+    """The request example of the operation the extractive lead says the answer is about (None: none)."""
+    return lead_for(request.asked, blocks, request.facts, request.gate).request_example(blocks)
 
 
 def closing_parts(
-    request: GenerationRequest, blocks: Sequence[ContextBlock], facts_heading: str, partial_note: str
+    request: GenerationRequest, blocks: Sequence[ContextBlock], facts_heading: str, partial_note: str,
+    with_request: bool = True,
 ) -> list[str]:
     """The end of a user message: the verified facts under `facts_heading`, the key facts the extractive lead
-    reads from the blocks' typed facts (the operation, the asked fact, what a request needs), the partial
-    note, the question."""
+    reads from the blocks' typed facts (the operation, the asked fact, what a request needs, and with
+    `with_request` a curl command that calls the operation), the partial note, the question."""
     parts: list[str] = []
     facts = request.stated_facts()
     if facts:
@@ -119,6 +128,9 @@ def closing_parts(
     else:
         lead = lead_for(request.asked, blocks, request.facts, request.gate)
         key = [line for line in (lead.sentence, lead.detail) if line]
+        example = lead.request_example(blocks) if with_request and key else None
+        if example is not None:
+            key.append(f"{REQUEST_FACT}\n```sh\n{curl_command(example)}\n```")
         if key:
             parts.append(f"{KEY_FACTS_HEADING}\n" + "\n".join(f"- {line}" for line in key))
     if request.gate == "partial":

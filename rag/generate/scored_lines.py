@@ -17,6 +17,7 @@ from rag.corpus.vocabulary import tokenize
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
 from rag.generate.said import LIMIT_LABELS
+from rag.ingest.clean_text import one_line
 from rag.ingest.operation_chunks import response_line
 from rag.ingest.schema_prose import field_line
 from rag.question_analysis import asked_kinds, verb_methods
@@ -104,10 +105,12 @@ def _field_items(fields: Sequence[FieldFacts], parameter: bool = False) -> list[
 def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]:
     """The candidate lines of a block with their position (0 is the heading) and the typed field each shows:
     for a smart operation or schema chunk, lines made from its facts (never parsed back from its text); for
-    other chunks, the lines of their text."""
+    other chunks, the lines of their text but a documentation section's headings."""
     chunk = block.chunk
-    if not _typed(chunk):
-        return [(position, line, None) for position, line in enumerate(block.text.splitlines())]
+    if not _typed(chunk):  # a guide's heading alone (its breadcrumb, the first line, names it) is no evidence
+        headings = section_headings(chunk)
+        return [(position, line, None) for position, line in enumerate(block.text.splitlines())
+                if position == 0 or clean_line(line).lower() not in headings]
     items: list[tuple[str, FieldFacts | None]] = []
     if chunk.summary:
         items.append((f"Summary: {chunk.summary}", None))
@@ -132,11 +135,19 @@ def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]
                                               enumerate(items, start=1))]
 
 
+def section_headings(chunk: Chunk) -> frozenset[str]:
+    """The lower-case headings a documentation chunk sits under (its title and its heading path); none for others."""
+    if chunk.kind != "doc":
+        return frozenset()
+    return frozenset(part.strip().lower() for part in (chunk.title, *chunk.section_path.split(" > ")) if part.strip())
+
+
 _JSON_MEMBER = re.compile(r'^\s*"([^"]+)"\s*:\s*(.*?)\s*,?\s*$')
 
 
 def readable_json_line(line: str) -> str:
-    """A line of a raw JSON chunk as `key: value` (`"default": 25,` → `default: 25`); other lines unchanged."""
+    """A line of a raw JSON chunk as `key: value` (`"default": 25,` → `default: 25`, a string's escapes decoded);
+    other lines unchanged."""
     match = _JSON_MEMBER.match(line)
     if not match:
         return line.strip().rstrip(",")
@@ -145,7 +156,10 @@ def readable_json_line(line: str) -> str:
     if value in ("{", "[", "{}", "[]"):
         return f"{key}:"
     if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
-        value = value[1:-1]
+        try:
+            value = one_line(json.loads(value))  # its escapes decoded: never a literal `\n` in an answer
+        except ValueError:
+            value = value[1:-1]
     elif value.startswith(("{", "[")):
         with contextlib.suppress(ValueError):
             value = _inline(json.loads(value))

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rag.crawl.spec_url import FetchedSpec, url_api_name
 from rag.errors import ConfigError, IndexUnavailableError, IngestError, RagError
 from rag.index.collections import embedding_order, embedding_text
 from rag.index.embedder import CachedEmbedder, Embedder, load_embedder
 from rag.index.progress import IngestTracker
 from rag.index.store import DuplicatePolicy, Index, IngestReport
-from rag.ingest.pipeline import ParsedDocument, parse_path
+from rag.ingest.loader import SPEC_EXTENSIONS
+from rag.ingest.pipeline import ParsedDocument, parse_document, parse_path
+from rag.ingest.uploads import folder_files, referenced_files
 from rag.ingest.validate import ALLOWED_EXTENSIONS
 from rag.settings import PROJECT_ROOT, STACKONE_SPEC_NAMES, Settings
 
@@ -74,12 +79,16 @@ def open_index(settings: Settings, embedder: Embedder | None = None) -> Index:
 
 
 def expand_paths(paths: Iterable[Path | str]) -> list[Path]:
-    """Files named directly, plus the supported files inside named folders (sorted)."""
+    """Files named directly, plus the supported files inside named folders (sorted), except the files of a folder
+    that a spec split over files refers to (its parts: they are bundled into it, `rag.ingest.bundle`)."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in ALLOWED_EXTENSIONS))
+            files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in ALLOWED_EXTENSIONS)
+            specs = [p.name for p in files if p.name.lower().endswith(SPEC_EXTENSIONS)]
+            parts = referenced_files(folder_files(path), specs)
+            found.extend(p for p in files if p.name not in parts)
         else:
             found.append(path)
     return found
@@ -145,6 +154,39 @@ def _reporter(parsed: ParsedDocument, defer: Collection[str], progress: Callable
 def embedding_texts(parsed: ParsedDocument, defer: Collection[str] = ()) -> list[str]:
     """The texts `Index.add` embeds now for a parsed document, in the order it embeds them."""
     return [embedding_text(chunk) for chunk in embedding_order([c for c in parsed.chunks if c.strategy not in defer])]
+
+
+def ingest_fetched_spec(index: Index, fetched: FetchedSpec, version: str | None = None,
+                        progress: Callable[[int, int], None] | None = None,
+                        defer: Collection[str] = ()) -> IngestReport:
+    """Index a spec fetched from a URL under that URL. Fetched again: the same content is `skipped` ("unchanged");
+    changed content is a new version kept beside the indexed ones, labelled `version`, else its `info.version`
+    when no version of the API has that label yet, else today's date (`rag.index.versions`). The chunks of the
+    strategies in `defer` are set aside and embedded later (rag.index.deferred)."""
+    try:
+        api = url_api_name(fetched.url, fetched.name)
+        parsed = replace(parse_document(fetched.name, fetched.data, api=api, version=version), source=fetched.url)
+    except IngestError as error:
+        return IngestReport(fetched.url, "error", message=f"{fetched.url}: {error.problem}")
+    earlier = [r for r in index.documents() if r.doc_type == "openapi"
+               and (r.source == fetched.url or r.source.startswith(fetched.url + "@"))]
+    same = [r for r in earlier if r.content_hash == parsed.content_hash]
+    if same:
+        record = same[-1]
+        for labelled in (False, True):
+            if replace(parsed, api_version=record.api_version, labelled=labelled).version == record.version:
+                return IngestReport(record.source, "skipped", record.api, record.chunk_counts, 0.0,
+                                    f"unchanged: the content is that of version {record.api_version}")
+        parsed = replace(parsed, api_version=record.api_version, labelled=record.source != fetched.url)
+    elif earlier:
+        taken = {r.api_version for r in index.documents() if r.api == parsed.api}
+        label = next((c for c in (version, parsed.spec_version, time.strftime("%Y-%m-%d"),
+                                  time.strftime("%Y-%m-%dT%H%M%S")) if c and c not in taken), None)
+        parsed = replace(parsed, api_version=label or parsed.api_version, labelled=True)
+    try:
+        return index.add(parsed, on_duplicate="replace", progress=progress, defer=defer)
+    except IngestError as error:
+        return IngestReport(fetched.url, "error", message=f"{fetched.url}: {error.problem}")
 
 
 def find_default_specs(settings: Settings) -> Path | None:

@@ -47,7 +47,10 @@ def unresolved_note(refs: Sequence[str], shown: int = 5) -> str:
     if not refs:
         return ""
     listed = ", ".join(refs[:shown]) + (", …" if len(refs) > shown else "")
-    return f"{len(refs)} $ref(s) left unresolved (external refs are never fetched or read): {listed}"
+    note = f"{len(refs)} $ref(s) left unresolved (external refs are never fetched or read): {listed}"
+    if any(not ref.startswith("#") and "://" not in ref for ref in refs):
+        note += "; a spec split over files is ingested as its folder or a .zip of it"
+    return note
 
 
 def index_stats(index: Index, snapshot: Snapshot) -> dict[str, Any]:

@@ -45,8 +45,7 @@ from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, index_stats, unresolved_note
 from rag.index.snapshot import Snapshot
 from rag.index.versions import (
-    CHANGES_TYPE,
-    label_clash,
+    check_name_clash,
     registry_key,
     same_version,
     versions_of,
@@ -377,7 +376,7 @@ class Index:
                 return IngestReport(
                     document.source, "skipped", existing.api, existing.chunk_counts, 0.0, f"skipped: {why}"
                 )
-        _check_name_clash(records, document, existing)
+        check_name_clash(records, document, existing)
         key = existing.source if existing else registry_key(records, document.source, document.api_version)
         label = document.api_version if document.doc_type != "doc" else ""
         chunks = [chunk.with_version(document.version, label) for chunk in document.chunks]
@@ -412,7 +411,7 @@ class Index:
             document.api,
             document.chunk_counts(),
             time.perf_counter() - started,
-            "; ".join(n for n in (kept, unresolved_note(document.unresolved_refs)) if n),
+            "; ".join(n for n in (*document.notes, kept, unresolved_note(document.unresolved_refs)) if n),
             record.pending,
         )
 
@@ -481,19 +480,3 @@ class Index:
             refresh_changes(self, existing.api)
         return True
 
-
-def _check_name_clash(records: Sequence[DocumentRecord], document: ParsedDocument,
-                      existing: DocumentRecord | None) -> None:
-    """DuplicateDocumentError when another document already uses the document's API name (versions of one API and
-    their changes share it), or a new version's label is taken."""
-    versioned = ("openapi", CHANGES_TYPE)
-    clash = next((r for r in records if r.api == document.api and r.source != document.source
-                  and not (r.doc_type in versioned and document.doc_type in versioned)), None)
-    if clash is None and existing is None and document.doc_type == "openapi":
-        clash = label_clash(records, document.source, document.api, document.api_version)
-    if clash is not None:
-        raise DuplicateDocumentError(
-            document.source,
-            f"its name {document.api!r} is already used by {clash.source}; rename the file"
-            + (" or give it another version label" if document.doc_type == "openapi" else ""),
-        )

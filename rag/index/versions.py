@@ -15,10 +15,13 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import cmp_to_key
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag.errors import ConfigError
+from rag.errors import ConfigError, DuplicateDocumentError
 from rag.index.registry import DocumentRecord
+
+if TYPE_CHECKING:
+    from rag.ingest.pipeline import ParsedDocument
 
 _DATE_LABEL = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 CHANGES_TYPE = "changes"
@@ -190,6 +193,35 @@ def label_clash(records: Sequence[DocumentRecord], source: str, api: str, label:
     """An indexed version of `api` with the same label from another file (two files claiming one version)."""
     return next((r for r in records if r.api == api and r.doc_type == "openapi" and r.api_version == label
                  and r.source not in (source, f"{source}@{label}")), None)
+
+
+def _web_page(doc_type: str, source: str) -> bool:
+    """Whether a document is a crawled web page (the pages of a site are indexed as one API)."""
+    return doc_type == "doc" and source.startswith(("http://", "https://"))
+
+
+def name_clash(records: Sequence[DocumentRecord], document: ParsedDocument) -> DocumentRecord | None:
+    """An indexed document of another source under the same API name, unless they may share it: versions of one
+    API and their changes, or pages of a crawled site."""
+    versioned = ("openapi", CHANGES_TYPE)
+    return next((r for r in records if r.api == document.api and r.source != document.source
+                 and not (r.doc_type in versioned and document.doc_type in versioned)
+                 and not (_web_page(r.doc_type, r.source) and _web_page(document.doc_type, document.source))), None)
+
+
+def check_name_clash(records: Sequence[DocumentRecord], document: ParsedDocument,
+                     existing: DocumentRecord | None) -> None:
+    """DuplicateDocumentError when another document already uses the document's API name (`name_clash`), or a
+    new version's label is taken."""
+    clash = name_clash(records, document)
+    if clash is None and existing is None and document.doc_type == "openapi":
+        clash = label_clash(records, document.source, document.api, document.api_version)
+    if clash is not None:
+        raise DuplicateDocumentError(
+            document.source,
+            f"its name {document.api!r} is already used by {clash.source}; rename the file"
+            + (" or give it another version label" if document.doc_type == "openapi" else ""),
+        )
 
 
 def registry_key(records: Sequence[DocumentRecord], source: str, label: str) -> str:

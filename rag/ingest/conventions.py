@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chunk import is_item_path
+from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import RefResolver
-from rag.ingest.schema_prose import SchemaProse, clean
+from rag.ingest.schema_prose import SchemaProse
 from rag.ingest.spec import Operation, content_schemas
 
 CONVENTION_SHARE = 0.5  # what at least half of the operations (or list operations) have is a convention
@@ -46,7 +47,7 @@ def response_label(resolver: RefResolver, raw: Any, prose: SchemaProse) -> str:
     response, name = resolver.deref(raw)
     schemas = content_schemas(response)
     label = prose.type_label(schemas[0]) if schemas else (name or "no body")
-    description = clean(response.get("description")) if isinstance(response, dict) else ""
+    description = clean_prose(response.get("description")) if isinstance(response, dict) else ""
     return label + (f": {description}" if description else "")
 
 

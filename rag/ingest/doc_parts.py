@@ -165,9 +165,10 @@ def _introduces_only(sections: Sequence[DocSection], index: int) -> bool:
     return not section.path or (following is not None and following.depth > section.depth)
 
 
-def section_chunks(api: str, source: str, sections: Sequence[DocSection]) -> list[Chunk]:
+def section_chunks(api: str, source: str, sections: Sequence[DocSection], page: str = "") -> list[Chunk]:
     """The chunks of a document's sections: one per part, with the structural id of the section's headings
-    (`auth/tokens`, `intro` for the intro; a repeated path gets `-2`, `-3`, …).
+    (`auth/tokens`, `intro` for the intro; a repeated path gets `-2`, `-3`, …), under `page/` when the document is
+    one page of a site indexed as one API (`guide-webhooks/webhooks/retries`).
 
     Ids are taken for every section, emitted or not, so that adding text under a heading does not renumber
     the ids of later sections with the same path.
@@ -175,7 +176,7 @@ def section_chunks(api: str, source: str, sections: Sequence[DocSection]) -> lis
     ids = IdAllocator()
     chunks: list[Chunk] = []
     for index, section in enumerate(sections):
-        local_id = ids.take("/".join(slug(t) for t in section.path) if section.path else "intro")
+        local_id = ids.take("/".join([*([page] if page else []), *(slug(t) for t in section.path or ("intro",))]))
         if not section.has_text and _introduces_only(sections, index):
             continue
         chunks.extend(

@@ -23,6 +23,7 @@ from markdown_it.token import Token
 
 from rag.chunk import Chunk
 from rag.errors import IngestError
+from rag.ingest.clean_text import clean_text
 from rag.ingest.doc_parts import (
     DOC_EXTENSIONS,
     HTML_EXTENSIONS,
@@ -225,7 +226,7 @@ def _split_block(
 
     def flush() -> None:
         if prose and "\n".join(prose).strip():
-            units.append(_Unit("\n".join(prose).strip("\n"), False))
+            units.extend(_prose_unit("\n".join(prose).strip("\n")))
         prose.clear()
 
     for group_lines, token in groups:
@@ -239,7 +240,7 @@ def _split_block(
             continue
         if estimate_tokens(text) > max_tokens:
             flush()
-            units.extend(_Unit(piece, False) for piece in _split_words(text, max_tokens))
+            units.extend(unit for piece in _split_words(text, max_tokens) for unit in _prose_unit(piece))
             continue
         if prose and estimate_tokens("\n".join([*prose, text])) > max_tokens:
             flush()
@@ -267,11 +268,18 @@ def _section_units(
             continue
         text = "\n".join(block)
         inside = [(a, b, t) for a, b, t in codes if first <= a < first + len(block)]
-        if estimate_tokens(text) <= budget:
-            units.append(_Unit(text, bool(inside)))
+        code_alone = bool(inside) and inside[0][0] == first and inside[0][1] >= first + len(block)
+        if estimate_tokens(text) <= budget:  # a code block is kept exactly as written, other blocks cleaned
+            units.extend([_Unit(text, True)] if code_alone else _prose_unit(text, bool(inside)))
         else:
             units.extend(_split_block(block, first, inside, budget, piece_limit))
     return units
+
+
+def _prose_unit(text: str, code: bool = False) -> list[_Unit]:
+    """A block of Markdown as clean text (`clean_text`: no markup, no navigation), or nothing when nothing is left."""
+    cleaned = clean_text(text, documentation=True)
+    return [_Unit(cleaned, code)] if cleaned else []
 
 
 def _overlap_units(units: list[_Unit], limit: int) -> list[_Unit]:
@@ -356,7 +364,7 @@ def chunk_markdown(source: str, text: str) -> list[Chunk]:
         units = _section_units(lines, *section.lines, block_starts, codes, budget)
         has_text = bool(units)
         if section.heading:
-            units.insert(0, _Unit(section.heading, False))
+            units[:0] = _prose_unit(section.heading)
         parts = tuple(DocPart(PART_SEPARATOR.join(u.text for u in part), any(u.code for u in part))
                       for part in _pack(units, budget, OVERLAP_TOKENS))
         parted.append(DocSection(section.title, section.path, section.depth, parts, has_text))

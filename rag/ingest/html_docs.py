@@ -10,6 +10,7 @@ from bs4.element import CData, NavigableString, PreformattedString, Tag
 
 from rag.chunk import Chunk
 from rag.errors import IngestError
+from rag.ingest.clean_text import code_span, drop_navigation
 from rag.ingest.doc_parts import (
     WINDOW_OVERLAP_WORDS,
     WINDOW_WORDS,
@@ -22,6 +23,8 @@ from rag.ingest.doc_parts import (
 )
 
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+CODE_TAGS = ("code", "kbd", "samp", "tt")
+CELL_SEPARATOR = " | "  # between a table row's cells
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "head")
 _PARAGRAPH_TAGS = frozenset(
     {
@@ -67,7 +70,8 @@ class _HtmlSection:
             self.pieces.append("\n" * (count - have))
 
     def text(self) -> str:
-        lines = [line.rstrip() for line in "".join(self.pieces).split("\n")]
+        lines = [line.rstrip().removesuffix(CELL_SEPARATOR.rstrip()).rstrip()
+                 for line in "".join(self.pieces).split("\n")]
         return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
@@ -83,6 +87,7 @@ def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
     for tag in soup.find_all(_DROPPED_TAGS):
         if not tag.decomposed:
             tag.decompose()
+    drop_navigation(soup)  # menus, breadcrumbs, "Next: …" links: no evidence of anything
 
     sections = [_HtmlSection(title=doc_title or fallback_title, path=(), depth=0)]
     trail: list[tuple[int, str]] = []
@@ -92,7 +97,7 @@ def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
     while stack:
         node, closing, preformatted = stack.pop()
         if closing == "cell":
-            sections[-1].add(" ", False)
+            sections[-1].add(CELL_SEPARATOR, False)
             continue
         if closing:
             sections[-1].newlines(2 if closing == "paragraph" else 1)
@@ -117,11 +122,16 @@ def _html_sections(text: str, fallback_title: str) -> list[_HtmlSection]:
         if node.name == "br":
             sections[-1].add("\n", True)
             continue
+        if node.name in CODE_TAGS and not preformatted:
+            sections[-1].add(code_span(node.get_text()), True)  # inline code stays code: in backticks
+            continue
         if node.name == "pre":
             sections[-1].has_code = True
         action = _TAG_BREAKS.get(node.name, "")
         if action in ("paragraph", "line"):
             sections[-1].newlines(2 if action == "paragraph" else 1)
+        if node.name == "li":
+            sections[-1].add("- ", True)
         if action:
             stack.append((node, action, preformatted))
         inside_pre = preformatted or node.name == "pre"
@@ -137,20 +147,22 @@ def _windowed(section: _HtmlSection) -> DocSection:
     return DocSection(section.title, section.path, section.depth, parts, section.has_text)
 
 
-def chunk_html(source: str, text: str, api: str | None = None) -> list[Chunk]:
+def chunk_html(source: str, text: str, api: str | None = None, page: str = "") -> list[Chunk]:
     """Chunk HTML (stdlib `html.parser`) into sections at h1-h6, each cut into ~500-word windows.
 
     `<script>`, `<style>`, `<noscript>`, `<template>` and `<head>` content is dropped; headings stay
     in the text and give each section its breadcrumb. Text before the first heading forms an `intro`
-    section named after the page `<title>` (or the file name). A file's chunks carry its base name as source and
-    its name as API; a crawled page passes its URL as `source` and the name it is indexed under as `api`.
+    section named after the page `<title>` (or the file name). Navigation (menus, breadcrumbs, "Next: …" links) is
+    left out (`rag.ingest.clean_text.drop_navigation`), inline code kept in backticks, table cells apart (`a | b`).
+    A file's chunks carry its base name as source and its name as API; a crawled page passes its URL as `source`,
+    the site's API name as `api` and its own name as `page` (the first part of its sections' ids).
     """
     name = source if api is not None else base_name(source)
     if not text.strip():
         raise IngestError(name, "the file is empty")
     api = api if api is not None else doc_name_from_source(name)
     sections = _html_sections(text, base_name(name.split("?", 1)[0].rstrip("/")) or name)
-    chunks = section_chunks(api, name, [_windowed(section) for section in sections])
+    chunks = section_chunks(api, name, [_windowed(section) for section in sections], page=page)
     if not chunks:
         raise IngestError(name, "has no visible text (only markup, scripts or styles)")
     return chunks

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from rag.errors import IngestError
+from rag.ingest.swagger2 import convert_swagger2, is_swagger2
 
 MAX_EXPANDED_NODES = 2_000_000
 MAX_DEPTH = 500  # well inside Python's recursion limit, which the chunker's recursive rendering needs
@@ -158,7 +159,7 @@ def validate_openapi(source: str, data: Any) -> dict[str, Any]:
     if "swagger" in data and "openapi" not in data:
         raise IngestError(
             source,
-            f"Swagger {data.get('swagger')} is not supported; convert it to OpenAPI 3.0 or 3.1",
+            f"Swagger {data.get('swagger')} is not supported; allowed: Swagger 2.0, OpenAPI 3.0.x and 3.1.x",
         )
     missing = [key for key in ("openapi", "paths") if key not in data]
     if "paths" in missing and ("webhooks" in data or "components" in data) and "openapi" in data:
@@ -178,15 +179,25 @@ def validate_openapi(source: str, data: Any) -> dict[str, Any]:
     return data
 
 
+def openapi_document(source: str, data: Any) -> tuple[dict[str, Any], str]:
+    """A parsed document as a validated OpenAPI 3.x one, and the version it was converted from: a Swagger 2.0
+    document is converted to OpenAPI 3.0 (`rag.ingest.swagger2`) and "2.0" returned beside it, else ""."""
+    if is_swagger2(data):
+        if not isinstance(data.get("paths"), dict):
+            raise IngestError(source, "not a Swagger 2.0 document: missing 'paths' (an object of paths)")
+        return validate_openapi(source, convert_swagger2(data)), "2.0"
+    return validate_openapi(source, data), ""
+
+
 def load_openapi(path: Path | str, data: bytes | None = None, name: str | None = None) -> dict[str, Any]:
-    """Load and validate an OpenAPI 3.x document from a file (or its bytes)."""
+    """Load and validate an OpenAPI 3.x document from a file (or its bytes); Swagger 2.0 is converted to 3.0."""
     path = Path(path)
     source = name or path.name
     raw = data if data is not None else path.read_bytes()
     text = decode_text(source, raw)
     if not text.strip():
         raise IngestError(source, "the file is empty")
-    return validate_openapi(source, parse_structured(source, text))
+    return openapi_document(source, parse_structured(source, text))[0]
 
 
 def looks_like_openapi(source: str, text: str) -> bool:

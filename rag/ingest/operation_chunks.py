@@ -8,8 +8,10 @@ from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
+from rag.ingest.clean_text import clean_prose
 from rag.ingest.pagination import pagination_of
-from rag.ingest.schema_prose import SchemaProse, clean, enum_values, field_line, item_enum_values, show_value
+from rag.ingest.request_example import request_example
+from rag.ingest.schema_prose import SchemaProse, enum_values, field_line, item_enum_values, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
 from rag.tokens import estimate_tokens, truncate_to_tokens
@@ -72,7 +74,7 @@ class OperationChunker:
             type=label,
             location=str(parameter.get("in", "?")),
             flags=tuple(flags),
-            description=clean(parameter.get("description") or merged.get("description")),
+            description=clean_prose(parameter.get("description") or merged.get("description")),
             facts=tuple(facts),
             enum=enum_values(merged),
             item_enum=item_enum_values(merged),
@@ -91,7 +93,7 @@ class OperationChunker:
             return [f"Request body → unresolved reference {body['x-unresolved-ref']}"], None
         content = body.get("content") if isinstance(body.get("content"), dict) else {}
         required = "required" if body.get("required") else "optional"
-        description = clean(body.get("description"))
+        description = clean_prose(body.get("description"))
         lines: list[str] = []
         labels: list[str] = []
         fields: list[FieldFacts] = []
@@ -137,7 +139,7 @@ class OperationChunker:
             label = prose.type_label(schema) if schema is not None else (response_name or "no body")
             if "x-unresolved-ref" in response:
                 label = f"unresolved reference {response['x-unresolved-ref']}"
-            response_facts = ResponseFacts(code, label, clean(response.get("description")), success=code in main,
+            response_facts = ResponseFacts(code, label, clean_prose(response.get("description")), success=code in main,
                                            headers=self._headers(response))
             lines.append("- " + response_line(response_facts))
             if response_facts.success and isinstance(schema, dict):
@@ -155,22 +157,25 @@ class OperationChunker:
         for header_name, header in headers.items():
             header_node, _ = self.spec.resolver.deref(header)
             header_node = header_node if isinstance(header_node, dict) else {}
-            pairs.append((str(header_name), clean(header_node.get("description"))))
+            pairs.append((str(header_name), clean_prose(header_node.get("description"))))
         return tuple(pairs)
 
     def operation_chunk(self, operation: Operation) -> Chunk:
-        """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge."""
+        """One smart chunk for an operation, falling back to depth 1 when depth 2 is huge, with a request that
+        calls the operation."""
         chunk = self._operation_chunk(operation, max_depth=2)
         if chunk.tokens > OPERATION_MAX_TOKENS:
             chunk = self._operation_chunk(operation, max_depth=1)
-        return chunk
+        example = request_example(self.spec.resolver, self.spec.document, operation, self.parameters(operation),
+                                  chunk.security)
+        return replace(chunk, request_example=example)
 
     def _operation_chunk(self, operation: Operation, max_depth: int) -> Chunk:
         prose = SchemaProse(self.spec.resolver, max_depth=max_depth)
         node = operation.node
         method = operation.method.upper()
-        summary = clean(node.get("summary"))
-        description = clean(node.get("description"))
+        summary = clean_prose(node.get("summary"))
+        description = clean_prose(node.get("description"))
         raw_tags = node.get("tags")
         tags = tuple(str(tag) for tag in raw_tags if isinstance(tag, (str, int))) if isinstance(raw_tags, list) else ()
         op_id = str(node.get("operationId") or "")

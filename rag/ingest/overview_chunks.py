@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag.chunk import Chunk, conventions_id, overview_id
+from rag.ingest.clean_text import clean_prose
 from rag.ingest.conventions import conventions_text, count_conventions, response_label, shared_by_most
 from rag.ingest.operation_chunks import OperationChunker
-from rag.ingest.schema_prose import SchemaProse, clean
+from rag.ingest.schema_prose import SchemaProse
 from rag.ingest.spec import Operation, component_schemas, describe_scheme
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
 from rag.tokens import estimate_tokens, truncate_to_tokens
@@ -17,12 +18,12 @@ from rag.tokens import estimate_tokens, truncate_to_tokens
 def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
     """Title, version, servers, security schemes with their types, tags and counts."""
     info = spec.document.get("info") if isinstance(spec.document.get("info"), dict) else {}
-    title = clean(info.get("title")) or spec.api
+    title = clean_prose(info.get("title")) or spec.api
     lines = [f"API overview: {title}  [{spec.api} API]", f"OpenAPI version: {spec.document.get('openapi')}"]
     if info.get("version"):
         lines.append(f"API version: {info['version']}")
     if info.get("description"):
-        lines.append(f"Description: {clean(info['description'])}")
+        lines.append(f"Description: {clean_prose(info['description'])}")
     servers = spec.document.get("servers")
     if isinstance(servers, list) and servers:
         urls = [str(s.get("url")) for s in servers if isinstance(s, dict) and s.get("url")]
@@ -32,7 +33,7 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
         lines.append("Authentication / security schemes:")
         for name, scheme in spec.schemes.items():
             kind = describe_scheme(scheme)
-            description = clean(scheme.get("description")) if isinstance(scheme, dict) else ""
+            description = clean_prose(scheme.get("description")) if isinstance(scheme, dict) else ""
             lines.append(f"- {name}: {kind}" + (f". {description}" if description else ""))
             if kind == "HTTP Basic":
                 lines.append(
@@ -54,7 +55,7 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
         tag_texts = []
         for tag in tags:
             if isinstance(tag, dict) and tag.get("name"):
-                tag_description = clean(tag.get("description"))[:160]
+                tag_description = clean_prose(tag.get("description"))[:160]
                 tag_texts.append(str(tag["name"]) + (f" ({tag_description})" if tag_description else ""))
         if tag_texts:
             lines.append("Tags: " + "; ".join(tag_texts))
@@ -63,11 +64,11 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
     scheme_words = ", ".join(f"{n} {describe_scheme(s)}" for n, s in spec.schemes.items())
     embedding = (
         f"{title} API overview ({spec.api}): authentication, security schemes {scheme_words}, "
-        f"base URL servers, version. {clean(info.get('description'))[:300]}"
+        f"base URL servers, version. {clean_prose(info.get('description'))[:300]}"
     )
     # What the API says it does (`info.summary` and `info.description`) as fields: the gate reads them.
     chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
-                             summary=clean(info.get("summary")), description=clean(info.get("description")))
+                             summary=clean_prose(info.get("summary")), description=clean_prose(info.get("description")))
     return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)))
 
 

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import posixpath
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rag.chunk import Chunk
 from rag.errors import IngestError
+from rag.ingest.bundle import SpecFiles, bundle, file_refs, is_split
 from rag.ingest.docs import chunk_document
-from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, parse_structured, validate_openapi
+from rag.ingest.loader import SPEC_EXTENSIONS, decode_text, openapi_document, parse_structured
 from rag.ingest.openapi import chunk_openapi
 from rag.ingest.spec import api_name_from_source
+from rag.ingest.uploads import find_root, folder_files, zip_files
 from rag.ingest.validate import validate_upload
+
+# File names that say only "a spec": a split spec whose root is called so is named after its folder or zip.
+GENERIC_ROOT_NAMES = frozenset({"openapi", "swagger", "api", "spec", "index", "main", "root"})
 
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
 # re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields.
-CHUNKER_VERSION = "2026.11.26d"
+CHUNKER_VERSION = "2026.11.28b"  # descriptions and pages as clean text; a crawled site one API; request examples
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,7 @@ class ParsedDocument:
     labelled: bool = False  # whether the label was given (`--version`) rather than read from the spec
     spec_version: str = ""  # the spec's own `info.version`
     spec: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # the parsed OpenAPI document
+    notes: tuple[str, ...] = ()  # what the reader should know about how it was read ("converted from Swagger 2.0")
 
     @property
     def version(self) -> str:
@@ -55,37 +63,28 @@ class ParsedDocument:
         return counts
 
 
-def parse_document(name: str, data: bytes, api: str | None = None, version: str | None = None) -> ParsedDocument:
+def parse_document(name: str, data: bytes, api: str | None = None, version: str | None = None,
+                   files: SpecFiles | None = None, root: str = "") -> ParsedDocument:
     """Validate and chunk one file given by name and bytes; raises IngestError naming the problem.
 
-    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x; `.md .markdown .txt .rst .html .htm .pdf` are docs. `version`
-    labels an OpenAPI document (default: its `info.version`, else today's date).
+    `.json`/`.yaml`/`.yml` must be OpenAPI 3.x or Swagger 2.0 (converted to 3.0); one split over files (see
+    `rag.ingest.bundle.is_split`) is bundled with them from `files` (its folder, where it is `root`; none for a
+    lone upload). A `.zip` holds one spec split over files. `.md .markdown .txt .rst .html .htm .pdf` are docs.
+    `version` labels an OpenAPI document (default: its `info.version`, else today's date).
     """
     source = validate_upload(name, data)
-    content_hash = hashlib.sha256(data).hexdigest()
+    if source.lower().endswith(".zip"):
+        return parse_zip(source, data, api, version)
     if source.lower().endswith(SPEC_EXTENSIONS):
         text = decode_text(source, data)
         if not text.strip():
             raise IngestError(source, "the file is empty")
-        document = validate_openapi(source, parse_structured(source, text))
-        api_name = api or api_name_from_source(source)
-        result = chunk_openapi(document, api_name, source)
-        info = document.get("info") if isinstance(document.get("info"), dict) else {}
-        label = (version or "").strip() or str(info.get("version") or "").strip() or time.strftime("%Y-%m-%d")
-        return ParsedDocument(
-            source=source,
-            api=api_name,
-            doc_type="openapi",
-            content_hash=content_hash,
-            chunks=tuple(result.smart + result.naive),
-            size_bytes=len(data),
-            title=str(info.get("title", api_name)),
-            unresolved_refs=tuple(result.unresolved_refs),
-            api_version=label,
-            labelled=bool((version or "").strip()),
-            spec_version=str(info.get("version") or "").strip(),
-            spec=document,
-        )
+        parsed = parse_structured(source, text)
+        upload = files or SpecFiles("", lambda path: data if path == source else None)
+        if file_refs(text) and is_split(parsed, text, upload, root or source):
+            bundled = bundle(upload, root or source)
+            return spec_document(source, bundled.document, data, api, version, len(bundled.files))
+        return spec_document(source, parsed, data, api, version)
     chunks = chunk_document(source, data)
     if not chunks:
         raise IngestError(source, "no text found to index")
@@ -93,17 +92,74 @@ def parse_document(name: str, data: bytes, api: str | None = None, version: str 
         source=source,
         api=chunks[0].api,
         doc_type="doc",
-        content_hash=content_hash,
+        content_hash=hashlib.sha256(data).hexdigest(),
         chunks=tuple(chunks),
         size_bytes=len(data),
         title=chunks[0].title or source,
     )
 
 
+def spec_document(source: str, parsed: Any, data: bytes, api: str | None, version: str | None,
+                  bundled_files: int = 0) -> ParsedDocument:
+    """A parsed OpenAPI (or Swagger 2.0) document validated, converted and chunked. A bundle's content hash is
+    that of the bundled document, so a change in any of its files is a change."""
+    document, converted_from = openapi_document(source, parsed)
+    api_name = api or api_name_from_source(source)
+    result = chunk_openapi(document, api_name, source)
+    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    label = (version or "").strip() or str(info.get("version") or "").strip() or time.strftime("%Y-%m-%d")
+    notes = ([f"bundled from {bundled_files} files"] if bundled_files > 1 else []) + \
+        ([f"converted from Swagger {converted_from} to OpenAPI 3.0"] if converted_from else [])
+    content = json.dumps(parsed, sort_keys=True).encode() if bundled_files else data
+    return ParsedDocument(
+        source=source,
+        api=api_name,
+        doc_type="openapi",
+        content_hash=hashlib.sha256(content).hexdigest(),
+        chunks=tuple(result.smart + result.naive),
+        size_bytes=len(data),
+        title=str(info.get("title", api_name)),
+        unresolved_refs=tuple(result.unresolved_refs),
+        api_version=label,
+        labelled=bool((version or "").strip()),
+        spec_version=str(info.get("version") or "").strip(),
+        spec=document,
+        notes=tuple(notes),
+    )
+
+
+def split_spec_name(root: str, container: str) -> str:
+    """The API name of a split spec: its root file's (`DigitalOcean-public.v2.yaml` → `digitalocean-public_v2`),
+    or its folder's or zip's when the root's name says only "a spec" (`openapi.yaml`)."""
+    name = api_name_from_source(posixpath.basename(root))
+    if name in GENERIC_ROOT_NAMES:
+        return api_name_from_source(container.removesuffix(".zip").removesuffix(".ZIP"))
+    return name
+
+
+def parse_zip(source: str, data: bytes, api: str | None = None, version: str | None = None) -> ParsedDocument:
+    """A zip holding one spec split over files: its root found (`rag.ingest.uploads.find_root`), bundled and
+    chunked under the zip's name."""
+    files = zip_files(source, data)
+    root, why = find_root(files)
+    root_data = files.read(root) or b""
+    parsed = parse_document(posixpath.basename(root), root_data, api or split_spec_name(root, source), version,
+                            files, root)
+    notes = (*parsed.notes, why) if why else parsed.notes
+    return replace(parsed, source=source, size_bytes=len(data), notes=notes)
+
+
 def parse_path(path: Path | str, version: str | None = None) -> ParsedDocument:
-    """Read a file from disk and parse it (see `parse_document`)."""
+    """Read a file from disk and parse it (see `parse_document`); a spec that refers to other files is bundled
+    with the files of its folder and named `folder/file`."""
     path = Path(path)
     if not path.is_file():
         raise IngestError(str(path), "no such file")
-    return parse_document(path.name, path.read_bytes(), version=version)
-
+    data = path.read_bytes()
+    if not (path.name.lower().endswith(SPEC_EXTENSIONS) and file_refs(data.decode("utf-8", "replace"))):
+        return parse_document(path.name, data, version=version)
+    folder = path.resolve().parent
+    parsed = parse_document(path.name, data, split_spec_name(path.name, folder.name), version, folder_files(folder))
+    if not any(note.startswith("bundled") for note in parsed.notes):  # its refs named only itself
+        return parse_document(path.name, data, version=version)
+    return replace(parsed, source=f"{folder.name}/{path.name}")

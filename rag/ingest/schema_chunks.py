@@ -9,9 +9,10 @@ from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, schema_id
+from rag.ingest.clean_text import clean_prose
 from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import json_pointer
-from rag.ingest.schema_prose import SchemaProse, clean
+from rag.ingest.schema_prose import SchemaProse
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
@@ -22,7 +23,7 @@ def schema_chunks(spec: SpecContext, name: str, schema: Any) -> list[Chunk]:
     """Smart chunk(s) for one component schema, split into parts when large."""
     prose = SchemaProse(spec.resolver, max_depth=2)
     target = schema if isinstance(schema, dict) else {}
-    description = clean(target.get("description"))
+    description = clean_prose(target.get("description"))
     lines, field_names = _schema_lines(prose, name, schema, description)
     top_level = prose.top_level_fields(schema)
     used = spec.used_by.get(name, [])

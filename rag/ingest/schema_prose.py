@@ -8,18 +8,17 @@ and are inlined to a fixed depth. Cycles are cut with a note instead of looping.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rag.chunk import FieldFacts
+from rag.ingest.clean_text import clean_prose, one_line
 from rag.ingest.refs import RefResolver, component_schema_name, ref_name
 
 MAX_EXAMPLE_CHARS = 300
 # Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
 # `max_depth` too, down to this depth; referenced schemas stop at `max_depth` (they have their own chunk).
 MAX_INLINE_DEPTH = 32
-_SPACES = re.compile(r"\s+")
 
 # (keyword, label) pairs rendered as "Label: value." after a field's description.
 _VALUE_FACTS: tuple[tuple[str, str], ...] = (
@@ -41,15 +40,10 @@ _VALUE_FACTS: tuple[tuple[str, str], ...] = (
 )
 
 
-def clean(text: Any) -> str:
-    """Collapse whitespace in a description so each field stays on one line."""
-    return _SPACES.sub(" ", str(text)).strip() if text is not None else ""
-
-
 def show_value(value: Any) -> str:
     """Show a default/enum/example value compactly as JSON (strings unquoted when plain)."""
     if isinstance(value, str):
-        shown = clean(value) if "\n" in value or "\r" in value else value  # one line per field
+        shown = one_line(value) if "\n" in value or "\r" in value else value  # one line per field
     else:
         shown = json.dumps(value, ensure_ascii=False, default=str)
     if len(shown) > MAX_EXAMPLE_CHARS:
@@ -311,7 +305,7 @@ class SchemaProse:
             name=name,
             type=label,
             flags=tuple(self.flags(merged, required)),
-            description=clean(schema.get("description") or target.get("description")),
+            description=clean_prose(schema.get("description") or target.get("description")),
             facts=tuple(self.fact_pairs(merged, label)),
             enum=enum_values(merged),
             item_enum=item_enum_values(merged),

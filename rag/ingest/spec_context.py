@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chunk import SecurityFacts
+from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import RefResolver, component_schema_name
-from rag.ingest.schema_prose import clean
 from rag.ingest.spec import Operation, content_schemas, describe_scheme, security_schemes
 
 EMBEDDING_TOKENS = 200  # the embedding text of a smart chunk (operation, schema, overview, conventions)
@@ -53,7 +53,7 @@ class SpecContext:
             flows=tuple(str(flow) for flow in flows),
             urls=tuple(dict.fromkeys(urls)),
             scopes=tuple(str(scope) for scope in scopes) if isinstance(scopes, list) else (),
-            description=clean(scheme.get("description")),
+            description=clean_prose(scheme.get("description")),
             alternative=alternative,
         )
 

@@ -17,10 +17,12 @@ ALLOWED_EXTENSIONS: tuple[str, ...] = (
     ".html",
     ".htm",
     ".pdf",
+    ".zip",
 )
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 MAX_NAME_LENGTH = 255
 PDF_MAGIC = b"%PDF-"
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _MIB = 1024 * 1024
 
 
@@ -59,8 +61,8 @@ def validate_upload(name: str, data: bytes) -> str:
     """Check an upload and return its safe base file name; raise IngestError naming the file otherwise.
 
     Refused: a bad name (see `safe_file_name`), an extension outside `ALLOWED_EXTENSIONS`, an empty
-    file, more than `MAX_UPLOAD_BYTES` (10 MB), a `.pdf` that does not start with `%PDF-`, and any
-    other file that is binary (NUL bytes) or not UTF-8 text.
+    file, more than `MAX_UPLOAD_BYTES` (10 MB), a `.pdf` that does not start with `%PDF-`, a `.zip` that does
+    not start with `PK`, and any other file that is binary (NUL bytes) or not UTF-8 text.
     """
     base = safe_file_name(name)
     dot = base.rfind(".")
@@ -75,6 +77,10 @@ def validate_upload(name: str, data: bytes) -> str:
     if extension == ".pdf":
         if not data.startswith(PDF_MAGIC):
             raise IngestError(base, "not a PDF: the file does not start with '%PDF-' (renamed from another type?)")
+        return base
+    if extension == ".zip":
+        if not data.startswith(ZIP_MAGIC):
+            raise IngestError(base, "not a zip archive: the file does not start with 'PK' (renamed from another type?)")
         return base
     if b"\x00" in data:
         raise IngestError(base, "looks like a binary file (it contains NUL bytes); expected UTF-8 text")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Generator as Stream
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -12,6 +13,7 @@ from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, Ge
 from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.query_stages import fitting_glossaries
 from rag.pipeline.state import Answer, Evidence, PipelineState, StageTrace, Step
+from rag.rerank.calibration import ANSWER_FROM, FirstPlace
 from rag.results import Citation
 from rag.retrieve.synonyms import Glossary
 
@@ -27,6 +29,9 @@ class Gate:
     chunking: str
     glossaries: tuple[Glossary, ...]
     llm: LLM
+    # The probability that the ranked pool's first result is right (rag.pipeline.learned_rank), with what it read;
+    # None (or an estimate of None): the gate's own evidence score is shown.
+    estimate: Callable[[PipelineState], tuple[float, FirstPlace] | None] | None = None
     name: ClassVar[str] = "gate"
 
     def run(self, state: PipelineState) -> Step[Evidence]:
@@ -44,7 +49,17 @@ class Gate:
             trace.note(note)
         trace.took(outcome.ms)
         decision, tokens = outcome.decision, (outcome.tokens_in, outcome.tokens_out)
-        return replace(evidence, confidence=decision.tier, confidence_score=decision.score, tokens=tokens), trace.events
+        tier, score = decision.tier, decision.score
+        estimate = self.estimate(state) if self.estimate is not None else None
+        if estimate is not None:
+            # The confidence shown is the probability that the first operation is right; below ANSWER_FROM the
+            # answer offers the likeliest operations (partial). Abstaining stays the gate's evidence alone.
+            score, place = round(estimate[0], 4), estimate[1]
+            if tier != "abstain":
+                tier = "answer" if score >= ANSWER_FROM else "partial"
+            trace.note(f"confidence {score:.2f} that the first result is right (learned score {place.score:.2f}, "
+                       f"margin {place.margin:.2f} over the next; {tier} from {ANSWER_FROM:.2f})")
+        return replace(evidence, confidence=tier, confidence_score=score, tokens=tokens), trace.events
 
 
 @dataclass(frozen=True)

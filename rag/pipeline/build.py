@@ -22,13 +22,13 @@ from rag.llm.base import ChatModel
 from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.features import features_of
+from rag.pipeline.learned_rank import LearnedRank, first_place_confidence, learned_ranker, operation_texts
 from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
 from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.pipeline.state import PipelineState, Stage
 from rag.rerank.base import Reranker
 from rag.rerank.cross_encoder import CrossEncoderReranker
 from rag.rerank.llm import LLMReranker
-from rag.rerank.structural import StructuralReranker
 from rag.results import AnswerResult
 from rag.retrieve.retrievers import make_retriever
 from rag.retrieve.synonyms import load_glossary
@@ -65,12 +65,9 @@ class Resources(Protocol):
 
 
 def reranker_for(kind: str, model: str, llm: LLM) -> Callable[[Snapshot], Reranker]:
-    """What makes a reranker of `kind` (structural, cross-encoder, llm) for a corpus: the structural one knows
-    the corpus's resources, the cross-encoder is `model`, the LLM reranker asks `llm`."""
+    """What makes a reranker of `kind` (cross-encoder, llm) for a corpus: the cross-encoder is `model`, the LLM
+    reranker asks `llm` (the learned ranker is a stage of its own: rag.pipeline.learned_rank)."""
     makers: dict[str, Callable[[Snapshot], Reranker]] = {
-        "structural": lambda snapshot: profile_for(snapshot).remembered(
-            "structural-reranker", partial(StructuralReranker.for_corpus, profile_for(snapshot))
-        ),
         "cross-encoder": lambda snapshot: CrossEncoderReranker(model),
         "llm": lambda snapshot: LLMReranker(llm.model()),
     }
@@ -165,14 +162,19 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
         (on["query_expansion"], lambda: GlossaryExpansion(glossaries)),
         (config.intent_filter or config.dynamic_k, lambda: IntentFilter(
             config.intent_filter, config.intent_evidence == "explicit", llm if llm.spec.is_hosted else None)),
-        (True, lambda: Retrieve(retriever, config.chunking, config.k, config.candidate_pool, config.dynamic_k)),
-        (on["rerank"], lambda: Rerank(resources.reranker_for(config, llm),
-                                      "LLM" if config.reranker == "llm" else config.reranker)),
+        (True, lambda: Retrieve(retriever, config.chunking, config.k, config.candidate_pool, config.dynamic_k,
+                                config.operation_search if smart else 0,
+                                partial(operation_texts, resources.index))),
+        (on["rerank"] and config.reranker == "learned", lambda: LearnedRank(partial(learned_ranker, resources.index))),
+        (on["rerank"] and config.reranker != "learned", lambda: Rerank(
+            resources.reranker_for(config, llm), "LLM" if config.reranker == "llm" else config.reranker)),
         (True, lambda: Order(config.schemas_last)),
         (config.lookup and smart, lambda: LookupLift(resources.index)),
         (config.rewrite and smart, KeepSubject),
         (True, TopK),
         (on["write_check"], WriteCheck),
-        (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm)),
+        (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm,
+                                        partial(first_place_confidence,
+                                                ranker_for=partial(learned_ranker, resources.index)))),
     ]
     return tuple(make() for runs, make in chosen if runs)

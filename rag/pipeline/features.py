@@ -26,6 +26,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("intent_filter", lambda config: config.intent_filter, {"intent_filter": False}),
     Feature("hybrid", lambda config: config.retriever == "hybrid", {"retriever": "vector"}),
     Feature("dynamic_k", lambda config: config.dynamic_k, {"dynamic_k": False}),
+    Feature("operation_search", lambda config: config.operation_search > 0, {"operation_search": 0}),
     Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
     Feature("schemas_last", lambda config: config.schemas_last, {"schemas_last": False}),
     Feature("lookup", lambda config: config.lookup, {"lookup": False}),

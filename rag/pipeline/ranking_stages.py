@@ -17,17 +17,16 @@ from rag.names import names_the_users_own
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
-from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
 from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api, schemas_last
 from rag.retrieve.retrievers import Retriever
+from rag.retrieve.short_texts import OperationTexts
 from rag.versions.asked import removed_writes
 from rag.write_check import check_write_operation
 
 MAX_DYNAMIC_K = 10
-# Candidates per API for a question about several APIs: each API's are reranked among themselves, where the
-# structural evidence is not fused with the first-stage order (it misleads across APIs, not within one).
+# Candidates per API for a question about several APIs: each API's are reranked among themselves.
 PER_API_POOL = 60
 
 
@@ -42,6 +41,10 @@ class Retrieve:
     k: int
     candidate_pool: int
     dynamic_k: bool = False
+    # How many operations the operation search adds (those whose short texts are closest to the question:
+    # rag.retrieve.short_texts), from `operations_for`'s operations of the searched snapshot; 0: none.
+    operation_search: int = 0
+    operations_for: Callable[[Snapshot], OperationTexts] | None = None
     name: ClassVar[str] = "retrieve"
 
     def __post_init__(self) -> None:
@@ -66,10 +69,27 @@ class Retrieve:
                 trace.note("intent filter matched nothing; searched all APIs")
                 apis = ()
                 candidates = self._search(scope, self.candidate_pool, ())
+            candidates += self._operations_found(scope, candidates, apis, trace)
             ranking = Ranking(tuple(candidates), apis, self.k)
             if self.dynamic_k and scope.intent.multi_api and not only:
                 ranking = self._shared_among_apis(scope, ranking, trace)
         return ranking, trace.events
+
+    def _operations_found(self, scope: Scope, candidates: Sequence[RetrievedChunk], apis: tuple[str, ...],
+                          trace: StageTrace) -> list[RetrievedChunk]:
+        """The operations the operation search finds that the retriever did not, after its candidates."""
+        if not self.operation_search or self.operations_for is None:
+            return []
+        ctx = scope.context
+        found = self.operations_for(ctx.snapshot).search(ctx.query_vector(scope.query.text), self.operation_search,
+                                                         apis)
+        present = {c.chunk.chunk_id for c in candidates}
+        added = [RetrievedChunk(chunk, {"operation": score}, rank=len(candidates) + n)
+                 for n, (chunk, score) in enumerate((f for f in found if f[0].chunk_id not in present), start=1)]
+        if added:
+            trace.note(f"operation search: {len(added)} operation(s) whose summary or name is close to the question "
+                       "joined the candidates")
+        return added
 
     def _search(self, scope: Scope, size: int, apis: tuple[str, ...]) -> list[RetrievedChunk]:
         return self.retriever.retrieve(scope.context, (self.chunking, "docs"), size, apis, scope.query.text)
@@ -92,7 +112,7 @@ class Retrieve:
 @dataclass(frozen=True)
 class Rerank:
     """The candidates in the order of the reranker `reranker_for` makes for the searched corpus (a multi-API
-    question's per API, where the structural evidence decides alone); the first-stage order, noted, when the
+    question's per API); the first-stage order, noted, when the
     reranker cannot run (`kind` names it then)."""
 
     reranker_for: Callable[[Snapshot], Reranker]
@@ -105,16 +125,13 @@ class Rerank:
         trace, ranking = StageTrace(self.name), state.ranking
         groups, others = ranking.rank_groups()
         usage: list[tuple[int, int]] = []
-        reranked = [c for group in groups for c in self._rerank(state.scope, group, bool(ranking.balanced), usage,
-                                                                trace)]
+        reranked = [c for group in groups for c in self._rerank(state.scope, group, usage, trace)]
         tokens = (sum(used[0] for used in usage), sum(used[1] for used in usage))
         return replace(ranking.reordered(reranked + others), tokens=tokens), trace.events
 
-    def _rerank(self, scope: Scope, pool: list[RetrievedChunk], one_api: bool, usage: list[tuple[int, int]],
+    def _rerank(self, scope: Scope, pool: list[RetrievedChunk], usage: list[tuple[int, int]],
                 trace: StageTrace) -> list[RetrievedChunk]:
         reranker = self.reranker_for(scope.context.snapshot)
-        if one_api and isinstance(reranker, StructuralReranker):
-            reranker = replace(reranker, fusion_k=0)
         if not pool:
             return pool
         with trace.timed():

@@ -67,13 +67,15 @@ class Scope:
 class Ranking:
     """The ranked candidate pool. Retrieval writes the APIs it searched (`apis`), `k`, `balanced` (the APIs a
     multi-API question shares its top k among) and the `candidates`, which the reranker, the order, the lookup
-    lift and the conversation's subject each return reordered; the reranker writes its `tokens`."""
+    lift and the conversation's subject each return reordered; the reranker writes its `tokens` and, the learned
+    one, its name in `ranker` (its `rerank` scores are the model's, which the gate's confidence reads)."""
 
     candidates: tuple[RetrievedChunk, ...] = ()
     apis: tuple[str, ...] = ()
     k: int = 0
     balanced: tuple[str, ...] = ()
     tokens: tuple[int, int] = (0, 0)
+    ranker: str = ""
 
     def reordered(self, candidates: Sequence[RetrievedChunk]) -> Ranking:
         """The same ranking with its candidates in a new order."""
@@ -104,7 +106,8 @@ class Evidence:
     added: tuple[RetrievedChunk, ...] = ()
     facts: tuple[Fact, ...] = ()
     confidence: Confidence = "answer"
-    confidence_score: float = 0.0
+    # The estimated probability that the first result is right (rag.rerank.calibration); None without a gate.
+    confidence_score: float | None = None
     tokens: tuple[int, int] = (0, 0)
 
     @property
@@ -219,6 +222,7 @@ class PipelineState:
             errors=list(self.answer.errors),
             fallbacks=[event.fallback for event in self.trace if event.fallback],
             pending=sorted({api for event in self.trace for api in event.pending}),
+            request_example=None if generation.abstained else generation.request_example,
             query=self.scope.query,
         )
 

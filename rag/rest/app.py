@@ -2,9 +2,10 @@
 
 Routes: `POST /ask` (every configuration's result, the shape of `rag ask --json` plus `cached`), `POST /ask/stream`
 (NDJSON: text events as answers are written, then each configuration's sources, then `done`), `GET /health`,
-`GET /configs`, `GET /apis`, `POST /documents` (multipart upload, the app's validation), `DELETE
-/documents/{name}`, and FastAPI's own `/openapi.json` and `/docs`. Bad input gets a 4xx whose `detail` names the
-problem and what is allowed. With a token, every route but `/health` needs `Authorization: Bearer <token>`.
+`GET /configs`, `GET /apis`, `POST /documents` (multipart upload, the app's validation), `POST /documents/url`
+(a spec by URL), `DELETE /documents/{name}`, and FastAPI's own `/openapi.json` and `/docs`. Bad input gets a 4xx
+whose `detail` names the problem and what is allowed. With a token, every route but `/health` needs
+`Authorization: Bearer <token>`.
 Requests run on FastAPI's thread pool against the shared engine (never rebuilt per request).
 """
 
@@ -22,14 +23,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from rag.config import DEFAULT_CONFIGS, Config, resolve_configs, set_aside_strategies
+from rag.crawl.spec_url import fetch_spec
 from rag.errors import ConfigError, DuplicateDocumentError, IngestError, RagError
+from rag.index.build import ingest_fetched_spec
 from rag.index.deferred import complete_in_background
 from rag.index.versions import versions_by_api
 from rag.ingest.pipeline import parse_document
 from rag.ingest.validate import MAX_UPLOAD_BYTES, too_large
 from rag.pipeline.features import features_of
 from rag.query import clean_question
-from rag.rest.schemas import AskRequest
+from rag.rest.schemas import AskRequest, SpecUrlRequest
 from rag.results import AnswerResult
 from rag.runner import Engine
 
@@ -37,9 +40,11 @@ OPEN_PATHS = frozenset({"/health"})  # the only route answered without the token
 NDJSON = "application/x-ndjson"
 
 
-def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> FastAPI:
+def create_app(engine: Engine, known: Mapping[str, Config], token: str = "",
+               allow_private_urls: bool = False) -> FastAPI:
     """The REST application over `engine` (shared by every request), offering the configurations in `known`;
-    a non-empty `token` is required as a bearer token on every route but /health."""
+    a non-empty `token` is required as a bearer token on every route but /health. `allow_private_urls` lets
+    POST /documents/url fetch from private, loopback and link-local addresses (refused by default)."""
     app = FastAPI(
         title="SpecRAG Workbench API",
         description="Ask questions about the indexed API documentation with several RAG configurations side by "
@@ -56,6 +61,7 @@ def create_app(engine: Engine, known: Mapping[str, Config], token: str = "") -> 
     add_service_routes(app, engine, known, defaults)
     add_ask_routes(app, engine, known, defaults)
     add_document_routes(app, engine)
+    add_url_route(app, engine, allow_private_urls)
     return app
 
 
@@ -127,7 +133,8 @@ def add_document_routes(app: FastAPI, engine: Engine) -> None:
 
     @app.post("/documents", summary="Upload specs or docs (multipart), validated as the app validates uploads")
     def upload(
-        files: Annotated[list[UploadFile], File(description="OpenAPI specs (.json .yaml .yml) or docs (.md .txt "
+        files: Annotated[list[UploadFile], File(description="OpenAPI 3.x or Swagger 2.0 specs (.json .yaml .yml), "
+                                                            "a .zip of a spec split over files, or docs (.md .txt "
                                                             ".rst .html .pdf), up to 10 MB each")],
         on_duplicate: Annotated[Literal["reject", "skip", "replace"], Form(
             description="when a document of the same name is indexed")] = "reject",
@@ -141,6 +148,25 @@ def add_document_routes(app: FastAPI, engine: Engine) -> None:
             indexed = ", ".join(record.source for record in engine.index.documents()) or "none"
             raise HTTPException(404, f"{name!r} is not indexed; indexed: {indexed}")
         return {"deleted": name}
+
+
+def add_url_route(app: FastAPI, engine: Engine, allow_private: bool) -> None:
+    """POST /documents/url: a spec fetched from its URL with the crawler's address check, timeout and size limit."""
+
+    @app.post("/documents/url", summary="Index a spec by its URL (fetched again: a new version when it changed, "
+              "else unchanged)")
+    def add_url(body: SpecUrlRequest) -> JSONResponse:
+        try:
+            fetched = fetch_spec(body.url, allow_private)
+        except ConfigError as error:  # not a web address, or a private one: nothing was fetched
+            raise HTTPException(400, str(error).replace(" (allow_private=True in Python)", "")) from None
+        except IngestError as error:
+            raise HTTPException(413 if "too large" in error.problem else 400, str(error)) from None
+        report = ingest_fetched_spec(engine.index, fetched, body.version, defer=set_aside_strategies())
+        complete_in_background(engine.index)  # the chunks set aside (C0's naive ones) are embedded in the background
+        if report.status == "error":
+            return JSONResponse({"detail": report.message, "reports": [report.to_dict()]}, status_code=400)
+        return JSONResponse({"reports": [report.to_dict()]})
 
 
 def validation_message(errors: Sequence[Any]) -> str:

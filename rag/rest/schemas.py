@@ -37,3 +37,14 @@ class AskRequest(BaseModel):
         default=None, description="search this indexed version (LABEL, or API@LABEL; GET /apis) instead of the newest"
     )
     retrieval_only: bool = Field(default=False, description="retrieve and rank only; no answer generation")
+
+
+class SpecUrlRequest(BaseModel):
+    """A spec to fetch from its URL and index."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(description="an http(s) URL of an OpenAPI 3.x or Swagger 2.0 spec (.json, .yaml, .yml) or of a "
+                     ".zip of a spec split over files; private, loopback and link-local addresses are refused")
+    version: str | None = Field(default=None, description="version label (default: the spec's info.version; fetched "
+                                "again with new content: a new version, labelled so or by its info.version or date)")

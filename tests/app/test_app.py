@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rag.request_example import curl_command, python_snippet
 from tests.app.conftest import INVENTORY_SPEC, ROOT
 from tests.saved_run_fixtures import BLIND_TABLE, SUITE_TABLE
 from webapp import jobs
 from webapp.asking import RERUN_KEY, rerun_request
+from webapp.request_view import REQUEST_LABEL
 
 pytestmark = pytest.mark.app
 
@@ -131,6 +133,16 @@ def test_out_of_scope_question_shows_abstained_badge(app_engine) -> None:  # typ
     shown = badges(at)
     assert len(shown) == 1 and "abstained" in shown[0] and "gray-badge" in shown[0]
     assert any("confidence: abstain" in c.value for c in at.caption)
+    assert result.request_example is None and not [e for e in at.expander if e.label == REQUEST_LABEL]
+
+
+def test_an_answer_about_an_operation_shows_its_request_under_it(app_engine) -> None:  # type: ignore[no-untyped-def]
+    at = ask(open_app(), ANSWERABLE, ["C0", "full"])
+    results = at.session_state["turns"][-1].results
+    assert results[0].request_example is None and results[1].request_example is not None  # C0: raw JSON chunks
+    assert [e.label for e in at.expander if e.label == REQUEST_LABEL] == [REQUEST_LABEL]
+    shown = [c.value for c in at.code]
+    assert curl_command(results[1].request_example) in shown and python_snippet(results[1].request_example) in shown
 
 
 def test_answered_and_abstained_side_by_side(app_engine) -> None:  # type: ignore[no-untyped-def]
@@ -259,8 +271,9 @@ def test_no_configuration_chosen_keeps_the_text(app_engine) -> None:  # type: ig
 def test_more_than_four_configurations_get_a_tab_each_and_a_summary(app_engine) -> None:  # type: ignore[no-untyped-def]
     configs = ["C0", "C1", "C2", "C3", "C5", "full"]
     at = ask(open_app(), ANSWERABLE, configs)
-    assert [tab.label for tab in at.tabs] == configs
-    assert [tab.subheader[0].value for tab in at.tabs] == configs
+    config_tabs = [tab for tab in at.tabs if len(tab.subheader)]  # not the curl / Python tabs of a request example
+    assert [tab.label for tab in config_tabs] == configs
+    assert [tab.subheader[0].value for tab in config_tabs] == configs
     summary = frames_with_column(at, "top structural id")
     assert len(summary) == 1 and list(summary[0]["config"]) == configs
     assert len(compact_lists(at)) == len(configs)

@@ -27,7 +27,9 @@ def test_badge_for_results_and_records() -> None:
     abstained = AnswerResult("full", "q", abstained=True, confidence="abstain", confidence_score=0.16,
                              notes=["confidence gate: abstain (…)"])
     badge = badge_for(abstained)
-    assert (badge.status, badge.color, badge.detail) == ("abstained", "gray", "confidence: abstain (0.16)")
+    assert (badge.status, badge.color, badge.detail) == (
+        "abstained", "gray", "confidence: abstain · first result 16% likely right"
+    )
     plain = badge_for(AnswerResult("C0", "q", answer="x"))
     assert (plain.status, plain.color, plain.detail) == ("answered", "green", "confidence gate off")
     partial = AnswerResult("full", "q", confidence="partial", confidence_score=0.5)

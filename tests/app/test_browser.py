@@ -27,7 +27,9 @@ import pytest
 
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
 from tests.conftest import FIXTURES
+from tests.ingest.test_bundle import zipped
 from tests.processes import free_port, stop_process
+from webapp.request_view import REQUEST_LABEL
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -246,6 +248,26 @@ def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -
     assert "Traceback" not in log, log[-4000:]
 
 
+def check_request_example(page, columns) -> None:  # type: ignore[no-untyped-def]
+    """Under `full`'s answer about an operation, folded: its request as curl and as Python, each with a copy
+    button; none under C0's (raw JSON chunks have no typed facts). Screenshot: home-request-example.png."""
+    from playwright.sync_api import expect
+
+    expect(columns.nth(0).get_by_text(REQUEST_LABEL)).to_have_count(0)
+    folded = columns.nth(1).get_by_text(REQUEST_LABEL)
+    expect(folded).to_be_visible()
+    folded.click()
+    shown = columns.nth(1).locator('[data-testid="stCode"]').filter(visible=True)
+    expect(shown.first).to_contain_text('curl "https://api.shop.example/v2/orders')
+    shown.first.hover()  # the copy button shows on hover
+    copy = columns.nth(1).get_by_role("button", name="Copy to clipboard").filter(visible=True)
+    expect(copy).not_to_have_count(0)
+    screenshot(page, "home-request-example.png")
+    columns.nth(1).get_by_role("tab", name="Python").click()
+    expect(shown.first).to_contain_text("import httpx")
+    screenshot(page, "home-request-example-python.png")
+
+
 def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import expect, sync_playwright
 
@@ -284,6 +306,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
                 expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
             expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
             screenshot(page, "home.png")
+            check_request_example(page, columns)
 
             # ---- a reload keeps the conversation (its id is in the URL)
             assert "conversation=" in page.url
@@ -294,6 +317,10 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             expect(asked.first).to_be_visible()
             expect(columns.nth(1).locator("h3")).to_have_text("full")
             screenshot(page, "home-after-reload.png")
+            ask(page, "What's the weather in Paris today?")  # abstained: no request under it
+            page.get_by_text("Overlap across configurations").wait_for()
+            wait_idle(page)
+            expect(page.get_by_text(REQUEST_LABEL).filter(visible=True)).to_have_count(0)
 
             # ---- documents: upload a spec, then it is askable on the home page
             page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
@@ -417,6 +444,19 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
             expect(page.get_by_text("on_duplicate")).to_have_count(0)
             wait_idle(page)
             screenshot(page, "documents-rejected.png")
+            # A Swagger 2.0 spec and a spec split over files, zipped: each says how it was read.
+            old = tmp / "petstore-v2.json"
+            old.write_bytes((FIXTURES / "specs" / "swagger-2.0.json").read_bytes())
+            split = tmp / "digitalocean.zip"
+            split.write_bytes(zipped(FIXTURES / "split_spec" / "digitalocean"))
+            page.locator('input[type="file"]').set_input_files([str(old), str(split)])
+            page.get_by_role("button", name="Index 2 file(s)").click()
+            page.get_by_text(re.compile("converted from Swagger 2.0 to OpenAPI 3.0")).first.wait_for()
+            expect(page.get_by_text(re.compile(r"digitalocean\.zip → digitalocean: added.*bundled from 20 files"))
+                   .first).to_be_visible()
+            expect(page.get_by_text("Add a spec by URL", exact=True)).to_be_visible()
+            wait_idle(page)
+            screenshot(page, "documents-swagger2-zip.png")
 
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
             page.get_by_role("heading", name="Per question").wait_for()

@@ -1,8 +1,12 @@
-"""Uploads (`webapp.documents`): a report per file."""
+"""Uploads (`webapp.documents`): a report per file, saying how a spec was read (converted, bundled)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app.conftest import INVENTORY_SPEC
+from tests.conftest import FIXTURES, SHARED
+from tests.ingest.test_bundle import SPLIT, archive_of, zipped
 from webapp.documents import ingest_uploads, pending_note, report_frame, report_line
 
 
@@ -35,3 +39,26 @@ def test_an_upload_sets_aside_the_naive_chunks_and_the_page_says_so_until_they_a
     assert "naive chunks of inventory" in note and "C0" in note and "still indexing" in note
     empty_index.complete_pending()
     assert pending_note(empty_index) == ""
+
+
+def test_a_swagger2_spec_and_a_split_spec_zip_say_how_they_were_read(empty_index) -> None:  # type: ignore[no-untyped-def]
+    swagger2 = (FIXTURES / "specs" / "swagger-2.0.json").read_bytes()
+    broken = SPLIT.joinpath("openapi.yaml").read_text().replace("description.yml#/introduction", "intro.yml#/x")
+    reports = ingest_uploads(empty_index, [("old.json", swagger2), ("digitalocean.zip", zipped(SPLIT)),
+                                           ("broken.zip", archive_of({"openapi.yaml": broken}))], "reject")
+    assert [r.status for r in reports] == ["added", "added", "error"]
+    assert "converted from Swagger 2.0 to OpenAPI 3.0" in report_line(reports[0])
+    assert "digitalocean.zip → digitalocean: added" in report_line(reports[1])
+    assert "bundled from 20 files" in report_line(reports[1])
+    assert reports[2].message == ("broken.zip/openapi.yaml: not indexed — $ref 'intro.yml#/x' names intro.yml, which "
+                                  "is not in the upload; allowed: files inside it (upload a spec split over files as a "
+                                  ".zip of its folder, or ingest the folder)")
+    assert {r.api for r in empty_index.documents()} == {"old", "digitalocean"}
+
+
+@pytest.mark.skipif(not (SHARED / "swagger2").is_dir(), reason="Slack's spec is in ../shared/swagger2 (absent)")
+def test_slacks_swagger2_spec_is_uploaded(empty_index) -> None:  # type: ignore[no-untyped-def]
+    (report,) = ingest_uploads(empty_index, [("slack_web.json", (SHARED / "swagger2" / "slack_web.json").read_bytes())])
+    assert report.status == "added" and report.chunk_counts["smart"] == 228  # 174 operations, 48 schemas, 6 more
+    assert "converted from Swagger 2.0 to OpenAPI 3.0" in report_line(report)
+    assert "slack_web.paths./chat.postMessage.post" in empty_index.structural_ids()

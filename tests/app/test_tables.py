@@ -94,6 +94,16 @@ def test_timings_tokens_and_citations() -> None:
     assert list(tables.citation_frame([citation])["json pointer"]) == ["/paths/~1x/get"]
 
 
+def test_a_documentation_section_is_named_by_its_heading_path_and_page_in_citations_and_the_chunk_list() -> None:
+    page = make_chunk("acme.doc.limits/rate-limits", "Rate limits\n\n100 requests per minute.", kind="doc",
+                      source="https://docs.acme.test/limits.html", section_path="Rate limits")
+    assert tables.citation_label(1, Citation.of(page, 1)) == "[1] Rate limits — https://docs.acme.test/limits.html"
+    item = RetrievedChunk(page, {"fused": 0.031}, rank=1)
+    assert tables.compact_chunk_lines([item]) == [
+        "- **1** · fused 0.031  \n  Rate limits — https://docs.acme.test/limits.html"]
+    assert tables.chunk_frame([item]).loc[0, "source"] == "https://docs.acme.test/limits.html"
+
+
 def test_markdown_safety_helpers() -> None:
     assert tables.safe_markdown("see ![x](http://evil/x.png)") == "see !\\[x](http://evil/x.png)"
     assert tables.md_escape("a_b *c* [d] <e> $f$ `g`") == "a\\_b \\*c\\* \\[d\\] \\<e\\> \\$f\\$ \\`g\\`"

@@ -53,10 +53,11 @@ class Site:
 
 
 @contextmanager
-def served_site(tmp_path: Path) -> Iterator[Site]:
-    """A copy of tests/fixtures/docs_site under `tmp_path`, served on 127.0.0.1 (a free port) meanwhile."""
+def served_site(tmp_path: Path, fixture: Path = FIXTURES / "docs_site") -> Iterator[Site]:
+    """A copy of a fixture site (tests/fixtures/docs_site, or one of tests/fixtures/docs_sites) under `tmp_path`,
+    served on 127.0.0.1 (a free port) meanwhile."""
     folder = tmp_path / "site"
-    shutil.copytree(FIXTURES / "docs_site", folder)
+    shutil.copytree(fixture, folder)
     requested: list[str] = []
     handler = type("Handler", (SiteHandler,), {"requested": requested})
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(folder)))
@@ -74,3 +75,4 @@ def site(tmp_path: Path) -> Iterator[Site]:
     """The fixture site served until the test ends (`served_site`)."""
     with served_site(tmp_path) as served:
         yield served
+

@@ -11,7 +11,7 @@ import pytest
 from rag.config import PRESETS
 from rag.crawl.crawler import CrawlSettings
 from rag.crawl.fetch import PrivateAddressError
-from rag.crawl.site_index import crawl_site, page_api
+from rag.crawl.site_index import crawl_site, page_name, site_api
 from rag.index.store import Index
 from rag.runner import Engine
 from tests.crawl.conftest import Site
@@ -29,7 +29,9 @@ def test_each_in_prefix_page_is_indexed_once_under_its_url(site: Site, empty_ind
     assert [r.status for r in report.reports] == ["added"] * 4 and not report.removed
     chunks = [c for c in empty_index.snapshot().chunks.values() if c.source.endswith("webhooks.html")]
     assert {c.section_path for c in chunks} >= {"Webhooks > Verifying webhook signatures", "Webhooks > Retries"}
-    assert {c.api for c in chunks} == {"127-0-0-1-guide-webhooks"}
+    assert {c.api for c in empty_index.snapshot().chunks.values()} == {"127-0-0-1"}  # the site is one API
+    assert "127-0-0-1.doc.guide-webhooks/webhooks/retries" in {c.covers[0] for c in chunks}  # page, then section
+    assert {record.api for record in empty_index.documents()} == {"127-0-0-1"}
 
 
 def test_a_question_answered_on_the_third_page_cites_its_url(site: Site, empty_index: Index) -> None:
@@ -72,12 +74,20 @@ def test_a_loopback_site_is_refused_and_nothing_is_indexed(site: Site, empty_ind
     assert empty_index.is_empty()
 
 
-def test_page_names_are_the_host_and_the_path_below_the_site() -> None:
+def test_a_site_is_named_after_its_host_or_as_given_and_a_page_by_its_path_below_the_site() -> None:
     root = "https://docs.example.com/api/"
-    assert page_api("https://docs.example.com/api/auth/tokens.html", root) == "docs-example-com-auth-tokens"
-    assert page_api("https://www.example.com/api/", "https://www.example.com/api/") == "example-com-index"
-    long = page_api("https://docs.example.com/api/" + "section/" * 20 + "page.html", root)
-    assert len(long) <= 80 and long.startswith("docs-example-com-section-section")
+    assert site_api(root) == "docs-example-com" and site_api("https://www.example.com:8443/") == "example-com"
+    assert site_api(root, "Acme Docs") == "acme-docs"
+    assert page_name("https://docs.example.com/api/auth/tokens.html", root) == "auth-tokens"
+    assert page_name("https://www.example.com/api/", "https://www.example.com/api/") == "index"
+    long = page_name("https://docs.example.com/api/" + "section/" * 20 + "page.html", root)
+    assert len(long) <= 80 and long.startswith("section-section")
+
+
+def test_a_site_crawled_under_a_name_is_that_api(site: Site, empty_index: Index) -> None:
+    crawl_site(empty_index, site.docs, FAST, name="acme")
+    assert {record.api for record in empty_index.documents()} == {"acme"}
+    assert len(empty_index.documents()) == 4  # one document per page, one API
 
 
 def test_the_command_line_crawls_with_allow_private_and_refuses_without(site: Site, tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ def test_eval_command_prints_a_table(tmp_path: Path, index_dir: Path, cli_env: d
     printed = capsys.readouterr()
     assert code == 0, printed.err
     header = printed.out.splitlines()[0].split()
-    assert header[:4] == ["config", "n", "hit@5", "MRR"]
+    assert header[:5] == ["config", "n", "hit@1", "hit@5", "MRR"]
     assert any(line.startswith("C0 ") for line in printed.out.splitlines())
     assert any(line.startswith("full ") for line in printed.out.splitlines())
     records = [json.loads(line) for line in (out / "full.jsonl").read_text().splitlines()]

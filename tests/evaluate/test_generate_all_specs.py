@@ -1,4 +1,5 @@
-"""Generated questions for every spec in ../shared/specs read as a developer would write them."""
+"""Generated questions for every spec in ../shared/specs and ../shared/swagger2 read as a developer would write
+them."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from tests.conftest import SHARED
 
 pytestmark = pytest.mark.corpus
 
-SPECS = sorted(p for p in (SHARED / "specs").rglob("*") if p.suffix in (".json", ".yml", ".yaml"))
+SPECS = sorted(p for folder in ("specs", "swagger2") for p in (SHARED / folder).rglob("*")
+               if p.suffix in (".json", ".yml", ".yaml"))  # swagger2/: Swagger 2.0, converted on load
 # Words that name our chunk kinds, never a developer's words.
 CHUNK_KIND_WORDS = re.compile(r"\b(conventions shared|chunk|overview:|smart chunk|naive)\b", re.IGNORECASE)
 

@@ -43,12 +43,13 @@ def test_format_metrics_table() -> None:
     metrics = load_metrics(TINY_RUN)
     metrics["configs"]["C0"]["failures"] = {"retrieval_miss": 1, "ranked_low": 2}
     lines = format_metrics_table(metrics).splitlines()
-    assert lines[0].split() == ["config", "n", "hit@5", "MRR", "recall@5", "nDCG@5", "abst.acc", "false.abst",
-                                "kw.recall", "judge", "p50", "ms", "p95", "ms", "failures"]
-    assert lines[1].split()[:3] == ["C0", "4", "0.667"] and lines[1].endswith("  retrieval_miss=1, ranked_low=2")
+    assert lines[0].split() == ["config", "n", "hit@1", "hit@5", "MRR", "recall@5", "nDCG@5", "abst.acc",
+                                "false.abst", "kw.recall", "judge", "ECE", "right@.9", "p50", "ms", "p95", "ms",
+                                "failures"]
+    assert lines[1].split()[:4] == ["C0", "4", "-", "0.667"] and lines[1].endswith("  retrieval_miss=1, ranked_low=2")
     assert lines[2].startswith("full  ") and lines[2].endswith("  -")
     end = lines[0].index("MRR") + len("MRR")  # numbers are right-aligned under their titles
     assert all(line[end - 1] != " " and line[end] == " " for line in lines)
-    assert format_metrics_table(metrics, k=3).splitlines()[0].split()[2] == "hit@3"
+    assert format_metrics_table(metrics, k=3).splitlines()[0].split()[3] == "hit@3"
     latency = format_metrics_table({"configs": {"x": {"latency_ms_p50": 12.345, "n": 1}}}).splitlines()[1]
     assert "12.3" in latency and latency.split()[2] == "-"

@@ -317,6 +317,9 @@ def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() 
     assert [c.structural_id for c in generation.citations] == ["hris.conventions"]
     # A question naming the operation is about that operation, not the conventions.
     assert "share" not in lead("Which headers does getting a benefit take?", HRIS_BENEFIT, HRIS_CONVENTIONS)
+    # A question about a kind of header no shared header is gets no shared header as its answer.
+    assert "share" not in lead("What's the rate-limit header?", HRIS_CONVENTIONS, HRIS_BENEFIT)
+    assert lead("Which shared header do I need?", HRIS_CONVENTIONS).startswith("The HRIS API's operations share")
 
 
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
@@ -372,14 +375,21 @@ def test_a_plural_in_the_question_names_the_nested_field_that_carries_allowed_va
     )
 
 
-def test_a_partial_match_offers_the_two_closest_operations_up_front() -> None:
+def test_a_partial_match_offers_the_likeliest_operations_up_front() -> None:
     context = build_context(retrieved(EMPLOYEES, ACCOUNTS), 4000)
     found = lead_for("Tell me something", context, gate="partial")
     assert found.sentence == (
-        "The closest matches are GET /unified/hris/employees (List Employees) [1] and GET /accounts "
+        "The likeliest operations are GET /unified/hris/employees (List Employees) [1] and GET /accounts "
         "(List Accounts) [2]."
     )
     assert found.detail.startswith("Requires `x-account-id` (header)")
+    three = lead_for("Tell me something", build_context(retrieved(EMPLOYEES, ACCOUNTS, SESSIONS), 4000),
+                     gate="partial")
+    assert three.sentence == (
+        "The likeliest operations are GET /unified/hris/employees (List Employees) [1], GET /accounts "
+        "(List Accounts) [2] and POST /connect_sessions (Create Connect Session) [3]."
+    )
+    assert three.scope == (1, 2, 3)
 
 
 def test_the_operation_to_use_is_said_with_the_first_sentence_of_its_description() -> None:
@@ -472,16 +482,9 @@ def test_a_limit_question_naming_no_field_gets_the_page_size_not_a_path_paramete
     assert found == "In GET /channels/{channel_id}/messages, `limit` (query, integer): minimum 1, maximum 100. [1]"
 
 
-def test_two_operations_the_ranking_scores_alike_are_both_offered() -> None:
-    def ranked(first: float, second: float) -> list:  # type: ignore[type-arg]
-        candidates = retrieved(SESSIONS, ACCOUNTS)
-        candidates[0].scores["rerank"], candidates[1].scores["rerank"] = first, second
-        return build_context(candidates, 4000)
+def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
+    candidates = retrieved(SESSIONS, ACCOUNTS)
+    candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
+    found = lead_for("How do I start a connect session?", build_context(candidates, 4000))
+    assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]" and found.scope == (1,)
 
-    tied = lead_for("How do I start a connect session?", ranked(0.0328, 0.0326))
-    assert tied.sentence == (
-        "Use POST /connect_sessions (Create Connect Session). [1] As close a match: GET /accounts (List Accounts) [2]."
-    )
-    assert tied.scope == (1, 2) and "origin_owner_id" in tied.detail  # the first one's facts follow
-    apart = lead_for("How do I start a connect session?", ranked(0.0328, 0.0310))
-    assert apart.sentence == "Use POST /connect_sessions (Create Connect Session). [1]" and apart.scope == (1,)

@@ -156,7 +156,9 @@ def test_a_different_embedding_model_is_refused_with_instructions(tmp_path: Path
 def test_bad_files_are_reported_and_nothing_is_added(empty_index: Index, tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"openapi": "3.1.0", "paths": {')
-    reports = ingest_paths(empty_index, [broken, FIXTURES / "specs" / "swagger-2.0.json"])
+    old = tmp_path / "old.json"
+    old.write_text('{"swagger": "1.2", "paths": {}}')
+    reports = ingest_paths(empty_index, [broken, old])
     assert [r.status for r in reports] == ["error", "error"]
     assert "broken.json" in reports[0].message and "line" in reports[0].message
     assert empty_index.is_empty()

@@ -254,12 +254,12 @@ def test_hash_inside_code_blocks_is_not_a_heading(guide: list[Chunk]) -> None:
     assert "    # an indented code block, not a heading" in scopes.text and scopes.has_code
 
 
-def test_section_text_starts_with_breadcrumb_then_heading(guide: list[Chunk]) -> None:
+def test_section_text_starts_with_breadcrumb_then_heading_as_clean_text(guide: list[Chunk]) -> None:
     tokens = by_path(guide)["Guide > Auth > Tokens"][0]
-    assert tokens.text.startswith("Guide > Auth > Tokens\n\n### Tokens\n\nCreate a token in the dashboard")
+    assert tokens.text.startswith("Guide > Auth > Tokens\n\nTokens\n\nCreate a token in the dashboard")
     assert "Scopes" not in tokens.text  # the next section is not mixed in
     rate = by_path(guide)["Guide > Rate limits"][0]
-    assert rate.text.startswith("Guide > Rate limits\n\nRate limits\n-----------\n\nEach token")  # setext heading
+    assert rate.text.startswith("Guide > Rate limits\n\nRate limits\n\nEach token")  # a setext heading's text
     assert not rate.has_code
 
 
@@ -278,7 +278,7 @@ def test_heading_that_only_introduces_subsections_gets_no_chunk(guide: list[Chun
 def test_empty_leaf_heading_is_kept() -> None:
     chunks = chunk_markdown("faq.md", "# FAQ\n\n## Billing\n\nAsk sales.\n\n## Coming soon\n")
     assert [c.section_path for c in chunks] == ["FAQ > Billing", "FAQ > Coming soon"]
-    assert chunks[1].text == "FAQ > Coming soon\n\n## Coming soon"
+    assert chunks[1].text == "FAQ > Coming soon\n\nComing soon"
 
 
 def test_markdown_and_html_sections_get_the_same_ids_and_breadcrumbs() -> None:
@@ -314,7 +314,7 @@ def test_heading_markup_is_flattened_in_breadcrumbs() -> None:
 
 def test_crlf_line_endings() -> None:
     chunks = chunk_markdown("win.md", "# One\r\n\r\nfirst\r\n\r\n# Two\r\n\r\nsecond\r\n")
-    assert [(c.section_path, body_of(c)) for c in chunks] == [("One", "# One\n\nfirst"), ("Two", "# Two\n\nsecond")]
+    assert [(c.section_path, body_of(c)) for c in chunks] == [("One", "One\n\nfirst"), ("Two", "Two\n\nsecond")]
 
 
 def test_text_without_headings_is_one_intro_section() -> None:
@@ -509,12 +509,13 @@ def test_html_sections_use_headings(page: list[Chunk]) -> None:
     ]
     intro, create, delete = page
     assert intro.text == "Widgets Help\n\nWelcome to the Widgets help center."
-    assert create.text.startswith("Widgets > Create a widget\n\nCreate a widget\n\nSend a POST request to /v1/widgets.")
+    assert create.text.startswith(
+        "Widgets > Create a widget\n\nCreate a widget\n\nSend a `POST` request to /v1/widgets.")  # code in backticks
     assert "/v1/widgets.\nThe response is 201." in create.text  # <br> is a line break
     assert 'curl -X POST https://api.example.com/v1/widgets \\\n  -d \'{"name": "gear"}\'' in create.text  # <pre> kept
-    assert "name is required\ncolor is optional" in create.text
+    assert "- name is required\n- color is optional" in create.text  # list items
     assert create.has_code and not delete.has_code
-    assert "Status Meaning\n204 deleted\n404 no such widget" in delete.text
+    assert "Status | Meaning\n204 | deleted\n404 | no such widget" in delete.text  # table rows
 
 
 def test_html_long_section_is_windowed_in_parts() -> None:

@@ -135,12 +135,12 @@ def test_top_level_must_be_an_object(text: str, kind: str) -> None:
     assert f"top level is {kind}, expected an object" in str(error)
 
 
-def test_swagger_20_is_rejected_with_a_message() -> None:
-    error = ingest_error("swagger-2.0.json", (SPECS / "swagger-2.0.json").read_bytes())
-    assert "Swagger 2.0 is not supported" in str(error)
-    assert "convert it to OpenAPI 3.0 or 3.1" in str(error)
-    with pytest.raises(IngestError, match=r"Swagger 2\.0"):
-        load_openapi(SPECS / "swagger-2.0.json")
+def test_swagger_20_is_converted_and_other_swagger_versions_are_refused() -> None:
+    document = load_openapi(SPECS / "swagger-2.0.json")
+    assert document["openapi"] == "3.0.3" and "/pets" in document["paths"]
+    error = ingest_error("old.json", '{"swagger": "1.2", "paths": {}}')
+    assert "Swagger 1.2 is not supported; allowed: Swagger 2.0, OpenAPI 3.0.x and 3.1.x" in str(error)
+    assert "missing 'paths'" in str(ingest_error("v2.json", '{"swagger": "2.0", "info": {}}'))
 
 
 @pytest.mark.parametrize("version", ["2.0", "4.0.0", "v3", "three"])

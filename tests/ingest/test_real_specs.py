@@ -1,4 +1,5 @@
-"""The real specs in ../shared/specs (StackOne, its older version, and other vendors' large YAML/JSON specs):
+"""The real specs in ../shared/specs (StackOne, its older version, and other vendors' large YAML/JSON specs) and the
+Swagger 2.0 ones in ../shared/swagger2 (converted to 3.0 on load):
 everything is covered, ids are unique, embedding texts fit, no fact is lost, and known facts are where
 people will look for them. Each spec is loaded and chunked once per test session (the big OpenAI YAML
 takes ~2 s)."""
@@ -29,8 +30,8 @@ from tests.ingest.test_openapi import (
 
 pytestmark = pytest.mark.corpus
 
-SPEC_DIRS = ("stackone", "stackone-2025-02", "external")
-SPECS_ROOT = SHARED / "specs"
+SPEC_DIRS = ("specs/stackone", "specs/stackone-2025-02", "specs/external", "swagger2")  # Swagger 2.0: converted
+SPECS_ROOT = SHARED
 SPEC_FILES = sorted(
     f"{directory}/{path.name}"
     for directory in SPEC_DIRS
@@ -59,13 +60,15 @@ def covering(relative: str, cover: str) -> list[Chunk]:
 
 
 def test_every_shared_spec_is_found() -> None:
-    assert len([f for f in SPEC_FILES if f.startswith("stackone/")]) == 7, SPEC_FILES
-    assert len([f for f in SPEC_FILES if f.startswith("stackone-2025-02/")]) == 7, SPEC_FILES
-    assert {f for f in SPEC_FILES if f.startswith("external/")} >= {
-        "external/apideck-hris.yml",
-        "external/openai-openapi.yaml",
-        "external/twilio_api_v2010.json",
+    assert len([f for f in SPEC_FILES if f.startswith("specs/stackone/")]) == 7, SPEC_FILES
+    assert len([f for f in SPEC_FILES if f.startswith("specs/stackone-2025-02/")]) == 7, SPEC_FILES
+    assert {f for f in SPEC_FILES if f.startswith("specs/external/")} >= {
+        "specs/external/apideck-hris.yml",
+        "specs/external/openai-openapi.yaml",
+        "specs/external/twilio_api_v2010.json",
     }
+    assert {f for f in SPEC_FILES if f.startswith("swagger2/")} >= {
+        "swagger2/slack_web.json", "swagger2/netlify.yml", "swagger2/netlify-2024-05.yml"}
 
 
 @pytest.mark.parametrize("relative", SPEC_FILES)
@@ -102,26 +105,26 @@ def test_real_spec_loses_no_fact(relative: str) -> None:
 
 
 def test_stackone_connect_session_create_keeps_its_default_expiry(stackone_specs: Path) -> None:
-    chunks = covering("stackone/stackone.json", "stackone.components.ConnectSessionCreate")
+    chunks = covering("specs/stackone/stackone.json", "stackone.components.ConnectSessionCreate")
     assert any("1800" in chunk.text for chunk in chunks)
 
 
 def test_stackone_list_accounts_mentions_providers(stackone_specs: Path) -> None:
-    (chunk,) = covering("stackone/stackone.json", "stackone.paths./accounts.get")
+    (chunk,) = covering("specs/stackone/stackone.json", "stackone.paths./accounts.get")
     assert chunk.kind == "operation"
     assert "providers" in chunk.text
     assert chunk.json_pointer == "/paths/~1accounts/get"
 
 
 def test_stackone_overview_says_http_basic(stackone_specs: Path) -> None:
-    (chunk,) = covering("stackone/stackone.json", "stackone.overview")
+    (chunk,) = covering("specs/stackone/stackone.json", "stackone.overview")
     assert chunk.kind == "overview"
     assert "HTTP Basic" in chunk.text
     assert "basic: HTTP Basic" in chunk.text
 
 
 def test_hris_list_employees_names_the_response_schema_and_its_fields(stackone_specs: Path) -> None:
-    (chunk,) = covering("stackone/hris.json", "hris.paths./unified/hris/employees.get")
+    (chunk,) = covering("specs/stackone/hris.json", "hris.paths./unified/hris/employees.get")
     assert chunk.json_pointer == "/paths/~1unified~1hris~1employees/get"
     assert chunk.operation_id == "hris_list_employees"
     assert "200 → EmployeesPaginated" in chunk.text
@@ -137,14 +140,14 @@ def test_hris_list_employees_names_the_response_schema_and_its_fields(stackone_s
 
 
 def test_older_lms_version_has_the_course_upsert(stackone_specs: Path) -> None:
-    older = by_cover(chunked("stackone-2025-02/lms.json")[1].smart)
-    newer = by_cover(chunked("stackone/lms.json")[1].smart)
+    older = by_cover(chunked("specs/stackone-2025-02/lms.json")[1].smart)
+    newer = by_cover(chunked("specs/stackone/lms.json")[1].smart)
     assert "lms.paths./unified/lms/courses.put" in older
     assert "lms.paths./unified/lms/courses.put" not in newer
 
 
 def test_openai_yaml_is_chunked_quickly() -> None:
-    document, result, seconds = chunked("external/openai-openapi.yaml")
+    document, result, seconds = chunked("specs/external/openai-openapi.yaml")
     assert len(document["components"]["schemas"]) > 1_000
     assert result.operation_count > 250
     assert seconds < 15

@@ -19,15 +19,20 @@ def refused(name: str, data: bytes) -> IngestError:
 
 def test_constants() -> None:
     assert ALLOWED_EXTENSIONS == (
-        ".json", ".yaml", ".yml", ".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf",
+        ".json", ".yaml", ".yml", ".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".pdf", ".zip",
     )  # fmt: skip
     assert MAX_UPLOAD_BYTES == 10 * 1024 * 1024
 
 
 @pytest.mark.parametrize("extension", ALLOWED_EXTENSIONS)
 def test_every_allowed_extension_passes(extension: str) -> None:
-    data = MINIMAL_PDF if extension == ".pdf" else b"openapi: 3.1.0\n"
+    data = MINIMAL_PDF if extension == ".pdf" else b"PK\x05\x06" + bytes(18) if extension == ".zip" else \
+        b"openapi: 3.1.0\n"
     assert validate_upload(f"file{extension}", data) == f"file{extension}"
+
+
+def test_a_zip_must_be_one() -> None:
+    assert "not a zip archive" in str(refused("specs.zip", b"openapi: 3.1.0\n"))
 
 
 def test_real_fixtures_pass() -> None:
@@ -91,7 +96,7 @@ def test_very_long_name_is_refused() -> None:
     assert "longer than 255 characters" in error.problem
 
 
-@pytest.mark.parametrize("name", ["tool.exe", "archive.zip", "notes.docx", "image.png", "Makefile", "spec.json.bak"])
+@pytest.mark.parametrize("name", ["tool.exe", "archive.tar.gz", "notes.docx", "image.png", "Makefile", "spec.json.bak"])
 def test_extension_not_allowed_lists_allowed(name: str) -> None:
     error = refused(name, b"text")
     assert error.source == name

@@ -19,6 +19,7 @@ from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.build import LOCAL_CONTEXT_TOKENS
 from rag.pipeline.query_stages import Embed
+from rag.rerank.calibration import FirstPlace
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
 from tests.fakes import FakeChatModel, make_chunk, retrieved
@@ -64,6 +65,34 @@ def test_the_gate_stage_takes_the_gates_tier_score_tokens_notes_and_time(people_
     (call,) = gate.calls
     assert call["query"] is state.scope.query and call["chunks"] == chunks and call["model"] is None
     assert call["known"] == {"staff", "employees"} and call["chunking"] == "smart"
+
+
+PLACE = FirstPlace(score=1.5, margin=0.25, share=0.4, vector=0.6, lead=0.7, name=0.5, best_vector=0.6,
+                   operation=True)
+
+
+@pytest.mark.parametrize(
+    ("gate_tier", "probability", "tier"),
+    [("answer", 0.8, "answer"), ("answer", 0.3, "partial"), ("partial", 0.7, "answer"), ("abstain", 0.9, "abstain")],
+)
+def test_the_confidence_shown_is_the_probability_and_the_tier_reads_it(
+    people_shop_index: Index, gate_tier: str, probability: float, tier: str
+) -> None:
+    stage = Gate(RecordingGate(gate_tier), "smart", (), LLM(ModelSpec("extractive")),  # type: ignore[arg-type]
+                 lambda state: (probability, PLACE))
+    state = run(state_for("How do I list orders?"), Engine(people_shop_index), Embed, stage)
+    assert (state.evidence.confidence, state.evidence.confidence_score) == (tier, probability)
+    assert notes_of(state, "gate")[-1] == (
+        f"confidence {probability:.2f} that the first result is right (learned score 1.50, margin 0.25 over the "
+        f"next; {tier} from 0.50)"
+    )
+
+
+def test_without_an_estimate_the_gates_own_tier_and_score_stand(people_shop_index: Index) -> None:
+    stage = Gate(RecordingGate("partial"), "smart", (), LLM(ModelSpec("extractive")),  # type: ignore[arg-type]
+                 lambda state: None)
+    state = run(state_for("How do I list orders?"), Engine(people_shop_index), Embed, stage)
+    assert (state.evidence.confidence, state.evidence.confidence_score) == ("partial", 0.42)
 
 
 def test_a_judge_that_cannot_be_made_is_noted_and_the_gate_decides_without_it(people_shop_index: Index) -> None:

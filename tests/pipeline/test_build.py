@@ -37,7 +37,8 @@ def test_features_are_in_stage_order() -> None:
     assert list(features_of(PRESETS["full"])) == names
     on = {name for name, enabled in features_of(PRESETS["full"]).items() if enabled}
     assert on == {
-        "intent_filter", "hybrid", "dynamic_k", "rerank", "schemas_last", "lookup", "write_check", "abstention",
+        "intent_filter", "hybrid", "dynamic_k", "operation_search", "rerank", "schemas_last", "lookup", "write_check",
+        "abstention",
     }
 
 

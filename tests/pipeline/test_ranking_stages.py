@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rag.chunk import Chunk
@@ -14,14 +15,18 @@ from rag.config import PRESETS, Config
 from rag.facts import MissingWrite
 from rag.index.store import Index
 from rag.pipeline.features import without_feature
+from rag.pipeline.learned_rank import LearnedRank, ranking_inputs
 from rag.pipeline.query_stages import Embed
 from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
+from rag.rerank.learned import LearnedRanker, RankerUnavailable
 from rag.results import RetrievedChunk
 from rag.retrieve.intent import Intent
+from rag.retrieve.retrievers import HybridRetriever
+from rag.retrieve.short_texts import OperationTexts
 from rag.runner import Engine
-from tests.fakes import make_chunk, retrieved
+from tests.fakes import FakeBooster, make_chunk, retrieved
 from tests.pipeline.stage_states import notes_of, run, state_for, timed
 
 PEOPLE, SHOP = "people-3_1", "shop-3_0"
@@ -41,7 +46,7 @@ def operations(index: Index) -> dict[str, Chunk]:
 def test_retrieve_fills_the_pool_and_k_from_the_config(engine: Engine) -> None:
     state = run(state_for("How do I list orders?"), engine, Embed, Retrieve)
     ids = [c.chunk.chunk_id for c in state.ranking.candidates]
-    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool
+    assert ids and len(ids) == len(set(ids)) <= state.settings.candidate_pool + state.settings.operation_search
     assert state.ranking.k == state.settings.k and not state.ranking.balanced and "retrieve" in timed(state)
 
 
@@ -84,26 +89,52 @@ def test_a_multi_api_questions_candidates_keep_each_apis_own_order(engine: Engin
         assert ranked[: len(own)] == [c.chunk.chunk_id for c in own]
 
 
-def test_rerank_moves_the_operation_the_question_names_up_fused_with_the_first_stage_order(engine: Engine) -> None:
+# What a question asks of an operation: its method and its resource (the shipped model learns more; these two make
+# the stage's mechanics visible).
+STRUCTURE = FakeBooster((("method_match", 2.0), ("resource_match", 1.0), ("method_mismatch", -1.0)))
+
+
+def learned_stage(engine: Engine, booster: FakeBooster = STRUCTURE) -> LearnedRank:
+    return LearnedRank(lambda snapshot: LearnedRanker(ranking_inputs(engine.index, snapshot), booster))
+
+
+def test_the_learned_ranker_orders_by_the_models_score_and_says_what_put_the_first_first(engine: Engine) -> None:
     ops = operations(engine.index)
-    pool = retrieved(ops["GET /unified/hris/employees"], ops["POST /orders"], ops["GET /orders/{id}"])
-    state = run(state_for("How do I create an order?", candidates=pool), engine, Embed, Rerank)
-    assert state.ranking.candidates[0].chunk is ops["POST /orders"] and "rerank" in state.ranking.candidates[0].scores
-    assert sorted(c.chunk.chunk_id for c in state.ranking.candidates) == sorted(c.chunk.chunk_id for c in pool)
-    # Fused, the evidence does not overrule the retriever alone: from the bottom of the pool it does not lead.
-    last = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"])
-    fused = run(state_for("How do I create an order?", candidates=last), engine, Embed, Rerank).ranking
-    assert fused.candidates[0].chunk is ops["GET /orders/{id}"]
+    pool = retrieved(ops["GET /unified/hris/employees"], ops["GET /orders/{id}"], ops["POST /orders"])
+    state = run(state_for("How do I create an order?", candidates=pool), engine, Embed, learned_stage(engine))
+    ranked = state.ranking.candidates
+    assert [c.chunk for c in ranked[:2]] == [ops["POST /orders"], ops["GET /orders/{id}"]]
+    assert state.ranking.ranker == "learned" and [c.rank_before_rerank for c in ranked] == [3, 2, 1]
+    assert ranked[0].scores["rerank"] == 3.0 and {"vector", "lead", "name"} <= set(ranked[0].scores)
+    assert notes_of(state, "rerank") == [
+        "learned ranker: POST /orders first (3.00; next 0.00): method_match +2.00, resource_match +1.00"
+    ]
+    assert sorted(c.chunk.chunk_id for c in ranked) == sorted(c.chunk.chunk_id for c in pool)
+    assert [c.scores for c in pool] == [{}, {}, {}]  # scored on copies
 
 
-def test_a_multi_api_questions_candidates_are_reranked_per_api_on_the_evidence_alone(engine: Engine) -> None:
+def test_a_multi_api_questions_candidates_are_ranked_within_each_api(engine: Engine) -> None:
     ops = operations(engine.index)
     pool = retrieved(ops["GET /orders/{id}"], ops["GET /unified/hris/employees"], ops["POST /orders"],
                      ops["POST /unified/hris/employees"])
     state = state_for("How do I create an order and an employee?", candidates=pool, balanced=(SHOP, PEOPLE))
-    ranked = [c.chunk for c in run(state, engine, Embed, Rerank).ranking.candidates]
+    ranked = [c.chunk for c in run(state, engine, Embed, learned_stage(engine)).ranking.candidates]
     assert ranked[:2] == [ops["POST /orders"], ops["GET /orders/{id}"]]  # the shop group, led by its best first
     assert ranked[2:] == [ops["POST /unified/hris/employees"], ops["GET /unified/hris/employees"]]
+
+
+def test_the_learned_ranker_without_its_model_keeps_the_first_stage_order_and_says_so(engine: Engine) -> None:
+    def missing(snapshot: object) -> LearnedRanker:
+        raise RankerUnavailable("no ranker model at /nowhere/model.txt; build it with `make ranker`")
+
+    ops = operations(engine.index)
+    pool = retrieved(ops["GET /orders/{id}"], ops["POST /orders"])
+    state = run(state_for("How do I create an order?", candidates=list(pool)), engine, Embed, LearnedRank(missing))
+    assert list(state.ranking.candidates) == pool and state.ranking.ranker == ""
+    assert [e.fallback for e in state.trace if e.fallback] == [
+        "learned ranker unavailable (no ranker model at /nowhere/model.txt; build it with `make ranker`): ran "
+        "without reranking"
+    ]
 
 
 @dataclass
@@ -249,3 +280,23 @@ def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
         return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
 
     assert lifts(PRESETS["full"]) and not lifts(replace(PRESETS["full"], chunking="naive"))
+
+
+def test_the_operation_search_adds_the_operations_closest_to_the_question_that_retrieval_missed(
+    engine: Engine,
+) -> None:
+    ops = operations(engine.index)
+    state = run(state_for("How do I list orders?"), engine, Embed)
+    vector = state.scope.context.query_vector(state.scope.query.text)
+    wanted, other = ops["DELETE /orders/{id}"], ops["GET /unified/hris/employees"]
+    texts = OperationTexts((other, wanted), np.stack([-vector, vector]), np.stack([-vector, 0 * vector]))
+    retrieve = Retrieve(HybridRetriever(), "smart", 1, 1, operation_search=1, operations_for=lambda snapshot: texts)
+    ranking = run(state, engine, retrieve).ranking
+    assert len(ranking.candidates) == 2 and ranking.candidates[1].chunk is wanted
+    assert ranking.candidates[1].scores == {"operation": pytest.approx(float(vector @ vector))}
+    assert "operation search: 1 operation(s)" in notes_of(run(state, engine, retrieve), "retrieve")[0]
+    # An operation the retriever found already is not added again.
+    found_first = ranking.candidates[0].chunk
+    same = OperationTexts((found_first,), np.stack([vector]), np.stack([vector]))
+    again = Retrieve(HybridRetriever(), "smart", 1, 1, operation_search=1, operations_for=lambda snapshot: same)
+    assert [c.chunk for c in run(state, engine, again).ranking.candidates] == [found_first]

@@ -89,6 +89,7 @@ WRITERS = {
     "ranking.k": {"retrieve"},
     "ranking.balanced": {"retrieve"},
     "ranking.tokens": {"rerank"},
+    "ranking.ranker": {"rerank"},
     "evidence.pool": {"top_k"},
     "evidence.top": {"top_k"},
     "evidence.added": {"write_check"},

@@ -98,7 +98,7 @@ BAD_CASES: tuple[BadCase, ...] = (
     BadCase("comments-only-yaml", "comments.yaml", lambda _: b"# just a comment\n# and another\n", "empty"),
     BadCase("json-null", "null.json", lambda _: b"null", "empty"),
     BadCase("top-level-list", "list.json", lambda _: b'[{"openapi": "3.1.0"}]', "top level is list"),
-    BadCase("swagger-2", "old.json", lambda _: b'{"swagger": "2.0", "paths": {}}', "Swagger 2.0 is not supported"),
+    BadCase("swagger-1", "old.json", lambda _: b'{"swagger": "1.2", "paths": {}}', "Swagger 1.2 is not supported"),
     BadCase("openapi-4", "future.yaml", lambda _: b"openapi: 4.0.0\npaths: {}\n", "not supported"),
     BadCase("not-openapi", "config.yaml", lambda _: b"name: service\nport: 8080\n", "missing 'openapi'"),
     BadCase("paths-list", "paths.json", lambda _: b'{"openapi": "3.0.0", "paths": ["/a"]}',

@@ -54,10 +54,10 @@ def serve(tmp_path: Path) -> Iterator[Serve]:
     test."""
     started: list[LiveServer] = []
 
-    def start(index: Index, token: str = "", cache: bool = True) -> LiveServer:
+    def start(index: Index, token: str = "", cache: bool = True, allow_private_urls: bool = False) -> LiveServer:
         query_cache = QueryCache(CacheSettings(tmp_path / f"cache-{len(started)}.sqlite3")) if cache else None
         engine = Engine(index, default_llm="extractive", cache=query_cache)
-        server = LiveServer(create_app(engine, PRESETS, token)).__enter__()
+        server = LiveServer(create_app(engine, PRESETS, token, allow_private_urls)).__enter__()
         started.append(server)
         return server
 

@@ -1,5 +1,5 @@
 """The REST API over HTTP, against a real uvicorn server: answers, streaming order, bad input, the token,
-concurrency, uploads and deletes, and the query cache."""
+concurrency, uploads and deletes, a spec by URL, and the query cache."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import pytest
 from rag.config import DEFAULT_CONFIGS
 from rag.index.store import Index
 from rag.ingest.validate import MAX_UPLOAD_BYTES
+from tests.conftest import FIXTURES, Served
+from tests.ingest.test_bundle import SPLIT, zipped
 from tests.rest.conftest import Serve
 
 QUESTION = "How do I list employees?"
@@ -35,6 +37,10 @@ def test_ask_returns_each_configuration_in_the_shape_of_ask_json(fixture_index: 
         fields = {"abstained", "confidence", "timings_ms", "tokens_in", "tokens_out", "generator", "cached"}
         assert fields <= set(result)
         assert result["chunks"][0]["scores"]
+    example = results[1]["request_example"]  # `full`: a request that calls the operation the answer is about
+    assert example["method"] == "GET" and example["url"].endswith("/unified/hris/employees")
+    assert example["curl"].startswith("curl ") and "httpx.get(" in example["python"]
+    assert results[0]["request_example"] is None  # C0 reads raw JSON chunks: no typed facts, no example
     default = client.post(f"{server.url}/ask", json={"question": QUESTION}).json()["results"]
     assert [r["config"] for r in default] == list(DEFAULT_CONFIGS)
 
@@ -253,3 +259,25 @@ def test_the_real_specs_answer_http_basic_and_a_repeat_is_cached_ten_times_faste
         assert fresh["cached"] is False and "HTTP Basic" in fresh["answer"]
     finally:
         assert client.delete(f"{server.url}/documents/payroll.md").status_code == 200  # the index is shared
+
+
+def test_a_spec_by_url_and_a_zipped_split_spec_are_indexed(served: Served, empty_index: Index, serve: Serve,
+                                                         client) -> None:
+    url = served.write("pets.json", (FIXTURES / "specs" / "swagger-2.0.json").read_text())
+    refusing = serve(empty_index)
+    refused = client.post(f"{refusing.url}/documents/url", json={"url": url})
+    assert refused.status_code == 400 and "a loopback address" in refused.json()["detail"]
+    assert served.requested == []
+    server = serve(empty_index, allow_private_urls=True)
+    added = client.post(f"{server.url}/documents/url", json={"url": url})
+    assert added.status_code == 200, added.text
+    assert added.json()["reports"][0]["status"] == "added"
+    again = client.post(f"{server.url}/documents/url", json={"url": url})
+    assert again.json()["reports"][0]["status"] == "skipped"
+    missing = client.post(f"{server.url}/documents/url", json={"url": f"{served.url}/nothing.json"})
+    assert missing.status_code == 400 and "HTTP 404" in missing.json()["detail"]
+    extra = client.post(f"{server.url}/documents/url", json={"url": url, "depth": 3})
+    assert extra.status_code == 422
+    split = client.post(f"{server.url}/documents", files=[("files", ("digitalocean.zip", zipped(SPLIT),
+                                                                     "application/zip"))])
+    assert split.status_code == 200 and "bundled from 20 files" in split.json()["reports"][0]["message"]

@@ -9,8 +9,6 @@ from rag.corpus.paths import resource_of
 from rag.corpus.profile import profile_for
 from rag.index.store import Index
 from rag.query import Query
-from rag.rerank.base import apply_scores
-from rag.rerank.structural import StructuralReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
 from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
@@ -88,18 +86,6 @@ def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
     assert "GET /unified/hris/employees" in missing.statement()
     # Deleting acts on one item, so the item operations are listed first.
     assert missing.existing[0].path.endswith("}")
-
-
-def test_structural_reranker_prefers_matching_method_and_resource() -> None:
-    get_one = RetrievedChunk(
-        make_chunk("p.paths./orders/{id}.get", kind="operation", path="/orders/{id}", method="get")
-    )
-    post = RetrievedChunk(make_chunk("p.paths./orders.post", kind="operation", path="/orders", method="post"))
-    other = RetrievedChunk(make_chunk("p.paths./refunds.post", kind="operation", path="/refunds", method="post"))
-    candidates = [get_one, other, post]
-    ranked = apply_scores(candidates, StructuralReranker().evidence("How do I create an order?", candidates))
-    assert ranked[0] is post
-    assert post.rank_before_rerank == 3 and post.rank == 1 and "rerank" in post.scores
 
 
 def test_interleave_and_demote_repeats() -> None:

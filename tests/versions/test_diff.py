@@ -279,3 +279,33 @@ def test_no_stackone_change_is_caused_by_a_ref_name_alone() -> None:
 
         assert sorted(map(key, diff_documents(old, new).changes)) == \
             sorted(map(key, diff_documents(renamed, new).changes)), path.name
+
+
+# ---------------------------------------------------------------------- two real Swagger 2.0 versions
+NETLIFY_OLD, NETLIFY_NEW = SHARED / "swagger2" / "netlify-2024-05.yml", SHARED / "swagger2" / "netlify.yml"
+
+
+def swagger_operations(path: Path) -> set[str]:
+    """An independent count read from the 2.0 file itself: `METHOD /path` of every operation, `{}` for parameters."""
+    import yaml
+
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    methods = {"get", "put", "post", "delete", "patch", "head", "options"}
+    return {f"{method.upper()} {re.sub(r'{[^}]*}', '{}', p)}" for p, item in document["paths"].items()
+            for method in item if method in methods}
+
+
+@pytest.mark.corpus
+def test_rag_diff_between_two_netlify_swagger2_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", str(NETLIFY_OLD), str(NETLIFY_NEW), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    listed = {c["name"] for c in data["changes"] if c["kind"] == "operation" and c["action"] == "added"}
+    result = diff_files(NETLIFY_OLD, NETLIFY_NEW)
+    assert listed == set(result.added_operations)
+    shape = {label: re.sub(r"{[^}]*}", "{}", label) for label in result.added_operations + result.removed_operations}
+    old, new = swagger_operations(NETLIFY_OLD), swagger_operations(NETLIFY_NEW)
+    assert {shape[label] for label in result.added_operations} == new - old and len(new - old) == 42
+    assert {shape[label] for label in result.removed_operations} == old - new
+    assert "GET /agent_runners" in result.added_operations
+    errors = [change for change in result.changes if change.level == "error"]
+    assert errors and main(["diff", str(NETLIFY_OLD), str(NETLIFY_NEW), "--fail-on", "error"]) == 1

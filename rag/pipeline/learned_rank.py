@@ -1,0 +1,117 @@
+"""The learned ranking stage: the candidates in the order of the model rag.rerank.learned ships, each group a
+multi-API question is ranked in on its own; the trace says which features put rank 1 first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from rag.chunk import Chunk
+from rag.corpus.profile import profile_for
+from rag.errors import RagError
+from rag.index.store import Index, Snapshot
+from rag.names import names_the_users_own
+from rag.pipeline.state import PipelineState, Ranking, Scope, StageTrace, Step
+from rag.rerank.calibration import Calibrator, FirstPlace, first_place, load_calibrator
+from rag.rerank.features import QuestionSignals, question_signals
+from rag.rerank.learned import LearnedRanker, RankerUnavailable, RankingInputs, load_booster
+from rag.results import RetrievedChunk
+from rag.retrieve.lookup import names_foreign_values
+from rag.retrieve.short_texts import OperationTexts, ShortTexts
+
+LEARNED = "learned"
+
+
+def ranking_inputs(index: Index, snapshot: Snapshot) -> RankingInputs:
+    """What the features of one index generation are computed from (made once: it remembers each chunk's
+    words and short-text vectors)."""
+    profile = profile_for(snapshot)
+
+    def similarity(chunk: Chunk, vector: np.ndarray) -> float:
+        return index.similarity(chunk.strategy, chunk.chunk_id, vector, snapshot)
+
+    return profile.remembered(
+        "ranking-inputs", lambda: RankingInputs(profile, ShortTexts(index.embedder), similarity)
+    )
+
+
+def operation_texts(index: Index, snapshot: Snapshot) -> OperationTexts:
+    """The operations of one index generation with their short texts' vectors (what the operation search
+    searches; made once)."""
+    return ranking_inputs(index, snapshot).operations()
+
+
+def learned_ranker(index: Index, snapshot: Snapshot) -> LearnedRanker:
+    """The learned ranker of one index generation."""
+    inputs = ranking_inputs(index, snapshot)
+    return inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, load_booster()))
+
+
+def signals_of(scope: Scope) -> QuestionSignals:
+    """What the features read of the scope's question: the APIs it names itself, whether it names values the
+    index does not have."""
+    query, intent = scope.query, scope.intent
+    profile = profile_for(scope.context.snapshot)
+    names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
+    return question_signals(query, profile, intent.apis if intent.explicit else (), names_values)
+
+
+@dataclass(frozen=True)
+class LearnedRank:
+    """The candidates ordered by the learned ranker `ranker_for` makes for the searched snapshot (each group
+    `Ranking.rank_groups` gives on its own); the first-stage order, noted as a fallback, when its model is
+    missing."""
+
+    ranker_for: Callable[[Snapshot], LearnedRanker]
+    name: ClassVar[str] = "rerank"
+
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking reordered, marked as the learned ranker's (the gate's confidence reads its scores)."""
+        trace, ranking, scope = StageTrace(self.name), state.ranking, state.scope
+        groups, others = ranking.rank_groups()
+        with trace.timed():
+            try:
+                ranker = self.ranker_for(scope.context.snapshot)
+            except RankerUnavailable as error:
+                trace.fall_back(f"learned ranker unavailable ({error}): ran without reranking")
+                return ranking, trace.events
+            signals = signals_of(scope)
+            vector = scope.context.query_vector(scope.query.text)
+            reranked: list[RetrievedChunk] = []
+            for group in groups:
+                ordered, explanation = ranker.rank(signals, vector, group)
+                reranked += ordered
+                if explanation is not None and group is groups[0]:
+                    trace.note(explanation.note())
+        return replace(ranking.reordered(reranked + others), ranker=LEARNED), trace.events
+
+
+# How many candidates the confidence compares the first with (the learned ranker reranks the candidate pool).
+CONFIDENCE_POOL = 30
+
+
+def first_place_confidence(
+    state: PipelineState, ranker_for: Callable[[Snapshot], LearnedRanker], calibrator: Calibrator | None = None
+) -> tuple[float, FirstPlace] | None:
+    """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
+    from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
+    the pool in its order (`ranker_for`). `calibrator` turns them into a probability (the shipped one by
+    default). None when there is nothing to rank or no model."""
+    pool = list(state.evidence.pool[:CONFIDENCE_POOL])
+    if not pool:
+        return None
+    try:
+        if not (state.ranking.ranker == LEARNED and all("rerank" in c.scores for c in pool)):
+            scope = state.scope
+            ranker = ranker_for(scope.context.snapshot)
+            pool = ranker.scored(signals_of(scope), scope.context.query_vector(scope.query.text), pool)
+        query = state.scope.query
+        place = first_place(pool, follow_up=query.follows_up)
+        if place is None:
+            return None
+        return (calibrator or load_calibrator()).probability(place), place
+    except RagError:
+        return None

@@ -1,0 +1,324 @@
+"""The features of a (question, candidate) pair that the learned ranker reads.
+
+Every signal the pipeline already computes, as numbers: each first-stage retriever's score and rank and their
+agreement; the similarity of the question to what the operation does (its summary, or its description's first
+sentence, and its operationId or path in words: short texts, compared like with like); the question's action
+against the operation's method; the resource it names against the path's segments and the operationId; word
+overlap with the summary, description, parameter and field names; the kind of chunk; the API the question names;
+the path's depth. The question-level signals (does it ask for fields, for an operation, for authentication, does
+it name values) are features too, so the model learns how they change what a good candidate is.
+
+Nothing here is a weight: the ranker (rag.rerank.learned) learns what the features are worth from labelled
+questions on many specs (scripts/train_ranker.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
+from rag.corpus.profile import CorpusProfile
+from rag.corpus.vocabulary import normalize_term, readable_name, stop_words, tokenize, word_forms
+from rag.query import Query
+from rag.results import RetrievedChunk
+from rag.write_check import write_target
+
+KINDS = ("operation", "schema", "overview", "doc", "change")
+# How the question asks for fields, for an operation, for authentication (HTTP's own vocabulary, not a corpus's).
+_ASKS_FIELDS = re.compile(r"\b(fields?|propert(?:y|ies)|schema|model|object|enums?|types?|values|statuses)\b", re.I)
+_ASKS_OPERATION = re.compile(r"\b(endpoints?|routes?|operations?|api calls?|urls?)\b", re.I)
+_ASKS_AUTH = re.compile(
+    r"\b(?:authenticat\w*|authoriz\w*|authoris\w*|auth|credentials?|bearer|oauth\w*|api[ -]?keys?|"
+    r"access tokens?|security schemes?)\b",
+    re.I,
+)
+_IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TAG = re.compile(r"<[^>]+>|\[([^\]]*)\]\([^)]*\)")
+# A retriever's rank when the candidate is not in its list at all.
+ABSENT_RANK = 100
+
+FEATURE_NAMES: tuple[str, ...] = (
+    # first-stage retrieval
+    "vector", "vector_gap", "vector_rank", "bm25_share", "bm25_rank", "fused_rank", "in_both",
+    # short texts: what the operation does
+    "lead_similarity", "lead_gap", "name_similarity", "name_gap",
+    # structure
+    "method_match", "method_mismatch", "resource_match", "resource_in_path", "parents_named", "parents_unnamed",
+    "path_named", "identifier_share", "api_named", "main_resource", "lookup_operation", "item_path", "path_depth",
+    "path_parameters",
+    # word overlap, each the share of the question's content words (IDF-weighted) found there
+    "overlap_path", "overlap_operation_id", "overlap_summary", "overlap_description", "overlap_parameters",
+    "overlap_body", "overlap_response", "overlap_name", "overlap_all",
+    # the kind of chunk
+    *(f"kind_{kind}" for kind in KINDS),
+    "schema_part", "described",
+    # the question
+    "asks_fields", "asks_operation", "asks_auth", "asks_write", "has_method", "names_values", "question_terms",
+    "follow_up", "candidates",
+    # the conversation: the candidate is its subject (the operation the last answer was about), or another
+    # operation on the subject's resource (its path, or the path of its collection or item)
+    "subject", "subject_resource",
+)
+
+
+@dataclass(frozen=True)
+class QuestionSignals:
+    """What the features read of the question once: its content words (with IDF weights over the corpus), the
+    methods its verbs point to, what it names, what it asks for."""
+
+    terms: tuple[str, ...]
+    weights: tuple[float, ...]
+    methods: frozenset[str]
+    identifiers: tuple[str, ...]
+    paths: frozenset[str]
+    named_apis: frozenset[str]
+    asks_fields: bool
+    asks_operation: bool
+    asks_auth: bool
+    asks_write: bool
+    names_values: bool
+    follow_up: bool
+    # The conversation's subject: its structural id and its path without parameters ("" when none).
+    subject: str = ""
+    subject_path: str = ""
+
+    def share(self, forms: frozenset[str]) -> float:
+        """The IDF-weighted share of the question's terms whose word forms meet `forms`."""
+        total = sum(self.weights)
+        if not total:
+            return 0.0
+        return sum(w for t, w in zip(self.terms, self.weights, strict=True) if word_forms(t) & forms) / total
+
+
+def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[str], names_values: bool
+                     ) -> QuestionSignals:
+    """The question's signals; `named_apis` are the APIs it names itself, `names_values` whether it names values
+    the index does not have (rag.retrieve.lookup)."""
+    focus = query.focus
+    ignored = stop_words()
+    terms = tuple(dict.fromkeys(
+        normalize_term(t) for t in tokenize(query.standalone)
+        if len(t) > 2 and not t.isdigit() and t not in ignored and "/" not in t
+    ))
+    operations = max(len(profile.operations), 1)
+    weights = tuple(_idf(profile, term, operations) for term in terms)
+    return QuestionSignals(
+        terms=terms,
+        weights=weights,
+        methods=query.analysis.methods(profile.verb_methods),
+        identifiers=tuple(m.lower() for m in _IDENTIFIER.findall(focus)),
+        paths=frozenset(path_shape(path) for path in named_paths(focus)),
+        named_apis=frozenset(named_apis),
+        asks_fields=bool(_ASKS_FIELDS.search(focus)),
+        asks_operation=bool(_ASKS_OPERATION.search(focus)),
+        asks_auth=bool(_ASKS_AUTH.search(focus)),
+        asks_write=query.analysis.write is not None,
+        names_values=names_values,
+        follow_up=query.follows_up,
+        subject=query.subject,
+        subject_path=_resource_path(query.subject.partition(".paths.")[2].rpartition(".")[0]),
+    )
+
+
+def _resource_path(path: str) -> str:
+    """A path's resource segments joined (`/guilds/{id}/bans/{user_id}` → guilds/bans): an operation on the
+    collection and one on its item share it."""
+    return "/".join(resource_segments(path)) if path else ""
+
+
+def _idf(profile: CorpusProfile, term: str, operations: int) -> float:
+    """How rare a term is among the corpus's operations (a word no operation names counts as rare)."""
+    count = sum(profile.term_apis.get(term, {}).values()) if term not in profile.apis else operations
+    return math.log(1.0 + operations / (1.0 + min(count, operations)))
+
+
+@dataclass(frozen=True)
+class ChunkWords:
+    """The word forms of each part of a chunk that a question may name (computed once per chunk)."""
+
+    path: frozenset[str]
+    resource: frozenset[str]
+    parents: tuple[str, ...]
+    operation_id: frozenset[str]
+    summary: frozenset[str]
+    description: frozenset[str]
+    parameters: frozenset[str]
+    body: frozenset[str]
+    response: frozenset[str]
+    name: frozenset[str]
+    everything: frozenset[str]
+
+
+def _forms(text: str) -> frozenset[str]:
+    return frozenset(form for t in tokenize(text) if len(t) > 2 for form in word_forms(normalize_term(t)))
+
+
+def _field_names(fields: Sequence[object]) -> str:
+    names: list[str] = []
+    for field in fields:
+        names.append(getattr(field, "name", ""))
+        names.extend(getattr(inner, "name", "") for inner in getattr(field, "fields", ()))
+    return " ".join(names)
+
+
+def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
+    """The word forms of a chunk's parts (`prefixes`: its API's shared path prefixes, left out of the path)."""
+    segments = [s for s in resource_segments(chunk.path) if s not in prefixes] if chunk.path else []
+    last = segments[-1] if segments else ""
+    parents = tuple(dict.fromkeys(
+        normalize_term(word) for segment in segments[:-1] for word in segment_words(segment) if len(word) > 2
+    ))
+    body = _field_names(chunk.request_body.fields) if chunk.request_body else ""
+    response = " ".join(_field_names(r.fields) for r in chunk.responses if r.success)
+    description = " ".join(chunk.description.split()[:80])
+    name = chunk.title if chunk.kind != "operation" else ""
+    parts = {
+        "path": " ".join(segments), "resource": last, "operation_id": readable_name(chunk.operation_id),
+        "summary": chunk.summary, "description": description,
+        "parameters": _field_names(chunk.parameters), "body": body, "response": response,
+        "name": readable_name(name) + " " + _field_names(chunk.schema_fields),
+    }
+    forms = {key: _forms(text) for key, text in parts.items()}
+    return ChunkWords(
+        **forms, parents=parents, everything=frozenset().union(*forms.values()),
+    )
+
+
+def lead_text(chunk: Chunk) -> str:
+    """What a chunk says it does in one short text: an operation's summary, else its description's first
+    sentence; a schema's or doc's title, else its description's first sentence."""
+    if chunk.summary.strip():
+        return readable_name(chunk.summary)
+    description = " ".join(_TAG.sub(lambda m: m.group(1) or " ", chunk.description).split())
+    sentence = next((s for s in _SENTENCE_END.split(description) if s.strip()), "")
+    return sentence[:200] or readable_name(chunk.title) or chunk.title
+
+
+def name_text(chunk: Chunk) -> str:
+    """A chunk's name in words: an operation's operationId (or method and path words), a schema's name, a
+    doc's title."""
+    if chunk.kind == "operation":
+        if chunk.operation_id.strip():
+            return readable_name(chunk.operation_id)
+        words = [w for s in resource_segments(chunk.path) for w in segment_words(s) if not w.isdigit()]
+        return " ".join([chunk.method.lower(), *words])
+    return readable_name(chunk.title) if chunk.title else chunk.section_path
+
+
+def described(chunk: Chunk) -> bool:
+    """Whether the spec says in words what the chunk does (a summary or a description)."""
+    return bool(chunk.summary.strip() or chunk.description.strip())
+
+
+@lru_cache(maxsize=65536)
+def _method_target(method: str, path: str) -> tuple[str, frozenset[str]]:
+    return write_target(method, path)
+
+
+def resource_score(resource: str, signals: QuestionSignals, forms: frozenset[str]) -> float:
+    """1 when the question names the operation's resource, 0.5 for one long word of a compound resource
+    (`time_off` ← "time"), else 0."""
+    if not resource:
+        return 0.0
+    if word_forms(normalize_term(resource)) & forms:
+        return 1.0
+    if any(word_forms(w) & forms for w in re.split(r"[_\-]+", resource) if len(w) > 3):
+        return 0.5
+    return 0.0
+
+
+@dataclass(frozen=True)
+class CandidateInputs:
+    """What the features of one candidate list are computed from, beside the question's signals: each
+    candidate's words, its exact cosine similarity to the question, and the similarities of its lead text and
+    name to the question (rag.rerank.learned computes them from stored vectors)."""
+
+    candidates: Sequence[RetrievedChunk]
+    words: Sequence[ChunkWords]
+    vector: Sequence[float]
+    lead: Sequence[float]
+    name: Sequence[float]
+
+
+def _ranks(values: Sequence[float | None]) -> list[int]:
+    """1 for the highest value, 2 for the next…; `ABSENT_RANK` for None."""
+    order = sorted((i for i, v in enumerate(values) if v is not None), key=lambda i: -float(values[i] or 0.0))
+    ranks = [ABSENT_RANK] * len(values)
+    for rank, i in enumerate(order, start=1):
+        ranks[i] = rank
+    return ranks
+
+
+def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: CorpusProfile) -> np.ndarray:
+    """One row of `FEATURE_NAMES` per candidate, in the candidates' order."""
+    candidates = inputs.candidates
+    bm25 = [c.scores.get("bm25") for c in candidates]
+    best_bm25 = max((b for b in bm25 if b is not None), default=0.0) or 1.0
+    vector_ranks, bm25_ranks = _ranks(list(inputs.vector)), _ranks(bm25)
+    best = (max(inputs.vector, default=0.0), max(inputs.lead, default=0.0), max(inputs.name, default=0.0))
+    forms = frozenset(form for t in signals.terms for form in word_forms(t))
+    question = (
+        float(signals.asks_fields), float(signals.asks_operation), float(signals.asks_auth),
+        float(signals.asks_write), float(bool(signals.methods)), float(signals.names_values),
+        float(len(signals.terms)), float(signals.follow_up), float(len(candidates)),
+    )
+    lookups = {c.chunk_id for c in profile.lookup_operations}
+    rows = []
+    for i, candidate in enumerate(candidates):
+        chunk, words = candidate.chunk, inputs.words[i]
+        retrieval = (
+            inputs.vector[i], best[0] - inputs.vector[i], 1.0 / vector_ranks[i],
+            (bm25[i] or 0.0) / best_bm25, 1.0 / bm25_ranks[i], 1.0 / (i + 1),
+            float(bm25[i] is not None and "vector" in candidate.scores),
+        )
+        short = (inputs.lead[i], best[1] - inputs.lead[i], inputs.name[i], best[2] - inputs.name[i])
+        overlaps = tuple(signals.share(getattr(words, part)) for part in (
+            "path", "operation_id", "summary", "description", "parameters", "body", "response", "name", "everything"
+        ))
+        kinds = tuple(float(chunk.kind == kind) for kind in KINDS)
+        conversation = (
+            float(bool(signals.subject) and signals.subject in chunk.covers),
+            float(bool(signals.subject_path) and _resource_path(chunk.path) == signals.subject_path),
+        )
+        rows.append((*retrieval, *short, *_structure(chunk, words, signals, forms, profile, lookups), *overlaps,
+                     *kinds, float(chunk.parts > 1), float(described(chunk)), *question, *conversation))
+    return np.asarray(rows, dtype=np.float32).reshape(len(candidates), len(FEATURE_NAMES))
+
+
+def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms: frozenset[str],
+               profile: CorpusProfile, lookups: set[str]) -> tuple[float, ...]:
+    """Method, resource, parents, path, identifiers, API, main resource, lookup and path shape features."""
+    text = chunk.text.lower()
+    identifiers = sum(1 for ident in signals.identifiers if ident in text) / max(len(signals.identifiers), 1)
+    api_named = float(chunk.api in signals.named_apis)
+    if chunk.kind != "operation" or not chunk.path:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, identifiers, api_named, 0.0, 0.0, 0.0, 0.0, 0.0)
+    resource, methods = _method_target(chunk.method or "", chunk.path)
+    prefixes = profile.prefixes.get(chunk.api, frozenset())
+    named = sum(1 for word in words.parents if word_forms(word) & forms)
+    segments = [s for s in resource_segments(chunk.path) if s not in prefixes]
+    main = (chunk.api, top_segment(chunk.api, chunk.path, prefixes)) in profile.main_resources
+    return (
+        float(bool(signals.methods & methods)),
+        float(bool(signals.methods) and not signals.methods & methods),
+        resource_score(resource, signals, forms),
+        signals.share(words.resource),
+        float(named),
+        float(len(words.parents) - named),
+        float(any(path_fits(path, path_shape(chunk.path)) for path in signals.paths)),
+        identifiers,
+        api_named,
+        float(main),
+        float(chunk.chunk_id in lookups),
+        float(is_item_path(chunk.path)),
+        float(len(segments)),
+        float(chunk.path.count("{")),
+    )

@@ -1,0 +1,197 @@
+"""The learned ranker: the final order of the candidates, from a model trained on labelled questions.
+
+For each (question, candidate) pair the features of rag.rerank.features are computed from what the pipeline
+already has (the retrievers' scores, the question's analysis, the chunk's typed facts) plus two short-text
+similarities (the question against what the operation does, and against its name), and a gradient-boosted
+ranking model (LightGBM's lambdarank, trained by scripts/train_ranker.py on the team's tuning sets, evaluated
+leave-one-corpus-out) scores them. The model ships in rag/data/ranker/; nothing here is a hand-set weight.
+
+The per-candidate contributions of each feature (the model's SHAP values) say which features put rank 1 first:
+the trace shows the strongest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.chunk import Chunk
+from rag.corpus.profile import CorpusProfile
+from rag.errors import RagError
+from rag.rerank.base import apply_scores
+from rag.rerank.features import (
+    FEATURE_NAMES,
+    CandidateInputs,
+    ChunkWords,
+    QuestionSignals,
+    chunk_words,
+    feature_matrix,
+    lead_text,
+    name_text,
+)
+from rag.results import RetrievedChunk
+from rag.retrieve.short_texts import OperationTexts, ShortTexts
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "ranker"
+MODEL_FILE = MODEL_DIR / "model.txt"
+
+
+@dataclass
+class RankingInputs:
+    """What the features of one question's candidates need from the index: the profile, each chunk's words
+    (computed once per chunk), the short texts' vectors and each candidate's exact cosine similarity."""
+
+    profile: CorpusProfile
+    short_texts: ShortTexts
+    similarity: Callable[[Chunk, np.ndarray], float]
+    _words: dict[str, ChunkWords] = field(default_factory=dict)
+    _operations: OperationTexts | None = None
+
+    def operations(self) -> OperationTexts:
+        """Every operation of the generation with its short texts' vectors (made on first need)."""
+        if self._operations is None:
+            self._operations = OperationTexts.of(self.profile.operations, self.short_texts)
+        return self._operations
+
+    def words(self, chunk: Chunk) -> ChunkWords:
+        """The chunk's word forms (remembered)."""
+        found = self._words.get(chunk.chunk_id)
+        if found is None:
+            found = self._words[chunk.chunk_id] = chunk_words(chunk, self.profile.prefixes.get(chunk.api, frozenset()))
+        return found
+
+    def candidate_inputs(self, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]) -> CandidateInputs:
+        """The inputs of `feature_matrix` for these candidates."""
+        chunks = [c.chunk for c in candidates]
+        vector = [
+            float(c.scores["vector"]) if "vector" in c.scores else self.similarity(c.chunk, query_vector)
+            for c in candidates
+        ]
+        query = np.asarray(query_vector, dtype=np.float32).ravel()
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        lead = self.short_texts.vectors([lead_text(c) for c in chunks]) @ query if chunks else np.zeros(0)
+        name = self.short_texts.vectors([name_text(c) for c in chunks]) @ query if chunks else np.zeros(0)
+        return CandidateInputs(candidates, [self.words(c) for c in chunks], vector, list(map(float, lead)),
+                               list(map(float, name)))
+
+    def features(
+        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+    ) -> tuple[np.ndarray, CandidateInputs]:
+        """The feature rows of the candidates (`FEATURE_NAMES`) and what they were computed from."""
+        found = self.candidate_inputs(query_vector, candidates)
+        return feature_matrix(signals, found, self.profile), found
+
+
+class RankerUnavailable(RagError):
+    """The learned ranker's model file is missing or unreadable (the message says how to build it)."""
+
+
+@cache
+def load_booster(path: Path = MODEL_FILE) -> Any:
+    """The LightGBM model at `path` (read once)."""
+    if not path.is_file():
+        raise RankerUnavailable(f"no ranker model at {path}; build it with `make ranker`")
+    import lightgbm
+
+    booster = lightgbm.Booster(model_file=str(path))
+    names = tuple(booster.feature_name())
+    if names != FEATURE_NAMES:
+        raise RankerUnavailable(
+            f"the ranker model at {path} was trained on other features ({len(names)} vs {len(FEATURE_NAMES)}); "
+            "rebuild it with `make ranker`"
+        )
+    return booster
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate list's model scores and, per candidate, each feature's contribution to its score."""
+
+    scores: np.ndarray
+    contributions: np.ndarray
+
+    def deciding_features(self, row: int, count: int = 3) -> list[tuple[str, float]]:
+        """The features that added most to one candidate's score, with what each added."""
+        values = self.contributions[row, : len(FEATURE_NAMES)]
+        order = np.argsort(-values)[:count]
+        return [(FEATURE_NAMES[i], float(values[i])) for i in order if values[i] > 0]
+
+
+def score_features(booster: Any, features: np.ndarray) -> Scored:
+    """The model's score of each row and each feature's contribution (the last column is the bias)."""
+    if len(features) == 0:
+        return Scored(np.zeros(0), np.zeros((0, len(FEATURE_NAMES) + 1)))
+    contributions = np.asarray(booster.predict(features, pred_contrib=True, num_threads=1))
+    return Scored(contributions.sum(axis=1), contributions)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why the first candidate leads: its score, the runner-up's, and the features that added most to it."""
+
+    first: str
+    score: float
+    runner_up: float | None
+    features: tuple[tuple[str, float], ...]
+
+    def note(self) -> str:
+        """`learned ranker: GET /users first (2.31; next 1.05): lead_similarity +0.92, method_match +0.41`."""
+        gap = f"; next {self.runner_up:.2f}" if self.runner_up is not None else ""
+        why = ", ".join(f"{name} +{value:.2f}" for name, value in self.features) or "no single feature stood out"
+        return f"learned ranker: {self.first} first ({self.score:.2f}{gap}): {why}"
+
+
+@dataclass
+class LearnedRanker:
+    """Orders candidates by the learned model's score (`booster`), from the features `inputs` gives for one
+    index generation."""
+
+    inputs: RankingInputs
+    booster: Any
+    name: str = "learned"
+
+    def _scored_copies(
+        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+    ) -> tuple[list[RetrievedChunk], Scored]:
+        """Copies of the candidates, in their order, with their exact `vector` similarity and short-text
+        similarities (`lead`, `name`), and the model's scores."""
+        matrix, found = self.inputs.features(signals, query_vector, candidates)
+        scored = score_features(self.booster, matrix)
+        copies = [c.copy(own_scores=True) for c in candidates]
+        for copy, vector, lead, name in zip(copies, found.vector, found.lead, found.name, strict=True):
+            copy.scores.update({"vector": vector, "lead": lead, "name": name})
+        return copies, scored
+
+    def rank(
+        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+    ) -> tuple[list[RetrievedChunk], Explanation | None]:
+        """The candidates (copies) best first, each with its `rerank` score, its exact `vector` similarity and
+        its short texts' similarities (`lead`, `name`); and why the first leads."""
+        if not candidates:
+            return [], None
+        copies, scored = self._scored_copies(signals, query_vector, candidates)
+        ordered = apply_scores(copies, [float(s) for s in scored.scores])
+        best = int(np.argmax(scored.scores))
+        others = [float(s) for i, s in enumerate(scored.scores) if i != best]
+        explanation = Explanation(
+            ordered[0].chunk.title, float(scored.scores[best]), max(others) if others else None,
+            tuple(scored.deciding_features(best)),
+        )
+        return ordered, explanation
+
+    def scored(
+        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+    ) -> list[RetrievedChunk]:
+        """The candidates (copies) in their given order, each with the scores `rank` gives it: what the model
+        makes of an order another stage chose."""
+        if not candidates:
+            return []
+        copies, scored = self._scored_copies(signals, query_vector, candidates)
+        for copy, score in zip(copies, scored.scores, strict=True):
+            copy.scores["rerank"] = float(score)
+        return copies

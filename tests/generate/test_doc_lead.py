@@ -1,0 +1,59 @@
+"""The lead of an answer from documentation sections (`rag.generate.doc_lead`): the statement that answers, chosen
+by what the section's headings and its text say of the question, then where it stands."""
+
+from __future__ import annotations
+
+from rag.chunk import Chunk
+from rag.generate.context import build_context
+from rag.generate.doc_lead import docs_lead, statements
+from rag.generate.lead import lead_for
+from rag.query import Query
+from tests.fakes import make_chunk, retrieved
+from tests.generate.test_lead import EMPLOYEES
+
+
+def section(path: str, body: str, url: str = "https://docs.acme.test/guide.html") -> Chunk:
+    """A documentation section as the HTML chunker makes it: its breadcrumb, its heading, its paragraphs."""
+    title = path.split(" > ")[-1]
+    slug = path.lower().replace(" > ", "/").replace(" ", "-")
+    return make_chunk(f"acme.doc.guide/{slug}", f"{path}\n\n{title}\n\n{body}", api="acme", kind="doc",
+                      title=title, source=url, section_path=path)
+
+
+RATE = section("Rate limits", "Each API key may make 100 requests per minute. Over it you get HTTP 429.",
+               "https://docs.acme.test/limits.html")
+BURSTS = section("Rate limits > Bursts", "Bursts of 20 requests per second are fine.",
+                 "https://docs.acme.test/limits.html")
+KEYS = section("Authentication > API keys", "Create a key in the dashboard.\n\nSend your API key in the "
+               "`X-Acme-Key` header.", "https://docs.acme.test/auth.html")
+SIGNATURES = section("Webhooks > Signature header", "Each delivery carries an `X-Acme-Signature` header keyed "
+                     "with your signing secret.", "https://docs.acme.test/webhooks.html")
+
+
+def lead(question: str, *chunks: Chunk) -> tuple[str, str]:
+    found = lead_for(question, build_context(retrieved(*chunks), 4000))
+    return found.sentence, found.detail
+
+
+def test_the_section_named_by_the_question_leads_with_its_opening_statement_and_its_url() -> None:
+    assert lead("What is the rate limit?", BURSTS, SIGNATURES, RATE) == (
+        "Each API key may make 100 requests per minute. Over it you get HTTP 429. [3]",
+        "From Rate limits, https://docs.acme.test/limits.html [3]")
+
+
+def test_the_statement_saying_what_the_headings_do_not_wins_over_a_sibling_titled_with_a_question_word() -> None:
+    sentence, detail = lead("Which header carries the API key?", SIGNATURES, KEYS)
+    assert sentence == "Send your API key in the `X-Acme-Key` header. [2]"
+    assert detail == "From Authentication > API keys, https://docs.acme.test/auth.html [2]"
+
+
+def test_statements_leave_out_the_breadcrumb_headings_and_code() -> None:
+    chunk = section("Guide > Install", "Run the installer.\n\n```sh\npip install acme\n```\n\n- Then sign in.")
+    blocks = build_context(retrieved(chunk), 4000)
+    assert statements(blocks[0]) == ["Run the installer.", "Then sign in."]
+
+
+def test_an_operation_keeps_the_lead_and_no_documentation_gives_none() -> None:
+    sentence, _ = lead("How do I list employees?", RATE, EMPLOYEES)
+    assert sentence.startswith("Use GET /unified/hris/employees")
+    assert docs_lead(Query.of("What is the rate limit?"), build_context(retrieved(EMPLOYEES), 4000)) == ("", "", 0)

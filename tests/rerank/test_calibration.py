@@ -1,0 +1,63 @@
+"""The confidence as a probability (rag/rerank/calibration.py): the first place a pool shows, and the logistic
+model over it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag.rerank.calibration import (
+    FIRST_PLACE_FEATURES,
+    CalibrationUnavailable,
+    Calibrator,
+    first_place,
+    load_calibrator,
+)
+from rag.results import RetrievedChunk
+from tests.fakes import make_chunk
+
+
+def pool(*scores: float) -> list[RetrievedChunk]:
+    return [
+        RetrievedChunk(make_chunk(f"a.paths./x{i}.get", "x", kind="operation"),
+                       {"rerank": s, "vector": 0.5 - i / 10, "lead": 0.6, "name": 0.3})
+        for i, s in enumerate(scores)
+    ]
+
+
+def test_the_first_place_is_read_from_the_pools_scores() -> None:
+    place = first_place(pool(2.0, 1.0, 0.0))
+    assert place is not None
+    assert (place.score, place.margin, place.vector, place.best_vector, place.operation) == (2.0, 1.0, 0.5, 0.5, True)
+    assert round(place.share, 3) == 0.665
+    moved = pool(0.0, 2.0)  # another stage put a lower-scored candidate first: a negative margin
+    assert first_place(moved).margin == -2.0  # type: ignore[union-attr]
+    assert first_place([]) is None
+    assert first_place([RetrievedChunk(make_chunk("a.paths./y.get", "y"), {"fused": 0.1})]) is None
+
+
+def test_the_probability_grows_with_the_margin() -> None:
+    calibrator = Calibrator(tuple(1.0 if name == "margin" else 0.0 for name in FIRST_PLACE_FEATURES), -1.0)
+    sure, unsure = first_place(pool(5.0, 0.0)), first_place(pool(1.0, 1.0))
+    assert calibrator.probability(sure) > 0.95 > 0.3 > calibrator.probability(unsure)  # type: ignore[arg-type]
+
+
+def test_a_calibration_file_round_trips_and_a_wrong_one_says_how_to_rebuild_it(tmp_path: Path) -> None:
+    calibrator = Calibrator(tuple(float(i) for i in range(len(FIRST_PLACE_FEATURES))), 0.5)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibrator.to_dict()))
+    assert load_calibrator(path) == calibrator
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**calibrator.to_dict(), "features": ["score"]}))
+    with pytest.raises(CalibrationUnavailable, match="fitted on other features; rebuild it with `make ranker`"):
+        load_calibrator(other)
+    with pytest.raises(CalibrationUnavailable, match="cannot read the calibration"):
+        load_calibrator(tmp_path / "missing.json")
+    with pytest.raises(CalibrationUnavailable, match="needs 10 coefficients"):
+        Calibrator((1.0,), 0.0)
+
+
+def test_the_shipped_calibration_fits_the_first_place_features() -> None:
+    assert len(load_calibrator().coefficients) == len(FIRST_PLACE_FEATURES)

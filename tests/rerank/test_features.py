@@ -1,0 +1,96 @@
+"""The learned ranker's features (rag/rerank/features.py): what each reads of the question and the candidate."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rag.chunk import FieldFacts, RequestBodyFacts
+from rag.corpus.profile import CorpusProfile
+from rag.query import Query
+from rag.rerank.features import (
+    ABSENT_RANK,
+    FEATURE_NAMES,
+    CandidateInputs,
+    chunk_words,
+    feature_matrix,
+    lead_text,
+    name_text,
+    question_signals,
+)
+from rag.results import RetrievedChunk
+from tests.fakes import make_chunk
+
+NOTES = make_chunk(
+    "pd.paths./incidents/{id}/notes.post", "POST /incidents/{id}/notes", kind="operation", method="post",
+    path="/incidents/{id}/notes", operation_id="createIncidentNote", summary="Create a note on an incident",
+    request_body=RequestBodyFacts(("application/json",), True, "Note", fields=(FieldFacts("content", "string"),)),
+)
+NOTE = make_chunk(
+    "pd.paths./incidents/{id}/notes/{note_id}.put", "PUT /incidents/{id}/notes/{note_id}", kind="operation",
+    method="put", path="/incidents/{id}/notes/{note_id}", operation_id="updateIncidentNote",
+    description="Update an existing note. <p>Only the author may edit it.</p>",
+)
+SCHEMA = make_chunk("pd.components.Note", "Note", title="Note", kind="schema",
+                    schema_fields=(FieldFacts("content", "string"),))
+
+
+def profile() -> CorpusProfile:
+    found = CorpusProfile(1, ["pd"], operations=[NOTES, NOTE])
+    found.verb_methods = {}
+    return found
+
+
+def candidates(*scores: dict[str, float]) -> list[RetrievedChunk]:
+    return [RetrievedChunk(chunk, dict(given), rank) for rank, (chunk, given) in
+            enumerate(zip((NOTES, NOTE, SCHEMA), scores, strict=False), start=1)]
+
+
+def matrix(question: str, found: list[RetrievedChunk], lead: tuple[float, ...] = (0.6, 0.4, 0.2)) -> np.ndarray:
+    signals = question_signals(Query(question), profile(), (), False)
+    words = [chunk_words(c.chunk, frozenset()) for c in found]
+    inputs = CandidateInputs(found, words, [0.5, 0.4, 0.3][: len(found)], lead[: len(found)], [0.1, 0.2, 0.3])
+    return feature_matrix(signals, inputs, profile())
+
+
+def column(rows: np.ndarray, name: str) -> list[float]:
+    return [round(float(v), 3) for v in rows[:, FEATURE_NAMES.index(name)]]
+
+
+def test_a_row_per_candidate_and_a_column_per_feature_in_the_candidates_order() -> None:
+    rows = matrix("How do I add a note to an incident?", candidates({}, {}, {}))
+    assert rows.shape == (3, len(FEATURE_NAMES)) and rows.dtype == np.float32
+    assert column(rows, "fused_rank") == [1.0, 0.5, 0.333]
+    assert column(rows, "kind_operation") == [1.0, 1.0, 0.0] and column(rows, "kind_schema") == [0.0, 0.0, 1.0]
+
+
+def test_the_questions_verb_meets_the_operations_method() -> None:
+    rows = matrix("How do I create a note on an incident?", candidates({}, {}, {}))
+    assert column(rows, "method_match") == [1.0, 0.0, 0.0]
+    assert column(rows, "method_mismatch") == [0.0, 1.0, 0.0]
+    assert column(rows, "asks_write") == [1.0, 1.0, 1.0]
+
+
+def test_the_resource_and_its_parents_named_by_the_question() -> None:
+    rows = matrix("How do I add a note to an incident?", candidates({}, {}, {}))
+    assert column(rows, "resource_match") == [1.0, 1.0, 0.0]
+    assert column(rows, "parents_named") == [1.0, 1.0, 0.0] and column(rows, "path_depth") == [2.0, 2.0, 0.0]
+    assert column(rows, "item_path") == [0.0, 1.0, 0.0] and column(rows, "path_parameters") == [1.0, 2.0, 0.0]
+
+
+def test_scores_become_gaps_to_the_best_and_ranks_absent_ones_last() -> None:
+    rows = matrix("add a note", candidates({"bm25": 4.0}, {}, {"bm25": 2.0}))
+    assert column(rows, "bm25_share") == [1.0, 0.0, 0.5]
+    assert column(rows, "bm25_rank") == [1.0, round(1 / ABSENT_RANK, 3), 0.5]
+    assert column(rows, "lead_gap") == [0.0, 0.2, 0.4] and column(rows, "vector_gap") == [0.0, 0.1, 0.2]
+
+
+def test_word_overlap_is_the_idf_weighted_share_of_the_questions_words() -> None:
+    rows = matrix("note content", candidates({}, {}, {}))
+    assert column(rows, "overlap_body") == [0.5, 0.0, 0.0]  # `content` is a field of the body only
+    assert column(rows, "overlap_name")[2] == 1.0  # the schema's name and field
+
+
+def test_short_texts_say_what_a_chunk_does_in_words() -> None:
+    assert lead_text(NOTES) == "Create a note on an incident"
+    assert lead_text(NOTE) == "Update an existing note."  # no summary: the description's first sentence, no tags
+    assert name_text(NOTE) == "update incident note" and name_text(SCHEMA) == "note"
