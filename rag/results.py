@@ -209,6 +209,9 @@ class AnswerResult:
     # A request that calls the operation the answer is about (curl and Python: rag.request_example); None when
     # the answer is about no operation, abstained, or the operation has none (a webhook).
     request_example: RequestExample | None = None
+    # The structural id of the operation the answer is about (else the subject of the conversation it continues):
+    # stored with the conversation's turn, a follow-up reads it instead of the answer's text. "" when none.
+    subject: str = ""
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
 
@@ -266,6 +269,7 @@ class AnswerResult:
             "fallbacks": self.fallbacks,
             "cached": self.cached,
             "request_example": example_view(self.request_example) if self.request_example else None,
+            "subject": self.subject,
         }
 
     @classmethod
@@ -306,6 +310,7 @@ class AnswerResult:
             fallbacks=list(data.get("fallbacks") or []),
             cached=bool(data.get("cached")),
             request_example=RequestExample.from_dict(data["request_example"]) if data.get("request_example") else None,
+            subject=str(data.get("subject") or ""),
         )
 
 

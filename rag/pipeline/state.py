@@ -219,6 +219,7 @@ class PipelineState:
             errors=list(self.answer.errors),
             fallbacks=[event.fallback for event in self.trace if event.fallback],
             request_example=None if generation.abstained else generation.request_example,
+            subject=generation.subject or self.scope.query.subject,
             query=self.scope.query,
         )
 
