@@ -122,6 +122,7 @@ class GateOutcome:
     tokens_in: int = 0
     tokens_out: int = 0
     ms: float = 0.0
+    verdict: str = ""  # the LLM judge's answerability verdict (yes, partly, no); "" when no judge ruled
 
 
 @dataclass
@@ -198,7 +199,8 @@ class ConfidenceGate:
         else:
             tier = "partial" if verdict.verdict == "partly" else decision.tier
             judged = replace(decision, tier=tier, reasons=(*decision.reasons, reason))
-        return GateOutcome(judged, tokens_in=verdict.tokens_in, tokens_out=verdict.tokens_out)
+        return GateOutcome(judged, tokens_in=verdict.tokens_in, tokens_out=verdict.tokens_out,
+                           verdict=verdict.verdict)
 
     def asked_decision(
         self, chunking: str, asked: str, profile: CorpusProfile, thresholds: GateThresholds, known: AbstractSet[str]

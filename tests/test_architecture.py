@@ -118,7 +118,7 @@ def test_stages_tokenize_through_the_corpus_package_not_the_bm25_index() -> None
     }
     assert {name: found for name, found in offenders.items() if found} == {}
     tokenizers = {module_name(p) for p in LIBRARY.rglob("*.py") if "rag.corpus.vocabulary.tokenize" in imports_of(p)}
-    assert "rag.rerank.structural" in tokenizers and "rag.abstain" in tokenizers
+    assert "rag.rerank.features" in tokenizers and "rag.abstain" in tokenizers
 
 
 MAX_FUNCTION_LINES = 60

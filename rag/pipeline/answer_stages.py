@@ -53,9 +53,10 @@ class Gate:
         estimate = self.estimate(state) if self.estimate is not None else None
         if estimate is not None:
             # The confidence shown is the probability that the first operation is right; below ANSWER_FROM the
-            # answer offers the likeliest operations (partial). Abstaining stays the gate's evidence alone.
+            # answer offers the likeliest operations (partial). Abstaining stays the gate's evidence alone, and an
+            # LLM judge's "partly" keeps the answer partial whatever the probability.
             score, place = round(estimate[0], 4), estimate[1]
-            if tier != "abstain":
+            if tier != "abstain" and outcome.verdict != "partly":
                 tier = "answer" if score >= ANSWER_FROM else "partial"
             trace.note(f"confidence {score:.2f} that the first result is right (learned score {place.score:.2f}, "
                        f"margin {place.margin:.2f} over the next; {tier} from {ANSWER_FROM:.2f})")

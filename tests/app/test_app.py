@@ -383,7 +383,7 @@ def test_make_a_test_set_for_a_spec_and_run_it(app_engine, tmp_path) -> None:  #
     at.switch_page("pages/2_Evaluation.py").run()
     assert_ok(at)
     assert at.multiselect(key="eval_runs").value == [str(job.run_dir)]
-    assert len(plotly_charts(at)) == 5
+    assert len(plotly_charts(at)) == 6  # with the reliability diagram of full's confidence
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -395,7 +395,7 @@ def test_evaluation_page_renders_charts_from_a_saved_run(app_engine, saved_runs)
     assert list(summary["label"]) == ["C0", "full"]
     assert summary["hit@5"].tolist() == [pytest.approx(2 / 3, abs=1e-3), 1.0]
     charts = plotly_charts(at)
-    assert len(charts) == 5  # metric bars, category heatmap, quality vs latency, reranker lift, failure labels
+    assert len(charts) == 6  # metric bars, category heatmap, quality vs latency, reliability, reranker lift, failures
     figures = [json.loads(chart.proto.spec) for chart in charts]
     panel_titles = {a.get("text") for a in figures[0]["layout"].get("annotations", [])}
     for title in ("hit@5", "MRR", "abstention accuracy", "false-abstention rate", "keyword recall", "judge score"):
@@ -510,7 +510,7 @@ def test_a_failed_evaluation_is_reported_on_the_page(app_engine, saved_runs, tmp
     assert job.status == "failed" and "nope.paths./x.get" in job.error
     at.run()
     assert any("failed" in e.value and "nope.paths./x.get" in e.value for e in at.error)
-    assert len(plotly_charts(at)) == 5  # the saved run is still shown
+    assert len(plotly_charts(at)) == 6  # the saved run is still shown
 
 
 def test_the_conversation_survives_a_reload_and_a_new_one_starts_empty(app_engine) -> None:  # type: ignore[no-untyped-def]

@@ -346,7 +346,7 @@ def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ign
             page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
             page.get_by_role("heading", name="Evaluation", exact=True).wait_for()
             page.get_by_role("heading", name="Per question").wait_for()
-            expect(page.locator(".js-plotly-plot")).to_have_count(5)
+            expect(page.locator(".js-plotly-plot")).to_have_count(6)  # with full's reliability diagram
             screenshot(page, "evaluation.png")
         finally:
             browser.close()

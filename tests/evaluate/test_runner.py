@@ -68,7 +68,7 @@ def test_retrieval_only_run(fixture_index, questions, tmp_path: Path, log_file: 
     assert "git_commit" in manifest and manifest["started_at"] <= manifest["finished_at"]
     assert "evaluation done" in log_file.read_text(encoding="utf-8")
     table = format_metrics_table(metrics)
-    assert table.splitlines()[0].split()[:4] == ["config", "n", "hit@5", "MRR"]
+    assert table.splitlines()[0].split()[:5] == ["config", "n", "hit@1", "hit@5", "MRR"]
     assert len(table.splitlines()) == 4
 
 
