@@ -198,7 +198,8 @@ def test_a_conversation_that_changes_topic_follows_it(engine: Engine) -> None:
         assert result.ok and not result.abstained, question
         assert result.answer.startswith(lead), (question, result.answer)
         assert ("lead: missing_operation" if rule == "missing" else "lead: about_an_operation") in result.notes
-        assert not re.search(r"DELETE /", result.answer), question  # no other resource's delete, ever
+        said = result.answer if rule == "missing" else result.answer.splitlines()[0]
+        assert not re.search(r"DELETE /", said), question  # no other resource's delete is offered
         assert question == turns[0][0] or "/hris/" not in result.answer, question
         history += [{"role": "user", "content": question},
                     {"role": "assistant", "content": result.answer, "subject": result.subject}]
