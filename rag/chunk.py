@@ -20,6 +20,12 @@ def operation_id(api: str, path: str, method: str) -> str:
     return f"{api}.paths.{path}.{method.lower()}"
 
 
+def operation_path(structural_id: str) -> str:
+    """The path of an operation's structural id (`hris.paths./unified/hris/employees.get` → /unified/hris/employees);
+    "" for an id that is no operation's."""
+    return structural_id.partition(".paths.")[2].rpartition(".")[0]
+
+
 _PATH_PARAMETER = re.compile(r"^\{.*\}$")
 
 

@@ -9,6 +9,7 @@ from rag.config import PRESETS, Config
 from rag.errors import ConfigError, RagError
 from rag.ingest.schema_chunks import join_schema_parts
 from rag.mcp_results import AskResult, Endpoint, EndpointList, SearchResult, VersionDiff, ask_result, search_hit
+from rag.results import order_labels
 from rag.runner import Engine, clean_question
 
 MAX_SEARCH_K = 50
@@ -77,7 +78,8 @@ def search(engine: Engine, query: str, k: int = 5, api: str | None = None, versi
     result = engine.run(cleaned, pinned(engine, config, version), retrieval_only=True, scope=apis)
     if result.errors:
         raise RagError("; ".join(result.errors))
-    hits = [search_hit(c) for c in result.chunks[:k]]
+    shown = result.chunks[:k]
+    hits = [search_hit(c, decided) for c, decided in zip(shown, order_labels(shown), strict=True)]
     return SearchResult(query=cleaned, api=apis[0] if apis else None, results=hits)
 
 

@@ -62,6 +62,8 @@ class SearchHit(BaseModel):
     source: str = Field(default="", description="the spec's file or the page's URL it comes from")
     section: str = Field(default="", description="a documentation section's heading path ('' for a spec's chunk)")
     scores: dict[str, float] = Field(description="vector/bm25/hybrid scores and the rerank score")
+    decided_by: str = Field(default="", description="what decided its rank: the deciding score ('rerank 1.234' in "
+                            "full, 'fused 0.033' in C2; they fall with rank) or the stage that placed it ahead")
     text: str = Field(description="the chunk text, as the answer generator sees it")
 
 
@@ -134,8 +136,9 @@ def request_snippet(result: AnswerResult) -> RequestSnippet | None:
                           curl=curl_command(example), python=python_snippet(example))
 
 
-def search_hit(candidate: RetrievedChunk) -> SearchHit:
-    """One retrieved chunk as a `search_api` hit (scores rounded to 6 places)."""
+def search_hit(candidate: RetrievedChunk, decided_by: str = "") -> SearchHit:
+    """One retrieved chunk as a `search_api` hit (scores rounded to 6 places; `decided_by`: what decided its rank,
+    `order_labels`)."""
     chunk = candidate.chunk
     return SearchHit(
         rank=candidate.rank,
@@ -148,5 +151,6 @@ def search_hit(candidate: RetrievedChunk) -> SearchHit:
         source=chunk.source,
         section=chunk.section_path if chunk.kind == "doc" else "",
         scores={name: round(value, 6) for name, value in candidate.scores.items()},
+        decided_by=decided_by,
         text=chunk.text,
     )

@@ -74,7 +74,7 @@ class Query:
     @cached_property
     def analysis(self) -> QuestionAnalysis:
         """What the question asks (its verbs' methods, the write it requests, yes/no), read once per query."""
-        return QuestionAnalysis.of(self.focus, self.text)
+        return QuestionAnalysis.of(self.focus, self.text, self.subject)
 
     def expanded(self, words: tuple[str, ...]) -> Query:
         """The same query with glossary words added for retrieval."""

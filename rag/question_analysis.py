@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from rag.chunk import operation_path, resource_segments, segment_words
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
-from rag.corpus.vocabulary import word_forms
+from rag.corpus.vocabulary import function_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values
 
@@ -128,10 +129,15 @@ def requested_write(question: str) -> WriteRequest | None:
     return None
 
 
-def _write_of(focus: str, text: str) -> WriteRequest | None:
+def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | None:
     """The write a question requests: its own, else the earlier turn's (in its retrieval text) applied to what
-    the follow-up names ("and for employees?" after "How do I delete an order?" deletes employees)."""
+    the follow-up names ("and for employees?" after "How do I delete an order?" deletes employees). Its own
+    write of a thing it only points to ("how do I delete one?", "remove them") is of the resource of the
+    conversation's subject (`subject_path`: the path of the operation the last answer was about)."""
     own = requested_write(focus)
+    if own is not None and subject_path and all(word in function_words() for word in own.object):
+        segments = resource_segments(subject_path)
+        return own._replace(object=tuple(segment_words(segments[-1]))) if segments else own
     if own is not None or text == focus:
         return own
     carried = requested_write(text)
@@ -192,10 +198,11 @@ class QuestionAnalysis:
     asks: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, focus: str, text: str) -> QuestionAnalysis:
-        """The analysis of a question (`focus`) and its retrieval text (remembered: every configuration and
-        every stage that makes a new query of the same words reads the same analysis)."""
-        return _analysis(cls, focus, text)
+    def of(cls, focus: str, text: str, subject: str = "") -> QuestionAnalysis:
+        """The analysis of a question (`focus`), its retrieval text and the structural id of the conversation's
+        subject, "" when none (remembered: every configuration and every stage that makes a new query of the
+        same words reads the same analysis)."""
+        return _analysis(cls, focus, text, subject)
 
     def methods(self, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> frozenset[str]:
         """The HTTP methods the question's verbs point to (the earlier turn's when the question has none);
@@ -204,5 +211,6 @@ class QuestionAnalysis:
 
 
 @lru_cache(maxsize=4096)
-def _analysis(cls: type[QuestionAnalysis], focus: str, text: str) -> QuestionAnalysis:
-    return cls(action_words(focus), action_words(text), _write_of(focus, text), is_yes_no(focus), asked_kinds(focus))
+def _analysis(cls: type[QuestionAnalysis], focus: str, text: str, subject: str) -> QuestionAnalysis:
+    return cls(action_words(focus), action_words(text), _write_of(focus, text, operation_path(subject)),
+               is_yes_no(focus), asked_kinds(focus))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,13 +18,57 @@ Confidence = Literal["answer", "partial", "abstain"]
 SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
 
 
-def deciding_score(scores: Mapping[str, float]) -> tuple[float | None, str]:
-    """The score that decided a chunk's place (rerank, else fused, else vector, else BM25) and its name."""
-    for name in SCORE_PRIORITY:
-        value = scores.get(name)
-        if isinstance(value, (int, float)):
-            return float(value), name
-    return None, ""
+def order_score_name(chunks: Sequence[RetrievedChunk]) -> str:
+    """The score that decided a list's order: the first of `SCORE_PRIORITY` any of its chunks has ("" for none;
+    in `full` the learned ranker's `rerank`, in C2 the fused RRF score)."""
+    present = {name for item in chunks for name in item.scores}
+    return next((name for name in SCORE_PRIORITY if name in present), "")
+
+
+def placed_ahead(chunks: Sequence[RetrievedChunk], rule: str) -> list[RetrievedChunk]:
+    """The chunks in their new order, each that `rule` (a stage's name) put ahead of a chunk with a higher deciding
+    score marked as placed by it (a copy; a chunk an earlier rule placed keeps its mark): the deciding scores of
+    the unmarked chunks then fall with rank."""
+    name = order_score_name(chunks)
+    ordered = list(chunks)
+    scored = [n for n, item in enumerate(ordered) if not item.placed_by and name in item.scores]
+    kept = _longest_falling([ordered[n].scores[name] for n in scored])
+    for place, position in enumerate(scored):
+        if place not in kept:
+            ordered[position] = ordered[position].copy(placed_by=rule)
+    return ordered
+
+
+def _longest_falling(scores: Sequence[float]) -> set[int]:
+    """The places of a longest run of `scores` (not necessarily adjacent) that never rises: the chunks a reorder
+    left in score order; the others are the ones it moved (the fewest that explain the new order)."""
+    length = [1] * len(scores)
+    before: list[int | None] = [None] * len(scores)
+    for later in range(len(scores)):
+        for earlier in range(later):
+            if scores[earlier] >= scores[later] and length[earlier] + 1 > length[later]:
+                length[later], before[later] = length[earlier] + 1, earlier
+    kept: set[int] = set()
+    place = max(range(len(scores)), key=lambda n: (length[n], n), default=None)  # a tie: the lift is marked
+    while place is not None:
+        kept.add(place)
+        place = before[place]
+    return kept
+
+
+def order_labels(chunks: Sequence[RetrievedChunk]) -> list[str]:
+    """What decided each chunk's place, in list order: its deciding score (`rerank 1.234`), the stage that placed it
+    ahead of a chunk that scored higher (`placed by subject`), or that it has no deciding score (placed after)."""
+    name = order_score_name(chunks)
+    labels = []
+    for item in chunks:
+        if item.placed_by:
+            labels.append(f"placed by {item.placed_by}")
+        elif name in item.scores:
+            labels.append(f"{name} {item.scores[name]:.3f}")
+        else:
+            labels.append(f"no {name} score" if name else "")
+    return labels
 
 
 def _optional_float(value: Any) -> float | None:
@@ -40,12 +84,14 @@ class RetrievedChunk:
     scores: dict[str, float] = field(default_factory=dict)
     rank: int = 0
     rank_before_rerank: int | None = None
+    placed_by: str = ""  # the stage that put it ahead of a chunk with a higher deciding score ("": its score did)
 
-    def copy(self, rank: int | None = None, own_scores: bool = False) -> RetrievedChunk:
+    def copy(self, rank: int | None = None, own_scores: bool = False, placed_by: str | None = None) -> RetrievedChunk:
         """The same candidate as a new object (at `rank` when given; with a scores dict of its own when
-        `own_scores`, for a stage that adds scores)."""
+        `own_scores`, for a stage that adds scores; placed by the stage `placed_by` when given)."""
         scores = dict(self.scores) if own_scores else self.scores
-        return RetrievedChunk(self.chunk, scores, self.rank if rank is None else rank, self.rank_before_rerank)
+        return RetrievedChunk(self.chunk, scores, self.rank if rank is None else rank, self.rank_before_rerank,
+                              self.placed_by if placed_by is None else placed_by)
 
     def to_dict(self, include_text: bool = True) -> dict[str, Any]:
         """JSON-ready view (the evaluation record format)."""
@@ -62,6 +108,7 @@ class RetrievedChunk:
             "scores": {name: round(value, 6) for name, value in self.scores.items()},
             "rank": self.rank,
             "rank_before_rerank": self.rank_before_rerank,
+            "placed_by": self.placed_by,
         }
         if include_text:
             data["text"] = self.chunk.text
@@ -76,6 +123,7 @@ class RetrievedChunk:
             {str(name): float(value) for name, value in dict(data.get("scores") or {}).items()},
             int(data.get("rank") or 0),
             data.get("rank_before_rerank"),
+            str(data.get("placed_by") or ""),
         )
 
 
@@ -212,6 +260,9 @@ class AnswerResult:
     # A request that calls the operation the answer is about (curl and Python: rag.request_example); None when
     # the answer is about no operation, abstained, or the operation has none (a webhook).
     request_example: RequestExample | None = None
+    # The structural id of the operation the answer is about (else the subject of the conversation it continues):
+    # stored with the conversation's turn, a follow-up reads it instead of the answer's text. "" when none.
+    subject: str = ""
     # The typed query the pipeline ran (its text form is `standalone_query`); not part of the record.
     query: Query | None = field(default=None, repr=False, compare=False)
 
@@ -270,6 +321,7 @@ class AnswerResult:
             "pending": self.pending,
             "cached": self.cached,
             "request_example": example_view(self.request_example) if self.request_example else None,
+            "subject": self.subject,
         }
 
     @classmethod
@@ -311,6 +363,7 @@ class AnswerResult:
             pending=list(data.get("pending") or []),
             cached=bool(data.get("cached")),
             request_example=RequestExample.from_dict(data["request_example"]) if data.get("request_example") else None,
+            subject=str(data.get("subject") or ""),
         )
 
 
@@ -336,11 +389,12 @@ def render_result(result: Any, show: int = 5) -> str:
         lines.append("citations:")
         lines.extend(f"  [{c.number or n}] {c.label}" + ("" if c.section else f"  ({c.structural_id})")
                      for n, c in enumerate(result.citations, 1))
-    for chunk in result.chunks[:show]:
+    for chunk, decided in zip(result.chunks[:show], order_labels(result.chunks[:show]), strict=True):
         scores = " ".join(f"{k}={v:.3f}" for k, v in chunk.scores.items())
         label = chunk.chunk.covers[0] if chunk.chunk.covers else chunk.chunk.chunk_id
         label = source_label(chunk.chunk) if chunk.chunk.kind == "doc" else label  # a page's section and URL
-        lines.append(f"  {chunk.rank:>2}. {label} {scores}")
+        shown = f"{decided}  (" + scores + ")" if len(chunk.scores) > 1 or not decided else decided
+        lines.append(f"  {chunk.rank:>2}. {label}  {shown}")
     lines.extend(f"  note: {note}" for note in result.notes)
     return "\n".join(lines) + "\n"
 

@@ -40,7 +40,7 @@ def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, s
         messages.pop(0)
     if not messages and history:
         last = [m for m in history if isinstance(m, dict) and m.get("content")][-1:]
-        messages = [{"role": m.get("role", "user"), "content": m["content"][-MAX_HISTORY_CHARS:]} for m in last]
+        messages = [{**m, "role": m.get("role", "user"), "content": m["content"][-MAX_HISTORY_CHARS:]} for m in last]
     return messages
 
 
@@ -95,8 +95,9 @@ def is_follow_up(
 
 
 def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:
-    """The operation the conversation is about: the first indexed operation (`METHOD /path`) the last answer
-    names, else the last question; a turn may also name it by structural id (`subject`)."""
+    """The operation the conversation is about: the structural id the last answer carries (`subject`, as the app,
+    the REST API and the evaluation keep it: "" for none), else (a history from outside) the first indexed
+    operation (`METHOD /path`) the last answer names, else the last question."""
     by_label = {operation_label(c).lower(): c for c in reversed(operations) if c.method and c.path}
     by_id = {c.covers[0]: c for c in operations if c.covers}
     recent = [m for m in recent_history(list(history)) if m.get("content")]
@@ -104,8 +105,11 @@ def conversation_subject(history: Sequence[Mapping[str, str]], operations: Seque
     turns = [m for m in recent[last_user + 1:] if m.get("role") == "assistant"] if last_user is not None else []
     turns += [recent[last_user]] if last_user is not None else []
     for turn in turns:
-        if turn.get("subject") in by_id:
-            return by_id[turn["subject"]]
+        subject = turn.get("subject")
+        if isinstance(subject, str):  # kept with the answer: its text is not read
+            if subject in by_id:
+                return by_id[subject]
+            continue
         for match in METHOD_PATH.finditer(turn.get("content", "")):
             method = match.group(0).split(None, 1)[0].upper()
             found = by_label.get(f"{method} {match.group(1).rstrip('.')}".lower())
@@ -177,15 +181,36 @@ def with_subject(
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
                        subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
+    content = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
+    if elsewhere and (other := elsewhere_named(content, subject, operations)):
+        # "what about candidates in ATS?" after listing HRIS employees names another API or another API's
+        # resource: the earlier action of what it names, a new subject (nothing of the earlier one is searched
+        # for); naming only the API, the earlier request itself, there ("and in the ATS?": list employees there).
+        action = _without_resource(words, subject) if other == "resource" else words
+        return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject="", subject_words="",
+                       keeps_subject=False)
     if elsewhere and swapped & resources:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
-        # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
-        # "and in the other API?").
+        # of the same API (not "what about just the ones of one customer?", which narrows the request down).
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
+
+
+def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]) -> str:
+    """What of another API than the subject's the content words of an elliptical follow-up (`named`, singular) name:
+    "resource" for a resource only another API's operations act on (`candidate` after HRIS employees: ATS's),
+    "api" for another API's name alone (`ats`), "" for neither (a resource of the subject's own API, a word
+    the index does not know)."""
+    own = resource_words(operations, subject.api)
+    others = {op.api for op in operations if op.api != subject.api}
+    foreign = frozenset().union(*(resource_words(operations, api) for api in others)) - own
+    apis = {normalize_term(api) for api in others}
+    if (named & foreign) - apis:
+        return "resource"
+    return "api" if named & apis else ""
 
 
 def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chunk]) -> Chunk | None:
@@ -241,8 +266,10 @@ def rewrite_query(
     about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
         resources = resource_words(operations, subject.api) if subject is not None else frozenset()
-        return Rewrite(offline_rewrite(question, history, subject, resources, operations), "offline",
-                       f"follow-up rewritten offline{about}")
+        query = offline_rewrite(question, history, subject, resources, operations)
+        if subject is not None and not query.subject:
+            about = f"; a new subject: it names another API or another API's resource (was {operation_label(subject)})"
+        return Rewrite(query, "offline", f"follow-up rewritten offline{about}")
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
     messages = [
         ChatMessage(

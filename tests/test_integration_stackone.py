@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag.config import PRESETS
@@ -176,3 +178,33 @@ def test_six_presets_share_their_embedding_and_candidate_pools(
         engine.run(question, config, retrieval_only=True)
     assert embedded.count(question) == len(configs)  # alone, every config embeds the question anew
     assert len(set(searches)) < len(searches)  # and repeats searches another config made
+
+
+def test_a_conversation_that_changes_topic_follows_it(engine: Engine) -> None:
+    """Issue 45: the five turns as the app keeps them (each answer with its `subject`). "what about candidates in
+    ATS?" after HRIS employees starts a new subject (ATS's candidates list, nothing of HRIS); "how do I delete
+    one?" deletes candidates, which have no DELETE: the missing-write answer, not another resource's delete; then
+    the turns go on about candidates (its update, what that returns)."""
+    turns = [
+        ("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees (List Employees).", "about"),
+        ("what about candidates in ATS?", "Use GET /unified/ats/candidates (List Candidates).", "about"),
+        ("how do I delete one?", "There is no endpoint to delete candidate records in the ats API", "missing"),
+        ("can I update it?", "Use PATCH /unified/ats/candidates/{id} (Update Candidate).", "about"),
+        ("what does it return?", "PATCH /unified/ats/candidates/{id} returns 200 with `CreateResult`", "about"),
+    ]
+    history: list[dict[str, str]] = []
+    for question, lead, rule in turns:
+        result = engine.run(question, PRESETS["full"], history)
+        assert result.ok and not result.abstained, question
+        assert result.answer.startswith(lead), (question, result.answer)
+        assert ("lead: missing_operation" if rule == "missing" else "lead: about_an_operation") in result.notes
+        said = result.answer if rule == "missing" else result.answer.splitlines()[0]
+        assert not re.search(r"DELETE /", said), question  # no other resource's delete is offered
+        assert question == turns[0][0] or "/hris/" not in result.answer, question
+        history += [{"role": "user", "content": question},
+                    {"role": "assistant", "content": result.answer, "subject": result.subject}]
+    assert [m.get("subject") for m in history[1::2]] == [
+        "hris.paths./unified/hris/employees.get", "ats.paths./unified/ats/candidates.get",
+        "ats.paths./unified/ats/candidates.get",  # the missing-write answer is about no operation: the subject goes on
+        "ats.paths./unified/ats/candidates/{id}.patch", "ats.paths./unified/ats/candidates/{id}.patch",
+    ]

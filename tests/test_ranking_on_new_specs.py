@@ -86,3 +86,14 @@ def test_charging_a_card_is_a_write_not_the_read_of_one_charge(stripe: Engine) -
 def test_paging_through_employees_is_the_list_operation(stackone_index: Index) -> None:
     engine = Engine(stackone_index, default_llm="extractive")
     assert first(engine, "How do I page through employees?") == "hris.paths./unified/hris/employees.get"
+
+
+def test_a_partial_answer_offers_only_operations_on_the_resource_asked_about(pagerduty: Engine) -> None:
+    """Issue 45: an override's delete is no close match for getting rid of a schedule. A partial answer offers the
+    likeliest operations on schedules only (the overrides' operations rank among the candidates too)."""
+    result = pagerduty.run("how do I get rid of an on-call schedule?", FULL)
+    assert result.confidence == "partial" and "lead: about_an_operation" in result.notes
+    lead = result.answer.splitlines()[0]
+    assert lead.startswith("The likeliest operations are ") and "DELETE /schedules/{id} (Delete a schedule)" in lead
+    assert "overrides" not in lead
+    assert any("/overrides" in (c.chunk.path or "") for c in result.pool)

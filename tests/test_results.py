@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag.chunk import RequestExample
 from rag.request_example import curl_command
-from rag.results import AnswerResult, Citation, RetrievedChunk, render_result
+from rag.results import AnswerResult, Citation, RetrievedChunk, order_labels, placed_ahead, render_result
 from tests.fakes import make_chunk
 
 
@@ -45,5 +45,48 @@ def test_a_documentation_section_is_cited_by_its_heading_path_and_url_everywhere
     shown = render_result(result)
     assert "  [1] Rate limits — https://docs.acme.test/limits.html\n" in shown
     assert "  [2] GET /x  (api.paths./x.get)\n" in shown
-    assert "   1. Rate limits — https://docs.acme.test/limits.html fused=0.500" in shown
+    assert "   1. Rate limits — https://docs.acme.test/limits.html  fused 0.500" in shown
     assert result.to_dict()["chunks"][0]["section"] == "Rate limits"
+
+
+def shown_scores(chunks: list[RetrievedChunk]) -> list[float]:
+    """The deciding scores a chunk list shows, in rank order (a chunk placed by a stage shows none)."""
+    return [float(label.rsplit(" ", 1)[1]) for label in order_labels(chunks)
+            if label and not label.startswith(("placed by", "no "))]
+
+
+def test_a_chunk_a_stage_puts_ahead_of_higher_scores_shows_that_stage_not_its_score() -> None:
+    """Issue 45: 0.033 shown under 0.031. The conversation's subject (0.031) lifted over a chunk scored 0.033 shows
+    "placed by subject"; the other chunks' deciding scores fall with rank, and the mark survives the record."""
+    first, second, third = (make_chunk(f"api.paths./{name}.get", name, kind="operation") for name in "abc")
+    lifted = RetrievedChunk(third, {"fused": 0.031})
+    ranked = [RetrievedChunk(first, {"fused": 0.033}), RetrievedChunk(second, {"fused": 0.032}), lifted]
+    placed = placed_ahead([lifted, *ranked[:2]], "subject")
+    assert order_labels(placed) == ["placed by subject", "fused 0.033", "fused 0.032"]
+    assert lifted.placed_by == ""  # a copy is marked: the candidate another configuration shares is not
+    assert placed_ahead(ranked, "order") == ranked and order_labels(ranked) == ["fused 0.033", "fused 0.032",
+                                                                                  "fused 0.031"]
+    # The learned ranker's score decides where it scored; a candidate it did not score is placed after.
+    reranked = [RetrievedChunk(first, {"fused": 0.01, "rerank": 2.5}), RetrievedChunk(second, {"fused": 0.033})]
+    assert order_labels(reranked) == ["rerank 2.500", "no rerank score"]
+    result = AnswerResult("full", "q", chunks=[c.copy(rank=n) for n, c in enumerate(placed, 1)])
+    restored = AnswerResult.from_dict(result.to_dict(), {c.chunk_id: c for c in (first, second, third)}.get)
+    assert [c.placed_by for c in restored.chunks] == ["subject", "", ""]
+    assert "placed by subject" in render_result(result)
+
+
+def test_the_scores_shown_fall_with_rank_after_every_stage() -> None:
+    """Whatever order the stages leave, the scores a list shows never rise with rank; the fewest chunks are marked
+    (those the stage moved: here three out of order, then one lifted to the top)."""
+    chunks = [make_chunk(f"api.paths./{n}.get", str(n), kind="operation") for n in range(6)]
+    fused = (0.02, 0.05, 0.01, 0.04, 0.03, 0.06)
+    scored = [RetrievedChunk(c, {"fused": s}) for c, s in zip(chunks, fused, strict=True)]
+    once = placed_ahead(scored, "order")
+    assert [c.placed_by for c in once] == ["order", "", "order", "", "", "order"]
+    assert shown_scores(once) == [0.05, 0.04, 0.03]
+    in_order = sorted(scored, key=lambda c: -c.scores["fused"])
+    twice = placed_ahead([in_order[4], *in_order[:4], in_order[5]], "lookup")
+    assert [c.placed_by for c in twice] == ["lookup", "", "", "", "", ""]
+    assert shown_scores(twice) == sorted(shown_scores(twice), reverse=True) and len(shown_scores(twice)) == 5
+    demoted = placed_ahead([*in_order[1:], in_order[0]], "order")
+    assert [c.placed_by for c in demoted] == ["", "", "", "", "", "order"]

@@ -94,3 +94,62 @@ def test_the_same_for_another_resource_is_the_operation_doing_the_same_on_its_pa
                           operations=[messages, create_call]).query
     assert query.focus == "List calls" and not query.keeps_subject
     assert query.subject == "box.paths./Accounts/{AccountSid}/Messages.json.get"
+
+
+def unified(api: str, method: str, path: str, summary: str) -> object:  # type: ignore[no-untyped-def]
+    chunk = make_chunk(f"{api}.paths.{path}.{method}", f"{method.upper()} {path}", kind="operation")
+    return replace(chunk, method=method, path=path, summary=summary)
+
+
+EMPLOYEES = unified("hris", "get", "/unified/hris/employees", "List Employees")
+EMPLOYEE = unified("hris", "get", "/unified/hris/employees/{id}", "Get Employee")
+ATS_CANDIDATES = unified("ats", "get", "/unified/ats/candidates", "List Candidates")
+ATS_USERS = unified("ats", "get", "/unified/ats/users", "List Users")
+TWO_APIS = [EMPLOYEES, EMPLOYEE, ATS_CANDIDATES, ATS_USERS]
+TWO_API_TOPICS = frozenset({"hris", "ats", "employees", "candidates", "users"})
+
+
+def test_a_follow_up_naming_another_api_and_its_resource_starts_a_new_subject() -> None:
+    """Issue 45: "what about candidates in ATS?" after listing HRIS employees asks the earlier action of the ATS's
+    candidates; nothing of the HRIS subject is kept, for retrieval or for ranking."""
+    history = [*turns("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees. [1]")]
+    history[1]["subject"] = EMPLOYEES.covers[0]
+    rewrite = rewrite_query("what about candidates in ATS?", history, topics=TWO_API_TOPICS, operations=TWO_APIS)
+    query = rewrite.query
+    assert (query.focus, query.subject, query.previous) == ("List candidates in ATS", "", "")
+    assert not query.keeps_subject
+    assert query.standalone == "List candidates in ATS" and "a new subject" in rewrite.note
+    # Naming only the other API asks the earlier request there; naming nothing the index knows keeps the subject.
+    there = rewrite_query("and what about in the ATS?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert (there.focus, there.subject) == ("List Employees in the ATS", "")
+    unknown = rewrite_query("what about Dropbox?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert unknown.subject == EMPLOYEES.covers[0] and unknown.keeps_subject
+    # A resource of the subject's own API stays the same-API case: the subject informs retrieval.
+    same_api = rewrite_query("what about employees?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert same_api.subject == EMPLOYEES.covers[0]
+
+
+def test_a_follow_up_deleting_one_writes_the_subjects_resource() -> None:
+    """"how do I delete one?" after candidates: the write is of candidates (the write check then finds there is no
+    DELETE); with no conversation, "one" names nothing."""
+    history = [*turns("what about candidates in ATS?", "Use GET /unified/ats/candidates. [1]")]
+    history[1]["subject"] = ATS_CANDIDATES.covers[0]
+    query = rewrite_query("how do I delete one?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert query.subject == ATS_CANDIDATES.covers[0] and not query.keeps_subject
+    assert query.analysis.write is not None and query.analysis.write.object == ("candidates",)
+
+
+def test_the_subject_kept_with_an_answer_is_read_not_its_text() -> None:
+    """The app and the REST API keep each answer's subject (a structural id): its text is then not parsed; a
+    subject of "" says the answer was about no operation (the question's own path may still name one). A history
+    from outside, without subjects, is read from the text."""
+    named_in_text = turns("How do I see what is in a folder?", "Use GET /folders/{folder_id}/items. [1]")
+    assert conversation_subject(named_in_text, OPERATIONS) is FILES
+    kept = [named_in_text[0], {**named_in_text[1], "subject": CANDIDATES.covers[0]}]
+    assert conversation_subject(kept, OPERATIONS) is CANDIDATES
+    assert conversation_subject([named_in_text[0], {**named_in_text[1], "subject": ""}], OPERATIONS) is None
+    asked_by_path = turns("What does DELETE /files/{file_id} do?", "It deletes.")
+    asked_by_path[1]["subject"] = ""
+    assert conversation_subject(asked_by_path, OPERATIONS) is DELETE_FILE
+    # A REST history leaves `subject` out (None): the text is read.
+    assert conversation_subject([named_in_text[0], {**named_in_text[1], "subject": None}], OPERATIONS) is FILES

@@ -12,7 +12,7 @@ from rag.generate.base import StreamEvent
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.pipeline.features import without_feature
-from rag.results import AnswerResult
+from rag.results import AnswerResult, order_labels, order_score_name
 from rag.runner import Engine, clean_question
 from tests.fakes import FakeChatModel
 
@@ -257,3 +257,22 @@ def test_a_config_whose_chunks_are_not_embedded_yet_says_so_and_the_others_answe
     empty_index.complete_pending()
     again = engine.run("How do I list employees?", PRESETS["C0"])
     assert again.pending == [] and again.fallbacks == [] and again.chunks[0].chunk.strategy == "naive"
+
+
+def test_the_scores_a_chunk_list_shows_fall_with_rank_in_every_configuration(engine: Engine) -> None:
+    """Issue 45: the number shown beside a retrieved chunk is the one that decided its order (the learned ranker's
+    in `full`, the fused RRF score in C2), so it falls with rank; a chunk a stage placed (the conversation's subject,
+    schemas after operations, the lookup lift) says so instead of showing a score out of order."""
+    history = [{"role": "user", "content": "How do I list orders?"},
+               {"role": "assistant", "content": "Use GET /orders.", "subject": "shop.paths./orders.get"}]
+    asked = [("How do I list orders?", None), ("What fields does a person have?", None),
+             ("and how do I page through them?", history), ("How do I create an order?", None)]
+    deciding = {"full": "rerank", "C2": "fused"}
+    for name in ("full", "C2", "C0"):
+        for question, earlier in asked:
+            result = engine.run(question, PRESETS[name], earlier, retrieval_only=True)
+            for listed in (result.chunks, result.pool):
+                shown = [float(label.rsplit(" ", 1)[1]) for label in order_labels(listed)
+                         if label and not label.startswith(("placed by", "no "))]
+                assert shown == sorted(shown, reverse=True), (name, question, order_labels(listed))
+                assert len(shown) >= 2 and order_score_name(listed) == deciding.get(name, order_score_name(listed))

@@ -65,7 +65,8 @@ def rewritten_question(result: AnswerResult) -> str:
 
 
 def conversation_history(turns: Sequence[Turn], config: str | None = None) -> list[dict[str, str]]:
-    """Earlier turns as chat messages for query rewriting: each question and an answer to it.
+    """Earlier turns as chat messages for query rewriting: each question and an answer to it, with the structural
+    id of the operation the answer is about (`subject`, "" when none: a follow-up reads it, not the answer's text).
 
     With `config`, the answer is that configuration's own (never another column's: a naive baseline's
     answer must not steer `full`); without, the first usable answer of the turn.
@@ -77,7 +78,7 @@ def conversation_history(turns: Sequence[Turn], config: str | None = None) -> li
             r for r in turn.results if r.ok and r.answer and not r.abstained and (config is None or r.config == config)
         ]
         if answers:
-            messages.append({"role": "assistant", "content": answers[0].answer})
+            messages.append({"role": "assistant", "content": answers[0].answer, "subject": answers[0].subject})
     return messages
 
 

@@ -12,12 +12,13 @@ import pandas as pd
 
 from rag.chunk import STRATEGIES, Chunk
 from rag.index.registry import DocumentRecord
-from rag.results import AnswerResult, Citation, RetrievedChunk, deciding_score, source_label
+from rag.results import AnswerResult, Citation, RetrievedChunk, order_labels, source_label
 from rag.results import readable_id as readable_id  # the app's pages name structural ids through this module
 
 SCORE_COLUMNS: tuple[str, ...] = ("vector", "bm25", "fused", "rerank", "lookup")
 CHUNK_COLUMNS: tuple[str, ...] = (
     "rank",
+    "decided by",
     "rank before rerank",
     "structural ids",
     "api",
@@ -49,9 +50,10 @@ def structural_label(chunk: Chunk) -> str:
 def chunk_frame(chunks: Sequence[RetrievedChunk]) -> pd.DataFrame:
     """One row per retrieved chunk: final rank, rank before rerank, ids, API, kind, every score."""
     rows: list[dict[str, Any]] = []
-    for item in chunks:
+    for item, decided in zip(chunks, order_labels(chunks), strict=True):
         row: dict[str, Any] = {
             "rank": item.rank,
+            "decided by": decided,
             "rank before rerank": item.rank_before_rerank,
             "structural ids": structural_label(item.chunk),
             "api": item.chunk.api,
@@ -75,13 +77,12 @@ def compact_chunk_lines(chunks: Sequence[RetrievedChunk]) -> list[str]:
     that decided the order (with its name), and the whole structural ids on their own line — Markdown wraps
     long ids, where a table in a narrow column cuts them; a documentation section its heading path and page."""
     lines: list[str] = []
-    for item in chunks:
-        score, name = deciding_score(item.scores)
+    for item, decided in zip(chunks, order_labels(chunks), strict=True):
         parts = [f"**{item.rank}**"]
         if item.rank_before_rerank is not None and item.rank_before_rerank != item.rank:
             parts.append(f"was {item.rank_before_rerank}")
-        if score is not None:
-            parts.append(f"{name} {score:.3f}")
+        if decided:
+            parts.append(decided)
         named = source_label(item.chunk) if item.chunk.kind == "doc" else structural_label(item.chunk)
         lines.append(f"- {' · '.join(parts)}  \n  {md_escape(named)}")
     return lines

@@ -246,6 +246,9 @@ def render_chunk_table(chunks: Sequence[RetrievedChunk], key: str) -> None:
         placeholder=MISSING,
         column_config={
             "rank": st.column_config.NumberColumn("rank", help="final rank"),
+            "decided by": st.column_config.TextColumn(
+                "decided by", help="the score that decided the order (it falls with rank), or the stage that placed "
+                "the chunk ahead of higher scores"),
             "rank before rerank": st.column_config.NumberColumn("before rerank", help="rank before reranking"),
             "vector": st.column_config.NumberColumn(format="%.3f"),
             "bm25": st.column_config.NumberColumn(format="%.2f"),

@@ -52,6 +52,6 @@ def replayed_history(
         result = engine.run(question, config, replayed or None, retrieval_only)
         replayed.append({"role": "user", "content": question})
         shown = what_was_shown(result)
-        if shown:
-            replayed.append({"role": "assistant", "content": shown})
+        if shown:  # with the operation it is about, as the app keeps it
+            replayed.append({"role": "assistant", "content": shown, "subject": result.subject})
     return replayed

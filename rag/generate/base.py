@@ -64,6 +64,8 @@ class Generation:
     tokens_out: int = 0
     generator: str = ""
     request_example: RequestExample | None = None  # a request that calls the operation the answer is about
+    subject: str = ""  # the structural id of that operation ("" when none): what a follow-up continues
+    lead_rule: str = ""  # the rule of the extractive lead that said what the answer is about ("" when none fired)
 
 
 @dataclass(frozen=True)

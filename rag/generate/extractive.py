@@ -272,8 +272,8 @@ class ExtractiveGenerator:
         if related and found.related:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
-        return Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name,
-                          request_example=found.request_example(blocks))
+        return found.applied(Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name),
+                             blocks)
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         """The answer line by line as token events, then the sources, then done."""

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
 from rag.corpus.vocabulary import schema_name, stop_words
 from rag.data import data_table
 from rag.facts import Fact, MissingWrite
+from rag.generate.base import Generation
 from rag.generate.context import ContextBlock
 from rag.generate.doc_lead import docs_lead
 from rag.generate.named import (
@@ -34,6 +35,7 @@ from rag.generate.named import (
 from rag.generate.operation_facts import (
     MAX_FIELDS,
     field_asked,
+    offered_operations,
     operation_detail,
     paging,
     performs,
@@ -78,6 +80,7 @@ class Lead:
     operation: int = 0  # the number of the block of the operation the answer is about (0: none)
     stated: frozenset[str] = frozenset()  # what the two lines name: fields, "returns" (the success response)
     described: frozenset[str] = frozenset()  # the fields they state in full (facts and description)
+    rule: str = ""  # the name of the rule that made it (`LEAD_RULES`, or `missing_operation`)
 
     def __post_init__(self) -> None:
         if (self.scope or self.detail or self.operation) and not self.sentence:
@@ -89,34 +92,48 @@ class Lead:
     def request_example(self, blocks: Sequence[ContextBlock]) -> RequestExample | None:
         """The request example of the operation the answer is about (None when it is about none, or the
         operation has none: a webhook, an index built before examples were)."""
+        block = self._operation_block(blocks)
+        return block.chunk.request_example if block is not None else None
+
+    def subject(self, blocks: Sequence[ContextBlock]) -> str:
+        """The structural id of the operation the answer is about ("" when it is about none): a follow-up's
+        subject."""
+        block = self._operation_block(blocks)
+        return block.chunk.covers[0] if block is not None and block.chunk.covers else ""
+
+    def applied(self, generation: Generation, blocks: Sequence[ContextBlock]) -> Generation:
+        """The generation with what this lead says it is about: the operation's request example, the subject and
+        the rule that fired (none of them for an abstention)."""
+        if generation.abstained:
+            return generation
+        return replace(generation, request_example=self.request_example(blocks), subject=self.subject(blocks),
+                       lead_rule=self.rule)
+
+    def _operation_block(self, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
         block = next((b for b in blocks if self.operation and b.number == self.operation), None)
-        return block.chunk.request_example if block is not None and is_operation(block) else None
+        return block if block is not None and is_operation(block) else None
+
+
+# A lead rule reads the question's analysis, the numbered blocks and the gate's tier; it returns a Lead with a
+# sentence when it applies, an empty Lead otherwise.
+LeadRule = Callable[[Query, Sequence[ContextBlock], str], Lead]
 
 
 def lead_for(
     question: Query | str, blocks: Sequence[ContextBlock], facts: Sequence[Fact] = (), gate: str = "answer"
 ) -> Lead:
-    """The lead (see `Lead`) from the question's analysis and the blocks' typed facts; with a `partial` gate
-    (the evidence only partly matches) the operation is offered as the closest match, not as the answer."""
+    """The lead (see `Lead`) from the question's analysis and the blocks' typed facts, by the first rule of
+    `LEAD_RULES` that applies (its name in `Lead.rule`); with a `partial` gate (the evidence only partly matches)
+    an operation is offered as the closest match, or with the likeliest others, not as the answer."""
     query = Query.of(question)
     if facts:  # what the checks established comes first; a rule picking an operation could contradict it
-        return _missing_operation(query, blocks, facts)
+        return replace(_missing_operation(query, blocks, facts), rule=MISSING_OPERATION)
     if not blocks:
         return Lead()
-    rules: tuple[Callable[[Query, Sequence[ContextBlock]], Lead], ...] = (
-        _api_authentication,
-        _shared_header,
-        _look_up_first,
-        _operations_per_api,
-        _asked_field,
-        _schema_asked,
-        lambda q, b: _about_an_operation(q, b, closest=gate == "partial"),
-        _from_documentation,
-    )
-    for rule in rules:
-        found = rule(query, blocks)
+    for name, rule in LEAD_RULES:
+        found = rule(query, blocks, gate)
         if found.sentence:
-            return found
+            return replace(found, rule=name)
     return Lead()
 
 
@@ -142,7 +159,7 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
     return Lead(text, scope=tuple(block.number for block in named), related=False)
 
 
-def _from_documentation(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _from_documentation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """A question no operation answers, asked of documentation sections: the sentence that states it and where it
     stands (`rag.generate.doc_lead`); the lines below come from that section."""
     sentence, detail, number = docs_lead(query, blocks)
@@ -161,7 +178,7 @@ def _api_title(block: ContextBlock) -> str:
     return api_name(chunk.api)
 
 
-def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"How do I authenticate with the Spotify Web API?": a question naming no operation is answered with the
     API's own schemes (the overview's), whatever operation ranked first; without the overview, with the
     schemes the first operation requires, said of the API."""
@@ -179,7 +196,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
                 quoted=False)
 
 
-def _shared_header(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"Which header selects the account on the HRIS endpoints?": a header question naming no operation is
     answered from the parameters the operations share (the conventions chunk), not from the first operation."""
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
@@ -220,7 +237,7 @@ def _header_kind(question: str) -> list[str]:
             if word not in shared and word not in stop_words() and len(word) > 2]
 
 
-def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _look_up_first(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"Play the album Kind of Blue by Miles Davis" with the API's lookup operation first (the lookup lift):
     "First find Kind of Blue, Miles Davis with GET /search (`q`) [1]; then GET /albums/{id} (Get Album) [2]"."""
     values = name_phrases(query.focus)
@@ -236,7 +253,7 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     return Lead(sentence + ".", operation=lookup.number)
 
 
-def _operations_per_api(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _operations_per_api(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"How do I list employees in the HRIS API and candidates in the ATS API?": the best-ranked operation of
     each API the question names, each cited; "Which APIs let me list users?": of each API among the blocks."""
     every = "which_apis" in query.analysis.asks
@@ -260,7 +277,7 @@ def _where(block: ContextBlock) -> str:
     return operation_label(chunk) if chunk.kind == "operation" else f"the {_schema_name(chunk)} schema"
 
 
-def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"What is the default of expires_in?": the field the question spells out, wherever it is among the
     blocks, with the kind of fact asked for (a default, a limit, allowed values)."""
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
@@ -284,7 +301,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
     return Lead()
 
 
-def _schema_asked(query: Query, blocks: Sequence[ContextBlock]) -> Lead:
+def _schema_asked(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """A question about a schema (named, or retrieved first): its required fields, or its fields, and the
     operations that use it."""
     question = query.focus
@@ -330,10 +347,12 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
     return (doing or operations or [None])[0]
 
 
-def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: bool = False) -> Lead:
+def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """The lead for a question about what an operation does or takes: the asked fact of the operation the
-    answer is about (`_asked_fact`), else which operation to use (`closest`: the closest match); then the
+    answer is about (`_asked_fact`), else which operation to use (a `partial` gate: the closest match, or the
+    likeliest operations); then the
     operation's facts a reader acts on."""
+    closest = gate == "partial"
     anchor = _anchor(query, blocks)
     if anchor is None or not _about(query, anchor, blocks):
         return Lead()
@@ -342,9 +361,12 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
     if not sentence and closest:
-        alternatives = _likeliest(anchor, blocks)
+        # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice, all
+        # on the resource the question names when one of them acts on it (an override's delete is no close match
+        # for deleting a schedule).
+        anchor, *alternatives = offered_operations(query, anchor, blocks)
+        chunk = anchor.chunk
         if alternatives:
-            # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.
             offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
             sentence = f"The likeliest operations are {', '.join(offered[:-1])} and {offered[-1]}."
             detail, said = operation_detail(anchor, stated, ())
@@ -358,21 +380,6 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], closest: b
     detail, said = operation_detail(anchor, stated, clearly_named)
     return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described),
                 operation=anchor.number)
-
-
-# How many operations a partial answer offers beside the first.
-ALTERNATIVES = 2
-
-
-def _likeliest(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
-    """The operations ranked after the anchor (another structural id each), at most `ALTERNATIVES`."""
-    seen = {anchor.chunk.covers[:1]}
-    found: list[ContextBlock] = []
-    for block in blocks:
-        if is_operation(block) and block.chunk.covers[:1] not in seen and len(found) < ALTERNATIVES:
-            seen.add(block.chunk.covers[:1])
-            found.append(block)
-    return found
 
 
 def _asked_fact(
@@ -435,3 +442,17 @@ def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:
     cues = asked_cues(query.focus, "auth")
     resource = path_words(chunk.path)
     return bool(cues) and all(question_words(cue) & resource for cue in cues)
+
+
+MISSING_OPERATION = "missing_operation"  # the lead of an established absence (`_missing_operation`), before any rule
+# The lead's rules, tried in this order; the first whose lead has a sentence makes the lead (its name is recorded).
+LEAD_RULES: tuple[tuple[str, LeadRule], ...] = (
+    ("api_authentication", _api_authentication),
+    ("shared_header", _shared_header),
+    ("look_up_first", _look_up_first),
+    ("operations_per_api", _operations_per_api),
+    ("asked_field", _asked_field),
+    ("schema_asked", _schema_asked),
+    ("about_an_operation", _about_an_operation),
+    ("from_documentation", _from_documentation),
+)

@@ -28,7 +28,7 @@ from rag.generate.context import (
     extract_references,
     resolve_references,
 )
-from rag.generate.prompts import answer_request, build_messages
+from rag.generate.prompts import about_the_lead, build_messages
 from rag.llm.base import ChatMessage, ChatModel, estimate_prompt_tokens
 from rag.tokens import estimate_tokens
 
@@ -293,7 +293,7 @@ class LLMGenerator:
         abstained = request.abstain_allowed and (parsed.abstained or starts_with_abstention(parsed.answer))
         answer = _abstention_answer(parsed.answer) if abstained else parsed.answer or EMPTY_ANSWER
         citations, dropped = resolve_references([*extract_references(parsed.answer), *parsed.references], blocks)
-        return Generation(
+        generation = Generation(
             answer=drop_unknown_markers(answer, blocks),
             abstained=abstained,
             citations=citations,
@@ -302,8 +302,8 @@ class LLMGenerator:
             tokens_in=response.tokens_in,
             tokens_out=response.tokens_out,
             generator=self.name,
-            request_example=None if abstained else answer_request(request, blocks),
         )
+        return about_the_lead(generation, request, blocks)
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         """Token events as the model writes (the ANSWERABLE line held back), then sources, then done."""
@@ -345,6 +345,5 @@ class LLMGenerator:
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             generator=self.name,
-            request_example=None if abstained else answer_request(request, blocks),
         )
-        yield StreamEvent("done", generation=generation)
+        yield StreamEvent("done", generation=about_the_lead(generation, request, blocks))

@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import RequestExample
-from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest
+from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest
 from rag.generate.context import ContextBlock, format_context
 from rag.generate.lead import lead_for
 from rag.llm.base import ChatMessage
@@ -109,9 +108,10 @@ KEY_FACTS_HEADING = "Key facts read from the documentation's structure (cited; s
 REQUEST_FACT = "A request that calls it (built from the spec; secrets are environment variables):"
 
 
-def answer_request(request: GenerationRequest, blocks: Sequence[ContextBlock]) -> RequestExample | None:
-    """The request example of the operation the extractive lead says the answer is about (None: none)."""
-    return lead_for(request.asked, blocks, request.facts, request.gate).request_example(blocks)
+def about_the_lead(generation: Generation, request: GenerationRequest, blocks: Sequence[ContextBlock]) -> Generation:
+    """The generation with what the extractive lead says the answer is about: the operation's request example, the
+    subject and the rule that fired (`Lead.applied`)."""
+    return lead_for(request.asked, blocks, request.facts, request.gate).applied(generation, blocks)
 
 
 def closing_parts(

@@ -128,9 +128,14 @@ class Generate:
         """The answer of a generation (a `reasoning` config without an LLM notes that it fell back)."""
         if self.reasoning and not generation.reasoning_steps and self.spec.is_extractive:
             trace.fall_back("no LLM: chain-of-thought verification skipped")
+        if generation.lead_rule:
+            trace.note(f"lead: {generation.lead_rule}")
         return Answer(generation), trace.events
 
     def _retrieval_only(self, state: PipelineState) -> Answer:
+        """The chunks as citations; the subject a follow-up continues is the first operation among them."""
         abstained = self.abstention and state.evidence.confidence == "abstain"
-        citations = [Citation.of(c.chunk) for c in state.evidence.chunks]
-        return Answer(Generation("", abstained, citations, generator="none (retrieval only)"))
+        chunks = state.evidence.chunks
+        citations = [Citation.of(c.chunk) for c in chunks]
+        subject = next((c.chunk.covers[0] for c in chunks if c.chunk.kind == "operation" and c.chunk.covers), "")
+        return Answer(Generation("", abstained, citations, generator="none (retrieval only)", subject=subject))

@@ -163,10 +163,11 @@ class Order:
         schemas left the top k for operations)."""
         trace, ranking, text = StageTrace(self.name), state.ranking, state.scope.query.text
         if not ranking.balanced:
-            return ranking.reordered(self._ordered(list(ranking.candidates), ranking.k, text, trace)), trace.events
+            ordered = self._ordered(list(ranking.candidates), ranking.k, text, trace)
+            return ranking.reordered(ordered, self.name), trace.events
         groups, others = ranking.rank_groups()
         ordered = self._ordered([c for group in groups for c in group], ranking.k, text, trace)
-        return ranking.reordered(balance_by_api(ordered, ranking.balanced, ranking.k) + others), trace.events
+        return ranking.reordered(balance_by_api(ordered, ranking.balanced, ranking.k) + others, self.name), trace.events
 
     def _ordered(self, ranked: list[RetrievedChunk], k: int, text: str, trace: StageTrace) -> list[RetrievedChunk]:
         ordered = demote_repeated_covers(ranked)
@@ -207,7 +208,7 @@ class LookupLift:
             lifted, note = lift_lookup(ranking.candidates, lookups, names_values, similarity, ranking.apis)
             if note:
                 trace.note(note)
-        return ranking.reordered(lifted), trace.events
+        return ranking.reordered(lifted, self.name), trace.events
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,8 @@ class KeepSubject:
                 return ranking, trace.events
             subject = RetrievedChunk(snapshot.chunks[ids[0]], {"subject": 1.0})
         trace.note(f"the conversation's subject {subject.chunk.title} leads: the follow-up names nothing of its own")
-        return ranking.reordered([subject, *(c for c in ranking.candidates if c is not subject)]), trace.events
+        led = [subject, *(c for c in ranking.candidates if c is not subject)]
+        return ranking.reordered(led, self.name), trace.events
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import ClassVar, Protocol, TypeVar
 from rag.facts import Fact
 from rag.generate.base import Generation
 from rag.query import Query
-from rag.results import AnswerResult, Confidence, RetrievedChunk
+from rag.results import AnswerResult, Confidence, RetrievedChunk, placed_ahead
 from rag.retrieve.context import QueryContext
 from rag.retrieve.intent import Intent
 
@@ -77,9 +77,10 @@ class Ranking:
     tokens: tuple[int, int] = (0, 0)
     ranker: str = ""
 
-    def reordered(self, candidates: Sequence[RetrievedChunk]) -> Ranking:
-        """The same ranking with its candidates in a new order."""
-        return replace(self, candidates=tuple(candidates))
+    def reordered(self, candidates: Sequence[RetrievedChunk], rule: str = "") -> Ranking:
+        """The same ranking with its candidates in a new order; a `rule` (a stage's name) that orders by something
+        else than their scores marks each candidate it put ahead of a higher-scored one (`placed_ahead`)."""
+        return replace(self, candidates=tuple(placed_ahead(candidates, rule) if rule else candidates))
 
     def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:
         """The candidates in the lists that are ranked among themselves, and the rest: one list for a
@@ -223,6 +224,7 @@ class PipelineState:
             fallbacks=[event.fallback for event in self.trace if event.fallback],
             pending=sorted({api for event in self.trace for api in event.pending}),
             request_example=None if generation.abstained else generation.request_example,
+            subject=generation.subject or self.scope.query.subject,
             query=self.scope.query,
         )
 

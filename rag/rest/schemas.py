@@ -18,6 +18,10 @@ class Message(BaseModel):
 
     role: Literal["user", "assistant"] = Field(description="who wrote it: user or assistant")
     content: str = Field(description="its text")
+    subject: str | None = Field(
+        default=None, description="an answer's `subject` as its result gave it (the structural id of the operation it "
+        "is about, \"\" for none): a follow-up continues that operation; without it, the operation the text names"
+    )
 
 
 class AskRequest(BaseModel):

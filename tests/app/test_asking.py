@@ -45,11 +45,14 @@ def test_stream_turn_passes_on_the_text_as_a_streaming_generator_writes_it(fixtu
     assert [r.answer for r in turn.results] == ["Hello world"]
 
 
-def test_conversation_history_uses_the_first_usable_answer() -> None:
+def test_conversation_history_uses_the_first_usable_answer_with_the_operation_it_is_about() -> None:
+    """The answer's subject (a structural id) goes with it: a follow-up reads it, not the answer's text."""
+    about = "hris.paths./unified/hris/employees.get"
     turn = Turn("first?", ["C0", "full"], False, "extractive", 5,
-                [AnswerResult("C0", "first?", errors=["x"]), AnswerResult("full", "first?", answer="the answer")])
+                [AnswerResult("C0", "first?", errors=["x"]),
+                 AnswerResult("full", "first?", answer="the answer", subject=about)])
     assert conversation_history([turn]) == [{"role": "user", "content": "first?"},
-                                            {"role": "assistant", "content": "the answer"}]
+                                            {"role": "assistant", "content": "the answer", "subject": about}]
 
 
 def test_each_configuration_continues_its_own_conversation() -> None:

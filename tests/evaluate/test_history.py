@@ -27,7 +27,8 @@ class ScriptedEngine:
 
     def run(self, question: str, config: Config, history=None, retrieval_only: bool = False) -> AnswerResult:  # type: ignore[no-untyped-def]
         self.seen.append((config.name, question, history))
-        return AnswerResult(config=config.name, question=question, answer=f"{config.name} says something about users")
+        return AnswerResult(config=config.name, question=question, answer=f"{config.name} says something about users",
+                            subject=f"iam.paths./unified/iam/users.get.{config.name}")
 
 
 def test_each_config_gets_its_own_earlier_answers_not_the_ideal_ones() -> None:
@@ -36,7 +37,8 @@ def test_each_config_gets_its_own_earlier_answers_not_the_ideal_ones() -> None:
         history = replayed_history(engine, HISTORY, PRESETS[name], retrieval_only=False)
         assert history == [
             {"role": "user", "content": "How do I list the users of the IAM API?"},
-            {"role": "assistant", "content": f"{name} says something about users"},
+            {"role": "assistant", "content": f"{name} says something about users",
+             "subject": f"iam.paths./unified/iam/users.get.{name}"},  # as the app keeps it
         ]
     assert [(name, asked) for name, asked, _ in engine.seen] == [
         ("C0", "How do I list the users of the IAM API?"),

@@ -488,3 +488,45 @@ def test_a_confident_answer_names_one_operation_however_close_the_next_scores() 
     found = lead_for("How do I start a connect session?", build_context(candidates, 4000))
     assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]" and found.scope == (1,)
 
+
+
+def pagerduty(method: str, path: str, summary: str) -> Chunk:
+    chunk = make_chunk(f"pagerduty.paths.{path}.{method}", f"{method.upper()} {path}  [pagerduty API]",
+                       kind="operation")
+    return replace(chunk, method=method, path=path, summary=summary)
+
+
+DELETE_OVERRIDE = pagerduty("delete", "/schedules/{id}/overrides/{override_id}", "Delete an override")
+DELETE_SCHEDULE = pagerduty("delete", "/schedules/{id}", "Delete a schedule")
+GET_SCHEDULE = pagerduty("get", "/schedules/{id}", "Get a schedule")
+LIST_OVERRIDES = pagerduty("get", "/schedules/{id}/overrides", "List overrides")
+
+
+def test_a_partial_answer_offers_only_operations_on_the_resource_the_question_names() -> None:
+    """Issue 45 (PagerDuty): an override's delete is no close match for deleting a schedule. When an operation
+    among the blocks acts on the resource the question names, only such operations are offered, the alternatives
+    on the same resource; a question naming none of their resources is offered the ranked ones as before."""
+    context = build_context(retrieved(DELETE_OVERRIDE, LIST_OVERRIDES, DELETE_SCHEDULE, GET_SCHEDULE), 4000)
+    found = lead_for("How do I remove a schedule?", context, gate="partial")
+    assert found.sentence == ("The likeliest operations are DELETE /schedules/{id} (Delete a schedule) [3] and "
+                              "GET /schedules/{id} (Get a schedule) [4].")
+    assert found.operation == 3 and "overrides" not in found.sentence
+    alone = lead_for("How do I remove a schedule?", build_context(retrieved(DELETE_OVERRIDE, DELETE_SCHEDULE), 4000),
+                     gate="partial")
+    assert alone.sentence.startswith("The closest match is DELETE /schedules/{id} (Delete a schedule). [2]")
+    unnamed = lead_for("Tell me something", context, gate="partial")
+    assert unnamed.sentence.startswith("The likeliest operations are DELETE /schedules/{id}/overrides/{override_id}")
+
+
+def test_the_rule_that_made_the_lead_is_named() -> None:
+    """The lead's rules are a named table; the lead says which one made it (the generate stage notes it)."""
+    from rag.generate.lead import LEAD_RULES
+
+    names = [name for name, _ in LEAD_RULES]
+    assert len(names) == len(set(names)) and names[-1] == "from_documentation"
+    context = build_context(retrieved(SESSIONS), 4000)
+    assert lead_for("What is the default of expires_in?", context).rule == "asked_field"
+    assert lead_for("How do I start a connect session?", context).rule == "about_an_operation"
+    assert lead_for("How do I create a course?", build_context(retrieved(list_courses()), 4000),
+                    (MissingWrite("create", "course", ("post",), (list_courses(),)),)).rule == "missing_operation"
+    assert lead_for("Tell me something", []).rule == ""

@@ -19,6 +19,7 @@ from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.build import LOCAL_CONTEXT_TOKENS
 from rag.pipeline.query_stages import Embed
+from rag.query import Query
 from rag.rerank.calibration import FirstPlace
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
@@ -201,3 +202,19 @@ def test_a_stream_that_fails_is_an_error(people_shop_index: Index) -> None:
     stage = engine_with(people_shop_index, failing).pipeline(state.settings).generate
     events, (answer, _) = drained(stage.stream(state))
     assert events == [] and answer.errors == ("generation with extractive failed: boom",)
+
+
+def test_the_extractive_lead_names_its_rule_in_the_trace_and_its_operation_is_the_subject(
+    people_shop_index: Index,
+) -> None:
+    """The generate stage notes which lead rule fired (`lead: about_an_operation`, in the app's notes and the
+    evaluation records); the result's subject is the operation the answer is about, else the conversation's."""
+    orders = replace(make_chunk("shop.paths./orders.get", "GET /orders  [shop API]", kind="operation"),
+                     method="get", path="/orders", summary="List orders")
+    engine = Engine(people_shop_index, default_llm="extractive")
+    state = run(state_for("How do I list orders?", top=retrieved(orders)), engine, Generate)
+    assert notes_of(state, "generate") == ["lead: about_an_operation"]
+    assert state.to_result().subject == "shop.paths./orders.get"
+    carried = Query("What is the weather?", subject="shop.paths./orders.get")
+    schema_only = run(state_for(carried, top=retrieved(make_chunk("a.components.S", "s"))), engine, Generate)
+    assert schema_only.to_result().subject == "shop.paths./orders.get"
