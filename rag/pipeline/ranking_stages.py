@@ -15,11 +15,18 @@ from rag.facts import Fact, RemovedWrite
 from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
+from rag.query import Query
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
-from rag.retrieve.ordering import balance_by_api, demote_repeated_covers, interleave_by_api, schemas_last
+from rag.retrieve.ordering import (
+    balance_by_api,
+    demote_repeated_covers,
+    interleave_by_api,
+    schemas_last,
+    shared_headers_in_top,
+)
 from rag.retrieve.retrievers import Retriever
 from rag.retrieve.short_texts import OperationTexts
 from rag.versions.asked import removed_writes
@@ -161,23 +168,29 @@ class Order:
     def run(self, state: PipelineState) -> Step[Ranking]:
         """The ranking with its candidates in their final order before the lookup lift (a note says how many
         schemas left the top k for operations)."""
-        trace, ranking, text = StageTrace(self.name), state.ranking, state.scope.query.text
+        trace, ranking, query = StageTrace(self.name), state.ranking, state.scope.query
         if not ranking.balanced:
-            ordered = self._ordered(list(ranking.candidates), ranking.k, text, trace)
+            ordered = self._ordered(list(ranking.candidates), ranking.k, query, trace)
             return ranking.reordered(ordered, self.name), trace.events
         groups, others = ranking.rank_groups()
-        ordered = self._ordered([c for group in groups for c in group], ranking.k, text, trace)
+        ordered = self._ordered([c for group in groups for c in group], ranking.k, query, trace)
         return ranking.reordered(balance_by_api(ordered, ranking.balanced, ranking.k) + others, self.name), trace.events
 
-    def _ordered(self, ranked: list[RetrievedChunk], k: int, text: str, trace: StageTrace) -> list[RetrievedChunk]:
+    def _ordered(self, ranked: list[RetrievedChunk], k: int, query: Query, trace: StageTrace) -> list[RetrievedChunk]:
         ordered = demote_repeated_covers(ranked)
         if not self.schemas_last:
             return ordered
-        reordered = schemas_last(ordered, text)
+        reordered = schemas_last(ordered, query.text)
         moved = {id(c) for c in ordered[:k]} - {id(c) for c in reordered[:k]}
         if moved:
             trace.note(f"schemas after operations: {len(moved)} schema chunk(s) left the top {k} for operations "
                        "(a schema the question names by its identifier keeps its place)")
+        if "header" in query.analysis.asks:
+            with_shared = shared_headers_in_top(reordered, k)
+            if with_shared != reordered:
+                trace.note(f"a header question: the chunk stating the headers the API's operations share joined the "
+                           f"top {k}")
+            reordered = with_shared
         return reordered
 
 

@@ -102,3 +102,16 @@ def names_schema(question: str, covers: Sequence[str]) -> bool:
         if _COMPOUND.search(name) and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w|\.\w)", question):
             return True
     return False
+
+
+def shared_headers_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[RetrievedChunk]:
+    """For a question asking about a header: the best-ranked API-wide chunk that states headers the operations
+    share (an overview kind with header parameters: the conventions chunk) at the last place of the top `k` when it
+    ranked below; the ranking unchanged otherwise. Which header an API's operations share is said once for the API,
+    and no operation's chunk says that it is shared."""
+    shared = next((c for c in ranked if c.chunk.kind == "overview"
+                   and any(p.location == "header" for p in c.chunk.parameters)), None)
+    if shared is None or k < 1 or any(c is shared for c in ranked[:k]):
+        return list(ranked)
+    rest = [c for c in ranked if c is not shared]
+    return [*rest[: k - 1], shared, *rest[k - 1:]]

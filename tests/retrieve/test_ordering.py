@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rag.retrieve.ordering import balance_by_api, names_schema, schemas_last
+from rag.chunk import FieldFacts
+from rag.retrieve.ordering import balance_by_api, names_schema, schemas_last, shared_headers_in_top
 from tests.fakes import make_chunk, retrieved
 
 
@@ -57,3 +58,17 @@ def test_only_an_identifier_names_a_schema_not_a_plain_word() -> None:
     assert not names_schema("what statuses can a linked account be in?", schema("LinkedAccount"))
     assert not names_schema("the status of api.v2010.account.message", schema("api.v2010.account"))
     assert not names_schema("listspaginated", schema("ListsPaginated"))
+
+
+def test_a_header_question_gets_the_chunk_of_shared_headers_into_the_top_k() -> None:
+    """The conventions chunk (an overview stating a header every operation takes) takes the last place of the top
+    k when it ranked below; one already in the top k, or none in the pool, leaves the order as it was."""
+    header = FieldFacts("x-account-id", "string", "header", flags=("required",))
+    conventions = make_chunk("hris.conventions", "hris API conventions", kind="overview", parameters=(header,))
+    overview = make_chunk("hris.overview", "hris API", kind="overview")
+    ops = [make_chunk(f"hris.paths./things/{n}.get", f"GET /things/{n}", kind="operation") for n in range(5)]
+    ranked = retrieved(*ops[:4], overview, ops[4], conventions)
+    moved = [c.chunk for c in shared_headers_in_top(ranked, 5)]
+    assert moved == [*ops[:4], conventions, overview, ops[4]]
+    assert [c.chunk for c in shared_headers_in_top(retrieved(conventions, *ops), 5)] == [conventions, *ops]
+    assert [c.chunk for c in shared_headers_in_top(retrieved(*ops, overview), 3)] == [*ops, overview]
