@@ -88,12 +88,14 @@ def test_paging_through_employees_is_the_list_operation(stackone_index: Index) -
     assert first(engine, "How do I page through employees?") == "hris.paths./unified/hris/employees.get"
 
 
-def test_a_partial_answer_offers_only_operations_on_the_resource_asked_about(pagerduty: Engine) -> None:
-    """Issue 45: an override's delete is no close match for getting rid of a schedule. A partial answer offers the
-    likeliest operations on schedules only (the overrides' operations rank among the candidates too)."""
+def test_a_partial_answer_offers_the_likeliest_operations_in_the_rankings_order(pagerduty: Engine) -> None:
+    """Below 0.5 the answer does not pick: it offers the first three operations of the learned order, the delete of
+    a schedule among them (offering only operations on the resource the question names lowered lead recall on
+    our tuning sets and on the blinded ones)."""
     result = pagerduty.run("how do I get rid of an on-call schedule?", FULL)
     assert result.confidence == "partial" and "lead: about_an_operation" in result.notes
     lead = result.answer.splitlines()[0]
     assert lead.startswith("The likeliest operations are ") and "DELETE /schedules/{id} (Delete a schedule)" in lead
-    assert "overrides" not in lead
-    assert any("/overrides" in (c.chunk.path or "") for c in result.pool)
+    operations = [c.chunk for c in result.chunks if c.chunk.kind == "operation"]
+    offered = [f"{c.method.upper()} {c.path}" for c in operations[:3]]
+    assert [lead.index(label) for label in offered] == sorted(lead.index(label) for label in offered), lead

@@ -361,10 +361,8 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
     anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
     if not sentence and closest:
-        # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice, all
-        # on the resource the question names when one of them acts on it (an override's delete is no close match
-        # for deleting a schedule).
-        anchor, *alternatives = offered_operations(query, anchor, blocks)
+        # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.
+        anchor, *alternatives = offered_operations(anchor, blocks)
         chunk = anchor.chunk
         if alternatives:
             offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
