@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 from rag.errors import IngestError
 from rag.ingest.loader import MAX_EXPANDED_NODES, decode_text, parse_structured
-from rag.ingest.refs import escape_pointer_token, unescape_pointer_token
+from rag.ingest.refs import MISSING, escape_pointer_token, follow_pointer, unescape_pointer_token
 
 MAX_INLINE_DEPTH = 64  # files copied into each other, one inside the next
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -175,15 +175,9 @@ class _Bundler:
 
     def node_at(self, path: str, pointer: str, ref: str, current: str) -> Any:
         """The node a pointer names in a file; IngestError when the file has no such place."""
-        node = self.load(path, current, ref)
-        for raw in pointer.split("/")[1:] if pointer.strip("/") else []:
-            token = unescape_pointer_token(raw)
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                raise IngestError(self.where(current), f"$ref {ref!r}: {path} has no #{pointer}")
+        node = follow_pointer(self.load(path, current, ref), pointer if pointer.strip("/") else "")
+        if node is MISSING:
+            raise IngestError(self.where(current), f"$ref {ref!r}: {path} has no #{pointer}")
         return node
 
     def copy(self, node: Any, current: str, schema: bool, trail: tuple[str, ...]) -> Any:

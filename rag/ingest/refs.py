@@ -10,12 +10,26 @@ from rag.ingest.loader import document_nodes
 
 LOCAL_PREFIX = "#/"
 SCHEMA_PREFIX = "#/components/schemas/"
-_MISSING = object()
+MISSING = object()  # what `follow_pointer` returns for a place a document does not have
 
 
 def escape_pointer_token(token: str) -> str:
     """Escape one JSON-pointer token (RFC 6901: `~` → `~0`, `/` → `~1`)."""
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def follow_pointer(node: Any, pointer: str) -> Any:
+    """The node a JSON pointer (`/components/schemas/Pet`; "" for `node` itself) names below `node`, each token
+    unescaped (RFC 6901); `MISSING` when there is no such place."""
+    for raw in pointer.split("/")[1:] if pointer else []:
+        token = unescape_pointer_token(raw)
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return MISSING
+    return node
 
 
 def unescape_pointer_token(token: str) -> str:
@@ -66,25 +80,16 @@ class RefResolver:
         if ref in self._cache:
             return self._cache[ref]
         node = self._walk(ref)
-        if node is _MISSING and "%" in ref:  # a URI fragment may be percent-encoded (RFC 6901, section 6)
+        if node is MISSING and "%" in ref:  # a URI fragment may be percent-encoded (RFC 6901, section 6)
             node = self._walk(unquote(ref))
-        if node is _MISSING:
+        if node is MISSING:
             self.unresolved.add(ref)
             return None
         self._cache[ref] = node
         return node
 
     def _walk(self, ref: str) -> Any:
-        node: Any = self.document
-        for raw in ref[2:].split("/") if ref != "#" else []:
-            token = unescape_pointer_token(raw)
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return _MISSING
-        return node
+        return follow_pointer(self.document, ref[1:])
 
     def check_all(self) -> None:
         """Look up every `$ref` in the document once, so that each external or broken ref is
