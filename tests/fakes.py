@@ -142,7 +142,7 @@ class FakeBooster:
     weights: tuple[tuple[str, float], ...]
     bias: float = 0.0
 
-    def predict(self, features: Any, pred_contrib: bool = False, num_threads: int = 1) -> Any:
+    def predict(self, features: Any, pred_contrib: bool = False, raw_score: bool = False, num_threads: int = 1) -> Any:
         """Per row: the contributions (each feature's value × weight, the bias last), or their sum."""
         import numpy as np
 

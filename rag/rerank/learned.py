@@ -110,24 +110,29 @@ def load_booster(path: Path = MODEL_FILE) -> Any:
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate list's model scores and, per candidate, each feature's contribution to its score."""
+    """A candidate list's model scores; each feature's contribution to one candidate's score on demand (TreeSHAP
+    costs tens of milliseconds for a whole list, a millisecond or two for one row)."""
 
     scores: np.ndarray
-    contributions: np.ndarray
+    features: np.ndarray
+    booster: Any = field(repr=False, default=None)
+
+    def contributions(self, row: int) -> np.ndarray:
+        """Each feature's contribution to the score of `row` (the last column is the bias; they sum to its score)."""
+        return np.asarray(self.booster.predict(self.features[row: row + 1], pred_contrib=True, num_threads=1))[0]
 
     def deciding_features(self, row: int, count: int = 3) -> list[tuple[str, float]]:
         """The features that added most to one candidate's score, with what each added."""
-        values = self.contributions[row, : len(FEATURE_NAMES)]
+        values = self.contributions(row)[: len(FEATURE_NAMES)]
         order = np.argsort(-values)[:count]
         return [(FEATURE_NAMES[i], float(values[i])) for i in order if values[i] > 0]
 
 
 def score_features(booster: Any, features: np.ndarray) -> Scored:
-    """The model's score of each row and each feature's contribution (the last column is the bias)."""
+    """The model's score of each row (its raw ranking score)."""
     if len(features) == 0:
-        return Scored(np.zeros(0), np.zeros((0, len(FEATURE_NAMES) + 1)))
-    contributions = np.asarray(booster.predict(features, pred_contrib=True, num_threads=1))
-    return Scored(contributions.sum(axis=1), contributions)
+        return Scored(np.zeros(0), features, booster)
+    return Scored(np.asarray(booster.predict(features, raw_score=True, num_threads=1)), features, booster)
 
 
 @dataclass(frozen=True)
