@@ -84,13 +84,13 @@ policy = st.radio(
 count = len(files or [])
 if st.button(f"Index {count} file(s)" if count else "Index files", type="primary", disabled=not count,
              icon=":material/upload:", key="index_button"):
-    bar = st.progress(0.0, text="Starting…")
+    progress = ui.progress_bar("Starting…")
     with st.spinner("Indexing…", show_time=True):
         reports = ingest_uploads(
             index,
             [(upload.name, upload.getvalue()) for upload in files or []],
             policy,  # type: ignore[arg-type]
-            progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+            progress=progress,
             defer=set_aside_strategies(),  # C0's naive chunks: embedded in the background after the warm-up
         )
     if any(report.status in ("added", "replaced") for report in reports):
@@ -132,10 +132,9 @@ spec_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="spec_url_allow
                            "192.168.x, 169.254.x) is fetched only when this is ticked")
 if right.button("Fetch and index", icon=":material/cloud_download:", disabled=not (spec_url or "").strip(),
                 key="spec_url_button"):
-    bar = st.progress(0.0, text="Fetching…")
+    progress = ui.progress_bar("Fetching…")
     with st.spinner("Fetching and indexing…", show_time=True):
-        report = ingest_spec_url(index, spec_url, spec_private,
-                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+        report = ingest_spec_url(index, spec_url, spec_private, progress=progress,
                                  defer=set_aside_strategies())  # C0's naive chunks: embedded in the background
     if report.status in ("added", "replaced"):
         warm_up_in_background(engine)
@@ -160,11 +159,10 @@ allow_private = st.checkbox(ALLOW_PRIVATE_LABEL, value=False, key="crawl_allow_p
                             "192.168.x, 169.254.x) is crawled only when this is ticked")
 if st.button("Crawl and index", icon=":material/travel_explore:", disabled=not (site_url or "").strip(),
              key="crawl_button"):
-    bar = st.progress(0.0, text="Reading robots.txt and the sitemap…")
+    progress = ui.progress_bar("Reading robots.txt and the sitemap…")
     try:
         with st.spinner("Crawling…", show_time=True):
-            crawled = crawl_into(index, site_url, int(max_pages), allow_private,
-                                 progress=lambda fraction, text: bar.progress(min(1.0, fraction), text=text),
+            crawled = crawl_into(index, site_url, int(max_pages), allow_private, progress=progress,
                                  name=site_name or "")
     except RagError as error:
         st.session_state["crawl_error"] = str(error)

@@ -7,7 +7,7 @@ st.code, st.json or st.dataframe, and `unsafe_allow_html` is never used.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -483,3 +483,9 @@ def config_caption(configs: Mapping[str, Config], names: Sequence[str]) -> str:
         for name in names
         if name in configs
     )
+
+
+def progress_bar(text: str) -> Callable[[float, str], None]:
+    """A progress bar showing `text`, and the callback that moves it (a fraction, clamped to 1, and its text)."""
+    bar = st.progress(0.0, text=text)
+    return lambda fraction, label: bar.progress(min(1.0, fraction), text=label)
