@@ -100,7 +100,6 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
     st.rerun()
 
 
-
 def show_reports(title: str, reports: list[IngestReport]) -> None:
     """What an upload or a fetch did: a line per document, the table, a link to ask about it."""
     with st.container(border=True):

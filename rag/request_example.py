@@ -14,7 +14,8 @@ from urllib.parse import quote
 from rag.chunk import RequestExample, SecurityFacts
 
 FILE_PLACEHOLDER = "<path to file>"
-_JSON_MEDIA = re.compile(r"^application/(?:[\w.+-]*\+)?json\b|/json$", re.I)
+JSON_MEDIA = re.compile(  # a JSON media type: application/json, application/vnd.x+json, text/json
+    r"^application/(?:[\w.+-]*\+)?json\b|/json$", re.I)
 _FORM = "application/x-www-form-urlencoded"
 _MULTIPART = "multipart/form-data"
 _PLAIN_FORM_VALUE = re.compile(r"^[\w.~:/@<>-]*$")  # sent as it is by `curl -d`; anything else is URL-encoded
@@ -133,7 +134,7 @@ def _curl_body(example: RequestExample) -> list[str]:
         return [header] + [
             f"-d {_single_quoted(f'{name}={text}')}" if _PLAIN_FORM_VALUE.match(text)
             else f"--data-urlencode {_single_quoted(f'{name}={text}')}" for name, text in form_pairs(value)]
-    if _JSON_MEDIA.search(media) or not isinstance(value, str):
+    if JSON_MEDIA.search(media) or not isinstance(value, str):
         text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")  # under the option
         return [header, f"-d {_single_quoted(text)}"]
     if "octet-stream" in media or value == "<file>":
@@ -240,7 +241,7 @@ def _python_body(example: RequestExample, value: Any) -> list[str]:
             found.append("files={" + ", ".join(f'{_string(name)}: open("{FILE_PLACEHOLDER}", "rb")' for name in files)
                          + "}")
         return found
-    if _JSON_MEDIA.search(media) or not isinstance(value, str):
+    if JSON_MEDIA.search(media) or not isinstance(value, str):
         return [f"json={_literal(value, 4)}"]
     if "octet-stream" in media or value == "<file>":
         return [f'content=open("{FILE_PLACEHOLDER}", "rb").read()']

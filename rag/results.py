@@ -148,9 +148,7 @@ def readable_id(structural_id: str) -> str:
 def source_label(chunk: Chunk) -> str:
     """How a reader names a chunk: a documentation section by its heading path and page (`Webhooks > Retries —
     https://docs.acme.test/webhooks.html`), anything else by its structural id read as words (`readable_id`)."""
-    if chunk.kind == "doc" and chunk.section_path:
-        return f"{chunk.section_path} — {chunk.source}" if chunk.source else chunk.section_path
-    return readable_id(chunk.covers[0] if chunk.covers else chunk.chunk_id)
+    return Citation.of(chunk).label
 
 
 @dataclass(frozen=True)

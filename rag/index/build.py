@@ -168,7 +168,8 @@ def ingest_fetched_spec(index: Index, fetched: FetchedSpec, version: str | None 
         parsed = replace(parse_document(fetched.name, fetched.data, api=api, version=version), source=fetched.url)
     except IngestError as error:
         return IngestReport(fetched.url, "error", message=f"{fetched.url}: {error.problem}")
-    earlier = [r for r in index.documents() if r.doc_type == "openapi"
+    records = index.documents()
+    earlier = [r for r in records if r.doc_type == "openapi"
                and (r.source == fetched.url or r.source.startswith(fetched.url + "@"))]
     same = [r for r in earlier if r.content_hash == parsed.content_hash]
     if same:
@@ -179,7 +180,7 @@ def ingest_fetched_spec(index: Index, fetched: FetchedSpec, version: str | None 
                                     f"unchanged: the content is that of version {record.api_version}")
         parsed = replace(parsed, api_version=record.api_version, labelled=record.source != fetched.url)
     elif earlier:
-        taken = {r.api_version for r in index.documents() if r.api == parsed.api}
+        taken = {r.api_version for r in records if r.api == parsed.api}
         label = next((c for c in (version, parsed.spec_version, time.strftime("%Y-%m-%d"),
                                   time.strftime("%Y-%m-%dT%H%M%S")) if c and c not in taken), None)
         parsed = replace(parsed, api_version=label or parsed.api_version, labelled=True)

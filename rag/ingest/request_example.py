@@ -23,6 +23,7 @@ from rstr import Rstr
 from rag.chunk import RequestExample, SecurityFacts
 from rag.ingest.refs import RefResolver
 from rag.ingest.spec import Operation, parameter_schema
+from rag.request_example import JSON_MEDIA
 
 PLACEHOLDER_HOST = "https://<host>"
 MAX_DEPTH = 12  # nesting of a body sample; deeper required objects are left empty
@@ -54,7 +55,6 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,), "null": (type(None),),
 }
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
-_JSON_MEDIA = re.compile(r"^application/(?:[\w.+-]*\+)?json\b|/json$", re.I)
 
 
 def fits(value: Any, schema: dict[str, Any]) -> bool:
@@ -425,15 +425,16 @@ def request_body(resolver: RefResolver, operation: Operation, sampler: Sampler) 
     content = body.get("content") if isinstance(body, dict) else None
     if not isinstance(content, dict) or not content:
         return "", "", ()
-    media_type = next((str(m) for m in content if _JSON_MEDIA.search(str(m))), str(next(iter(content))))
+    media_type = next((str(m) for m in content if JSON_MEDIA.search(str(m))), str(next(iter(content))))
     media = content[media_type] if isinstance(content[media_type], dict) else {}
     schema = media.get("schema") if isinstance(media.get("schema"), dict) else {}
     value = sampler.value(schema, "body")
     if value == {}:  # a body that requires nothing: its first fields show what it takes
         value = sampler.first_fields(schema, SHOWN_OPTIONAL_FIELDS)
     files: tuple[str, ...] = ()
-    if isinstance(value, dict) and not _JSON_MEDIA.search(media_type):
+    if isinstance(value, dict) and not JSON_MEDIA.search(media_type):
         properties = sampler.flattened(schema)[0].get("properties", {})
-        files = tuple(name for name in value if sampler.flattened(properties.get(name, {}))[0].get("format") in (
-            "binary", "base64") or sampler.flattened(properties.get(name, {}))[0].get("contentMediaType"))
+        fields = {name: sampler.flattened(properties.get(name, {}))[0] for name in value}
+        files = tuple(name for name, field in fields.items()
+                      if field.get("format") in ("binary", "base64") or field.get("contentMediaType"))
     return media_type, json.dumps(value, ensure_ascii=False), files
