@@ -15,7 +15,7 @@ from rag.errors import RagError
 from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import PipelineState, Ranking, Scope, StageTrace, Step
-from rag.rerank.calibration import Calibrator, FirstPlace, first_place, load_calibrator
+from rag.rerank.calibration import FirstPlace, first_place, load_calibrator
 from rag.rerank.features import QuestionSignals, question_signals
 from rag.rerank.learned import LearnedRanker, RankerUnavailable, RankingInputs, load_booster
 from rag.results import RetrievedChunk
@@ -81,10 +81,10 @@ class LearnedRank:
             signals = signals_of(scope)
             vector = scope.context.query_vector(scope.query.text)
             reranked: list[RetrievedChunk] = []
-            for group in groups:
-                ordered, explanation = ranker.rank(signals, vector, group)
+            for group in groups:  # the trace explains the first group's first place (SHAP costs a predict)
+                ordered, explanation = ranker.rank(signals, vector, group, explain=group is groups[0])
                 reranked += ordered
-                if explanation is not None and group is groups[0]:
+                if explanation is not None:
                     trace.note(explanation.note())
         return replace(ranking.reordered(reranked + others), ranker=LEARNED), trace.events
 
@@ -94,12 +94,12 @@ CONFIDENCE_POOL = 30
 
 
 def first_place_confidence(
-    state: PipelineState, ranker_for: Callable[[Snapshot], LearnedRanker], calibrator: Calibrator | None = None
+    state: PipelineState, ranker_for: Callable[[Snapshot], LearnedRanker]
 ) -> tuple[float, FirstPlace] | None:
     """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
     from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
-    the pool in its order (`ranker_for`). `calibrator` turns them into a probability (the shipped one by
-    default). None when there is nothing to rank or no model."""
+    the pool in its order (`ranker_for`), made a probability by the shipped calibration. None when there is
+    nothing to rank or no model."""
     pool = list(state.evidence.pool[:CONFIDENCE_POOL])
     if not pool:
         return None
@@ -112,6 +112,6 @@ def first_place_confidence(
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:
             return None
-        return (calibrator or load_calibrator()).probability(place), place
+        return load_calibrator().probability(place), place
     except RagError:
         return None

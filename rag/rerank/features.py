@@ -18,11 +18,10 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.chunk import KINDS, Chunk, is_item_path, operation_path, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, readable_name, stop_words, tokenize, word_forms
@@ -30,7 +29,6 @@ from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.write_check import write_target
 
-KINDS = ("operation", "schema", "overview", "doc", "change")
 # How the question asks for fields, for an operation, for authentication (HTTP's own vocabulary, not a corpus's).
 _ASKS_FIELDS = re.compile(r"\b(fields?|propert(?:y|ies)|schema|model|object|enums?|types?|values|statuses)\b", re.I)
 _ASKS_OPERATION = re.compile(r"\b(endpoints?|routes?|operations?|api calls?|urls?)\b", re.I)
@@ -124,7 +122,7 @@ def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[
         names_values=names_values,
         follow_up=query.follows_up,
         subject=query.subject,
-        subject_path=_resource_path(query.subject.partition(".paths.")[2].rpartition(".")[0]),
+        subject_path=_resource_path(operation_path(query.subject)),
     )
 
 
@@ -218,11 +216,6 @@ def described(chunk: Chunk) -> bool:
     return bool(chunk.summary.strip() or chunk.description.strip())
 
 
-@lru_cache(maxsize=65536)
-def _method_target(method: str, path: str) -> tuple[str, frozenset[str]]:
-    return write_target(method, path)
-
-
 def resource_score(resource: str, signals: QuestionSignals, forms: frozenset[str]) -> float:
     """1 when the question names the operation's resource, 0.5 for one long word of a compound resource
     (`time_off` ← "time"), else 0."""
@@ -301,7 +294,7 @@ def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms:
     api_named = float(chunk.api in signals.named_apis)
     if chunk.kind != "operation" or not chunk.path:
         return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, identifiers, api_named, 0.0, 0.0, 0.0, 0.0, 0.0)
-    resource, methods = _method_target(chunk.method or "", chunk.path)
+    resource, methods = write_target(chunk.method or "", chunk.path)
     prefixes = profile.prefixes.get(chunk.api, frozenset())
     named = sum(1 for word in words.parents if word_forms(word) & forms)
     segments = [s for s in resource_segments(chunk.path) if s not in prefixes]

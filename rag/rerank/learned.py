@@ -158,7 +158,6 @@ class LearnedRanker:
 
     inputs: RankingInputs
     booster: Any
-    name: str = "learned"
 
     def _scored_copies(
         self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
@@ -173,14 +172,17 @@ class LearnedRanker:
         return copies, scored
 
     def rank(
-        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk],
+        explain: bool = True,
     ) -> tuple[list[RetrievedChunk], Explanation | None]:
         """The candidates (copies) best first, each with its `rerank` score, its exact `vector` similarity and
-        its short texts' similarities (`lead`, `name`); and why the first leads."""
+        its short texts' similarities (`lead`, `name`); and, with `explain`, why the first leads."""
         if not candidates:
             return [], None
         copies, scored = self._scored_copies(signals, query_vector, candidates)
         ordered = apply_scores(copies, [float(s) for s in scored.scores])
+        if not explain:
+            return ordered, None
         best = int(np.argmax(scored.scores))
         others = [float(s) for i, s in enumerate(scored.scores) if i != best]
         explanation = Explanation(
