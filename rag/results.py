@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from rag.chunk import Chunk, RequestExample
 from rag.errors import RagError
 from rag.query import Query
@@ -41,18 +43,23 @@ def placed_ahead(chunks: Sequence[RetrievedChunk], rule: str) -> list[RetrievedC
 
 def _longest_falling(scores: Sequence[float]) -> set[int]:
     """The places of a longest run of `scores` (not necessarily adjacent) that never rises: the chunks a reorder
-    left in score order; the others are the ones it moved (the fewest that explain the new order)."""
-    length = [1] * len(scores)
-    before: list[int | None] = [None] * len(scores)
-    for later in range(len(scores)):
-        for earlier in range(later):
-            if scores[earlier] >= scores[later] and length[earlier] + 1 > length[later]:
-                length[later], before[later] = length[earlier] + 1, earlier
+    left in score order; the others are the ones it moved (the fewest that explain the new order). Of equally long
+    runs, the one ending last (a tie: the lift is marked), each place reached from the first earlier one possible."""
+    values = np.asarray(scores, dtype=float)
+    if not len(values) or bool(np.all(values[:-1] >= values[1:])):
+        return set(range(len(values)))
+    length = np.ones(len(values), dtype=int)
+    before = np.full(len(values), -1)
+    for later in range(1, len(values)):
+        reachable = np.where(values[:later] >= values[later], length[:later], 0)
+        earlier = int(np.argmax(reachable))
+        if reachable[earlier]:
+            length[later], before[later] = reachable[earlier] + 1, earlier
+    place = len(values) - 1 - int(np.argmax(length[::-1]))
     kept: set[int] = set()
-    place = max(range(len(scores)), key=lambda n: (length[n], n), default=None)  # a tie: the lift is marked
-    while place is not None:
+    while place >= 0:
         kept.add(place)
-        place = before[place]
+        place = int(before[place])
     return kept
 
 

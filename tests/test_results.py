@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from rag.chunk import RequestExample
 from rag.request_example import curl_command
 from rag.results import AnswerResult, Citation, RetrievedChunk, order_labels, placed_ahead, render_result
@@ -90,3 +92,19 @@ def test_the_scores_shown_fall_with_rank_after_every_stage() -> None:
     assert shown_scores(twice) == sorted(shown_scores(twice), reverse=True) and len(shown_scores(twice)) == 5
     demoted = placed_ahead([*in_order[1:], in_order[0]], "order")
     assert [c.placed_by for c in demoted] == ["", "", "", "", "", "order"]
+
+
+def test_the_kept_places_are_a_longest_run_that_never_rises() -> None:
+    """`placed_ahead` marks the fewest chunks: what it keeps is a longest non-rising run, on orders with ties too."""
+    from rag.results import _longest_falling
+
+    generator = random.Random(7)
+    for _ in range(300):
+        scores = [generator.choice((0.1, 0.2, 0.3, 0.4)) if generator.random() < 0.5 else generator.random()
+                  for _ in range(generator.randint(0, 25))]
+        kept = sorted(_longest_falling(scores))
+        assert all(scores[a] >= scores[b] for a, b in zip(kept, kept[1:], strict=False))
+        longest = [1] * len(scores)  # the longest non-rising run ending at each place
+        for later in range(len(scores)):
+            longest[later] += max((longest[e] for e in range(later) if scores[e] >= scores[later]), default=0)
+        assert len(kept) == max(longest, default=0)

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -88,12 +89,19 @@ class QuestionSignals:
     subject: str = ""
     subject_path: str = ""
 
+    @cached_property
+    def _term_forms(self) -> tuple[tuple[frozenset[str], float], ...]:
+        return tuple((word_forms(t), w) for t, w in zip(self.terms, self.weights, strict=True))
+
+    @cached_property
+    def _total_weight(self) -> float:
+        return sum(self.weights)
+
     def share(self, forms: frozenset[str]) -> float:
         """The IDF-weighted share of the question's terms whose word forms meet `forms`."""
-        total = sum(self.weights)
-        if not total:
+        if not self._total_weight:
             return 0.0
-        return sum(w for t, w in zip(self.terms, self.weights, strict=True) if word_forms(t) & forms) / total
+        return sum(w for term_forms, w in self._term_forms if not term_forms.isdisjoint(forms)) / self._total_weight
 
 
 def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[str], names_values: bool
