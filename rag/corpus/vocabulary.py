@@ -66,6 +66,15 @@ def normalize_term(term: str) -> str:
     return term
 
 
+def topic_keys(text: str) -> set[str]:
+    """The keys under which a text may name a topic (`rag.corpus.profile.topic_names`): its words and its runs of
+    two and three words joined snake-case (`custom field definitions` → `custom_field_definitions`), each as
+    written and singular."""
+    words = re.findall(r"[a-z0-9_]+", text.lower())
+    runs = ["_".join(words[start:start + size]) for size in (2, 3) for start in range(len(words) - size + 1)]
+    return {*words, *runs} | {normalize_term(key) for key in (*words, *runs)}
+
+
 @lru_cache(maxsize=65536)
 def word_forms(term: str) -> frozenset[str]:
     """The term with common English endings removed: `listing` → `list`, `created` → `create`/`creat`,
