@@ -180,18 +180,23 @@ def test_six_presets_share_their_embedding_and_candidate_pools(
     assert len(set(searches)) < len(searches)  # and repeats searches another config made
 
 
+# Issue 45's conversation that changes topic: each question, how its answer opens and the lead rule that fires
+# (tests/app/test_conversation_browser.py asks the same in the app).
+CONVERSATION = (
+    ("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees (List Employees).", "about"),
+    ("what about candidates in ATS?", "Use GET /unified/ats/candidates (List Candidates).", "about"),
+    ("how do I delete one?", "There is no endpoint to delete candidate records in the ats API", "missing"),
+    ("can I update it?", "Use PATCH /unified/ats/candidates/{id} (Update Candidate).", "about"),
+    ("what does it return?", "PATCH /unified/ats/candidates/{id} returns 200 with `CreateResult`", "about"),
+)
+
+
 def test_a_conversation_that_changes_topic_follows_it(engine: Engine) -> None:
     """Issue 45: the five turns as the app keeps them (each answer with its `subject`). "what about candidates in
     ATS?" after HRIS employees starts a new subject (ATS's candidates list, nothing of HRIS); "how do I delete
     one?" deletes candidates, which have no DELETE: the missing-write answer, not another resource's delete; then
     the turns go on about candidates (its update, what that returns)."""
-    turns = [
-        ("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees (List Employees).", "about"),
-        ("what about candidates in ATS?", "Use GET /unified/ats/candidates (List Candidates).", "about"),
-        ("how do I delete one?", "There is no endpoint to delete candidate records in the ats API", "missing"),
-        ("can I update it?", "Use PATCH /unified/ats/candidates/{id} (Update Candidate).", "about"),
-        ("what does it return?", "PATCH /unified/ats/candidates/{id} returns 200 with `CreateResult`", "about"),
-    ]
+    turns = CONVERSATION
     history: list[dict[str, str]] = []
     for question, lead, rule in turns:
         result = engine.run(question, PRESETS["full"], history)
