@@ -203,7 +203,7 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
         return Lead()
     words = question_words(query.focus) - stop_words()
     for block in blocks:
-        headers = [p for p in block.chunk.parameters if p.location == "header" and p.fact("Operations")]
+        headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
         if not headers:
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
@@ -215,7 +215,8 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
         described = "; ".join(
             f"`{h.name}` ("
             + "; ".join(part for part in (lower_first(h.description.rstrip(".")),
-                                          ("required " if h.required else "") + f"on {h.fact('Operations')} operations")
+                                          ("required " if h.required else "")
+                                          + f"on {h.shared_by} of {h.operations} operations")
                         if part)
             + ")"
             for h in chosen

@@ -14,12 +14,11 @@ from functools import lru_cache
 
 from rag.chunk import Chunk, FieldFacts
 from rag.corpus.vocabulary import tokenize
+from rag.field_facts import field_line
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
-from rag.generate.said import LIMIT_LABELS
 from rag.ingest.clean_text import one_line
 from rag.ingest.operation_chunks import response_line
-from rag.ingest.schema_prose import field_line
 from rag.question_analysis import asked_kinds, verb_methods
 from rag.tokens import truncate_to_tokens
 
@@ -77,7 +76,7 @@ def _fact_bonus(field: FieldFacts | None, asks: frozenset[str], question: str) -
     bonus = 3.0 if spells_field(field.name, question) else 0.0
     carries = {
         "default": field.default is not None,
-        "limit": any(label in LIMIT_LABELS for label, _ in field.facts),
+        "limit": bool(field.limits),
         "allowed_values": bool(field.enum or field.item_enum),
         "required": field.required,
         "deprecated": field.deprecated,
