@@ -10,9 +10,9 @@ from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH, path_shape, path_terms
 from rag.corpus.vocabulary import (
     function_words,
-    normalize_term,
     operation_words,
     readable_name,
+    singular,
     topic_keys,
     word_forms,
 )
@@ -172,7 +172,7 @@ def with_subject(
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
     named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
-    swapped = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
+    swapped = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
     # "the same for folders": a short object of its own, no pronoun pointing back ("what about just those …").
     elsewhere = (bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
                  and not _ANAPHOR.search(named))
@@ -181,7 +181,7 @@ def with_subject(
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
                        subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
-    content = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
+    content = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
     if elsewhere and (other := elsewhere_named(content, subject, operations)):
         # "what about candidates in ATS?" after listing HRIS employees names another API or another API's
         # resource: the earlier action of what it names, a new subject (nothing of the earlier one is searched
@@ -224,7 +224,7 @@ def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]
     own = resource_words(operations, subject.api)
     others = {op.api for op in operations if op.api != subject.api}
     foreign = frozenset().union(*(resource_words(operations, api) for api in others)) - own
-    apis = {normalize_term(api) for api in others}
+    apis = {singular(api) for api in others}
     if (named & foreign) - apis:
         return "resource"
     return "api" if named & apis else ""

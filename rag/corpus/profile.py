@@ -16,7 +16,7 @@ from typing import Any
 
 from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
-from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, singular, tokenize, word_forms
 from rag.data import data_table
 from rag.index.snapshot import Snapshot
 
@@ -163,7 +163,7 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
             words = segment_words(segment)
             for word in ["_".join(words), words[-1]] if words else []:
                 if len(word) >= 3 and word.isidentifier() and word not in actions:
-                    names.update({word, normalize_term(word)})
+                    names.update({word, singular(word)})
     return frozenset(names)
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rag.corpus.vocabulary import singular as singular_word
 from rag.errors import ConfigError
 from rag.evaluate.questions import Question
 from rag.evaluate.spec_facts import (
@@ -150,18 +151,10 @@ DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
 # ---------------------------------------------------------------------- wording
 def singular(noun_phrase: str) -> str:
-    """Naive singular of the last word: policies → policy, addresses → address, courses → course."""
+    """The phrase with its last word singular (`rag.corpus.vocabulary.singular`): policies → policy, addresses →
+    address, courses → course."""
     words = noun_phrase.split()
-    if not words:
-        return noun_phrase
-    last = words[-1]
-    if last.endswith("ies") and len(last) > 4:
-        last = last[:-3] + "y"
-    elif last.endswith(("sses", "xes", "ches", "shes")):
-        last = last[:-2]
-    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
-        last = last[:-1]
-    return " ".join([*words[:-1], last])
+    return " ".join([*words[:-1], singular_word(words[-1])]) if words else noun_phrase
 
 
 def with_article(noun_phrase: str) -> str:

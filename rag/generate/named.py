@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
-from rag.corpus.vocabulary import function_words, readable_name
+from rag.corpus.vocabulary import function_words, readable_name, singular
 from rag.generate.context import ContextBlock
 from rag.question_analysis import verb_methods
 
@@ -17,15 +17,6 @@ _PARAMETER = re.compile(r"\{[^}]*\}")
 
 def question_words(question: str) -> set[str]:
     return {singular(word) for word in _WORD.findall(question.lower()) if len(word) > 2}
-
-
-def singular(word: str) -> str:
-    """`statuses` → status, `addresses` → address, `policies` → policy, `users` → user."""
-    if len(word) <= 3 or not word.endswith("s") or word.endswith("ss"):
-        return word
-    if word.endswith(("uses", "sses", "xes", "ches", "shes")):
-        return word[:-2]
-    return word[:-3] + "y" if word.endswith("ies") else word[:-1]
 
 
 def name_parts(name: str) -> set[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rag.chunk import Chunk, FieldFacts
-from rag.corpus.vocabulary import tokenize
+from rag.corpus.vocabulary import singular, tokenize
 from rag.field_facts import field_line
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
@@ -47,14 +47,16 @@ class ScoredLine:
 
 
 def _stem(term: str) -> str:
-    """A light matching key for plain words: `creates`, `created`, `creating` → `creat`; identifiers stay whole."""
+    """A light matching key for plain words: the word's singular (`statuses` and `status` meet) without a verb's
+    ending (`creates`, `created`, `creating` → `creat`); identifiers stay whole."""
     if not term.isalpha() or len(term) <= 3:
         return term
-    for suffix in ("ing", "ed", "es", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
-            term = term[: -len(suffix)]
+    one = singular(term)
+    for suffix in ("ing", "ed") if one == term else ():  # one ending only (`succeeds` → succeed)
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            one = term[: -len(suffix)]
             break
-    return term[:-1] if term.endswith("e") and len(term) > 3 else term
+    return one[:-1] if one.endswith("e") and len(one) > 3 else one
 
 
 def _terms(text: str) -> set[str]:
