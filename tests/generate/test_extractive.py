@@ -7,7 +7,9 @@ from dataclasses import replace
 from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
-from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
+from rag.generate.context import whole_context
+from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator, lines_to_quote
+from rag.generate.lead import lead_for
 from rag.query import Query
 from rag.results import Citation
 from tests.fakes import make_chunk, retrieved
@@ -361,3 +363,18 @@ def test_a_long_first_chunk_leaves_the_others_to_be_named_and_a_field_lead_lists
         _ask("What is the default of expires_in?", long_schema, other, context_tokens=500))
     assert "Default: 1800" in result.answer or "default 1800" in result.answer
     assert "Also relevant: GET /connect_sessions/{id}" in result.answer, result.answer
+
+
+def test_a_success_response_quoted_among_the_lines_is_not_added_again() -> None:
+    """The section adds the success response a response question asks for unless a quoted line shows that very
+    response (the typed response the line was made from; no quoted text is read back)."""
+    with_headers = replace(EMPLOYEE_DETAIL, responses=(
+        replace(EMPLOYEE_DETAIL.responses[0], description="The Employee", headers=(("Retry-After", ""),)),
+    ))
+    request = _ask("What does the response look like, with its Retry-After header?", with_headers)
+    blocks = whole_context(request.chunks)
+    lead = lead_for(request.asked, blocks)
+    quoted = lines_to_quote(request, blocks, lead)
+    assert any(line.response is with_headers.responses[0] for line in quoted)
+    answer = ExtractiveGenerator().generate(request).answer
+    assert sum("200 → Employee" in line for line in answer.splitlines()[2:]) == 1, answer
