@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
 from rag.corpus.vocabulary import function_words, readable_name, singular
+from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.question_analysis import verb_methods
 
@@ -32,7 +33,7 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
         return False
     if chunk.path.lower() in question.lower():
         return True
-    skipped = {chunk.api.lower(), "unified", "auth", "authenticate", "authentication", "authorize", "login"}
+    skipped = {chunk.api.lower(), *data_table("question_words")["path_words_naming_no_operation"]}
     return bool((path_words(chunk.path) - {singular(word) for word in skipped}) & question_words(question))
 
 

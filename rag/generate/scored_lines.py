@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from rag.chunk import Chunk, FieldFacts, ResponseFacts
 from rag.corpus.vocabulary import singular, tokenize
+from rag.data import data_table
 from rag.field_facts import field_line
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
@@ -27,11 +28,8 @@ MIN_LINES = 3
 MAX_BLOCKS = 5
 RELATIVE_CUTOFF = 0.35
 LINE_TOKENS = 90
-# Words that say what kind of fact is asked for but match too many lines to select by.
-_QUESTION_NOISE = frozenset(
-    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
-     "api", "apis"}
-)
+# Words that say what kind of fact is asked for but match too many lines to select by (question_words.toml).
+_QUESTION_NOISE = frozenset(data_table("question_words")["line_noise"])
 
 
 @dataclass
