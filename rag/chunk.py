@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
 
 from rag.data import data_table
+from rag.field_facts import FieldFacts, JsonFacts
 
 Strategy = Literal["smart", "naive", "docs"]
 Kind = Literal["operation", "schema", "overview", "doc", "change"]
@@ -87,70 +88,8 @@ def conventions_id(api: str) -> str:
     return f"{api}.conventions"
 
 
-class _Facts:
-    """JSON round trip of the facts dataclasses: tuples are written as lists and read back as tuples."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready view (every field)."""
-        return asdict(self)  # type: ignore[call-overload]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Self:
-        """Rebuild from `to_dict` (keys it does not know are ignored; nested `fields` as `FieldFacts`)."""
-        known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-        values = {key: _frozen(value) for key, value in data.items() if key in known and key != "fields"}
-        if "fields" in known:
-            values["fields"] = tuple(FieldFacts.from_dict(f) for f in data.get("fields", ()))
-        return cls(**values)
-
-
-def _frozen(value: Any) -> Any:
-    """JSON lists (nested too) back to tuples."""
-    return tuple(_frozen(item) for item in value) if isinstance(value, list) else value
-
-
 @dataclass(frozen=True)
-class FieldFacts(_Facts):
-    """One parameter or request-body field of an operation, as the chunker read it from the spec.
-
-    `flags` are the words shown beside the type (`required`/`optional`, `nullable`, `deprecated`,
-    `read-only`, `write-only`); `facts` every `Label: value` shown after the description, in order
-    (`("Default", "25")`, `("Maximum", "100")`, `("Enum", "a, b")`); `enum` the enum values one by one.
-    """
-
-    name: str
-    type: str
-    location: str = ""  # query, header, path or cookie for a parameter; "" for a body field
-    flags: tuple[str, ...] = ()
-    description: str = ""
-    facts: tuple[tuple[str, str], ...] = ()
-    enum: tuple[str, ...] = ()
-    item_enum: tuple[str, ...] = ()
-    fields: tuple[FieldFacts, ...] = ()  # an object's (or its items') own fields, one level down
-
-
-    @property
-    def required(self) -> bool:
-        """Whether the field is required."""
-        return "required" in self.flags
-
-    @property
-    def deprecated(self) -> bool:
-        """Whether the field is deprecated."""
-        return "deprecated" in self.flags
-
-    @property
-    def default(self) -> str | None:
-        """The default value as shown in the chunk (None when the spec gives none)."""
-        return self.fact("Default")
-
-    def fact(self, label: str) -> str | None:
-        """The value shown after `label` (`Maximum`, `Pattern` …), or None."""
-        return next((value for name, value in self.facts if name == label), None)
-
-
-@dataclass(frozen=True)
-class RequestBodyFacts(_Facts):
+class RequestBodyFacts(JsonFacts):
     """An operation's request body: media types, whether it is required, its schema and top-level fields.
 
     `schema` is the type label of the first media type's schema (`Employee`, `array of Order`);
@@ -166,7 +105,7 @@ class RequestBodyFacts(_Facts):
 
 
 @dataclass(frozen=True)
-class ResponseFacts(_Facts):
+class ResponseFacts(JsonFacts):
     """One response of an operation: status code, schema label, description; `success` for the main
     responses (2xx, or `default` when there is none), whose fields the chunk text inlines.
 
@@ -183,7 +122,7 @@ class ResponseFacts(_Facts):
 
 
 @dataclass(frozen=True)
-class SecurityFacts(_Facts):
+class SecurityFacts(JsonFacts):
     """One security scheme as a request must satisfy it, resolved from `components.securitySchemes`.
 
     `type` is the OpenAPI type (`http`, `apiKey`, `oauth2`, `openIdConnect`, `mutualTLS`); `scheme` the HTTP
@@ -242,7 +181,7 @@ class SecurityFacts(_Facts):
 
 
 @dataclass(frozen=True)
-class RequestExample(_Facts):
+class RequestExample(JsonFacts):
     """A request that calls an operation, built at ingest from the spec (`rag.ingest.request_example`) and rendered
     as curl and Python in one place (`rag.request_example`).
 
@@ -276,7 +215,7 @@ def _flow_words(flow: str) -> str:
 
 
 @dataclass(frozen=True)
-class PaginationFacts(_Facts):
+class PaginationFacts(JsonFacts):
     """How an operation pages through results, recognised from its structure (`rag.ingest.pagination`).
 
     `style` is `cursor` (an opaque position: `next`, `after`, `marker`), `offset` or `page`; `cursor`,

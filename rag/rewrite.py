@@ -8,12 +8,19 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH, path_shape, path_terms
-from rag.corpus.vocabulary import function_words, normalize_term, operation_words, readable_name, word_forms
+from rag.corpus.vocabulary import (
+    function_words,
+    operation_words,
+    readable_name,
+    singular,
+    topic_keys,
+    word_forms,
+)
 from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
-from rag.question_analysis import question_methods
+from rag.question_analysis import points_to_one, question_methods
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -50,15 +57,8 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     if not topics:
         return False
     asked = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
-    previous = _topic_words(asked[-1]) if asked else set()
-    return bool((_topic_words(question) & topics) - previous)
-
-
-def _topic_words(text: str) -> set[str]:
-    from rag.corpus.vocabulary import normalize_term
-
-    words = re.findall(r"[a-z0-9_]+", text.lower())
-    return set(words) | {normalize_term(word) for word in words}
+    previous = topic_keys(asked[-1]) if asked else set()
+    return bool((topic_keys(question) & topics) - previous)
 
 
 _ANAPHOR = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
@@ -172,7 +172,7 @@ def with_subject(
     other_action = bool(own_methods) and subject.method.lower() not in own_methods
     words = operation_words(subject.summary, subject.operation_id, "", "")
     named = _ELLIPTICAL.sub("", query.asked).strip(" ?.!") if is_elliptical(query.asked) else ""
-    swapped = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
+    swapped = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
     # "the same for folders": a short object of its own, no pronoun pointing back ("what about just those …").
     elsewhere = (bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
                  and not _ANAPHOR.search(named))
@@ -181,7 +181,7 @@ def with_subject(
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
                        subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
-    content = {normalize_term(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
+    content = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
     if elsewhere and (other := elsewhere_named(content, subject, operations)):
         # "what about candidates in ATS?" after listing HRIS employees names another API or another API's
         # resource: the earlier action of what it names, a new subject (nothing of the earlier one is searched
@@ -195,8 +195,25 @@ def with_subject(
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
+    if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
+        # "how do I get a single one?" after listing employees: the operation on one of them (`GET …/{id}`).
+        said = operation_words(member.summary, member.operation_id, member.method, member.path)
+        return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
+                       keeps_subject=True)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
+
+
+def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chunk]) -> Chunk | None:
+    """The operation of the subject's API on one member of the collection the subject acts on: its path is the
+    subject's with a parameter added (`GET /employees` → `GET /employees/{id}`), its method one of `methods` (the
+    subject's own when the question's verbs name none); None when the subject acts on no collection or no such
+    operation is indexed."""
+    wanted = methods or {subject.method.lower()}
+    shape = path_shape(subject.path) + "/{}"
+    return next((operation for operation in operations
+                 if operation.api == subject.api and operation.method.lower() in wanted
+                 and path_shape(operation.path) == shape and operation.covers), None)
 
 
 def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]) -> str:
@@ -207,7 +224,7 @@ def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]
     own = resource_words(operations, subject.api)
     others = {op.api for op in operations if op.api != subject.api}
     foreign = frozenset().union(*(resource_words(operations, api) for api in others)) - own
-    apis = {normalize_term(api) for api in others}
+    apis = {singular(api) for api in others}
     if (named & foreign) - apis:
         return "resource"
     return "api" if named & apis else ""
@@ -269,6 +286,9 @@ def rewrite_query(
         query = offline_rewrite(question, history, subject, resources, operations)
         if subject is not None and not query.subject:
             about = f"; a new subject: it names another API or another API's resource (was {operation_label(subject)})"
+        elif subject is not None and query.subject != subject.covers[0]:
+            moved = next((op for op in operations if op.covers and op.covers[0] == query.subject), subject)
+            about = f"; subject: {operation_label(moved)} (was {operation_label(subject)})"
         return Rewrite(query, "offline", f"follow-up rewritten offline{about}")
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in recent_history(history))
     messages = [

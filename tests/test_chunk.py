@@ -25,18 +25,18 @@ OPERATION = Chunk(
     summary="Create an order",
     description="Creates one order.",
     parameters=(
-        FieldFacts("x-account-id", "string", "header", ("required",), "The account", enum=()),
+        FieldFacts("x-account-id", "string", "header", required=True, description="The account", enum=()),
         FieldFacts(
-            "mode", "string", "query", ("optional",), facts=(("Default", "a"), ("Enum", "a, b")), enum=("a", "b")
+            "mode", "string", "query", default="a", enum=("a", "b")
         ),
     ),
     request_body=RequestBodyFacts(
         ("application/json",), True, "OrderCreate", "OrderBody", "The order",
-        fields=(FieldFacts("items", "array of Item", flags=("required",), item_enum=("x",)),),
+        fields=(FieldFacts("items", "array of Item", required=True, item_enum=("x",)),),
     ),
     responses=(
         ResponseFacts("201", "Order", "Created", success=True, headers=(("Location", "The new order"),),
-                      fields=(FieldFacts("id", "string", flags=("read-only",)),)),
+                      fields=(FieldFacts("id", "string", read_only=True),)),
         ResponseFacts("422", "Error", "Invalid"),
     ),
     request_example=RequestExample(
@@ -49,7 +49,7 @@ OPERATION = Chunk(
 SCHEMA = Chunk(
     chunk_id="smart/shop.components.Money", strategy="smart", api="shop", kind="schema",
     text="Schema Money  [shop API]", embedding_text="Schema Money.", covers=("shop.components.Money",),
-    source="shop.yaml", schema_fields=(FieldFacts("amount", "number", flags=("required",), enum=("1", "2")),),
+    source="shop.yaml", schema_fields=(FieldFacts("amount", "number", required=True, enum=("1", "2")),),
     used_by=("GET /orders", "POST /orders"),
 )
 

@@ -180,18 +180,23 @@ def test_six_presets_share_their_embedding_and_candidate_pools(
     assert len(set(searches)) < len(searches)  # and repeats searches another config made
 
 
+# Issue 45's conversation that changes topic: each question, how its answer opens and the lead rule that fires
+# (tests/app/test_conversation_browser.py asks the same in the app).
+CONVERSATION = (
+    ("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees (List Employees).", "about"),
+    ("what about candidates in ATS?", "Use GET /unified/ats/candidates (List Candidates).", "about"),
+    ("how do I delete one?", "There is no endpoint to delete candidate records in the ats API", "missing"),
+    ("can I update it?", "Use PATCH /unified/ats/candidates/{id} (Update Candidate).", "about"),
+    ("what does it return?", "PATCH /unified/ats/candidates/{id} returns 200 with `CreateResult`", "about"),
+)
+
+
 def test_a_conversation_that_changes_topic_follows_it(engine: Engine) -> None:
     """Issue 45: the five turns as the app keeps them (each answer with its `subject`). "what about candidates in
     ATS?" after HRIS employees starts a new subject (ATS's candidates list, nothing of HRIS); "how do I delete
     one?" deletes candidates, which have no DELETE: the missing-write answer, not another resource's delete; then
     the turns go on about candidates (its update, what that returns)."""
-    turns = [
-        ("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees (List Employees).", "about"),
-        ("what about candidates in ATS?", "Use GET /unified/ats/candidates (List Candidates).", "about"),
-        ("how do I delete one?", "There is no endpoint to delete candidate records in the ats API", "missing"),
-        ("can I update it?", "Use PATCH /unified/ats/candidates/{id} (Update Candidate).", "about"),
-        ("what does it return?", "PATCH /unified/ats/candidates/{id} returns 200 with `CreateResult`", "about"),
-    ]
+    turns = CONVERSATION
     history: list[dict[str, str]] = []
     for question, lead, rule in turns:
         result = engine.run(question, PRESETS["full"], history)
@@ -208,3 +213,36 @@ def test_a_conversation_that_changes_topic_follows_it(engine: Engine) -> None:
         "ats.paths./unified/ats/candidates.get",  # the missing-write answer is about no operation: the subject goes on
         "ats.paths./unified/ats/candidates/{id}.patch", "ats.paths./unified/ats/candidates/{id}.patch",
     ]
+
+
+def _conversation(engine: Engine, questions: list[str]):  # type: ignore[no-untyped-def]
+    """Each question asked with the answers before it, as the app keeps them (each with its `subject`)."""
+    history: list[dict[str, str]] = []
+    results = []
+    for question in questions:
+        result = engine.run(question, PRESETS["full"], history)
+        results.append(result)
+        history += [{"role": "user", "content": question},
+                    {"role": "assistant", "content": result.answer, "subject": result.subject}]
+    return results
+
+
+def test_what_fields_it_returns_after_a_missing_write_stays_on_the_subject(engine: Engine) -> None:
+    """Issue 45 (a): "what fields does it return?" after the missing-write answer about candidates is about the
+    candidates list; "field" (a word of `custom_field_definitions`) starts no new subject."""
+    *_, fields = _conversation(engine, ["How do I list candidates in the ATS API?", "how do I delete one?",
+                                        "what fields does it return?"])
+    assert fields.answer.startswith("GET /unified/ats/candidates returns 200 with `CandidatesPaginated`"), fields.answer
+    assert fields.subject == "ats.paths./unified/ats/candidates.get"
+    assert not any(note.startswith("new topic") for note in fields.notes)
+
+
+def test_getting_a_single_one_after_a_list_is_about_the_get_by_id(engine: Engine) -> None:
+    """Issue 45 (b): "how do I get a single one?" after a list moves the subject to the resource's GET by id."""
+    _, single = _conversation(engine, ["How do I list employees in the HRIS API?", "how do I get a single one?"])
+    assert single.answer.startswith("Use GET /unified/hris/employees/{id} (Get Employee)."), single.answer
+    assert single.subject == "hris.paths./unified/hris/employees/{id}.get"
+    assert "subject: GET /unified/hris/employees/{id} (was GET /unified/hris/employees)" in " ".join(single.notes)
+    _, candidate = _conversation(engine, ["How do I list candidates in the ATS API?", "how do I get a single one?"])
+    assert candidate.subject == "ats.paths./unified/ats/candidates/{id}.get"
+    assert "GET /unified/ats/candidates/{id}" in candidate.answer.splitlines()[0].split("[")[0]

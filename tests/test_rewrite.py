@@ -153,3 +153,38 @@ def test_the_subject_kept_with_an_answer_is_read_not_its_text() -> None:
     assert conversation_subject(asked_by_path, OPERATIONS) is DELETE_FILE
     # A REST history leaves `subject` out (None): the text is read.
     assert conversation_subject([named_in_text[0], {**named_in_text[1], "subject": None}], OPERATIONS) is FILES
+
+
+def test_getting_a_single_one_after_a_list_moves_the_subject_to_the_operation_on_one_member() -> None:
+    """Issue 45: "how do I get a single one?" after listing employees is about `GET /employees/{id}`, not the list;
+    the same verb of "one file" (a number, not the pronoun) keeps the list; a member operation that does not exist
+    leaves the subject as it was."""
+    history = [*turns("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees. [1]")]
+    history[1]["subject"] = EMPLOYEES.covers[0]
+    single = rewrite_query("how do I get a single one?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert (single.subject, single.keeps_subject) == (EMPLOYEE.covers[0], True)
+    assert "GET /unified/hris/employees/{id}" in single.standalone
+    by_id = rewrite_query("can I fetch one by its id?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert by_id.subject == EMPLOYEE.covers[0]
+    paging = rewrite_query("can I get them in one call?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert paging.subject == EMPLOYEES.covers[0]
+    # No DELETE on one employee is indexed: the subject's resource is what the write is of, as before.
+    deleting = rewrite_query("how do I delete one?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert deleting.subject == EMPLOYEES.covers[0] and not deleting.keeps_subject
+
+
+def test_a_word_of_a_compound_resource_is_no_new_topic_when_a_question_points_back() -> None:
+    """Issue 45: "what fields does it return?" names no `custom_field_definitions` (only all its words, or its last,
+    name that resource), so it goes on about the subject; "custom field definitions" itself is a new topic."""
+    from rag.corpus.profile import CorpusProfile, topic_names
+
+    definitions = unified("hris", "get", "/unified/hris/custom_field_definitions", "List Custom Field Definitions")
+    topics = topic_names(CorpusProfile(1, ["hris", "ats"], operations=[*TWO_APIS, definitions]))
+    assert {"custom_field_definitions", "custom_field_definition", "definitions", "definition"} <= topics
+    assert not {"custom", "field", "fields"} & topics
+    history = [*turns("how do I delete one?", "There is no endpoint to delete candidate records [1]")]
+    history[1]["subject"] = ATS_CANDIDATES.covers[0]
+    assert is_follow_up("what fields does it return?", history, topics)
+    query = rewrite_query("what fields does it return?", history, topics=topics, operations=TWO_APIS).query
+    assert query.subject == ATS_CANDIDATES.covers[0] and query.keeps_subject
+    assert not is_follow_up("How do I list the custom field definitions?", history, topics)

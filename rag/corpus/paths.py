@@ -7,7 +7,7 @@ from collections import Counter
 from functools import lru_cache
 
 from rag.chunk import resource_segments, segment_words
-from rag.corpus.vocabulary import normalize_term
+from rag.corpus.vocabulary import normalize_term, singular
 
 
 @lru_cache(maxsize=65536)
@@ -20,8 +20,8 @@ def resource_of(path: str) -> str:
 
 @lru_cache(maxsize=65536)
 def path_terms(path: str) -> frozenset[str]:
-    """The words of a path's resource segments, singular (`/guilds/{guild_id}/bans` → guild, ban)."""
-    return frozenset(normalize_term(word) for segment in resource_segments(path) for word in segment_words(segment))
+    """The words of a path's resource segments, singular (`/guilds/{guild_id}/bans` → guild, ban; `singular`)."""
+    return frozenset(singular(word) for segment in resource_segments(path) for word in segment_words(segment))
 
 
 @lru_cache(maxsize=65536)

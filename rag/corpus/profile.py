@@ -14,9 +14,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, resource_segments
+from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
-from rag.corpus.vocabulary import normalize_term, operation_words, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, singular, tokenize, word_forms
 from rag.data import data_table
 from rag.index.snapshot import Snapshot
 
@@ -147,9 +147,12 @@ def is_lookup_operation(chunk: Chunk) -> bool:
 
 
 def topic_names(profile: CorpusProfile) -> frozenset[str]:
-    """The API names and resource words of a profile (both singular and plural forms). A word that names an
-    action (`delete` of `/messages/bulk-delete`, `search` of `/members/search`) is no topic: "and how do I
-    delete one?" goes on with the conversation's subject."""
+    """The API names and resource names of a profile (both singular and plural forms). A resource named by
+    several words (`custom_field_definitions`, `time-off`) is named by them all, in order (`topic_keys` of a
+    question: `custom_field_definitions`), or by its last word, the noun the others qualify (`definitions`); its
+    other words alone name no resource ("what fields does it return?" names no `custom_field_definitions`). A
+    word that names an action (`delete` of `/messages/bulk-delete`, `search` of `/members/search`) is no topic:
+    "and how do I delete one?" goes on with the conversation's subject."""
     names: set[str] = set(profile.apis)
     actions = data_table("question_words")["verbs"]
     for chunk in profile.operations:
@@ -157,10 +160,12 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
         for segment in resource_segments(chunk.path):
             if segment in prefixes or segment == chunk.api:
                 continue
-            for word in [segment.lower(), *re.split(r"[_\-.]+", segment.lower())]:
+            words = segment_words(segment)
+            for word in ["_".join(words), words[-1]] if words else []:
                 if len(word) >= 3 and word.isidentifier() and word not in actions:
-                    names.update({word, normalize_term(word)})
+                    names.update({word, singular(word)})
     return frozenset(names)
+
 
 
 def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:

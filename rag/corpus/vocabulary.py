@@ -56,14 +56,51 @@ def _raw_tokens(raw: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+_VOWELS = frozenset("aeiou")
+
+
+@lru_cache(maxsize=65536)
+def singular(word: str) -> str:
+    """The word normalizer: a lower-case word's singular, so a plural meets its singular (`statuses` → status,
+    `policies` → policy, `addresses` → address, `boxes` → box, `matches` → match, `employees` → employee,
+    `causes` → cause, `apis` → api); a word that already is one stays (`status`, `analysis`, `access`), and so does
+    a word of three letters or fewer. The table of pairs it is held to is tests/corpus/test_vocabulary.py's. Rules,
+    not a dictionary: a plural of a word ending in -ie reads as one in -y (`movies` → movy: it does not meet
+    `movie`), and `analyses` → analyse.
+
+    The learned ranker's features, retrieval, the gate and the write check read `normalize_term` instead: the
+    ranker was trained on features computed with it."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "sis")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("uses") and len(word) > 4 and word[-5] not in _VOWELS:
+        return word[:-2]  # statuses, bonuses, buses (not causes, houses: a vowel before the u)
+    return word[:-1]
+
+
 def normalize_term(term: str) -> str:
-    """Lower-case and strip a plural ending so `employees`/`employee` and `categories`/`category` meet."""
+    """Lower-case and strip a plural ending so `employees`/`employee` and `categories`/`category` meet: the key of
+    the learned ranker's features, retrieval's API words, the corpus profile's vocabulary, the gate and the write
+    check (kept as it is: the ranker was trained on features computed with it; `singular` is the word normalizer
+    of everything else)."""
     term = term.lower()
     if len(term) > 4 and term.endswith("ies"):
         return term[:-3] + "y"
     if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
         return term[:-1]
     return term
+
+
+def topic_keys(text: str) -> set[str]:
+    """The keys under which a text may name a topic (`rag.corpus.profile.topic_names`): its words and its runs of
+    two and three words joined snake-case (`custom field definitions` → `custom_field_definitions`), each as
+    written and singular."""
+    words = re.findall(r"[a-z0-9_]+", text.lower())
+    runs = ["_".join(words[start:start + size]) for size in (2, 3) for start in range(len(words) - size + 1)]
+    return {*words, *runs} | {singular(key) for key in (*words, *runs)}
 
 
 @lru_cache(maxsize=65536)

@@ -1,7 +1,7 @@
 """A template test-set generator: questions about any indexed spec, without an LLM.
 
-Facts come from the smart chunks (their metadata plus the text lines the chunker writes, such as
-`- page_size (query, integer, optional): Results per page Default: 25. Maximum: 100.`):
+Facts come from the smart chunks' typed facts (an operation's parameters and body fields, a schema's fields, with
+their defaults, enums and limits; rag/evaluate/spec_facts.py):
 
 - `endpoint`: an operation's summary said in other words ("List Employees" → "How can I get all
   employees?") through a small verb synonym table;
@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rag.corpus.vocabulary import singular as singular_word
 from rag.errors import ConfigError
 from rag.evaluate.questions import Question
 from rag.evaluate.spec_facts import (
@@ -29,7 +30,6 @@ from rag.evaluate.spec_facts import (
     default_of,
     enum_of,
     operation_facts,
-    parse_field_line,
     stated_facts,
 )
 
@@ -151,18 +151,10 @@ DISTRACTOR_POOLS: dict[str, tuple[tuple[str, str], ...]] = {
 OUT_OF_SCOPE_TRUTH = "The indexed documentation does not describe this; the assistant should say it cannot answer."
 # ---------------------------------------------------------------------- wording
 def singular(noun_phrase: str) -> str:
-    """Naive singular of the last word: policies → policy, addresses → address, courses → course."""
+    """The phrase with its last word singular (`rag.corpus.vocabulary.singular`): policies → policy, addresses →
+    address, courses → course."""
     words = noun_phrase.split()
-    if not words:
-        return noun_phrase
-    last = words[-1]
-    if last.endswith("ies") and len(last) > 4:
-        last = last[:-3] + "y"
-    elif last.endswith(("sses", "xes", "ches", "shes")):
-        last = last[:-2]
-    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
-        last = last[:-1]
-    return " ".join([*words[:-1], last])
+    return " ".join([*words[:-1], singular_word(words[-1])]) if words else noun_phrase
 
 
 def with_article(noun_phrase: str) -> str:
@@ -256,11 +248,11 @@ def _parameter_questions(operations: Sequence[OperationFacts], where: str, rng: 
                 found.append(_q("parameter", f"Which values can the `{name}` parameter take when I {action}?",
                                 [sid], values[:3], f"{name} on {label} accepts: {', '.join(values)}."))
             facts = stated_facts(parameter)[1]
-            for fact, word in (("Maximum", "largest"), ("Minimum", "smallest")):
+            for fact, word in (("maximum", "largest"), ("minimum", "smallest")):
                 if fact in facts:
                     value = facts[fact]
                     found.append(_q("parameter", f"What is the {word} `{name}` allowed when I {action}?", [sid],
-                                    [value], f"The {fact.lower()} of {name} on {label} is {value}."))
+                                    [value], f"The {fact} of {name} on {label} is {value}."))
         required = [p.name for p in operation.parameters if p.required]
         if required:
             found.append(_q("parameter", f"Which parameters must I always send to {action}?", [sid], required[:4],
@@ -281,27 +273,28 @@ def _parameter_questions(operations: Sequence[OperationFacts], where: str, rng: 
 
 
 def _schema_questions(chunks: Sequence[Any], title: str) -> list[Question]:
+    """Questions on each schema's typed fields (`schema_fields`, every part's): which are required (once, with its
+    first part), the values a field allows, a field's default."""
+    required: dict[str, list[str]] = {}
+    for chunk in chunks:
+        required.setdefault(chunk.covers[0], []).extend(f.name for f in chunk.schema_fields if f.required)
     found: list[Question] = []
     for chunk in chunks:
         name = chunk.title.removeprefix("Schema ").split(" (part")[0].strip()
         sid = chunk.covers[0]
-        for line in chunk.text.splitlines():
-            if line.startswith("Required fields: ") and chunk.part == 1:
-                names = [n.strip() for n in line.removeprefix("Required fields: ").split(",") if n.strip()]
-                text = f"Which fields are mandatory in {with_article(name)} object of {title}?"
-                found.append(_q("schema", text, [sid], names[:4], f"{name} requires: {', '.join(names)}."))
-            elif line.startswith("- "):
-                parsed = parse_field_line(line)
-                if parsed is None:
-                    continue
-                values = enum_of(parsed)
-                if len(values) >= 2:
-                    found.append(_q("schema", f"What values are allowed for `{parsed.name}` in {name}?", [sid],
-                                    values[:3], f"{name}.{parsed.name} is one of: {', '.join(values)}."))
-                default = parsed.fact("Default")
-                if default:
-                    found.append(_q("schema", f"What is the default of the `{parsed.name}` field in {name}?",
-                                    [sid], [default], f"{name}.{parsed.name} defaults to {default}."))
+        names = sorted(required[sid])
+        if names and chunk.part == 1:
+            text = f"Which fields are mandatory in {with_article(name)} object of {title}?"
+            found.append(_q("schema", text, [sid], names[:4], f"{name} requires: {', '.join(names)}."))
+        for field in chunk.schema_fields:
+            values = enum_of(field)
+            if len(values) >= 2:
+                found.append(_q("schema", f"What values are allowed for `{field.name}` in {name}?", [sid],
+                                values[:3], f"{name}.{field.name} is one of: {', '.join(values)}."))
+            default = stated_facts(field)[1].get("default")
+            if default:
+                found.append(_q("schema", f"What is the default of the `{field.name}` field in {name}?",
+                                [sid], [default], f"{name}.{field.name} defaults to {default}."))
     return found
 
 

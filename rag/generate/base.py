@@ -46,9 +46,10 @@ class GenerationRequest:
         """The question itself, as asked or as an LLM rewrote it, without the earlier turn."""
         return self.query.focus
 
-    def stated_facts(self) -> list[str]:
-        """The facts as the sentences an answer or a prompt states (empty ones left out)."""
-        return [text for text in (fact.statement().strip() for fact in self.facts) if text]
+    def stated_facts(self, besides: Sequence[Fact] = ()) -> list[str]:
+        """The facts as the sentences an answer or a prompt states (empty ones left out), but those `besides` (the
+        facts a lead states already)."""
+        return [text for text in (fact.statement().strip() for fact in self.facts if fact not in besides) if text]
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
-from rag.chunk import Chunk, FieldFacts, schema_id
+from rag.chunk import Chunk, FieldFacts, ResponseFacts, schema_id
 from rag.generate.base import ABSTAIN_MESSAGE, Generation, GenerationRequest, StreamEvent
 from rag.generate.context import ContextBlock, whole_context
 from rag.generate.lead import Lead, lead_for
@@ -40,7 +40,6 @@ NO_CONTEXT_ANSWER = "The retrieval returned no documentation for this question, 
 MAX_CHILD_FIELDS = 8
 _SUCCESS_CODE = re.compile(r"2\d\d")
 _CITED = re.compile(r"\[(\d+)\]")
-_CITED_MARK = re.compile(r" ?\[\d+\]")
 
 
 def required_headers(block: ContextBlock) -> list[str]:
@@ -57,10 +56,15 @@ def schema_fields(name: str, chunks: Sequence[Chunk]) -> list[str]:
     return []
 
 
+def success_of(block: ContextBlock) -> ResponseFacts | None:
+    """An operation block's first 2xx response (None when it has none)."""
+    return next((r for r in block.chunk.responses if _SUCCESS_CODE.fullmatch(r.code)), None)
+
+
 def success_response(block: ContextBlock) -> str:
     """`200 → EmployeesPaginated: … Fields: next_page, next, data.` from an operation block's first 2xx
     response, or ""."""
-    response = next((r for r in block.chunk.responses if _SUCCESS_CODE.fullmatch(r.code)), None)
+    response = success_of(block)
     if response is None:
         return ""
     nested = [field.name for field in response.fields]
@@ -124,14 +128,12 @@ def chosen_lines(question: str, blocks: Sequence[ContextBlock], lead: Lead) -> l
     return chosen
 
 
-def answer_opening(gate: str, lead: Lead, facts: Sequence[str]) -> list[str]:
+def answer_opening(gate: str, lead: Lead, unstated: Sequence[str]) -> list[str]:
     """The lines above the quotes: the lead sentence and its facts line (a reader acts on these two), the
-    partial caution, and the established facts the lead does not state."""
+    partial caution, and the established facts the lead does not state (`unstated`)."""
     lines = [line for line in (lead.sentence, lead.detail) if line]
     if gate == "partial":
         lines.extend(["", PARTIAL_CAUTION] if lines else [PARTIAL_CAUTION])
-    stated = _CITED_MARK.sub("", lead.sentence)
-    unstated = [fact for fact in facts if fact not in stated]  # the lead states one fact; the others follow
     if unstated:
         lines.extend(["", *_fact_lines(unstated)])
     return lines
@@ -181,7 +183,7 @@ def block_section(
         return [], f"{header.split('  [')[0]} [{number}]"  # a heading alone says only where to look
     chunks = [item.chunk for item in request.chunks]
     lines = ["", f"{header} [{number}]", *(f"{quoted_line(line, chunks)} [{number}]" for line in body)]
-    if response and not any(line.text.strip().startswith(response.split(" Fields:")[0][:20]) for line in body):
+    if response and not any(line.response is success_of(block) for line in body):  # not quoted already
         lines.append(f"- Response {response} [{number}]")
     if headers:
         lines.append(f"- Required headers: {', '.join(headers)} [{number}]")
@@ -206,7 +208,7 @@ def section_extras(block: ContextBlock, asks: frozenset[str], stated: frozenset[
     required headers (a "how do I" question) and the success response (a response question)."""
     headers = required_headers(block) if "how_to" in asks else []
     response = success_response(block) if "response" in asks else ""
-    success = next((r for r in block.chunk.responses if _SUCCESS_CODE.fullmatch(r.code)), None)
+    success = success_of(block)
     if "returns" in stated and not (success and success.headers):
         response = ""  # the lead's second line says what it returns
     return ([] if set(headers) <= stated else headers), response
@@ -259,7 +261,8 @@ class ExtractiveGenerator:
             return Generation(answer=answer, generator=self.name)
         found = lead_for(request.asked, blocks, request.facts, request.gate)
         chosen = lines_to_quote(request, blocks, found)
-        lines = answer_opening(request.gate, found, facts)  # the generator's name is shown beside it
+        # The generator's name is shown beside the answer; the facts the lead states are not said twice.
+        lines = answer_opening(request.gate, found, request.stated_facts(besides=found.facts))
         matched = bool(chosen or found.sentence)
         if not matched:
             lines.extend(["", NO_MATCH_NOTE])

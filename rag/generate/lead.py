@@ -79,6 +79,7 @@ class Lead:
     quoted: bool = True  # False: the two lines say all the cited block says (an API-wide statement)
     operation: int = 0  # the number of the block of the operation the answer is about (0: none)
     stated: frozenset[str] = frozenset()  # what the two lines name: fields, "returns" (the success response)
+    facts: tuple[Fact, ...] = ()  # the established facts the sentence states (an absence)
     described: frozenset[str] = frozenset()  # the fields they state in full (facts and description)
     rule: str = ""  # the name of the rule that made it (`LEAD_RULES`, or `missing_operation`)
 
@@ -147,16 +148,12 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
     missing = next((fact for fact in facts if isinstance(fact, MissingWrite)), None)
     if missing is None:
         return Lead()
-    sentences = missing.sentences()
     operations = missing.operation_labels()
     named = [block for block in blocks if is_operation(block) and operation_label(block.chunk) in operations]
-    cited: list[str] = []
-    for sentence in sentences:
-        own = [block for block in named if operation_label(block.chunk) in sentence] or named
-        marks = " ".join(f"[{block.number}]" for block in own)
-        cited.append(f"{sentence.rstrip()} {marks}".rstrip())
+    marks = " ".join(f"[{block.number}]" for block in named)
+    cited = [f"{sentence.rstrip()} {marks}".rstrip() for sentence in missing.sentences()]
     text = ("No. " if query.analysis.yes_no else "") + " ".join(cited)
-    return Lead(text, scope=tuple(block.number for block in named), related=False)
+    return Lead(text, scope=tuple(block.number for block in named), related=False, facts=(missing,))
 
 
 def _from_documentation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -203,7 +200,7 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
         return Lead()
     words = question_words(query.focus) - stop_words()
     for block in blocks:
-        headers = [p for p in block.chunk.parameters if p.location == "header" and p.fact("Operations")]
+        headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
         if not headers:
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
@@ -215,7 +212,8 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
         described = "; ".join(
             f"`{h.name}` ("
             + "; ".join(part for part in (lower_first(h.description.rstrip(".")),
-                                          ("required " if h.required else "") + f"on {h.fact('Operations')} operations")
+                                          ("required " if h.required else "")
+                                          + f"on {h.shared_by} of {h.operations} operations")
                         if part)
             + ")"
             for h in chosen

@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
-from rag.corpus.vocabulary import function_words, readable_name
+from rag.corpus.vocabulary import function_words, readable_name, singular
+from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.question_analysis import verb_methods
 
@@ -17,15 +18,6 @@ _PARAMETER = re.compile(r"\{[^}]*\}")
 
 def question_words(question: str) -> set[str]:
     return {singular(word) for word in _WORD.findall(question.lower()) if len(word) > 2}
-
-
-def singular(word: str) -> str:
-    """`statuses` → status, `addresses` → address, `policies` → policy, `users` → user."""
-    if len(word) <= 3 or not word.endswith("s") or word.endswith("ss"):
-        return word
-    if word.endswith(("uses", "sses", "xes", "ches", "shes")):
-        return word[:-2]
-    return word[:-3] + "y" if word.endswith("ies") else word[:-1]
 
 
 def name_parts(name: str) -> set[str]:
@@ -41,7 +33,7 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
         return False
     if chunk.path.lower() in question.lower():
         return True
-    skipped = {chunk.api.lower(), "unified", "auth", "authenticate", "authentication", "authorize", "login"}
+    skipped = {chunk.api.lower(), *data_table("question_words")["path_words_naming_no_operation"]}
     return bool((path_words(chunk.path) - {singular(word) for word in skipped}) & question_words(question))
 
 

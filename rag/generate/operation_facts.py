@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes
-from rag.generate.said import LIMIT_LABELS, cited, field_facts_text, is_operation, operation_label, value_facts
+from rag.generate.said import cited, field_facts_text, is_operation, operation_label, value_facts
 from rag.query import Query
 from rag.write_check import write_target
 
@@ -61,7 +61,7 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
     """The named fields that carry the kind of fact asked for (a default, a limit, allowed values)."""
     def carries(field: FieldFacts) -> bool:
         return (("default" in asks and field.default is not None)
-                or ("limit" in asks and any(label in LIMIT_LABELS for label, _ in field.facts))
+                or ("limit" in asks and bool(field.limits))
                 or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
     return [field for field in fields if carries(field)]
 
@@ -128,7 +128,7 @@ NESTED_BODY_FIELDS = 2
 
 def sendable(field: FieldFacts) -> bool:
     """Whether a request may send the field: neither deprecated nor read-only."""
-    return not field.deprecated and "read-only" not in field.flags
+    return not field.deprecated and not field.read_only
 
 
 def brief(field: FieldFacts, inner: bool = False) -> str:

@@ -54,10 +54,6 @@ def listed_values(values: Sequence[str]) -> str:
     return ", ".join(shown[:MAX_VALUES]) + (", …" if len(shown) > MAX_VALUES else "")
 
 
-LIMIT_LABELS = ("Minimum", "Maximum", "Exclusive minimum", "Exclusive maximum", "Min length", "Max length",
-                 "Min items", "Max items", "Pattern")
-
-
 ABOUT_CHARS = 120
 
 
@@ -79,7 +75,7 @@ def value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:
     kinds: list[tuple[str, str]] = []
     if field.default is not None:
         kinds.append(("default", f"default {field.default}"))
-    kinds.extend(("limit", f"{label.lower()} {value}") for label, value in field.facts if label in LIMIT_LABELS)
+    kinds.extend(("limit", f"{label} {value}") for label, value in field.limits)
     if field.enum or field.item_enum:
         kinds.append(("allowed_values", f"one of {listed_values(field.enum or field.item_enum)}"))
     kinds.sort(key=lambda pair: pair[0] not in asked)

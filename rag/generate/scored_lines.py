@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.chunk import Chunk, FieldFacts
-from rag.corpus.vocabulary import tokenize
+from rag.chunk import Chunk, FieldFacts, ResponseFacts
+from rag.corpus.vocabulary import singular, tokenize
+from rag.data import data_table
+from rag.field_facts import field_line
 from rag.generate.context import ContextBlock
 from rag.generate.named import path_words, spells_field
-from rag.generate.said import LIMIT_LABELS
 from rag.ingest.clean_text import one_line
 from rag.ingest.operation_chunks import response_line
-from rag.ingest.schema_prose import field_line
 from rag.question_analysis import asked_kinds, verb_methods
 from rag.tokens import truncate_to_tokens
 
@@ -28,34 +28,34 @@ MIN_LINES = 3
 MAX_BLOCKS = 5
 RELATIVE_CUTOFF = 0.35
 LINE_TOKENS = 90
-# Words that say what kind of fact is asked for but match too many lines to select by.
-_QUESTION_NOISE = frozenset(
-    {"value", "values", "field", "fields", "property", "properties", "use", "used", "using", "get", "set",
-     "api", "apis"}
-)
+# Words that say what kind of fact is asked for but match too many lines to select by (question_words.toml).
+_QUESTION_NOISE = frozenset(data_table("question_words")["line_noise"])
 
 
 @dataclass
 class ScoredLine:
-    """A candidate line of a context block with its relevance score; `field` the typed field it shows (None for
-    a line of text: a guide's, a raw JSON chunk's, a summary)."""
+    """A candidate line of a context block with its relevance score; `field` the typed field it shows, `response`
+    the typed response (None for a line of text: a guide's, a raw JSON chunk's, a summary)."""
 
     block: ContextBlock
     position: int
     text: str
     score: float
     field: FieldFacts | None = None
+    response: ResponseFacts | None = None
 
 
 def _stem(term: str) -> str:
-    """A light matching key for plain words: `creates`, `created`, `creating` → `creat`; identifiers stay whole."""
+    """A light matching key for plain words: the word's singular (`statuses` and `status` meet) without a verb's
+    ending (`creates`, `created`, `creating` → `creat`); identifiers stay whole."""
     if not term.isalpha() or len(term) <= 3:
         return term
-    for suffix in ("ing", "ed", "es", "s"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
-            term = term[: -len(suffix)]
+    one = singular(term)
+    for suffix in ("ing", "ed") if one == term else ():  # one ending only (`succeeds` → succeed)
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            one = term[: -len(suffix)]
             break
-    return term[:-1] if term.endswith("e") and len(term) > 3 else term
+    return one[:-1] if one.endswith("e") and len(one) > 3 else one
 
 
 def _terms(text: str) -> set[str]:
@@ -77,7 +77,7 @@ def _fact_bonus(field: FieldFacts | None, asks: frozenset[str], question: str) -
     bonus = 3.0 if spells_field(field.name, question) else 0.0
     carries = {
         "default": field.default is not None,
-        "limit": any(label in LIMIT_LABELS for label, _ in field.facts),
+        "limit": bool(field.limits),
         "allowed_values": bool(field.enum or field.item_enum),
         "required": field.required,
         "deprecated": field.deprecated,
@@ -102,8 +102,9 @@ def _field_items(fields: Sequence[FieldFacts], parameter: bool = False) -> list[
     return items
 
 
-def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]:
-    """The candidate lines of a block with their position (0 is the heading) and the typed field each shows:
+def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | ResponseFacts | None]]:
+    """The candidate lines of a block with their position (0 is the heading) and the typed field or response each
+    shows:
     for a smart operation or schema chunk, lines made from its facts (never parsed back from its text); for
     other chunks, the lines of their text but a documentation section's headings."""
     chunk = block.chunk
@@ -111,7 +112,7 @@ def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]
         headings = section_headings(chunk)
         return [(position, line, None) for position, line in enumerate(block.text.splitlines())
                 if position == 0 or clean_line(line).lower() not in headings]
-    items: list[tuple[str, FieldFacts | None]] = []
+    items: list[tuple[str, FieldFacts | ResponseFacts | None]] = []
     if chunk.summary:
         items.append((f"Summary: {chunk.summary}", None))
     if chunk.description and chunk.description != chunk.summary:
@@ -125,7 +126,7 @@ def block_lines(block: ContextBlock) -> list[tuple[int, str, FieldFacts | None]]
         items.append((f"Request body ({flags})" + (f" → {body.schema}" if body.schema else ""), None))
         items.extend(_field_items(body.fields))
     for response in chunk.responses:
-        items.append(("- " + response_line(response), None))
+        items.append(("- " + response_line(response), response))
         items.extend(_field_items(response.fields))
     required = [field.name for field in chunk.schema_fields if field.required]
     if required:
@@ -201,12 +202,12 @@ def score_lines(question: str, blocks: Sequence[ContextBlock], under_an_operatio
     if not question_terms:
         return []
     asks = asked_kinds(question)
-    candidates: list[tuple[ContextBlock, int, str, FieldFacts | None, set[str]]] = []
+    candidates: list[tuple[ContextBlock, int, str, FieldFacts | ResponseFacts | None, set[str]]] = []
     for block in blocks[:MAX_BLOCKS]:
-        for position, line, field in block_lines(block):
+        for position, line, shown in block_lines(block):
             if not line.strip() or line.startswith("… (truncated)"):
                 continue
-            candidates.append((block, position, line, field, _terms(line)))
+            candidates.append((block, position, line, shown, _terms(line)))
     if not candidates:
         return []
     document_frequency: dict[str, int] = {}
@@ -220,7 +221,8 @@ def score_lines(question: str, blocks: Sequence[ContextBlock], under_an_operatio
     # the question spells its field ("the most `messages` one bulk delete takes").
     verbs = {_stem(term) for term in all_terms if term in verb_methods()}
     scored: list[ScoredLine] = []
-    for block, position, line, field, terms in candidates:
+    for block, position, line, shown, terms in candidates:
+        field = shown if isinstance(shown, FieldFacts) else None
         # (A raw JSON or guide line is all an answer without a lead has: it keeps every word.)
         plain = (not under_an_operation or not _typed(block.chunk)
                  or (field is not None and spells_field(field.name, question)))
@@ -233,7 +235,8 @@ def score_lines(question: str, blocks: Sequence[ContextBlock], under_an_operatio
         score *= 1.0 / (1.0 + 0.1 * (block.number - 1))
         if position == 0:
             score *= 0.8  # the header is shown anyway; prefer the facts below it
-        scored.append(ScoredLine(block, position, line, score, field))
+        scored.append(ScoredLine(block, position, line, score, field,
+                                 shown if isinstance(shown, ResponseFacts) else None))
     return scored
 
 

@@ -8,10 +8,11 @@ from dataclasses import replace
 from typing import Any
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
+from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.pagination import pagination_of
 from rag.ingest.request_example import request_example
-from rag.ingest.schema_prose import SchemaProse, enum_values, field_line, item_enum_values, show_value
+from rag.ingest.schema_prose import SchemaProse, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
 from rag.ingest.spec_context import EMBEDDING_TOKENS, SpecContext
 from rag.tokens import estimate_tokens, truncate_to_tokens
@@ -60,24 +61,23 @@ class OperationChunker:
             return None
         schema = parameter_schema(parameter)
         merged = prose.merged_keywords(schema)
-        flags = prose.flags(merged, bool(parameter.get("required", False)))
-        if parameter.get("deprecated") is True and "deprecated" not in flags:
-            flags.append("deprecated")
+        flags = prose.flag_values(merged)
+        if parameter.get("deprecated") is True:
+            flags["deprecated"] = True
         label = prose.type_label(schema)
-        facts = prose.fact_pairs(merged, label)
+        values = prose.value_facts(merged, label)
         if "example" in parameter:
-            facts.append(("Example", show_value(parameter["example"])))
+            values["example"] = (*values.get("example", ()), show_value(parameter["example"]))
         return FieldFacts(
             fields=tuple(prose.top_level_fields(schema)) if merged.get("type") == "object" or "properties" in merged
             else (),
             name=str(parameter.get("name", "?")),
             type=label,
             location=str(parameter.get("in", "?")),
-            flags=tuple(flags),
+            required=bool(parameter.get("required", False)),
             description=clean_prose(parameter.get("description") or merged.get("description")),
-            facts=tuple(facts),
-            enum=enum_values(merged),
-            item_enum=item_enum_values(merged),
+            **flags,
+            **values,
         )
 
     def parameter_line(self, parameter: dict[str, Any], prose: SchemaProse) -> str:

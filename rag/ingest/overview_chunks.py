@@ -105,7 +105,7 @@ def conventions_chunk(spec: SpecContext, operations: list[Operation], chunker: O
     text, embedding = found
     chunk = spec_level_chunk(spec, (conventions_id(spec.api),), text, embedding, f"{spec.api} API conventions")
     shared = [
-        replace(facts, facts=(*facts.facts, ("Operations", f"{count} of {counts.total}")))
+        replace(facts, shared_by=count, operations=counts.total)
         for key, count in counts.parameters.items()
         if shared_by_most(count, counts.total) and key[1] != "path"
         and (facts := chunker.parameter_facts(counts.examples[key], prose)) is not None

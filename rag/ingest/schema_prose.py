@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rag.chunk import FieldFacts
+from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose, one_line
 from rag.ingest.refs import RefResolver, component_schema_name, ref_name
 
@@ -20,24 +21,25 @@ MAX_EXAMPLE_CHARS = 300
 # `max_depth` too, down to this depth; referenced schemas stop at `max_depth` (they have their own chunk).
 MAX_INLINE_DEPTH = 32
 
-# (keyword, label) pairs rendered as "Label: value." after a field's description.
-_VALUE_FACTS: tuple[tuple[str, str], ...] = (
-    ("default", "Default"),
-    ("const", "Const"),
-    ("minimum", "Minimum"),
-    ("maximum", "Maximum"),
-    ("exclusiveMinimum", "Exclusive minimum"),
-    ("exclusiveMaximum", "Exclusive maximum"),
-    ("multipleOf", "Multiple of"),
-    ("minLength", "Min length"),
-    ("maxLength", "Max length"),
-    ("pattern", "Pattern"),
-    ("minItems", "Min items"),
-    ("maxItems", "Max items"),
-    ("uniqueItems", "Unique items"),
-    ("minProperties", "Min properties"),
-    ("maxProperties", "Max properties"),
+# (keyword, `FieldFacts` field) of the values a schema node states; `rag.field_facts` puts them in words.
+_VALUE_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("default", "default"),
+    ("const", "const"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusiveMinimum", "exclusive_minimum"),
+    ("exclusiveMaximum", "exclusive_maximum"),
+    ("multipleOf", "multiple_of"),
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("pattern", "pattern"),
+    ("minItems", "min_items"),
+    ("maxItems", "max_items"),
+    ("uniqueItems", "unique_items"),
+    ("minProperties", "min_properties"),
+    ("maxProperties", "max_properties"),
 )
+_FLAG_KEYWORDS = (("deprecated", "deprecated"), ("readOnly", "read_only"), ("writeOnly", "write_only"))
 
 
 def show_value(value: Any) -> str:
@@ -63,17 +65,6 @@ def item_enum_values(schema: dict[str, Any]) -> tuple[str, ...]:
     """The enum values of an array schema's items (empty when they have none)."""
     items = schema.get("items")
     return enum_values(items) if isinstance(items, dict) else ()
-
-
-def field_line(facts: FieldFacts, parameter: bool = False) -> str:
-    """`- name (type, flags): description Label: value.`; a parameter shows its location first."""
-    inside = ", ".join([facts.location, facts.type, *facts.flags] if parameter else [facts.type, *facts.flags])
-    text = f"- {facts.name} ({inside})"
-    if facts.description:
-        text += f": {facts.description}"
-    if facts.facts:
-        text += (" " if facts.description else ": ") + " ".join(f"{label}: {value}." for label, value in facts.facts)
-    return text
 
 
 @dataclass
@@ -122,57 +113,46 @@ class SchemaProse:
         fmt = schema.get("format")
         return f"{kind} ({fmt})" if fmt else str(kind)
 
-    def flags(self, schema: dict[str, Any], required: bool | None) -> list[str]:
-        """Flags shown in the parentheses after a field name."""
-        result: list[str] = []
-        if required is True:
-            result.append("required")
-        elif required is False:
-            result.append("optional")
+    def flag_values(self, schema: dict[str, Any]) -> dict[str, bool]:
+        """The states a schema node marks (`nullable`, `deprecated`, `read_only`, `write_only`) as `FieldFacts`
+        fields; only those it sets."""
         kind = schema.get("type")
-        if schema.get("nullable") is True or (isinstance(kind, list) and "null" in kind):
-            result.append("nullable")
-        if schema.get("deprecated") is True:
-            result.append("deprecated")
-        if schema.get("readOnly") is True:
-            result.append("read-only")
-        if schema.get("writeOnly") is True:
-            result.append("write-only")
-        return result
+        found = {"nullable": schema.get("nullable") is True or (isinstance(kind, list) and "null" in kind)}
+        found.update((key, schema.get(keyword) is True) for keyword, key in _FLAG_KEYWORDS)
+        return {key: True for key, value in found.items() if value}
 
     def facts(self, schema: Any, label: str | None = None) -> list[str]:
-        """Sentences for defaults, enums, limits, patterns and examples of one schema node.
+        """Sentences for defaults, enums, limits, patterns and examples of one schema node (`Label: value.`, as a
+        field line shows them). `label` is the type label shown beside them; a `format` it does not show becomes
+        a fact."""
+        values = FieldFacts("", "", **self.value_facts(schema, label)).values()
+        return [f"{title}: {value}." for _, title, value in values]
 
-        `label` is the type label shown beside them; a `format` it does not show becomes a fact."""
-        return [f"{title}: {value}." for title, value in self.fact_pairs(schema, label)]
-
-    def fact_pairs(self, schema: Any, label: str | None = None) -> list[tuple[str, str]]:
-        """The (label, value) pairs `facts` writes as `Label: value.` sentences, in the same order."""
+    def value_facts(self, schema: Any, label: str | None = None) -> dict[str, Any]:
+        """The values one schema node states, as `FieldFacts` fields: its format (when `label`, the type label
+        shown, does not show it), default, const, limits, enums, its items' default and format, examples."""
         if not isinstance(schema, dict):
-            return []
-        result: list[tuple[str, str]] = []
+            return {}
+        found: dict[str, Any] = {}
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt and f"({fmt})" not in (self.type_label(schema) if label is None else label):
-            result.append(("Format", fmt))
-        for keyword, title in _VALUE_FACTS:
-            if keyword in schema and (
-                keyword in ("default", "const") or not isinstance(schema[keyword], (dict, list))
-            ):
-                result.append((title, show_value(schema[keyword])))
-        if isinstance(schema.get("enum"), list):
-            result.append(("Enum", ", ".join(enum_values(schema))))
+            found["format"] = fmt
+        for keyword, key in _VALUE_KEYWORDS:
+            value = schema.get(keyword)
+            if keyword in schema and (keyword in ("default", "const") or not isinstance(value, (dict, list))):
+                numeric = isinstance(value, (int, float)) and key not in ("default", "const")
+                found[key] = value if numeric else show_value(value)
+        found.update(enum=enum_values(schema), item_enum=item_enum_values(schema))
         items = schema.get("items")
-        if isinstance(items, dict) and isinstance(items.get("enum"), list):
-            result.append(("Item enum", ", ".join(enum_values(items))))
-        if isinstance(items, dict):
-            for keyword, title in (("default", "Item default"), ("format", "Item format")):
-                if keyword in items and "$ref" not in items:
-                    result.append((title, show_value(items[keyword])))
+        if isinstance(items, dict) and "$ref" not in items:
+            found.update({key: show_value(items[keyword]) for keyword, key in (("default", "item_default"),
+                                                                               ("format", "item_format"))
+                          if keyword in items})
         if "example" in schema:
-            result.append(("Example", show_value(schema["example"])))
+            found["example"] = (show_value(schema["example"]),)
         if isinstance(schema.get("examples"), list) and schema["examples"]:
-            result.append(("Examples", "; ".join(show_value(v) for v in schema["examples"])))
-        return result
+            found["examples"] = tuple(show_value(v) for v in schema["examples"])
+        return found
 
     def merged_keywords(self, schema: Any, stack: tuple[str, ...] = ()) -> dict[str, Any]:
         """The keywords of a schema with its `$ref` target and `allOf` parts folded in, so that
@@ -304,11 +284,10 @@ class SchemaProse:
         return FieldFacts(
             name=name,
             type=label,
-            flags=tuple(self.flags(merged, required)),
+            required=required,
             description=clean_prose(schema.get("description") or target.get("description")),
-            facts=tuple(self.fact_pairs(merged, label)),
-            enum=enum_values(merged),
-            item_enum=item_enum_values(merged),
+            **self.flag_values(merged),
+            **self.value_facts(merged, label),
         )
 
     def top_level_fields(self, schema: Any, nested: int = 0) -> list[FieldFacts]:
@@ -363,7 +342,7 @@ class SchemaProse:
             return []
         merged = self.merged_keywords(schema)
         parts = [f"Type: {self.type_label(schema)}"]  # an alias (`$ref` only) keeps its target's name
-        flags = self.flags(merged, None)
+        flags = FieldFacts("", "", **self.flag_values(merged)).flag_words(with_required=False)
         if flags:
             parts.append("(" + ", ".join(flags) + ")")
         line = " ".join(parts) + "."

@@ -1,6 +1,6 @@
 """The tokenizer splits identifiers; word forms meet singular/plural and common endings."""
 
-from rag.corpus.vocabulary import normalize_term, operation_words, readable_name, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, readable_name, singular, tokenize, word_forms
 
 
 def test_tokenize_splits_snake_case_paths_and_camel_case() -> None:
@@ -21,6 +21,22 @@ def test_normalize_term_strips_plural_endings_only() -> None:
     assert normalize_term("categories") == "category"
     assert normalize_term("address") == "address"
     assert normalize_term("bus") == "bus"
+
+
+# (word, its singular): the word normalizer's table. Each plural meets its singular, which stays as it is.
+SINGULARS = [
+    ("statuses", "status"), ("status", "status"), ("policies", "policy"), ("policy", "policy"),
+    ("addresses", "address"), ("address", "address"), ("employees", "employee"), ("employee", "employee"),
+    ("categories", "category"), ("boxes", "box"), ("box", "box"), ("matches", "match"), ("wishes", "wish"),
+    ("processes", "process"), ("access", "access"), ("analysis", "analysis"), ("bonuses", "bonus"),
+    ("buses", "bus"), ("causes", "cause"), ("houses", "house"), ("responses", "response"), ("fields", "field"),
+    ("apis", "api"), ("credentials", "credential"), ("entries", "entry"), ("uses", "use"), ("ids", "ids"),
+    ("time_offs", "time_off"),
+]
+
+
+def test_singular_meets_each_plural_with_its_singular() -> None:
+    assert [(word, singular(word)) for word, _ in SINGULARS] == SINGULARS
 
 
 def test_word_forms_strip_common_endings() -> None:

@@ -41,11 +41,11 @@ OPERATION = make_chunk(
     + "\n- 200 → EmployeesPaginated: The list of employees was retrieved.\n"
     "  - next (string, optional)\n  - data (array of Employee, required)",
     kind="operation",
-    parameters=(FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier"),),
+    parameters=(FieldFacts("x-account-id", "string", "header", required=True, description="The account identifier"),),
     responses=(
         ResponseFacts("200", "EmployeesPaginated", "The list of employees was retrieved.", success=True, fields=(
-            FieldFacts("next", "string", flags=("optional",)),
-            FieldFacts("data", "array of Employee", flags=("required",)),
+            FieldFacts("next", "string"),
+            FieldFacts("data", "array of Employee", required=True),
         )),
     ),
 )

@@ -7,7 +7,9 @@ from dataclasses import replace
 from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.facts import Statement
 from rag.generate.base import ABSTAIN_MESSAGE, GenerationRequest, Generator
-from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator
+from rag.generate.context import whole_context
+from rag.generate.extractive import EXTRACTIVE_LABEL, ExtractiveGenerator, lines_to_quote
+from rag.generate.lead import lead_for
 from rag.query import Query
 from rag.results import Citation
 from tests.fakes import make_chunk, retrieved
@@ -31,14 +33,13 @@ SCHEMA = make_chunk(
     ]),
     json_pointer="/components/schemas/ConnectSessionCreate",
     schema_fields=(
-        FieldFacts("provider", "string", flags=("optional", "nullable"), description="The provider to connect to"),
-        FieldFacts("origin_owner_id", "string", flags=("required",), description="The origin owner identifier"),
-        FieldFacts("origin_owner_name", "string", flags=("required",), description="The origin owner name"),
-        FieldFacts("expires_in", "number", flags=("optional", "nullable"),
-                   description="How long the session should be valid for in seconds", facts=(("Default", "1800"),)),
-        FieldFacts("type", "string", flags=("optional", "nullable"), description="The connect session account type",
-                   facts=(("Default", "production"), ("Enum", "production, test, null")),
-                   enum=("production", "test", "null")),
+        FieldFacts("provider", "string", nullable=True, description="The provider to connect to"),
+        FieldFacts("origin_owner_id", "string", required=True, description="The origin owner identifier"),
+        FieldFacts("origin_owner_name", "string", required=True, description="The origin owner name"),
+        FieldFacts("expires_in", "number", nullable=True,
+                   description="How long the session should be valid for in seconds", default="1800"),
+        FieldFacts("type", "string", nullable=True, description="The connect session account type",
+                   default="production", enum=("production", "test", "null")),
     ),
 )
 OPERATION = make_chunk(
@@ -193,10 +194,10 @@ LIST_EMPLOYEES = make_chunk(
     method="get",
     path="/hris/employees",
     parameters=(
-        FieldFacts("x-vendor-consumer-id", "string", "header", ("required",), "ID of the consumer"),
-        FieldFacts("x-vendor-app-id", "string", "header", ("required",), "The ID of your application"),
-        FieldFacts("x-vendor-service-id", "string", "header", ("optional",), "The service to call"),
-        FieldFacts("limit", "integer", "query", ("optional",), "Number of results", (("Default", "20"),)),
+        FieldFacts("x-vendor-consumer-id", "string", "header", required=True, description="ID of the consumer"),
+        FieldFacts("x-vendor-app-id", "string", "header", required=True, description="The ID of your application"),
+        FieldFacts("x-vendor-service-id", "string", "header", description="The service to call"),
+        FieldFacts("limit", "integer", "query", description="Number of results", default="20"),
     ),
 )
 EMPLOYEE_DETAIL = make_chunk(
@@ -215,10 +216,10 @@ EMPLOYEE_DETAIL = make_chunk(
     method="get",
     path="/hris/employees/{id}",
     responses=(ResponseFacts("200", "Employee", success=True, fields=(
-        FieldFacts("compensations", "array of EmployeeCompensation", flags=("optional", "nullable")),
-        FieldFacts("jobs", "array of EmployeeJob", flags=("optional",), fields=(
-            FieldFacts("title", "string", flags=("optional",), description="Job title"),
-            FieldFacts("pay", "number", flags=("optional",), description="Pay"))),
+        FieldFacts("compensations", "array of EmployeeCompensation", nullable=True),
+        FieldFacts("jobs", "array of EmployeeJob", fields=(
+            FieldFacts("title", "string", description="Job title"),
+            FieldFacts("pay", "number", description="Pay"))),
     )),),
 )
 COMPENSATION = make_chunk(
@@ -231,9 +232,9 @@ COMPENSATION = make_chunk(
         "- currency (string, optional): ISO 4217 currency code",
     ]),
     schema_fields=(
-        FieldFacts("rate", "number", flags=("optional",), description="The amount paid"),
-        FieldFacts("payment_unit", "string", flags=("optional",), enum=("hour", "week", "month")),
-        FieldFacts("currency", "string", flags=("optional",), description="ISO 4217 currency code"),
+        FieldFacts("rate", "number", description="The amount paid"),
+        FieldFacts("payment_unit", "string", enum=("hour", "week", "month")),
+        FieldFacts("currency", "string", description="ISO 4217 currency code"),
     ),
 )
 
@@ -278,8 +279,8 @@ def test_a_question_about_the_response_gets_the_success_response_and_its_fields(
     method="get",
     path="/hris/people",
         responses=(ResponseFacts("200", "PeoplePaginated", "The list of people was retrieved.", success=True, fields=(
-            FieldFacts("next", "string", flags=("optional", "nullable")),
-            FieldFacts("data", "array of Person", flags=("required",)),
+            FieldFacts("next", "string", nullable=True),
+            FieldFacts("data", "array of Person", required=True),
         )),),
     )
     query = Query("what does the response look like?", previous="How do I list people?")
@@ -330,10 +331,10 @@ BULK_DELETE = make_chunk(
     "chat.paths./channels/{channel_id}/messages/bulk-delete.post", "POST /channels/{channel_id}/messages/bulk-delete",
     kind="operation", method="post", path="/channels/{channel_id}/messages/bulk-delete",
     operation_id="bulk_delete_messages",
-    parameters=(FieldFacts("channel_id", "string", "path", ("required",)),),
+    parameters=(FieldFacts("channel_id", "string", "path", required=True),),
     request_body=RequestBodyFacts(("application/json",), True, "", fields=(
-        FieldFacts("messages", "array of string", flags=("required",),
-                   facts=(("Min items", "2"), ("Max items", "100"))),
+        FieldFacts("messages", "array of string", required=True,
+                   min_items=2, max_items=100),
         FieldFacts("created_at", "string", description="When the messages were created"),
     )),
 )
@@ -362,3 +363,18 @@ def test_a_long_first_chunk_leaves_the_others_to_be_named_and_a_field_lead_lists
         _ask("What is the default of expires_in?", long_schema, other, context_tokens=500))
     assert "Default: 1800" in result.answer or "default 1800" in result.answer
     assert "Also relevant: GET /connect_sessions/{id}" in result.answer, result.answer
+
+
+def test_a_success_response_quoted_among_the_lines_is_not_added_again() -> None:
+    """The section adds the success response a response question asks for unless a quoted line shows that very
+    response (the typed response the line was made from; no quoted text is read back)."""
+    with_headers = replace(EMPLOYEE_DETAIL, responses=(
+        replace(EMPLOYEE_DETAIL.responses[0], description="The Employee", headers=(("Retry-After", ""),)),
+    ))
+    request = _ask("What does the response look like, with its Retry-After header?", with_headers)
+    blocks = whole_context(request.chunks)
+    lead = lead_for(request.asked, blocks)
+    quoted = lines_to_quote(request, blocks, lead)
+    assert any(line.response is with_headers.responses[0] for line in quoted)
+    answer = ExtractiveGenerator().generate(request).answer
+    assert sum("200 → Employee" in line for line in answer.splitlines()[2:]) == 1, answer

@@ -21,12 +21,11 @@ OVERVIEW = make_chunk(
     title="StackOne overview",
     security=(BASIC,),
 )
-EXPIRES = FieldFacts("expires_in", "number", flags=("optional", "nullable"),
-                     description="How long the session should be valid for in seconds", facts=(("Default", "1800"),))
-SESSION_TYPE = FieldFacts("type", "string", flags=("optional", "nullable"),
+EXPIRES = FieldFacts("expires_in", "number", nullable=True,
+                     description="How long the session should be valid for in seconds", default="1800")
+SESSION_TYPE = FieldFacts("type", "string", nullable=True,
                           description="The connect session account type",
-                          facts=(("Default", "production"), ("Enum", "production, test, null")),
-                          enum=("production", "test", "null"))
+                          default="production", enum=("production", "test", "null"))
 SESSIONS = make_chunk(
     "stackone.paths./connect_sessions.post",
     "POST /connect_sessions  [stackone API]",
@@ -36,7 +35,7 @@ SESSIONS = make_chunk(
     summary="Create Connect Session",
     security=(BASIC,),
     request_body=RequestBodyFacts(("application/json",), True, "ConnectSessionCreate",
-                                  fields=(FieldFacts("origin_owner_id", "string", flags=("required",)), EXPIRES,
+                                  fields=(FieldFacts("origin_owner_id", "string", required=True), EXPIRES,
                                           SESSION_TYPE)),
 )
 ACCOUNTS = make_chunk(
@@ -47,8 +46,8 @@ ACCOUNTS = make_chunk(
     path="/accounts",
     summary="List Accounts",
     parameters=(
-        FieldFacts("provider", "string", "query", ("optional",), "The provider of the results to fetch"),
-        FieldFacts("filter", "object", "query", ("optional",), "Filter parameters"),
+        FieldFacts("provider", "string", "query", description="The provider of the results to fetch"),
+        FieldFacts("filter", "object", "query", description="Filter parameters"),
     ),
 )
 EMPLOYEES = make_chunk(
@@ -59,13 +58,13 @@ EMPLOYEES = make_chunk(
     path="/unified/hris/employees",
     summary="List Employees",
     parameters=(
-        FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier"),
-        FieldFacts("next", "string", "query", ("optional",), "The unified cursor"),
-        FieldFacts("page_size", "number", "query", ("optional",), "The number of results per page",
-                   facts=(("Default", "25"), ("Maximum", "100"))),
+        FieldFacts("x-account-id", "string", "header", required=True, description="The account identifier"),
+        FieldFacts("next", "string", "query", description="The unified cursor"),
+        FieldFacts("page_size", "number", "query", description="The number of results per page",
+                   default="25", maximum=100),
     ),
     responses=(ResponseFacts("200", "EmployeesPaginated", "The list of employees was retrieved.", success=True,
-                             fields=(FieldFacts("next_page", "string", flags=("deprecated",)),
+                             fields=(FieldFacts("next_page", "string", deprecated=True),
                                      FieldFacts("next", "string"), FieldFacts("data", "array of Employee"))),),
     pagination=PaginationFacts("cursor", cursor="next", size="page_size", next_field="next"),
 )
@@ -93,9 +92,9 @@ def test_required_parameters_and_headers_come_from_the_chunk_fields() -> None:
     operation = replace(
         ACCOUNTS,
         parameters=(
-            FieldFacts("x-account-id", "string", "header", ("required",)),
-            FieldFacts("id", "string", "path", ("required",)),
-            FieldFacts("provider", "string", "query", ("optional",)),
+            FieldFacts("x-account-id", "string", "header", required=True),
+            FieldFacts("id", "string", "path", required=True),
+            FieldFacts("provider", "string", "query"),
         ),
     )
     assert lead("Which parameters must I always send to get an account?", operation) == (
@@ -110,8 +109,8 @@ def test_required_fields_of_the_schema_the_question_names() -> None:
     schema = make_chunk(
         "stackone.components.ConnectSessionCreate",
         "Schema ConnectSessionCreate  [stackone API]",
-        schema_fields=(FieldFacts("origin_owner_id", "string", flags=("required",)),
-                       FieldFacts("origin_owner_name", "string", flags=("required",)), EXPIRES),
+        schema_fields=(FieldFacts("origin_owner_id", "string", required=True),
+                       FieldFacts("origin_owner_name", "string", required=True), EXPIRES),
         used_by=("POST /connect_sessions",),
     )
     found = lead_for("Which fields are mandatory in a ConnectSessionCreate object?",
@@ -224,7 +223,7 @@ def music_operation(method: str, path: str, summary: str, parameters: tuple[Fiel
 
 
 def test_a_request_naming_values_starts_with_the_lookup_operation() -> None:
-    query = FieldFacts(name="q", type="string", location="query", flags=("required",))
+    query = FieldFacts(name="q", type="string", location="query", required=True)
     search = music_operation("get", "/search", "Search for Item", (query,))
     album = music_operation("get", "/albums/{id}", "Get Album")
     sentence = lead("Play the album Kind of Blue by Miles Davis", search, album)
@@ -245,7 +244,7 @@ AUTHENTICATE = make_chunk(
     path="/connect_sessions/authenticate",
     security=(BASIC,),
 )
-ACCOUNT_HEADER = FieldFacts("x-account-id", "string", "header", ("required",), "The account identifier")
+ACCOUNT_HEADER = FieldFacts("x-account-id", "string", "header", required=True, description="The account identifier")
 HRIS_BENEFIT = make_chunk(
     "hris.paths./unified/hris/benefits/{id}.get",
     "GET /unified/hris/benefits/{id}  [hris API]",
@@ -259,9 +258,9 @@ HRIS_CONVENTIONS = make_chunk(
     "Conventions shared by the operations of the hris API  [hris API]",
     kind="overview",
     parameters=(
-        replace(ACCOUNT_HEADER, facts=(("Operations", "74 of 74"),)),
-        FieldFacts("raw", "boolean", "query", ("optional",), "Indicates that the raw request result should be returned",
-                   facts=(("Operations", "59 of 74"),)),
+        replace(ACCOUNT_HEADER, shared_by=74, operations=74),
+        FieldFacts("raw", "boolean", "query", description="Indicates that the raw request result should be returned",
+                   shared_by=59, operations=74),
     ),
 )
 
@@ -407,21 +406,21 @@ def test_the_operation_to_use_is_said_with_the_first_sentence_of_its_description
 QUEUE_SIZE = FieldFacts("MaxSize", "integer", description="The maximum number of calls allowed to be in the queue. "
                         "The default is 1000. The maximum is 5000.")
 ACCOUNT_SID = FieldFacts("account_sid", "string", description="The SID of the Account that created this Queue resource",
-                         facts=(("Min length", "34"), ("Max length", "34")))
+                         min_length=34, max_length=34)
 QUEUES = make_chunk(
     "phone.paths./Accounts/{AccountSid}/Queues.json.post", "POST /Accounts/{AccountSid}/Queues.json", kind="operation",
     method="post", path="/Accounts/{AccountSid}/Queues.json", operation_id="CreateQueue",
-    parameters=(FieldFacts("AccountSid", "string", "path", ("required",)),),
+    parameters=(FieldFacts("AccountSid", "string", "path", required=True),),
     request_body=RequestBodyFacts(("application/x-www-form-urlencoded",), True, "",
-                                  fields=(FieldFacts("FriendlyName", "string", flags=("required",)), QUEUE_SIZE)),
+                                  fields=(FieldFacts("FriendlyName", "string", required=True), QUEUE_SIZE)),
     responses=(ResponseFacts("201", "queue", success=True, fields=(ACCOUNT_SID,)),),
 )
 PARTICIPANT = make_chunk(
     "phone.paths./Conferences/{ConferenceSid}/Participants/{CallSid}.json.post",
     "POST /Conferences/{ConferenceSid}/Participants/{CallSid}.json", kind="operation", method="post",
     path="/Conferences/{ConferenceSid}/Participants/{CallSid}.json", operation_id="UpdateParticipant",
-    parameters=(FieldFacts("ConferenceSid", "string", "path", ("required",), "The SID of the conference"),
-                FieldFacts("CallSid", "string", "path", ("required",), "The Call SID of the participant")),
+    parameters=(FieldFacts("ConferenceSid", "string", "path", required=True, description="The SID of the conference"),
+                FieldFacts("CallSid", "string", "path", required=True, description="The Call SID of the participant")),
     request_body=RequestBodyFacts(("application/x-www-form-urlencoded",), False, "",
                                   fields=(FieldFacts("Muted", "boolean", description="Whether to mute the participant"),
                                           FieldFacts("EndConferenceOnExit", "boolean"))),
@@ -473,9 +472,9 @@ def test_a_limit_question_naming_no_field_gets_the_page_size_not_a_path_paramete
     history = make_chunk(
         "chat.paths./channels/{channel_id}/messages.get", "GET /channels/{channel_id}/messages", kind="operation",
         method="get", path="/channels/{channel_id}/messages", operation_id="list_messages",
-        parameters=(FieldFacts("channel_id", "string", "path", ("required",)),
+        parameters=(FieldFacts("channel_id", "string", "path", required=True),
                     FieldFacts("before", "string", "query"),
-                    FieldFacts("limit", "integer", "query", facts=(("Minimum", "1"), ("Maximum", "100")))),
+                    FieldFacts("limit", "integer", "query", minimum=1, maximum=100)),
         pagination=PaginationFacts("cursor", cursor="before", size="limit"),
     )
     found = lead("How many messages can I get per request when reading a channel's history?", history)

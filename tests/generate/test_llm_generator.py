@@ -294,8 +294,8 @@ def test_the_prompt_carries_the_key_facts_the_lead_reads_from_the_typed_facts() 
 
     typed = replace(OPERATION, method="post", path="/connect_sessions", summary="Create Connect Session",
                     request_body=RequestBodyFacts(("application/json",), True, "ConnectSessionCreate", fields=(
-                        FieldFacts("origin_owner_id", "string", flags=("required",)),
-                        FieldFacts("expires_in", "number", facts=(("Default", "1800"),)))))
+                        FieldFacts("origin_owner_id", "string", required=True),
+                        FieldFacts("expires_in", "number", default="1800"))))
     model = FakeChatModel([_reply(abstained=False, answer="x [1]", citations=[1])])
     LLMGenerator(model).generate(_request("What is the default of expires_in?", typed))
     user = model.user_prompt

@@ -13,9 +13,9 @@ from tests.fakes import make_chunk, retrieved
 MEMBERS = make_chunk(
     "chat.paths./guilds/{guild_id}/members.get", "GET /guilds/{guild_id}/members", kind="operation", method="get",
     path="/guilds/{guild_id}/members", operation_id="list_guild_members",
-    parameters=(FieldFacts("guild_id", "string", "path", ("required",), "The server's id"),
+    parameters=(FieldFacts("guild_id", "string", "path", required=True, description="The server's id"),
                 FieldFacts("after", "string", "query"),
-                FieldFacts("limit", "integer", "query", facts=(("Minimum", "1"), ("Maximum", "1000")))),
+                FieldFacts("limit", "integer", "query", minimum=1, maximum=1000)),
     pagination=PaginationFacts("cursor", cursor="after", size="limit"),
     responses=(ResponseFacts("200", "GuildMemberList", success=True, fields=(FieldFacts("id", "string"),)),),
 )
@@ -23,8 +23,8 @@ ROLE = make_chunk(
     "chat.paths./guilds/{guild_id}/roles.post", "POST /guilds/{guild_id}/roles", kind="operation", method="post",
     path="/guilds/{guild_id}/roles", operation_id="create_guild_role",
     request_body=RequestBodyFacts(("application/json",), True, "", fields=(
-        FieldFacts("name", "string", flags=("required",)),
-        FieldFacts("color", "integer", facts=(("Minimum", "0"), ("Maximum", "16777215"))),
+        FieldFacts("name", "string", required=True),
+        FieldFacts("color", "integer", minimum=0, maximum=16777215),
     )),
 )
 
@@ -48,7 +48,7 @@ def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() ->
         "Takes a request body (required: `name`; also `color` (minimum 0, maximum 16777215)). [1]", {"name"})
     # No field required: the fields a request may send are named all the same (Discord's `max_age` of an invite).
     optional = replace(ROLE, request_body=replace(ROLE.request_body, schema="object", fields=(
-        FieldFacts("max_age", "integer"), FieldFacts("id", "string", flags=("optional", "read-only")))))
+        FieldFacts("max_age", "integer"), FieldFacts("id", "string", read_only=True))))
     assert operation_detail(_anchor(optional), set(), ())[0] == "Takes a request body (fields `max_age`). [1]"
     detail, named = operation_detail(_anchor(MEMBERS), {"limit"}, ())
     assert detail == ("Requires `guild_id` (path). Query parameters `after`. Returns 200 with `GuildMemberList` "
@@ -63,21 +63,20 @@ def test_an_operation_s_effect_is_read_from_its_method_and_path() -> None:
 
 
 def test_a_field_named_briefly_carries_its_default_bounds_and_a_short_enum_never_a_pattern() -> None:
-    assert brief(FieldFacts("limit", "integer", facts=(("Default", "25"), ("Maximum", "100")))) == \
+    assert brief(FieldFacts("limit", "integer", default="25", maximum=100)) == \
         "`limit` (default 25, maximum 100)"
-    assert brief(FieldFacts("sid", "string", facts=(("Pattern", "^SM[0-9a-f]{32}$"),))) == "`sid`"
+    assert brief(FieldFacts("sid", "string", pattern="^SM[0-9a-f]{32}$")) == "`sid`"
     many = tuple(f"v{n}" for n in range(6))
-    assert brief(FieldFacts("kind", "string", facts=(("Enum", ", ".join(many)),), enum=many)) == "`kind`"
-    assert brief(FieldFacts("sort", "string", facts=(("Enum", "asc, desc"),), enum=("asc", "desc"))) == \
+    assert brief(FieldFacts("kind", "string", enum=many)) == "`kind`"
+    assert brief(FieldFacts("sort", "string", enum=("asc", "desc"))) == \
         "`sort` (one of asc, desc)"
 
 
 def test_a_body_of_one_object_is_named_down_to_its_fields() -> None:
     """Box's `PUT /files/{file_id}#add_shared_link` takes one `shared_link` object: its fields are what to send."""
     shared_link = FieldFacts("shared_link", "object", fields=(
-        FieldFacts("access", "string", facts=(("Enum", "open, company, collaborators"),),
-                   enum=("open", "company", "collaborators")),
-        FieldFacts("password", "string"), FieldFacts("url", "string", flags=("read-only",))))
+        FieldFacts("access", "string", enum=("open", "company", "collaborators")),
+        FieldFacts("password", "string"), FieldFacts("url", "string", read_only=True)))
     body = RequestBodyFacts(("application/json",), False, "object", fields=(shared_link,))
     assert body_text(body, [], set()) == ("Takes a request body (fields `shared_link` (fields `access` (one of open, "
                                           "company, collaborators), `password`))")

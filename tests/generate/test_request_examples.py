@@ -51,7 +51,7 @@ def test_an_answer_about_an_operation_carries_that_operations_example() -> None:
 def test_the_lookup_operation_is_the_request_to_send_first() -> None:
     search = with_example(make_chunk("music.paths./search.get", "GET /search", kind="operation", method="get",
                                      path="/search", summary="Search for Item", parameters=(
-                                         FieldFacts("q", "string", "query", ("required",)),)))
+                                         FieldFacts("q", "string", "query", required=True),)))
     album = with_example(make_chunk("music.paths./albums/{id}.get", "GET /albums/{id}", kind="operation",
                                     method="get", path="/albums/{id}", summary="Get Album"))
     generation = answer("Play the album Kind of Blue by Miles Davis", search, album)

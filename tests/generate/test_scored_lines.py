@@ -35,3 +35,18 @@ def test_under_an_operation_lines_match_on_more_than_the_verb_or_the_path_s_reso
     assert not any(line.text.startswith("Summary") for line in scored)
     # Without a lead naming the operation, its own words are what shows which operation the block is.
     assert any(line.text.startswith("Summary") for line in score_lines(question, blocks))
+
+
+def test_a_plural_in_the_question_meets_the_field_named_in_the_singular() -> None:
+    """Issue 45: "statuses" met no field called `status` (the generator's three word normalizers disagreed);
+    "employees" met no `employee` either. One normalizer (`rag.corpus.vocabulary.singular`) meets them."""
+    orders = make_chunk(
+        "shop.paths./orders.get", "GET /orders", kind="operation", method="get", path="/orders",
+        parameters=(FieldFacts("status", "string", "query", enum=("open", "paid")),
+                    FieldFacts("employee", "string", "query", description="Who took it"),
+                    FieldFacts("page", "integer", "query")),
+    )
+    blocks = build_context(retrieved(orders), 4000)
+    fields = {line.field.name for line in score_lines("Which order statuses and employees are there?", blocks,
+                                                      under_an_operation=True) if line.field is not None}
+    assert fields == {"status", "employee"}

@@ -154,8 +154,8 @@ def test_values_are_data_and_stay_as_written_while_descriptions_are_cleaned() ->
     smart = next(c for c in document.chunks if c.strategy == "smart" and c.kind == "operation")
     naive = next(c for c in document.chunks if c.strategy == "naive" and c.kind == "operation")
     fields = {f.name: f for f in smart.request_body.fields} if smart.request_body else {}
-    assert fields["html"].description == "The body as `HTML`." and fields["html"].fact("Example") == (
-        "<p>This is an HTML description</p>")  # the real StackOne ATS spec has this example
+    assert fields["html"].description == "The body as `HTML`." and fields["html"].example == (
+        "<p>This is an HTML description</p>",)  # the real StackOne ATS spec has this example
     assert fields["format"].enum == ("<b>bold</b>", "plain") and fields["description"].description == (
         "A field called description.")
     assert smart.description == "Sends a message." and smart.responses[0].description == "Sent."

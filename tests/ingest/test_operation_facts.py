@@ -16,13 +16,13 @@ def test_summary_description_and_parameters_are_fields() -> None:
     by_name = {p.name: p for p in chunk.parameters}
     page_size = by_name["page_size"]
     assert page_size == FieldFacts(
-        name="page_size", type="integer (int32)", location="query", flags=("optional",),
-        description="Results per page", facts=(("Default", "25"), ("Minimum", "1"), ("Maximum", "100")),
+        name="page_size", type="integer (int32)", location="query",
+        description="Results per page", default="25", minimum=1, maximum=100,
     )
-    assert page_size.default == "25" and page_size.fact("Maximum") == "100" and not page_size.required
+    assert page_size.default == "25" and page_size.maximum == 100 and not page_size.required
     assert by_name["status"].enum == ("pending", "paid", "shipped", "cancelled")
     assert by_name["status"].default == "pending"
-    assert by_name["cursor"].deprecated and "nullable" in by_name["cursor"].flags
+    assert by_name["cursor"].deprecated and by_name["cursor"].nullable
     assert by_name["x-account-id"].location == "header" and by_name["x-account-id"].required
     assert by_name["expand"].item_enum == ("items", "customer") and by_name["expand"].enum == ()
     # the text is rendered from the same facts

@@ -10,7 +10,7 @@ from rag.ingest.pipeline import parse_path
 
 
 def query(*names: str, deprecated: tuple[str, ...] = ()) -> tuple[FieldFacts, ...]:
-    return tuple(FieldFacts(name, "string", "query", ("deprecated",) if name in deprecated else ()) for name in names)
+    return tuple(FieldFacts(name, "string", "query", deprecated=name in deprecated) for name in names)
 
 
 def ok(*fields: str, headers: tuple[str, ...] = ()) -> tuple[ResponseFacts, ...]:

@@ -63,7 +63,7 @@ def test_only_an_identifier_names_a_schema_not_a_plain_word() -> None:
 def test_a_header_question_gets_the_chunk_of_shared_headers_into_the_top_k() -> None:
     """The conventions chunk (an overview stating a header every operation takes) takes the last place of the top
     k when it ranked below; one already in the top k, or none in the pool, leaves the order as it was."""
-    header = FieldFacts("x-account-id", "string", "header", flags=("required",))
+    header = FieldFacts("x-account-id", "string", "header", required=True)
     conventions = make_chunk("hris.conventions", "hris API conventions", kind="overview", parameters=(header,))
     overview = make_chunk("hris.overview", "hris API", kind="overview")
     ops = [make_chunk(f"hris.paths./things/{n}.get", f"GET /things/{n}", kind="operation") for n in range(5)]
