@@ -25,6 +25,7 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -158,22 +159,41 @@ def complete_pending(index: Index, asked: Collection[str] | None = None, progres
     between two batches."""
     stored = 0
     for work in pending_work(index.documents(), asked):
-        batches = embedding_batches(chunks_of(index.registry.deferred(work.version, work.part)))
-        done, total = 0, sum(len(batch) for batch in batches)
-        for batch in batches:
-            if stop is not None and stop.is_set():
-                return stored
-            index.wait_for_writers()
-            vectors = index.embedder.embed([embedding_text(chunk) for chunk in batch])
-            if not index.store_pending(work.version, work.part, batch, vectors):
-                break  # replaced or deleted meanwhile, or finished by another process
-            done += len(batch)
-            stored += len(batch)
-            if progress is not None:
-                progress(work.source, done, total)
-        else:
+        done, finished = _complete_work(index, work, progress, stop)
+        stored += done
+        if finished:
             index.finish_pending(work.version, work.part)
+        if stop is not None and stop.is_set():
+            return stored
     return stored
+
+
+def _complete_work(index: Index, work: PendingWork, progress: Progress | None,
+                   stop: threading.Event | None) -> tuple[int, bool]:
+    """Embed and store one document's chunks of one part: (how many were stored, whether all were). A batch is
+    stored by a second thread while the next is embedded (as `write_chunks` does; a writer that holds the index, an
+    upload, makes that store and so the next batch wait); a store refused because the version was replaced or
+    deleted meanwhile (or the part finished by another process) ends it."""
+    batches = embedding_batches(chunks_of(index.registry.deferred(work.version, work.part)))
+    done, total = 0, sum(len(batch) for batch in batches)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deferred-write") as writer:
+        writing: tuple[Future[bool], int] | None = None
+        for batch in [*batches, None]:
+            vectors = None
+            if batch is not None and not (stop is not None and stop.is_set()):
+                if writing is None:
+                    index.wait_for_writers()
+                vectors = index.embedder.embed([embedding_text(chunk) for chunk in batch])
+            if writing is not None:
+                if not writing[0].result():
+                    return done, False
+                done += writing[1]
+                if progress is not None:
+                    progress(work.source, done, total)
+            if batch is None or vectors is None or (stop is not None and stop.is_set()):
+                return done, batch is None
+            writing = writer.submit(index.store_pending, work.version, work.part, batch, vectors), len(batch)
+    return done, True
 
 
 def describe_pending(work: Sequence[PendingWork]) -> str:
