@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag.config import set_aside_strategies
+from rag.config import set_aside_parts
 from rag.errors import RagError
 from rag.index.store import DUPLICATE_POLICIES, IngestReport
 from rag.index.versions import chunk_totals
@@ -91,7 +91,7 @@ if st.button(f"Index {count} file(s)" if count else "Index files", type="primary
             [(upload.name, upload.getvalue()) for upload in files or []],
             policy,  # type: ignore[arg-type]
             progress=progress,
-            defer=set_aside_strategies(),  # C0's naive chunks: embedded in the background after the warm-up
+            defer=set_aside_parts(),  # schemas, then C0's naive chunks: embedded in the background after the warm-up
         )
     if any(report.status in ("added", "replaced") for report in reports):
         warm_up_in_background(engine)  # the next question finds the new documents' index ready
@@ -134,7 +134,7 @@ if right.button("Fetch and index", icon=":material/cloud_download:", disabled=no
     progress = ui.progress_bar("Fetching…")
     with st.spinner("Fetching and indexing…", show_time=True):
         report = ingest_spec_url(index, spec_url, spec_private, progress=progress,
-                                 defer=set_aside_strategies())  # C0's naive chunks: embedded in the background
+                                 defer=set_aside_parts())  # schemas, C0's naive chunks: embedded in the background
     if report.status in ("added", "replaced"):
         warm_up_in_background(engine)
     st.session_state["spec_url_reports"] = [report]

@@ -160,11 +160,14 @@ def searched_strategies(configs: Sequence[Config]) -> tuple[str, ...]:
     return tuple(strategy for strategy in STRATEGIES if strategy in wanted)
 
 
-def set_aside_strategies() -> tuple[str, ...]:
-    """The strategies ingest embeds after a document goes live (rag.index.deferred): those the default
-    configuration, `full`, does not search — the naive chunks only the C0/C1 baselines search."""
-    first = searched_strategies([PRESETS["full"]])
-    return tuple(strategy for strategy in STRATEGIES if strategy not in first)
+def set_aside_parts() -> tuple[str, ...]:
+    """The parts of a document ingest embeds after it goes live (rag.index.deferred), in the order they are then
+    embedded: the schema chunks of the default configuration's chunking (`full` ranks schemas after operations, so
+    it answers most questions from the operations and, until the schemas are in, says so), then the strategies
+    `full` does not search — the naive chunks only the C0 baseline searches."""
+    full = PRESETS["full"]
+    first = searched_strategies([full])
+    return (f"{full.chunking}:schema", *(strategy for strategy in STRATEGIES if strategy not in first))
 
 
 def ablation_name(base: str, feature: str) -> str:

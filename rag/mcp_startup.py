@@ -67,7 +67,7 @@ def main(args: Any) -> int:
         warnings = warm_up(engine)
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        complete_in_background(engine.index)  # chunks set aside at ingest (C0's naive ones) while it serves
+        complete_in_background(engine.index)  # set aside at ingest (schemas, then C0's naive chunks)
         documents = len(engine.index.documents())
         print(
             f"specrag MCP server ready in {time.perf_counter() - started:.1f} s: {documents} documents from "

@@ -259,6 +259,29 @@ def test_a_config_whose_chunks_are_not_embedded_yet_says_so_and_the_others_answe
     assert again.pending == [] and again.fallbacks == [] and again.chunks[0].chunk.strategy == "naive"
 
 
+def test_full_answers_from_the_operations_while_the_schemas_are_embedded_and_says_so(empty_index: Index) -> None:
+    """With the schema chunks set aside (ingest's default), `full` answers at once from the operations, names the API
+    whose schema chunks it could not search (the same `pending` signal as C0's, never cached); once they are
+    embedded it answers as an index that embedded everything at once does."""
+    from rag.config import set_aside_parts
+    from rag.ingest.pipeline import parse_path
+    from tests.conftest import FIXTURES
+
+    empty_index.add(parse_path(FIXTURES / "specs" / "people-3.1.json"), defer=set_aside_parts())
+    engine = Engine(empty_index, default_llm="extractive")
+    api = empty_index.documents()[0].api
+    waiting = engine.run("How do I list employees?", PRESETS["full"])
+    assert waiting.chunks and waiting.pending == [api]
+    assert any(f.startswith(f"schema chunks of {api} not embedded yet") for f in waiting.fallbacks)
+    assert not any(chunk.chunk.kind == "schema" for chunk in waiting.pool)
+    c3 = engine.run("How do I list employees?", PRESETS["C3"])
+    assert c3.pending == [api]  # every configuration of smart chunks waits for them alike
+    empty_index.complete_pending(("smart",))
+    again = engine.run("How do I list employees?", PRESETS["full"])
+    assert again.pending == [] and again.fallbacks == [] and not again.cached
+    assert engine.run("What fields does an employee have?", PRESETS["full"]).pending == []
+
+
 def test_the_scores_a_chunk_list_shows_fall_with_rank_in_every_configuration(engine: Engine) -> None:
     """Issue 45: the number shown beside a retrieved chunk is the one that decided its order (the learned ranker's
     in `full`, the fused RRF score in C2), so it falls with rank; a chunk a stage placed (the conversation's subject,

@@ -53,7 +53,7 @@ def ingest_uploads(
 ) -> list[IngestReport]:
     """Validate, parse and index each (name, bytes); `progress(fraction, text)` follows the files' stages with the
     time left (rag.index.progress), every POLL_S seconds from the first, in the caller's thread (a Streamlit bar
-    can only be drawn from there): the files are indexed in a worker thread meanwhile. The chunks of the strategies
+    can only be drawn from there): the files are indexed in a worker thread meanwhile. The chunks of the parts
     in `defer` are set aside, to be embedded afterwards (rag.index.deferred)."""
     tracker = IngestTracker([(name, len(data)) for name, data in files])
     if progress is None:
@@ -160,7 +160,7 @@ def ingest_spec_url(index: Index, url: str, allow_private: bool, progress: Progr
                     defer: Collection[str] = ()) -> IngestReport:
     """Fetch a spec from its URL and index it under that URL (`rag.index.build.ingest_fetched_spec`: fetched again,
     a new version when it changed, else unchanged); a problem is an error report in the page's words. The chunks of
-    the strategies in `defer` are set aside, to be embedded afterwards (rag.index.deferred)."""
+    the parts in `defer` are set aside, to be embedded afterwards (rag.index.deferred)."""
     def step(done: int, total: int) -> None:
         if progress is not None and total:
             progress(0.2 + 0.8 * done / total, f"embedded {done}/{total} chunks")
@@ -193,11 +193,15 @@ def crawl_lines(report: SiteReport) -> list[tuple[str, str]]:
 
 def pending_note(index: Index) -> str:
     """What the Documents page says while chunks set aside at ingest are embedded ("" when none are): how many, of
-    which APIs, and which configuration waits for them."""
-    from rag.index.deferred import describe_pending
+    which APIs, and which configurations search them (they say “still indexing” meanwhile)."""
+    from rag.config import PRESETS
+    from rag.index.deferred import describe_pending, part_label, part_strategy
 
     work = index.pending()
     if not work:
         return ""
-    return (f"Embedding in the background: {describe_pending(work)}. They are searched only by the C0 baseline, "
-            "which says “still indexing” until they are ready; the other configurations answer now.")
+    searched = "; ".join(
+        f"the {part_label(part)} by {', '.join(n for n, c in PRESETS.items() if c.chunking == part_strategy(part))}"
+        for part in dict.fromkeys(item.part for item in work))
+    return (f"Embedding in the background: {describe_pending(work)}. Until they are in, the configurations that "
+            f"search them ({searched}) answer from what is embedded and say “still indexing”.")

@@ -103,7 +103,8 @@ def warm_up_once(engine: Engine) -> threading.Thread:
 def warm_up_in_background(engine: Engine) -> threading.Thread:
     """Warm `engine` up again in a background thread, e.g. after an upload or a new version changed the index: the
     new generation's snapshot, corpus profile and gate calibration are ready before the next question. Then the
-    chunks set aside at ingest (C0's naive ones) are embedded, in a thread of their own (rag.index.deferred)."""
+    chunks set aside at ingest (the schema chunks, then C0's naive ones) are embedded, in a thread of their own
+    (rag.index.deferred)."""
 
     def run() -> None:
         warm_up(engine)

@@ -62,9 +62,9 @@ BADGES: tuple[tuple[str, str], ...] = (
     ("no match", "an answer was written but no documentation line matched the question's terms"),
     ("fell back", "a stage of the configuration could not run here (e.g. no LLM for C4/C5's reranker), so it "
                   "answered as the simpler configuration"),
-    ("still indexing", "the chunks this configuration searches are not embedded yet for some API (a large upload's "
-                       "naive chunks, which only C0 searches, are embedded after the others): it answered without "
-                       "them; ask again shortly"),
+    ("still indexing", "the chunks this configuration searches are not all embedded yet for some API (a large "
+                       "upload's schema chunks, and the naive chunks only C0 searches, are embedded after the spec "
+                       "goes live): it answered without them; ask again shortly"),
     ("retrieval only", "no answer generated; the retrieved chunks are shown"),
     ("error", "this configuration failed; the others are unaffected"),
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag.config import set_aside_strategies
+from rag.config import set_aside_parts
 from rag.errors import RagError
 from rag.index.registry import DocumentRecord
 from rag.index.store import Index, IngestReport
@@ -61,7 +61,7 @@ def add_version(index: Index, name: str, data: bytes, label: str) -> tuple[Inges
     if not label.strip():
         raise ValueError("give the new version a label, e.g. 2025-02")
     report = index.add(parse_document(name, data, version=label.strip()), on_duplicate="reject",
-                       defer=set_aside_strategies())  # embedded in the background afterwards (webapp.engine)
+                       defer=set_aside_parts())  # embedded in the background afterwards (webapp.engine)
     versions = versions_of(index.documents(), report.api)
     position = next(i for i, r in enumerate(versions) if r.api_version == label.strip())
     old, new = (versions[position - 1], versions[position]) if position > 0 else (versions[0], versions[-1])

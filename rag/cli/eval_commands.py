@@ -45,7 +45,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if engine.index.is_empty():
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
     if not args.dry_run:
-        complete_for(engine.index, searched_strategies(configs))  # C0's naive chunks, when set aside at ingest
+        complete_for(engine.index, searched_strategies(configs))  # chunks set aside at ingest that they search
     found: list[str] = []
     questions = load_questions(args.questions, engine.index, unknown_ids=args.unknown_ids, warnings=found)
     for warning in found:

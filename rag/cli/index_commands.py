@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +34,11 @@ def _fetch_urls(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Index files, folders, zips and specs by URL: progress with the time left on stderr (a line per file indexed,
-    and every few seconds while one is parsed or embedded), the reports on stdout; the naive chunks are set aside
-    unless `--embed-all` (embedded when a command that searches them first needs them)."""
+    and every few seconds while one is parsed or embedded), the reports on stdout. Unless `--embed-all`, each file
+    goes live once its operations and docs are embedded; then the schema chunks are embedded (saying so), and the
+    naive chunks are left set aside (embedded when a command that searches them first needs them)."""
     from rag.cli.ingest_progress import ingest_with_progress
-    from rag.config import set_aside_strategies
+    from rag.config import set_aside_parts
     from rag.index.build import ingest_fetched_spec, open_index
 
     try:
@@ -46,7 +49,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = [raw for raw in args.paths if "://" not in raw]
     if fetched or paths:
         index = open_index(settings_from(args))
-        defer = () if args.embed_all else set_aside_strategies()
+        defer = () if args.embed_all else set_aside_parts()
         if paths:
             reports += ingest_with_progress(index, paths, on_duplicate=args.on_duplicate, version=args.version,
                                             defer=defer, quiet=args.json, announce=False, write=_write_stderr)
@@ -54,12 +57,32 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if not args.json:
                 _write_stderr(f"  {spec.url}: parsing, chunking and embedding…")
             reports.append(ingest_fetched_spec(index, spec, args.version, defer=defer))
+        reports = _complete_what_full_searches(index, reports, None if args.json else _write_stderr)
     return _print_ingest_reports(reports, args.json)
+
+
+def _complete_what_full_searches(index: Any, reports: list[Any], write: Callable[[str], None] | None) -> list[Any]:
+    """Once the files are live (searchable by `full` from their operations and docs), embed the chunks set aside
+    that `full` searches (the schema chunks), saying so with progress through `write` (None: silently); the reports
+    then list as pending what is still set aside (the naive chunks)."""
+    from rag.cli.ingest_progress import complete_for
+    from rag.config import PRESETS, searched_strategies
+
+    complete_for(index, searched_strategies([PRESETS["full"]]), write or (lambda _: None),
+                 lambda what: f"searchable now by full, C1-C5 and E2-E4 (they say “still indexing” until the rest is "
+                              f"in); embedding the {what}…")
+    left = {record.source: record.pending for record in index.documents()}
+    return [replace(report, pending=left.get(report.source, ())) if report.pending else report for report in reports]
 
 
 def _write_stderr(line: str) -> None:
     """Print a progress line on stderr at once."""
     print(line, file=sys.stderr, flush=True)
+
+
+def _write_stdout(line: str) -> None:
+    """Print a progress line on stdout at once."""
+    print(line, flush=True)
 
 
 def _print_ingest_reports(reports: list[Any], as_json: bool) -> int:
@@ -182,12 +205,12 @@ def cmd_fetch_specs(args: argparse.Namespace) -> int:
 
 def cmd_ensure_index(args: argparse.Namespace) -> int:
     """Build the index of the default corpus if it is empty (used by `make run`), reporting each file's chunk
-    counts and an estimate of the time left from the first second; the naive chunks are set aside (the app embeds
-    them in the background)."""
+    counts and an estimate of the time left from the first second; as `rag ingest` does, the schema chunks are
+    embedded once the files are live and the naive chunks are set aside (the app embeds them in the background)."""
     import time
 
     from rag.cli.ingest_progress import duration, ingest_with_progress, megabytes
-    from rag.config import set_aside_strategies
+    from rag.config import set_aside_parts
     from rag.index.build import NO_SPECS_HELP, expand_paths, find_default_specs, open_index
 
     settings = settings_from(args)
@@ -199,7 +222,8 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     if not index.is_empty():
         indexed = {record.source for record in index.documents()}
         refresh = [path for path in expand_paths([specs]) if path.name in indexed] if specs else []
-        reports = ingest_with_progress(index, refresh, defer=set_aside_strategies()) if refresh else []
+        reports = ingest_with_progress(index, refresh, defer=set_aside_parts()) if refresh else []
+        reports = _complete_what_full_searches(index, reports, _write_stdout)
         updated = [r for r in reports if r.status == "replaced"]
         for report in updated:
             print(f"  re-indexed {report.source} (new chunker version or changed content)")
@@ -211,7 +235,8 @@ def cmd_ensure_index(args: argparse.Namespace) -> int:
     files = expand_paths([specs])
     print(f"building the index from {specs}: {len(files)} file(s), "
           f"{megabytes(sum(path.stat().st_size for path in files))}", flush=True)
-    reports = ingest_with_progress(index, files, defer=set_aside_strategies())
+    reports = _complete_what_full_searches(index, ingest_with_progress(index, files, defer=set_aside_parts()),
+                                           _write_stdout)
     bad = [report for report in reports if report.status in ("error", "rejected")]
     chunks = sum(sum((report.chunk_counts or {}).values()) for report in reports)
     _say_set_aside(reports, "by the app in the background once it has started")

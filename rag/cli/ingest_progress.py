@@ -1,11 +1,13 @@
 """Ingest progress on the command line: a line when each file starts (with the time left, from the first second),
 at most every few seconds while it is parsed or embedded, and when it is done; and the chunks set aside for later
-embedding, embedded when a configuration that searches them is first used."""
+embedding, embedded after the files went live (`rag ingest`: what `full` searches) or when a configuration that
+searches them is first used."""
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,22 +115,33 @@ def ingest_with_progress(index: Any, paths: Sequence[Path | str], *, on_duplicat
                             on_file=reporter.on_file, tracker=tracker)
 
 
-def complete_for(index: Any, strategies: Collection[str], write: Callable[[str], None] | None = None) -> int:
-    """Embed the chunks of `strategies` set aside at ingest, saying so on stderr with progress (a command that
-    needs them, `rag ask`/`rag eval` with C0, does this first). Returns how many were embedded."""
+def _asked_for(what: str) -> str:
+    return f"embedding the {what} set aside at ingest (the configurations asked for search them)…"
+
+
+def complete_for(index: Any, strategies: Collection[str], write: Callable[[str], None] | None = None,
+                 announce: Callable[[str], str] = _asked_for, every: float = EVERY_S) -> int:
+    """Embed the chunks set aside at ingest that `strategies` search, saying so first (`announce` makes the line of
+    what is to be embedded; on stderr unless `write`), then a progress line per document after its first batch,
+    at most every `every` seconds, and when it is done (`rag ask`/`rag eval` before they answer, `rag ingest` once
+    its files are live). Returns how many were embedded."""
     from rag.index.deferred import describe_pending
 
     work = index.pending(strategies)
     if not work:
         return 0
     say = write or (lambda line: print(line, file=sys.stderr, flush=True))
-    say(f"embedding the {describe_pending(work)} set aside at ingest (the configurations asked for search them)…")
-    last = {"line": ""}
+    say(announce(describe_pending(work)))
+    state = {"source": "", "started": time.perf_counter(), "said": 0.0}  # a document's start: when the last ended
 
     def progress(source: str, done: int, total: int) -> None:
-        line = f"  {source}: {done}/{total}"
-        if done == total or line != last["line"]:
-            last["line"] = line
-            say(line)
+        now = time.perf_counter()
+        if done == total or source != state["source"] or now - float(state["said"]) >= every:
+            rate = (now - float(state["started"])) / done
+            left = f" · about {duration(rate * (total - done))} left" if done < total else " · done"
+            say(f"  {source}: embedded {done}/{total}{left}")
+            state.update(source=source, said=now)
+        if done == total:
+            state.update(source="", started=now)
 
     return int(index.complete_pending(strategies, progress))

@@ -45,8 +45,9 @@ def _add_ingest_command(add: AddCommand) -> None:
                         help="fetch specs from private, loopback and link-local addresses (refused by default)")
     ingest.add_argument("--json", action="store_true", help="print a JSON report")
     ingest.add_argument("--embed-all", action="store_true",
-                        help="embed every chunk before the files go live; by default the naive chunks (searched by "
-                        "the C0/C1 baselines only) are set aside and embedded when a command first needs them")
+                        help="embed every chunk before the files go live; by default they go live once their "
+                        "operations are embedded, the schema chunks are embedded next (before the command exits) and "
+                        "the naive chunks (searched by the C0 baseline only) when a command first needs them")
 
 
 def _add_diff_command(add: AddCommand) -> None:

@@ -47,7 +47,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return fail("the index is empty; run `python -m rag ingest PATH...` or `make index` first")
     if args.api_version:
         engine.index.version_view(args.api_version)  # a version that is not indexed: one line, exit code 2
-    complete_for(engine.index, searched_strategies(configs))  # C0's naive chunks, when set aside at ingest
+    complete_for(engine.index, searched_strategies(configs))  # chunks set aside at ingest that they search
     results = engine.run_many(args.question, configs, history=history, retrieval_only=args.retrieval_only)
     if args.json:
         print_json([result.to_dict() for result in results])

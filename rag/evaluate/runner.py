@@ -164,8 +164,8 @@ def run_evaluation(
 
 
 def _embed_set_aside(engine: Engine, plan: _Plan) -> None:
-    """Embed the chunks set aside at ingest that a config searches (C0's naive ones) before the first question (a
-    dry run copies them into its own index)."""
+    """Embed the chunks set aside at ingest that a config searches (the schema chunks, C0's naive ones) before the
+    first question, so that no configuration is scored without them (a dry run copies them into its own index)."""
     if not plan.dry_run:
         embedded = engine.index.complete_pending(searched_strategies(plan.configs))
         if embedded:

@@ -15,6 +15,7 @@ from typing import Any
 from rag.crawl.spec_url import FetchedSpec, url_api_name
 from rag.errors import ConfigError, IndexUnavailableError, IngestError, RagError
 from rag.index.collections import embedding_order, embedding_text
+from rag.index.deferred import set_aside
 from rag.index.embedder import CachedEmbedder, Embedder, load_embedder
 from rag.index.progress import IngestTracker
 from rag.index.store import DuplicatePolicy, Index, IngestReport
@@ -110,7 +111,7 @@ def ingest_paths(
     `on_file(position, count, path, report)` is called before each file (report None) and after it; `tracker`
     (rag.index.progress, made for these files) is told each stage. `version` labels every spec (default: each
     spec's info.version, else today's date); a label an API does not have yet keeps the new version beside the
-    indexed ones. The chunks of the strategies in `defer` are set aside and embedded later (rag.index.deferred).
+    indexed ones. The chunks of the parts in `defer` are set aside and embedded later (rag.index.deferred).
     """
     reports: list[IngestReport] = []
     files = expand_paths(paths)
@@ -152,8 +153,8 @@ def _reporter(parsed: ParsedDocument, defer: Collection[str], progress: Callable
 
 
 def embedding_texts(parsed: ParsedDocument, defer: Collection[str] = ()) -> list[str]:
-    """The texts `Index.add` embeds now for a parsed document, in the order it embeds them."""
-    return [embedding_text(chunk) for chunk in embedding_order([c for c in parsed.chunks if c.strategy not in defer])]
+    """The texts `Index.add` embeds now for a parsed document (the parts in `defer` set aside), in its order."""
+    return [embedding_text(chunk) for chunk in embedding_order(set_aside(parsed.chunks, tuple(defer))[0])]
 
 
 def ingest_fetched_spec(index: Index, fetched: FetchedSpec, version: str | None = None,
@@ -162,7 +163,7 @@ def ingest_fetched_spec(index: Index, fetched: FetchedSpec, version: str | None 
     """Index a spec fetched from a URL under that URL. Fetched again: the same content is `skipped` ("unchanged");
     changed content is a new version kept beside the indexed ones, labelled `version`, else its `info.version`
     when no version of the API has that label yet, else today's date (`rag.index.versions`). The chunks of the
-    strategies in `defer` are set aside and embedded later (rag.index.deferred)."""
+    parts in `defer` are set aside and embedded later (rag.index.deferred)."""
     try:
         api = url_api_name(fetched.url, fetched.name)
         parsed = replace(parse_document(fetched.name, fetched.data, api=api, version=version), source=fetched.url)

@@ -25,6 +25,9 @@ EMBED_BATCH_SIZE = 64
 VECTOR_BATCH_SIZE = 5000  # embeddings read per `get` when the live vectors of a strategy are loaded
 
 Collections = dict[str, Any]  # strategy → Chroma collection
+# Strategy → the versions whose chunks of it are searchable → the kinds of them still hidden (set aside, not
+# embedded yet: rag.index.deferred.searchable_versions).
+Readiness = Mapping[str, Mapping[str, frozenset[str]]]
 
 
 def persistent_client(directory: Path) -> Any:
@@ -88,16 +91,20 @@ def delete_version(collections: Collections, version: str) -> None:
         delete_ids(collection, list(stored["ids"]))
 
 
-def read_chunks(collections: Collections, ready: Mapping[str, set[str]], known: Sequence[Chunk] = ()) -> list[Chunk]:
-    """Every stored chunk that is searchable: of a strategy whose `ready` versions (live, and not set aside for
-    later embedding) include the chunk's document version (each strategy in the store's order). A version's chunks
-    never change (its id names its content), so those in `known` (an earlier read) are kept and only the rest is
-    read: after an upload, the new document's chunks alone; after set-aside chunks were embedded, those alone."""
+def read_chunks(collections: Collections, ready: Readiness, known: Sequence[Chunk] = (),
+                known_ready: Readiness | None = None) -> list[Chunk]:
+    """Every stored chunk that is searchable: of a version `ready` lists for its strategy, and not of a kind still
+    hidden there (each strategy in the store's order). What a version shows changes only when its hidden kinds do
+    (its id names its content), so the chunks in `known` (an earlier read, when its versions were `known_ready`) are
+    kept where they did not and only the rest is read: after an upload, the new document's chunks alone; after
+    set-aside chunks were embedded, that version's."""
     chunks: list[Chunk] = []
     for strategy, collection in collections.items():
-        versions = ready.get(strategy, set())
-        kept = [chunk for chunk in known if chunk.strategy == strategy and chunk.doc_version in versions]
-        wanted = sorted(versions - {chunk.doc_version for chunk in kept})
+        versions = ready.get(strategy, {})
+        before = (known_ready or {}).get(strategy, {})
+        kept = [chunk for chunk in known if chunk.strategy == strategy and chunk.doc_version in versions
+                and before.get(chunk.doc_version) == versions[chunk.doc_version]]
+        wanted = sorted(set(versions) - {chunk.doc_version for chunk in kept})
         chunks.extend(kept)
         if not wanted:
             continue
@@ -108,7 +115,8 @@ def read_chunks(collections: Collections, ready: Mapping[str, set[str]], known: 
         for chunk_id, text, metadata in zip(
             stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
         ):
-            if metadata and metadata.get("doc_version") in wanted:
+            version = (metadata or {}).get("doc_version")
+            if version in wanted and metadata["kind"] not in versions[version]:
                 chunks.append(Chunk.from_metadata(chunk_id, text or "", dict(metadata)))
     return chunks
 

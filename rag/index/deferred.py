@@ -1,18 +1,21 @@
 """Chunks set aside at ingest and embedded afterwards, so that a new spec is searchable sooner.
 
-Ingest embeds first the strategies the default configuration searches (`full`, and C1–C3 alike: smart chunks and
-docs) and may set the others aside (`Index.add(defer=...)`: the naive JSON windows only the C0 baseline searches,
-about half of a large spec's chunks and most of its word pieces). The document goes live at once; its set-aside
-chunks are kept in the registry (`deferred_chunks`) and its record lists their strategy as `pending`. A snapshot
-leaves out every pending strategy's chunks, so a configuration that searches one is told so (the retrieve stage
-notes it; `Snapshot.pending`) instead of answering from part of them.
+What is set aside is named by *parts*: a whole strategy (`naive`) or one kind of a strategy's chunks
+(`smart:schema`). Ingest embeds first what the default configuration needs at once and may set parts aside
+(`Index.add(defer=...)`, `rag.config.set_aside_parts`: the smart strategy's schema chunks, which `full` ranks after
+the operations anyway, then the naive JSON windows only the C0 baseline searches — together most of a large spec's
+word pieces). The document goes live at once; its set-aside chunks are kept in the registry (`deferred_chunks`) and
+its record lists their parts as `pending`, in the order they are embedded. A snapshot leaves out every pending
+part's chunks, so a configuration that searches one is told so (the retrieve stage notes it; `Snapshot.pending`)
+instead of answering from part of them without saying so.
 
 `complete_pending` embeds them: in the background in the app, the REST and the MCP servers
-(`complete_in_background`), or when first needed (`rag ask`/`rag eval` with C0, an evaluation run). Each batch is
-embedded outside the write lock (the embedding cache keeps its vectors), stored under it while the version is still
-live, and the strategy leaves `pending` in one registry transaction once every chunk is stored. An interrupted run
-leaves some of them stored but invisible (the strategy is still pending); the next run stores them again (the cache
-makes that cheap) and finishes.
+(`complete_in_background`), after the spec went live in `rag ingest` (the parts `full` searches), or when first
+needed (`rag ask`/`rag eval`, an evaluation run: what their configurations search). Each batch is embedded outside
+the write lock (the embedding cache keeps its vectors), stored under it while the version is still live, and the
+part leaves `pending` in one registry transaction once every chunk is stored. An interrupted run leaves some of
+them stored but invisible (the part is still pending); the next run stores them again (the cache makes that
+cheap) and finishes.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -29,12 +33,48 @@ from typing import Protocol
 import numpy as np
 
 from rag.chunk import Chunk
-from rag.index.collections import embedding_batches, embedding_text
+from rag.index.collections import Readiness, embedding_batches, embedding_text
 from rag.index.embedder import Embedder
 from rag.index.registry import DeferredRow, DocumentRecord, Registry
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (source, chunks done, chunks to do)
+
+
+def part_strategy(part: str) -> str:
+    """The strategy a part belongs to (`smart:schema` → smart, `naive` → naive)."""
+    return part.partition(":")[0]
+
+
+def part_kind(part: str) -> str:
+    """The kind of chunk a part holds ("" for a whole strategy)."""
+    return part.partition(":")[2]
+
+
+def in_part(chunk: Chunk, part: str) -> bool:
+    """Whether `chunk` belongs to `part`."""
+    return chunk.strategy == part_strategy(part) and (not part_kind(part) or chunk.kind == part_kind(part))
+
+
+def part_label(part: str) -> str:
+    """`schema chunks` (one kind of a strategy's), `naive chunks` (a whole strategy)."""
+    return f"{part_kind(part) or part_strategy(part)} chunks"
+
+
+def asked_for(part: str, asked: Collection[str] | None) -> bool:
+    """Whether `asked` (parts or strategies; None: every one) names `part` or its strategy."""
+    return asked is None or part in asked or part_strategy(part) in asked
+
+
+def set_aside(chunks: Iterable[Chunk], parts: Sequence[str]) -> tuple[list[Chunk], dict[str, list[Chunk]]]:
+    """The chunks to embed now, and those of `parts` to set aside (each in the first part it belongs to; the parts
+    that hold none left out, the others in the order of `parts`)."""
+    now: list[Chunk] = []
+    later: dict[str, list[Chunk]] = {part: [] for part in parts}
+    for chunk in chunks:
+        part = next((p for p in parts if in_part(chunk, p)), None)
+        (now if part is None else later[part]).append(chunk)
+    return now, {part: found for part, found in later.items() if found}
 
 
 class Index(Protocol):
@@ -47,24 +87,24 @@ class Index(Protocol):
     def documents(self) -> list[DocumentRecord]: ...
     def pending(self, strategies: Collection[str] | None = None) -> list[PendingWork]: ...
     def wait_for_writers(self) -> None: ...
-    def store_pending(self, version: str, strategy: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> bool: ...
-    def finish_pending(self, version: str, strategy: str) -> bool: ...
+    def store_pending(self, version: str, part: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> bool: ...
+    def finish_pending(self, version: str, part: str) -> bool: ...
 
 
 @dataclass(frozen=True)
 class PendingWork:
-    """One live document version's chunks of one strategy, set aside and not embedded yet."""
+    """One live document version's chunks of one part, set aside and not embedded yet."""
 
     source: str
     api: str
     version: str
-    strategy: str
+    part: str
     count: int
 
 
-def deferred_rows(chunks: Iterable[Chunk]) -> list[DeferredRow]:
-    """The registry rows that keep `chunks` until they are embedded."""
-    return [(c.strategy, c.chunk_id, c.text, json.dumps(c.to_metadata())) for c in chunks]
+def deferred_rows(later: Mapping[str, Sequence[Chunk]]) -> list[DeferredRow]:
+    """The registry rows that keep the chunks of each part (`set_aside`'s) until they are embedded."""
+    return [(part, c.chunk_id, c.text, json.dumps(c.to_metadata())) for part, chunks in later.items() for c in chunks]
 
 
 def chunks_of(rows: Sequence[DeferredRow]) -> list[Chunk]:
@@ -72,19 +112,23 @@ def chunks_of(rows: Sequence[DeferredRow]) -> list[Chunk]:
     return [Chunk.from_metadata(chunk_id, text, json.loads(metadata)) for _, chunk_id, text, metadata in rows]
 
 
-def pending_work(records: Iterable[DocumentRecord], strategies: Collection[str] | None = None) -> list[PendingWork]:
-    """What is set aside in the live documents `records` (of `strategies`; None: every strategy)."""
-    return [PendingWork(r.source, r.api, r.version, strategy, r.chunk_counts.get(strategy, 0))
-            for r in records for strategy in r.pending if strategies is None or strategy in strategies]
+def pending_work(records: Iterable[DocumentRecord], asked: Collection[str] | None = None) -> list[PendingWork]:
+    """What is set aside in the live documents `records` (the parts `asked` names, by part or strategy; None: every
+    one), in the order it is embedded: every document's first pending part, then their second ones, …"""
+    found = [(position, PendingWork(r.source, r.api, r.version, part, r.pending_count(part)))
+             for r in records for position, part in enumerate(r.pending) if asked_for(part, asked)]
+    return [work for _, work in sorted(found, key=lambda item: item[0])]
 
 
-def searchable_versions(records: Iterable[DocumentRecord]) -> dict[str, set[str]]:
-    """Strategy → the live versions whose chunks of it are stored and searchable (not pending)."""
-    ready: dict[str, set[str]] = {}
+def searchable_versions(records: Iterable[DocumentRecord]) -> Readiness:
+    """Strategy → the live versions with stored, searchable chunks of it → the kinds of them still hidden (a pending
+    part of that kind, `smart:schema`); a version whose whole strategy is pending is left out."""
+    ready: Readiness = {}
     for record in records:
         for strategy, count in record.chunk_counts.items():
             if count and strategy not in record.pending:
-                ready.setdefault(strategy, set()).add(record.version)
+                ready.setdefault(strategy, {})[record.version] = frozenset(
+                    part_kind(part) for part in record.pending if part_strategy(part) == strategy)
     return ready
 
 
@@ -93,52 +137,73 @@ def searchable_counts(records: Iterable[DocumentRecord]) -> dict[str, int]:
     expected: dict[str, int] = {}
     for record in records:
         for strategy, count in record.chunk_counts.items():
-            if strategy not in record.pending:
-                expected[strategy] = expected.get(strategy, 0) + count
+            hidden = sum(record.pending_count(part) for part in record.pending if part_strategy(part) == strategy)
+            expected[strategy] = expected.get(strategy, 0) + max(0, count - hidden)
     return expected
 
 
 def pending_apis(records: Iterable[DocumentRecord]) -> dict[str, tuple[str, ...]]:
-    """Strategy → the APIs with chunks of it that are not embedded yet."""
+    """Part → the APIs with chunks of it that are not embedded yet."""
     found: dict[str, set[str]] = {}
     for record in records:
-        for strategy in record.pending:
-            found.setdefault(strategy, set()).add(record.api)
-    return {strategy: tuple(sorted(apis)) for strategy, apis in sorted(found.items())}
+        for part in record.pending:
+            found.setdefault(part, set()).add(record.api)
+    return {part: tuple(sorted(apis)) for part, apis in sorted(found.items())}
 
 
-def complete_pending(index: Index, strategies: Collection[str] | None = None, progress: Progress | None = None,
+def complete_pending(index: Index, asked: Collection[str] | None = None, progress: Progress | None = None,
                      stop: threading.Event | None = None) -> int:
-    """Embed and store the set-aside chunks of the live documents (of `strategies`; None: all), each strategy made
-    searchable as soon as all its chunks of one document are stored. Waits for a writer that holds the index (an
-    upload goes first). Returns how many chunks were stored; `stop` ends it between two batches."""
+    """Embed and store the set-aside chunks of the live documents (of the parts `asked` names, by part or
+    strategy; None: all), each part made searchable as soon as all its chunks of one document are stored. Waits for
+    a writer that holds the index (an upload goes first). Returns how many chunks were stored; `stop` ends it
+    between two batches."""
     stored = 0
-    for work in pending_work(index.documents(), strategies):
-        batches = embedding_batches(chunks_of(index.registry.deferred(work.version, work.strategy)))
-        done, total = 0, sum(len(batch) for batch in batches)
-        for batch in batches:
-            if stop is not None and stop.is_set():
-                return stored
-            index.wait_for_writers()
-            vectors = index.embedder.embed([embedding_text(chunk) for chunk in batch])
-            if not index.store_pending(work.version, work.strategy, batch, vectors):
-                break  # replaced or deleted meanwhile, or finished by another process
-            done += len(batch)
-            stored += len(batch)
-            if progress is not None:
-                progress(work.source, done, total)
-        else:
-            index.finish_pending(work.version, work.strategy)
+    for work in pending_work(index.documents(), asked):
+        done, finished = _complete_work(index, work, progress, stop)
+        stored += done
+        if finished:
+            index.finish_pending(work.version, work.part)
+        if stop is not None and stop.is_set():
+            return stored
     return stored
 
 
+def _complete_work(index: Index, work: PendingWork, progress: Progress | None,
+                   stop: threading.Event | None) -> tuple[int, bool]:
+    """Embed and store one document's chunks of one part: (how many were stored, whether all were). A batch is
+    stored by a second thread while the next is embedded (as `write_chunks` does; a writer that holds the index, an
+    upload, makes that store and so the next batch wait); a store refused because the version was replaced or
+    deleted meanwhile (or the part finished by another process) ends it."""
+    batches = embedding_batches(chunks_of(index.registry.deferred(work.version, work.part)))
+    done, total = 0, sum(len(batch) for batch in batches)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deferred-write") as writer:
+        writing: tuple[Future[bool], int] | None = None
+        for batch in [*batches, None]:
+            vectors = None
+            if batch is not None and not (stop is not None and stop.is_set()):
+                if writing is None:
+                    index.wait_for_writers()
+                vectors = index.embedder.embed([embedding_text(chunk) for chunk in batch])
+            if writing is not None:
+                if not writing[0].result():
+                    return done, False
+                done += writing[1]
+                if progress is not None:
+                    progress(work.source, done, total)
+            if batch is None or vectors is None or (stop is not None and stop.is_set()):
+                return done, batch is None
+            writing = writer.submit(index.store_pending, work.version, work.part, batch, vectors), len(batch)
+    return done, True
+
+
 def describe_pending(work: Sequence[PendingWork]) -> str:
-    """`1,620 naive chunks of openai` (several: counted per strategy, the APIs named)."""
-    per_strategy: dict[str, list[PendingWork]] = {}
+    """`1,619 schema chunks of openai; 1,620 naive chunks of openai` (counted per part, in the order they are
+    embedded, the APIs named)."""
+    per_part: dict[str, list[PendingWork]] = {}
     for item in work:
-        per_strategy.setdefault(item.strategy, []).append(item)
-    return "; ".join(f"{sum(i.count for i in items):,} {strategy} chunks of {', '.join(sorted({i.api for i in items}))}"
-                     for strategy, items in sorted(per_strategy.items()))
+        per_part.setdefault(item.part, []).append(item)
+    return "; ".join(f"{sum(i.count for i in items):,} {part_label(part)} of "
+                     f"{', '.join(sorted({i.api for i in items}))}" for part, items in per_part.items())
 
 
 _background_lock = threading.Lock()
@@ -174,7 +239,3 @@ def _complete_until_done(index: Index) -> None:
                 _background.pop(id(index), None)
                 return
 
-
-def pending_summary(pending: Mapping[str, Sequence[str]]) -> str:
-    """`naive chunks of openai, stripe` for a snapshot's pending strategies ("" when none)."""
-    return "; ".join(f"{strategy} chunks of {', '.join(apis)}" for strategy, apis in pending.items() if apis)

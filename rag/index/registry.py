@@ -1,9 +1,10 @@
 """The document registry: which document version is live, its hash, chunk counts and ingest time.
 
 Switching a document to a new version is one SQLite transaction, so a crash leaves either the
-old version or the new one live, never a mix. A document may go live with some strategies' chunks set aside
-(`pending`, embedded later: rag.index.deferred); those chunks are kept here, in `deferred_chunks`, until they
-are embedded, and a strategy leaves `pending` in the same transaction that drops its kept chunks.
+old version or the new one live, never a mix. A document may go live with some parts of its chunks set aside
+(`pending`, embedded later: rag.index.deferred; a part is a whole strategy, `naive`, or one kind of a strategy's
+chunks, `smart:schema`); those chunks are kept here, in `deferred_chunks`, until they are embedded, and a part
+leaves `pending` in the same transaction that drops its kept chunks.
 """
 
 from __future__ import annotations
@@ -34,9 +35,14 @@ class DocumentRecord:
     title: str = ""
     api_version: str = ""  # the version label of an API spec (`2025-02`, `1.0.0`); "" for docs
     spec_version: str = ""  # the spec's own `info.version` (orders versions whose labels do not)
-    # Strategies whose chunks are kept in the registry but not embedded yet (not searchable); counted in
-    # `chunk_counts` all the same.
+    # Parts (rag.index.deferred: `naive`, `smart:schema`) whose chunks are kept in the registry but not embedded
+    # yet (not searchable), in the order they are embedded; counted in `chunk_counts` all the same.
     pending: tuple[str, ...] = ()
+    pending_counts: dict[str, int] = field(default_factory=dict)  # part → its chunks (a registry from before: none)
+
+    def pending_count(self, part: str) -> int:
+        """How many chunks a pending part holds (a whole strategy set aside by an older registry: its count)."""
+        return self.pending_counts.get(part, self.chunk_counts.get(part, 0))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""
@@ -44,8 +50,8 @@ class DocumentRecord:
 
 
 _COLUMNS = ("source", "api", "doc_type", "content_hash", "version", "chunk_counts", "size_bytes", "ingested_at",
-            "ingest_seconds", "title", "api_version", "spec_version", "pending")
-# A chunk set aside for later embedding: (strategy, chunk id, text, Chunk.to_metadata() as JSON).
+            "ingest_seconds", "title", "api_version", "spec_version", "pending", "pending_counts")
+# A chunk set aside for later embedding: (part, chunk id, text, Chunk.to_metadata() as JSON).
 DeferredRow = tuple[str, str, str, str]
 
 
@@ -54,11 +60,12 @@ def _records(connection: sqlite3.Connection) -> list[DocumentRecord]:
     present = {row[1] for row in connection.execute("PRAGMA table_info(documents)")}
     columns = ", ".join(c if c in present else "''" for c in _COLUMNS)
     rows = connection.execute(f"SELECT {columns} FROM documents ORDER BY source").fetchall()
-    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:12], _strategies(r[12])) for r in rows]
+    return [DocumentRecord(*r[:5], json.loads(r[5]), *r[6:12], _parts(r[12]), json.loads(r[13] or "{}"))
+            for r in rows]
 
 
-def _strategies(text: str) -> tuple[str, ...]:
-    """The strategies of a `pending` column ("naive,docs" → ("naive", "docs"))."""
+def _parts(text: str) -> tuple[str, ...]:
+    """The parts of a `pending` column ("smart:schema,naive" → ("smart:schema", "naive"))."""
     return tuple(part for part in str(text or "").split(",") if part)
 
 
@@ -94,6 +101,8 @@ class Registry:
                 connection.execute("ALTER TABLE documents ADD COLUMN spec_version TEXT NOT NULL DEFAULT ''")
             if "pending" not in columns:  # a registry written before chunks could be set aside
                 connection.execute("ALTER TABLE documents ADD COLUMN pending TEXT NOT NULL DEFAULT ''")
+            if "pending_counts" not in columns:  # a registry written before parts of a strategy could be set aside
+                connection.execute("ALTER TABLE documents ADD COLUMN pending_counts TEXT NOT NULL DEFAULT '{}'")
             connection.execute(
                 """CREATE TABLE IF NOT EXISTS deferred_chunks (
                     version TEXT NOT NULL, strategy TEXT NOT NULL, position INTEGER NOT NULL, chunk_id TEXT NOT NULL,
@@ -129,14 +138,14 @@ class Registry:
 
     def put(self, record: DocumentRecord, deferred: Sequence[DeferredRow] = ()) -> None:
         """Make `record` the live version of its source, with the chunks it sets aside for later embedding
-        (`deferred`, of the strategies in `record.pending`), in one transaction; the kept chunks of versions no
+        (`deferred`, of the parts in `record.pending`), in one transaction; the kept chunks of versions no
         longer live go with it."""
         with self._lock, self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")
             connection.execute(
                 "INSERT OR REPLACE INTO documents (source, api, doc_type, content_hash, version, chunk_counts, "
-                "size_bytes, ingested_at, ingest_seconds, title, api_version, spec_version, pending) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "size_bytes, ingested_at, ingest_seconds, title, api_version, spec_version, pending, pending_counts) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.source,
                     record.api,
@@ -151,6 +160,7 @@ class Registry:
                     record.api_version,
                     record.spec_version,
                     ",".join(record.pending),
+                    json.dumps(record.pending_counts),
                 ),
             )
             connection.execute("DELETE FROM deferred_chunks WHERE version = ?", (record.version,))
@@ -177,28 +187,31 @@ class Registry:
             self._switched(connection)
             return cursor.rowcount > 0
 
-    def deferred(self, version: str, strategy: str) -> list[DeferredRow]:
-        """The chunks of one live version and strategy kept for later embedding, in their ingest order."""
+    def deferred(self, version: str, part: str) -> list[DeferredRow]:
+        """The chunks of one live version and part kept for later embedding, in their ingest order (the table's
+        `strategy` column names the part)."""
         with self._connect() as connection:
             rows = connection.execute(
                 "SELECT strategy, chunk_id, text, metadata FROM deferred_chunks WHERE version = ? AND strategy = ? "
-                "ORDER BY position", (version, strategy)).fetchall()
+                "ORDER BY position", (version, part)).fetchall()
         return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
-    def finish_deferred(self, version: str, strategy: str) -> bool:
-        """Make one version's set-aside strategy searchable (its chunks are embedded and stored): it leaves the
+    def finish_deferred(self, version: str, part: str) -> bool:
+        """Make one version's set-aside part searchable (its chunks are embedded and stored): it leaves the
         record's `pending` and its kept chunks are dropped, in one transaction. False when that version is no
-        longer live or the strategy is no longer pending (another process finished it)."""
+        longer live or the part is no longer pending (another process finished it)."""
         with self._lock, self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")
-            row = connection.execute("SELECT pending FROM documents WHERE version = ?", (version,)).fetchone()
-            pending = _strategies(row[0]) if row else ()
-            if strategy not in pending:
+            row = connection.execute("SELECT pending, pending_counts FROM documents WHERE version = ?",
+                                     (version,)).fetchone()
+            pending = _parts(row[0]) if row else ()
+            if part not in pending:
                 connection.execute("COMMIT")
                 return False
-            left = ",".join(s for s in pending if s != strategy)
-            connection.execute("UPDATE documents SET pending = ? WHERE version = ?", (left, version))
-            connection.execute("DELETE FROM deferred_chunks WHERE version = ? AND strategy = ?", (version, strategy))
+            counts = {p: n for p, n in json.loads(row[1] or "{}").items() if p != part}
+            connection.execute("UPDATE documents SET pending = ?, pending_counts = ? WHERE version = ?",
+                               (",".join(p for p in pending if p != part), json.dumps(counts), version))
+            connection.execute("DELETE FROM deferred_chunks WHERE version = ? AND strategy = ?", (version, part))
             self._switched(connection)
             return True
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rag.index.deferred import Index
+from rag.index.deferred import Index, part_label, part_strategy
 from rag.index.snapshot import Snapshot
 from rag.index.versions import versions_by_api
 
@@ -21,7 +21,8 @@ class IngestReport:
     chunk_counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     message: str = ""
-    # Strategies whose chunks were set aside, to be embedded afterwards (rag.index.deferred): not searchable yet.
+    # Parts (`naive`, `smart:schema`) whose chunks were set aside, to be embedded afterwards (rag.index.deferred):
+    # not searchable yet.
     pending: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -37,9 +38,18 @@ class IngestReport:
         }
 
     def counts_text(self) -> str:
-        """`1929 smart, 1620 naive (not embedded yet)`: the chunks per strategy, those set aside said so."""
-        return ", ".join(f"{n} {strategy}" + (" (not embedded yet)" if strategy in self.pending else "")
+        """`1925 smart (schema chunks not embedded yet), 1620 naive (not embedded yet)`: the chunks per strategy,
+        those set aside said so."""
+        return ", ".join(f"{n} {strategy}" + _set_aside_note(strategy, self.pending)
                          for strategy, n in self.chunk_counts.items())
+
+
+def _set_aside_note(strategy: str, pending: Sequence[str]) -> str:
+    """` (not embedded yet)` for a strategy set aside whole, ` (schema chunks not embedded yet)` for a part of it."""
+    if strategy in pending:
+        return " (not embedded yet)"
+    parts = [part_label(part) for part in pending if part_strategy(part) == strategy]
+    return f" ({', '.join(parts)} not embedded yet)" if parts else ""
 
 
 def unresolved_note(refs: Sequence[str], shown: int = 5) -> str:
@@ -55,12 +65,12 @@ def unresolved_note(refs: Sequence[str], shown: int = 5) -> str:
 
 def index_stats(index: Index, snapshot: Snapshot) -> dict[str, Any]:
     """Counts per strategy, API and kind of the searchable chunks, the documents and their versions, the embedding
-    model, and the chunks set aside that are not embedded yet (`pending`: strategy → count)."""
+    model, and the chunks set aside that are not embedded yet (`pending`: part → count)."""
     per_api, per_kind = snapshot.counts()
     records = index.registry.documents()
     pending: dict[str, int] = {}
     for work in index.pending():
-        pending[work.strategy] = pending.get(work.strategy, 0) + work.count
+        pending[work.part] = pending.get(work.part, 0) + work.count
     return {
         "index_dir": str(index.directory),
         "embedding_model": index.embedder.name,

@@ -21,8 +21,8 @@ class Snapshot:
     by_cover: dict[str, tuple[str, ...]]
     bm25: dict[str, BM25Index]
     documents: tuple[DocumentRecord, ...]
-    # Strategy → the APIs whose chunks of it are set aside and not embedded yet (rag.index.deferred): a search of
-    # that strategy does not see them.
+    # Part (`naive`, `smart:schema`) → the APIs whose chunks of it are set aside and not embedded yet
+    # (rag.index.deferred): a search of that part's strategy does not see them.
     pending: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod

@@ -34,9 +34,11 @@ from rag.index.deferred import (
     PendingWork,
     complete_pending,
     deferred_rows,
+    part_strategy,
     pending_work,
     searchable_counts,
     searchable_versions,
+    set_aside,
 )
 from rag.index.embedder import Embedder
 from rag.index.exact import RowArrays, sorted_places, top_rows
@@ -199,7 +201,8 @@ class Index:
         every = self._every_chunk
         with self._snapshot_lock:
             if every[0] != snapshot.generation:  # another process wrote meanwhile: read again
-                every = self._every_chunk = (snapshot.generation, self._read_chunks(), self.registry.documents())
+                documents = self.registry.documents()
+                every = self._every_chunk = (snapshot.generation, self._read_chunks(documents), documents)
         visible = visible_records(every[2], api_version, since)
         if {record.version for record in visible} == {record.version for record in snapshot.documents}:
             return snapshot  # the default view after all (`since` the version before the newest)
@@ -215,16 +218,18 @@ class Index:
             self._views[key] = view
         return view
 
-    def _read_chunks(self) -> list[Chunk]:
-        """Every searchable chunk of a live document (all versions; those read before are kept): chunks set aside
-        for later embedding are not, until they are embedded."""
-        return read_chunks(self._collections, searchable_versions(self.registry.documents()), self._every_chunk[1])
+    def _read_chunks(self, documents: list[DocumentRecord]) -> list[Chunk]:
+        """Every searchable chunk of the live `documents` (all versions; those read before are kept): chunks set
+        aside for later embedding are not, until they are embedded."""
+        _, known, known_documents = self._every_chunk
+        return read_chunks(self._collections, searchable_versions(documents), known,
+                           searchable_versions(known_documents))
 
     def _read_snapshot(self, generation: int) -> Snapshot:
         """The default view: docs and the newest version of each API (on an index with one version of each,
         every live chunk)."""
         documents = self.registry.documents()
-        every = self._read_chunks()
+        every = self._read_chunks(documents)
         self._every_chunk = (generation, every, documents)
         live = {record.version for record in visible_records(documents)}
         return Snapshot.build(generation, [c for c in every if c.doc_version in live],
@@ -345,15 +350,16 @@ class Index:
         """Add or replace one parsed document according to the duplicate policy.
 
         `reject`: error if the source is indexed; `skip`: keep the indexed one; `replace`
-        (default): swap in the new content, or skip when the content is identical. The chunks of the strategies in
-        `defer` are set aside, not embedded: the document is searchable in the others at once, and they are
-        embedded by `complete_pending` (rag.index.deferred). `progress(done, total)` follows the chunks embedded now.
+        (default): swap in the new content, or skip when the content is identical. The chunks of the parts in
+        `defer` (`naive`, `smart:schema`: rag.index.deferred) are set aside, not embedded: the document is
+        searchable without them at once, and they are embedded by `complete_pending`, in the order of `defer`.
+        `progress(done, total)` follows the chunks embedded now.
         """
         if on_duplicate not in DUPLICATE_POLICIES:
             raise allowed("on_duplicate", on_duplicate, DUPLICATE_POLICIES)
         started = time.perf_counter()
         with self._exclusive():
-            report = self._add_locked(document, on_duplicate, progress, started, frozenset(defer))
+            report = self._add_locked(document, on_duplicate, progress, started, tuple(defer))
         if document.doc_type == "openapi":
             from rag.versions.changes import refresh_changes
 
@@ -361,7 +367,8 @@ class Index:
         return report
 
     def _add_locked(self, document: ParsedDocument, on_duplicate: DuplicatePolicy,
-                    progress: Callable[[int, int], None] | None, started: float, defer: frozenset[str]) -> IngestReport:
+                    progress: Callable[[int, int], None] | None, started: float,
+                    defer: tuple[str, ...]) -> IngestReport:
         """`add` under the write lock: the duplicate policy, the clash checks, the chunks and the registry switch."""
         records = self.registry.documents()
         existing = same_version(records, document.source, document.api, document.doc_type, document.api_version,
@@ -380,8 +387,8 @@ class Index:
         key = existing.source if existing else registry_key(records, document.source, document.api_version)
         label = document.api_version if document.doc_type != "doc" else ""
         chunks = [chunk.with_version(document.version, label) for chunk in document.chunks]
-        later = [chunk for chunk in chunks if chunk.strategy in defer]
-        self._write_chunks([chunk for chunk in chunks if chunk.strategy not in defer], progress)
+        now, later = set_aside(chunks, defer)
+        self._write_chunks(now, progress)
         if document.spec is not None:
             self._spec_path(document.version).write_text(json.dumps(document.spec), encoding="utf-8")
         record = DocumentRecord(
@@ -397,7 +404,8 @@ class Index:
             title=document.title,
             api_version=label,
             spec_version=document.spec_version,
-            pending=tuple(sorted({chunk.strategy for chunk in later})),
+            pending=tuple(later),
+            pending_counts={part: len(found) for part, found in later.items()},
         )
         self.registry.put(record, deferred_rows(later))
         self._own_generation = self.registry.generation()
@@ -430,32 +438,33 @@ class Index:
         write_chunks(self._collections, self.embedder, chunks, progress)
 
     # ------------------------------------------------------------------ set-aside chunks (rag.index.deferred)
-    def pending(self, strategies: Collection[str] | None = None) -> list[PendingWork]:
-        """The live documents' chunks that were set aside and are not embedded yet (of `strategies`: None, all)."""
-        return pending_work(self.registry.documents(), strategies)
+    def pending(self, asked: Collection[str] | None = None) -> list[PendingWork]:
+        """The live documents' chunks that were set aside and are not embedded yet (of the parts `asked` names, by
+        part or strategy: None, all)."""
+        return pending_work(self.registry.documents(), asked)
 
-    def complete_pending(self, strategies: Collection[str] | None = None,
+    def complete_pending(self, asked: Collection[str] | None = None,
                          progress: Callable[[str, int, int], None] | None = None) -> int:
-        """Embed the set-aside chunks (of `strategies`) now: `rag.index.deferred.complete_pending`."""
-        return complete_pending(self, strategies, progress)
+        """Embed the set-aside chunks (of the parts `asked` names) now: `rag.index.deferred.complete_pending`."""
+        return complete_pending(self, asked, progress)
 
     def wait_for_writers(self) -> None:
         """Return once no writer (of this process or another) holds the index."""
         with self._exclusive():
             pass
 
-    def store_pending(self, version: str, strategy: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> bool:
-        """Store embedded set-aside chunks while their version is live and their strategy pending (else False)."""
+    def store_pending(self, version: str, part: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> bool:
+        """Store embedded set-aside chunks while their version is live and their part pending (else False)."""
         with self._exclusive():
-            if not any(r.version == version and strategy in r.pending for r in self.registry.documents()):
+            if not any(r.version == version and part in r.pending for r in self.registry.documents()):
                 return False
-            store_embedded(self._collections[strategy], chunks, vectors)
+            store_embedded(self._collections[part_strategy(part)], chunks, vectors)
             return True
 
-    def finish_pending(self, version: str, strategy: str) -> bool:
-        """Make a version's set-aside strategy searchable (all its chunks are stored): one registry transaction."""
+    def finish_pending(self, version: str, part: str) -> bool:
+        """Make a version's set-aside part searchable (all its chunks are stored): one registry transaction."""
         with self._exclusive():
-            finished = self.registry.finish_deferred(version, strategy)
+            finished = self.registry.finish_deferred(version, part)
             if finished:
                 self._own_generation = self.registry.generation()
             return finished

@@ -12,6 +12,7 @@ from rag.chunk import Chunk
 from rag.corpus.profile import profile_for
 from rag.errors import ConfigError, RagError
 from rag.facts import Fact, RemovedWrite
+from rag.index.deferred import part_label, part_strategy
 from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
@@ -65,11 +66,10 @@ class Retrieve:
         apis = only or scope.asked_apis
         if only:
             trace.note(f"searched only: {', '.join(only)} (as asked)")
-        waiting = [api for api in scope.context.snapshot.pending.get(self.chunking, ()) if not apis or api in apis]
-        if waiting:
-            trace.fall_back(f"{self.chunking} chunks of {', '.join(waiting)} not embedded yet (set aside at ingest so "
-                            "that the default configurations answer sooner, now being embedded): searched without "
-                            "them; ask again shortly", tuple(waiting))
+        for part, waiting in self._not_embedded_yet(scope.context.snapshot, apis).items():
+            trace.fall_back(f"{part_label(part)} of {', '.join(waiting)} not embedded yet (set aside at ingest so "
+                            "that the spec was searchable sooner, now being embedded): searched without them; ask "
+                            "again shortly", waiting)
         with trace.timed():
             candidates = self._search(scope, self.candidate_pool, apis)
             if apis and not candidates and not only:
@@ -81,6 +81,13 @@ class Retrieve:
             if self.dynamic_k and scope.intent.multi_api and not only:
                 ranking = self._shared_among_apis(scope, ranking, trace)
         return ranking, trace.events
+
+    def _not_embedded_yet(self, snapshot: Snapshot, apis: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+        """Part → the APIs searched (`apis`; none: all) whose chunks of that part of this stage's chunking are set
+        aside and not embedded yet (rag.index.deferred)."""
+        found = {part: tuple(api for api in waiting if not apis or api in apis)
+                 for part, waiting in snapshot.pending.items() if part_strategy(part) == self.chunking}
+        return {part: waiting for part, waiting in found.items() if waiting}
 
     def _operations_found(self, scope: Scope, candidates: Sequence[RetrievedChunk], apis: tuple[str, ...],
                           trace: StageTrace) -> list[RetrievedChunk]:

@@ -22,7 +22,7 @@ from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from rag.config import DEFAULT_CONFIGS, Config, resolve_configs, set_aside_strategies
+from rag.config import DEFAULT_CONFIGS, Config, resolve_configs, set_aside_parts
 from rag.crawl.spec_url import fetch_spec
 from rag.errors import ConfigError, DuplicateDocumentError, IngestError, RagError
 from rag.index.build import ingest_fetched_spec
@@ -162,8 +162,8 @@ def add_url_route(app: FastAPI, engine: Engine, allow_private: bool) -> None:
             raise HTTPException(400, str(error).replace(" (allow_private=True in Python)", "")) from None
         except IngestError as error:
             raise HTTPException(413 if "too large" in error.problem else 400, str(error)) from None
-        report = ingest_fetched_spec(engine.index, fetched, body.version, defer=set_aside_strategies())
-        complete_in_background(engine.index)  # the chunks set aside (C0's naive ones) are embedded in the background
+        report = ingest_fetched_spec(engine.index, fetched, body.version, defer=set_aside_parts())
+        complete_in_background(engine.index)  # the chunks set aside (schemas, then C0's naive ones): in the background
         if report.status == "error":
             return JSONResponse({"detail": report.message, "reports": [report.to_dict()]}, status_code=400)
         return JSONResponse({"reports": [report.to_dict()]})
@@ -264,7 +264,7 @@ def ingest_files(
             data = handle.read(MAX_UPLOAD_BYTES + 1)
             if len(data) > MAX_UPLOAD_BYTES:
                 raise too_large(name, size or len(data))
-            report = engine.index.add(parse_document(name, data, version=version), defer=set_aside_strategies(),
+            report = engine.index.add(parse_document(name, data, version=version), defer=set_aside_parts(),
                                       on_duplicate=on_duplicate)  # type: ignore[arg-type]
             reports.append(report.to_dict())
         except IngestError as error:
@@ -274,7 +274,7 @@ def ingest_files(
         except RagError as error:
             problems.append((400, f"{name}: {error}"))
             reports.append({"source": name, "status": "error", "message": str(error)})
-    complete_in_background(engine.index)  # the chunks set aside (C0's naive ones) are embedded in the background
+    complete_in_background(engine.index)  # the chunks set aside (schemas, then C0's naive ones): in the background
     if problems:
         status = max(code for code, _ in problems) if len({c for c, _ in problems}) == 1 else 400
         return JSONResponse({"detail": "; ".join(p for _, p in problems), "reports": reports}, status_code=status)

@@ -47,7 +47,7 @@ def main(args: Any) -> int:
     engine = engine_from_settings(settings, llm=args.llm, query_cache=True)
     for warning in warm_up(engine):
         print(f"warning: {warning}", file=sys.stderr)
-    complete_in_background(engine.index)  # chunks set aside at ingest (C0's naive ones) while requests are served
+    complete_in_background(engine.index)  # set aside at ingest (schemas, then C0's naive chunks), while it serves
     app = create_app(engine, known_configs(getattr(args, "config_file", None)), token)
     print(f"REST API ready in {time.perf_counter() - started:.1f} s: http://{args.host}:{args.port} "
           f"({len(engine.index.documents())} documents; docs at /docs"

@@ -41,6 +41,19 @@ def test_an_upload_sets_aside_the_naive_chunks_and_the_page_says_so_until_they_a
     assert pending_note(empty_index) == ""
 
 
+def test_an_upload_goes_live_before_its_schemas_are_embedded_and_the_page_names_who_waits(empty_index) -> None:  # type: ignore[no-untyped-def]
+    from rag.config import set_aside_parts
+
+    reports = ingest_uploads(empty_index, [("inventory.yaml", INVENTORY_SPEC)], "reject", defer=set_aside_parts())
+    assert reports[0].pending == ("smart:schema", "naive")
+    assert "smart (schema chunks not embedded yet)" in report_line(reports[0])
+    note = pending_note(empty_index)
+    assert note.startswith("Embedding in the background: ") and "schema chunks of inventory; " in note
+    assert "the schema chunks by C1, C2, C3, C4, C5, E2, E3, E4, full; the naive chunks by C0" in note
+    empty_index.complete_pending(("smart",))
+    assert "schema" not in pending_note(empty_index) and "naive chunks of inventory" in pending_note(empty_index)
+
+
 def test_a_swagger2_spec_and_a_split_spec_zip_say_how_they_were_read(empty_index) -> None:  # type: ignore[no-untyped-def]
     swagger2 = (FIXTURES / "specs" / "swagger-2.0.json").read_bytes()
     broken = SPLIT.joinpath("openapi.yaml").read_text().replace("description.yml#/introduction", "intro.yml#/x")

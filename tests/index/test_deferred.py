@@ -1,5 +1,6 @@
-"""Chunks set aside at ingest (`rag.index.deferred`): searchable first what `full` searches, the rest embedded
-afterwards — in the background or when first needed — and never half-written."""
+"""Chunks set aside at ingest (`rag.index.deferred`): searchable first what `full` needs at once (operations and
+docs), the rest — the smart strategy's schema chunks, the naive strategy — embedded afterwards, in the background or
+when first needed, and never half-written."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.config import PRESETS, searched_strategies, set_aside_strategies
+from rag.config import PRESETS, searched_strategies, set_aside_parts
 from rag.index import collections
-from rag.index.deferred import complete_in_background, complete_pending
+from rag.index.deferred import complete_in_background, complete_pending, pending_work
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
 from rag.ingest.pipeline import parse_document, parse_path
@@ -35,10 +36,11 @@ def set_aside(empty_index: Index) -> Index:
     return empty_index
 
 
-def test_the_default_sets_aside_only_what_full_does_not_search() -> None:
-    assert set_aside_strategies() == ("naive",)
-    assert not set(set_aside_strategies()) & set(searched_strategies([PRESETS[name] for name in ("full", "C2", "C3")]))
-    assert "naive" in searched_strategies([PRESETS["C0"]])
+def test_the_default_sets_aside_the_schemas_first_then_what_full_does_not_search() -> None:
+    assert set_aside_parts() == ("smart:schema", "naive")
+    searched = searched_strategies([PRESETS[name] for name in ("full", "C2", "C3")])
+    assert "smart" in searched and "naive" not in searched and "naive" in searched_strategies([PRESETS["C0"]])
+    assert PRESETS["full"].schemas_last  # why its schemas can wait: it ranks them after the operations
 
 
 def test_smart_chunks_are_searchable_before_the_naive_ones_are_embedded(set_aside: Index) -> None:
@@ -52,7 +54,7 @@ def test_smart_chunks_are_searchable_before_the_naive_ones_are_embedded(set_asid
     assert set_aside.vector_search("smart", query, 5) and set_aside.vector_search("naive", query, 5) == []
     stats = set_aside.stats()
     assert stats["chunks"]["naive"] == 0 and stats["pending"] == {"naive": record.chunk_counts["naive"]}
-    assert [(w.source, w.strategy, w.count) for w in set_aside.pending()] == [
+    assert [(w.source, w.part, w.count) for w in set_aside.pending()] == [
         (record.source, "naive", record.chunk_counts["naive"])]
 
 
@@ -73,7 +75,7 @@ def test_completing_makes_them_searchable_in_a_new_generation(set_aside: Index) 
 
 
 def test_only_the_strategies_asked_for_are_completed(set_aside: Index) -> None:
-    assert set_aside.complete_pending(strategies=("smart", "docs")) == 0
+    assert set_aside.complete_pending(("smart", "docs")) == 0
     assert set_aside.pending()
 
 
@@ -159,3 +161,122 @@ def test_an_index_built_without_setting_aside_is_read_as_before(fixture_index: I
     assert fixture_index.pending() == [] and fixture_index.snapshot().pending == {}
     assert all(record.pending == () for record in fixture_index.documents())
     assert fixture_index.snapshot().by_strategy["naive"]
+
+
+# ---------------------------------------------------------------- the schema tier: a part of the smart strategy
+
+
+def kinds(index: Index, strategy: str = "smart") -> dict[str, int]:
+    """How many chunks of each kind the live snapshot shows of a strategy."""
+    snapshot = index.snapshot()
+    found: dict[str, int] = {}
+    for chunk_id in snapshot.by_strategy[strategy]:
+        found[snapshot.chunks[chunk_id].kind] = found.get(snapshot.chunks[chunk_id].kind, 0) + 1
+    return found
+
+
+@pytest.fixture
+def schemas_aside(empty_index: Index) -> Index:
+    """The people spec indexed as ingest does by default: its schema chunks and its naive chunks set aside."""
+    report = empty_index.add(parse_path(PEOPLE), defer=set_aside_parts())
+    assert report.status == "added" and report.pending == ("smart:schema", "naive")
+    assert "smart (schema chunks not embedded yet)" in report.counts_text()
+    return empty_index
+
+
+def test_a_spec_goes_live_with_its_operations_before_its_schemas_are_embedded(schemas_aside: Index) -> None:
+    parsed = parse_path(PEOPLE)
+    schemas = sum(1 for c in parsed.chunks if c.strategy == "smart" and c.kind == "schema")
+    record = schemas_aside.documents()[0]
+    assert schemas > 0 and record.pending_counts == {"smart:schema": schemas, "naive": record.chunk_counts["naive"]}
+    assert record.chunk_counts["smart"] == sum(1 for c in parsed.chunks if c.strategy == "smart")
+    shown = kinds(schemas_aside)
+    assert shown["operation"] > 0 and "schema" not in shown
+    assert schemas_aside._collections["smart"].count() == record.chunk_counts["smart"] - schemas  # none embedded
+    assert schemas_aside.snapshot().pending == {"smart:schema": (record.api,), "naive": (record.api,)}
+    assert [(w.part, w.count) for w in schemas_aside.pending()] == [
+        ("smart:schema", schemas), ("naive", record.chunk_counts["naive"])]  # the order they are embedded in
+    assert schemas_aside.stats()["pending"] == {"smart:schema": schemas, "naive": record.chunk_counts["naive"]}
+    assert schemas_aside.stats()["chunks"]["smart"] == record.chunk_counts["smart"] - schemas
+
+
+def test_completing_what_full_searches_embeds_the_schemas_and_leaves_the_naive_chunks_aside(
+    schemas_aside: Index, tmp_path: Path
+) -> None:
+    before = schemas_aside.snapshot()
+    progress: list[tuple[str, int, int]] = []
+    schemas = schemas_aside.documents()[0].pending_counts["smart:schema"]
+    assert schemas_aside.complete_pending(searched_strategies([PRESETS["full"]]),
+                                          lambda *step: progress.append(step)) == schemas
+    after = schemas_aside.snapshot()  # the same Index: what it read before is not kept for the completed version
+    assert after.generation != before.generation and kinds(schemas_aside)["schema"] == schemas
+    assert progress[-1] == (PEOPLE.name, schemas, schemas)
+    assert schemas_aside.documents()[0].pending == ("naive",) and after.pending == {"naive": (after.apis()[0],)}
+    assert schemas_aside.registry.deferred(schemas_aside.documents()[0].version, "smart:schema") == []
+    # the smart chunks are now exactly those of an index that embedded everything at once, with the same vectors
+    at_once = Index(tmp_path / "at-once", HashingEmbedder())
+    at_once.add(parse_path(PEOPLE))
+    assert after.by_strategy["smart"] == at_once.snapshot().by_strategy["smart"]
+    query = schemas_aside.embedder.embed(["employee fields"])[0]
+    assert schemas_aside.vector_search("smart", query, 50) == at_once.vector_search("smart", query, 50)
+    assert Index(schemas_aside.directory, HashingEmbedder()).snapshot().by_strategy == after.by_strategy
+
+
+def test_an_interrupted_schema_completion_leaves_a_consistent_index_that_resumes(
+    schemas_aside: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after a batch (a killed `rag ingest` after its spec went live): the schema chunks stored so far are
+    in the smart collection but hidden, the index opens as complete, and the next run finishes them."""
+    monkeypatch.setattr(collections, "EMBED_BATCH_SIZE", 1)
+    record = schemas_aside.documents()[0]
+    schemas, operations = record.pending_counts["smart:schema"], record.chunk_counts["smart"] - \
+        record.pending_counts["smart:schema"]
+    stop = threading.Event()
+    assert complete_pending(schemas_aside, ("smart",), progress=lambda *_: stop.set(), stop=stop) == 1
+    assert schemas_aside._collections["smart"].count() == operations + 1
+    reopened = Index(schemas_aside.directory, HashingEmbedder())  # opens: no "incomplete index" error
+    assert "schema" not in kinds(reopened) and "schema" not in kinds(schemas_aside)
+    assert [w.part for w in reopened.pending()] == ["smart:schema", "naive"]
+    assert reopened.complete_pending(("smart",)) == schemas
+    assert kinds(reopened)["schema"] == schemas and reopened._collections["smart"].count() == operations + schemas
+    assert kinds(schemas_aside)["schema"] == schemas  # the other reader sees them too
+
+
+def test_a_replaced_version_drops_its_set_aside_schemas_and_none_are_stored_for_it(schemas_aside: Index) -> None:
+    old = schemas_aside.documents()[0]
+    document = json.loads(PEOPLE.read_text())
+    document["info"]["description"] = "A changed spec."
+    schemas_aside.add(parse_document(PEOPLE.name, json.dumps(document).encode()), defer=set_aside_parts())
+    assert schemas_aside.registry.deferred(old.version, "smart:schema") == []
+    schema = next(c for c in parse_path(PEOPLE).chunks if c.kind == "schema").with_version(old.version)
+    assert schemas_aside.store_pending(old.version, "smart:schema", [schema],
+                                       np.zeros((1, 384), dtype=np.float32)) is False
+    assert schemas_aside.finish_pending(old.version, "smart:schema") is False
+    new = schemas_aside.documents()[0]
+    assert new.version != old.version and schemas_aside.complete_pending(("smart",)) == new.pending_counts[
+        "smart:schema"]
+    assert all(c.doc_version == new.version for c in schemas_aside.snapshot().chunks.values())
+
+
+def test_every_documents_schemas_are_embedded_before_any_naive_chunks(schemas_aside: Index) -> None:
+    schemas_aside.add(parse_path(SHOP), defer=set_aside_parts())
+    order = [(w.part, w.source) for w in pending_work(schemas_aside.documents())]
+    assert [part for part, _ in order] == ["smart:schema", "smart:schema", "naive", "naive"]
+    thread = complete_in_background(schemas_aside)
+    assert thread is not None
+    thread.join(timeout=60)
+    assert schemas_aside.pending() == [] and schemas_aside.snapshot().pending == {}
+
+
+def test_a_registry_written_before_parts_existed_reads_its_pending_strategy_as_before(set_aside: Index) -> None:
+    """A registry without the `pending_counts` column (an older index with naive chunks set aside) opens, counts the
+    pending strategy from its chunk counts, and completes it."""
+    import sqlite3
+
+    with sqlite3.connect(set_aside.registry.path) as connection:
+        connection.execute("ALTER TABLE documents DROP COLUMN pending_counts")
+    reopened = Index(set_aside.directory, HashingEmbedder())
+    record = reopened.documents()[0]
+    assert record.pending == ("naive",) and record.pending_counts == {}
+    assert [(w.part, w.count) for w in reopened.pending()] == [("naive", record.chunk_counts["naive"])]
+    assert reopened.complete_pending() == record.chunk_counts["naive"] and reopened.pending() == []

@@ -269,10 +269,12 @@ def expected_counts(stats: dict[str, Any]) -> dict[str, int]:
 
 
 def ingest_and_kill(index_dir: Path, spec: Path, after_chunks: int) -> tuple[int, int]:
-    """Start `ingest spec`, SIGKILL it once its progress line says `after_chunks` embedded; (done, total)."""
+    """Start `ingest spec --embed-all` (every chunk before the spec goes live), SIGKILL it once its progress line says
+    `after_chunks` embedded; (done, total). (A kill after it went live: tests/cli/test_index_commands.py.)"""
     env = {**os.environ, "RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive"}
     env.pop("TQDM_DISABLE", None)
-    process = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(spec), "--index-dir", str(index_dir)],
+    process = subprocess.Popen([sys.executable, "-m", "rag", "ingest", str(spec), "--index-dir", str(index_dir),
+                                "--embed-all"],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     progress = re.compile(rb"embedded (\d+)/(\d+) chunks")
     seen = b""
@@ -341,7 +343,8 @@ def test_sigkill_mid_ingest_leaves_the_previous_version_live(tmp_path: Path) -> 
     assert again.returncode == 0, again.stderr
     (report,) = json.loads(again.stdout)
     embedded_now = {strategy: n for strategy, n in report["chunks"].items() if strategy not in report["pending"]}
-    assert report["status"] == "replaced" and sum(embedded_now.values()) == total  # the naive chunks set aside
+    assert report["status"] == "replaced" and sum(report["chunks"].values()) == total
+    assert report["pending"] == ["naive"]  # the naive chunks set aside, the schema chunks embedded before it exited
     final = json.loads(rag_cli("stats", "--json", index=index_dir).stdout)
     assert final["documents"] == before["documents"]
     assert final["per_api"]["openai-openapi"] == embedded_now
