@@ -52,9 +52,14 @@ browser:
 lint: install
 	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 
-test: install browser
+# The tests run in TEST_WORKERS processes (pytest-xdist), a test file at a time each: most tests use one core, and a
+# browser test waits on its server and browser for much of its time.
+# The venv and chromium install side by side (pip and apt wait on the network much of the time).
+TEST_WORKERS ?= 2
+test:
+	@$(MAKE) --no-print-directory -j2 install browser
 	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # The learned ranker and its calibration (rag/data/ranker/, which `full` reads), trained from the tuning sets named in
 # eval_data/ranker.toml and measured leave-one-corpus-out (docs/ranker.md). Indexes each corpus once under

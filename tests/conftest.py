@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -110,10 +112,23 @@ def stackone_index(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no
     directory = tmp_path_factory.mktemp("stackone-index")
     cache = Path(os.environ["RAG_TEST_CACHE_DIR"]) if os.environ.get("RAG_TEST_CACHE_DIR") else _KEPT / "embeddings"
     settings = Settings(index_dir=directory / "index", cache_dir=cache, onnx_dir=ONNX_DIR)
-    index = open_index(settings)
-    reports = ingest_paths(index, [STACKONE_SPECS])
+    with exclusive(cache / "stackone-index.lock"):  # test workers (pytest -n) take turns: one embeds, the rest reuse
+        index = open_index(settings)
+        reports = ingest_paths(index, [STACKONE_SPECS])
     assert [r.status for r in reports] == ["added"] * 7, reports
     return index
+
+
+@contextmanager
+def exclusive(lock: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the file `lock` (made if missing) against other processes until the block ends."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class Recorder(SimpleHTTPRequestHandler):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -28,11 +30,14 @@ def stop_process(process: subprocess.Popen, timeout: float = 15) -> None:  # typ
         process.wait(timeout=timeout)
 
 
+# What `rag_cli` and `rag_in_process` set: the hashing embedder, the extractive generator, no progress bars.
+CLI_ENV = {"RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive", "TQDM_DISABLE": "1"}
+
+
 def rag_cli(*args: str, index: Path, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run `python -m rag ARGS --index-dir INDEX` with the hashing embedder and no progress bars."""
-    environment = {**os.environ, "RAG_EMBEDDING_MODEL": "hashing", "RAG_LLM": "extractive", "TQDM_DISABLE": "1",
-                   **(env or {})}
+    environment = {**os.environ, **CLI_ENV, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "rag", *args, "--index-dir", str(index)],
         cwd=ROOT,
@@ -41,3 +46,18 @@ def rag_cli(*args: str, index: Path, env: dict[str, str] | None = None,
         text=True,
         timeout=timeout,
     )
+
+
+def rag_in_process(*args: str, index: Path, monkeypatch: pytest.MonkeyPatch,
+                   capsys: pytest.CaptureFixture[str]) -> subprocess.CompletedProcess[str]:
+    """`rag_cli` run by `rag.cli.main` in this process (no interpreter to start, nothing to import again), for
+    tests of what a command does rather than of the process: the same environment, exit code and output."""
+    from rag.cli import main
+
+    for name, value in CLI_ENV.items():
+        monkeypatch.setenv(name, value)
+    argv = [*args, "--index-dir", str(index)]
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["rag", *argv], code, out, err)
