@@ -20,6 +20,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def load_allowance() -> float:
+    """How many times slower than idle this machine is now: the 1-minute load average per core (at least 1)."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 def stop_process(process: subprocess.Popen, timeout: float = 15) -> None:  # type: ignore[type-arg]
     """Terminate a server process, killing it when it does not exit within `timeout` seconds."""
     process.terminate()

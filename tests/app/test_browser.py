@@ -28,7 +28,7 @@ import pytest
 from tests.app.conftest import EVAL_RUN_FIXTURE, INVENTORY_SPEC, ROOT
 from tests.conftest import FIXTURES
 from tests.ingest.test_bundle import zipped
-from tests.processes import free_port, stop_process
+from tests.processes import free_port, load_allowance, stop_process
 from webapp.request_view import REQUEST_LABEL
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -673,11 +673,6 @@ TARGETS = {
     "first what-changed answer after a new version": 2.0,
     "upload of spotify.json": 25.0,
 }
-
-
-def load_allowance() -> float:
-    """How many times slower than idle this machine is now: the 1-minute load average per core (at least 1)."""
-    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
 def check_timings(timings: dict[str, float]) -> None:
