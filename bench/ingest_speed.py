@@ -195,6 +195,8 @@ def bench_time_to_searchable(runs: int = 3, runs_embedding_all: int = 1) -> dict
     found: dict[str, Any] = {"load_average_before": os.getloadavg()[0]}
     for label, extra, count in (("default (schemas, naive set aside)", [], runs),
                                 ("every chunk first (--embed-all)", ["--embed-all"], runs_embedding_all)):
+        if not count:
+            continue
         timed = []
         for _ in range(count):
             with tempfile.TemporaryDirectory() as folder:
