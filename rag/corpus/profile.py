@@ -167,7 +167,6 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
     return frozenset(names)
 
 
-
 def summary_verbs(operations: list[Chunk], min_uses: int = 2, min_share: float = 0.75) -> dict[str, tuple[str, ...]]:
     """Verbs that open what operations do (their summaries, else their operationIds spelled out), with the
     method they are used with in most (`min_share`) of at least `min_uses` operations: `Enroll User` → post,

@@ -155,22 +155,44 @@ def embedding_order(chunks: Sequence[Chunk]) -> list[Chunk]:
 
 def write_chunks(collections: Collections, embedder: Embedder, chunks: Sequence[Chunk],
                  progress: Callable[[int, int], None] | None) -> None:
-    """Embed and upsert `chunks` in `embedding_batches`, reporting (embedded, total) after each batch. A batch is
-    stored by a second thread while the next one is embedded (Chroma's write waits on the disk more than it
-    computes); every write is done when this returns, and a failed one raises here all the same."""
+    """Embed and upsert `chunks` in `embedding_batches`, reporting (embedded, total) after each batch
+    (`embed_then_store`: every write is done when this returns, and a failed one raises here all the same)."""
     done, total = 0, len(chunks)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-write") as writer:
-        writing: Future[None] | None = None
-        for batch in embedding_batches(chunks):
-            vectors = embedder.embed([embedding_text(chunk) for chunk in batch])
+
+    def stored(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    def store(batch: list[Chunk], vectors: np.ndarray) -> bool:
+        store_embedded(collections[batch[0].strategy], batch, vectors)
+        return True
+
+    embed_then_store(embedding_batches(chunks), embedder, store, stored)
+
+
+def embed_then_store(batches: Sequence[list[Chunk]], embedder: Embedder,
+                     store: Callable[[list[Chunk], np.ndarray], bool], stored: Callable[[int], None],
+                     stop: Callable[[], bool] = lambda: False) -> bool:
+    """Embed the batches in order, each stored by a second thread while the next one is embedded (Chroma's write
+    waits on the disk more than it computes; one store in flight at most, its error raised here); `stored(n)` after
+    each store with its chunk count. Ends early when a store returns False or `stop()` says so between two batches;
+    returns whether every batch was stored."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunk-store") as writer:
+        writing: tuple[Future[bool], int] | None = None
+        for batch in [*batches, None]:
+            vectors = None
+            if batch is not None and not stop():
+                vectors = embedder.embed([embedding_text(chunk) for chunk in batch])
             if writing is not None:
-                writing.result()  # one write in flight at most; its error is raised here
-            writing = writer.submit(store_embedded, collections[batch[0].strategy], batch, vectors)
-            done += len(batch)
-            if progress is not None:
-                progress(done, total)
-        if writing is not None:
-            writing.result()
+                if not writing[0].result():
+                    return False
+                stored(writing[1])
+            if batch is None or vectors is None or stop():
+                return batch is None
+            writing = writer.submit(store, batch, vectors), len(batch)
+    return True
 
 
 def approximate_search(collection: Any, query_vector: np.ndarray, n: int, apis: Sequence[str] | None,

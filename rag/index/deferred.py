@@ -25,7 +25,6 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -33,7 +32,7 @@ from typing import Protocol
 import numpy as np
 
 from rag.chunk import Chunk
-from rag.index.collections import Readiness, embedding_batches, embedding_text
+from rag.index.collections import Readiness, embed_then_store, embedding_batches
 from rag.index.embedder import Embedder
 from rag.index.registry import DeferredRow, DocumentRecord, Registry
 
@@ -170,30 +169,26 @@ def complete_pending(index: Index, asked: Collection[str] | None = None, progres
 
 def _complete_work(index: Index, work: PendingWork, progress: Progress | None,
                    stop: threading.Event | None) -> tuple[int, bool]:
-    """Embed and store one document's chunks of one part: (how many were stored, whether all were). A batch is
-    stored by a second thread while the next is embedded (as `write_chunks` does; a writer that holds the index, an
-    upload, makes that store and so the next batch wait); a store refused because the version was replaced or
-    deleted meanwhile (or the part finished by another process) ends it."""
+    """Embed and store one document's chunks of one part (`embed_then_store`, after any writer that holds the
+    index, an upload, is done): (how many were stored, whether all were). A store refused because the version was
+    replaced or deleted meanwhile (or the part finished by another process) ends it."""
     batches = embedding_batches(chunks_of(index.registry.deferred(work.version, work.part)))
     done, total = 0, sum(len(batch) for batch in batches)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deferred-write") as writer:
-        writing: tuple[Future[bool], int] | None = None
-        for batch in [*batches, None]:
-            vectors = None
-            if batch is not None and not (stop is not None and stop.is_set()):
-                if writing is None:
-                    index.wait_for_writers()
-                vectors = index.embedder.embed([embedding_text(chunk) for chunk in batch])
-            if writing is not None:
-                if not writing[0].result():
-                    return done, False
-                done += writing[1]
-                if progress is not None:
-                    progress(work.source, done, total)
-            if batch is None or vectors is None or (stop is not None and stop.is_set()):
-                return done, batch is None
-            writing = writer.submit(index.store_pending, work.version, work.part, batch, vectors), len(batch)
-    return done, True
+
+    def stored(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(work.source, done, total)
+
+    def store(batch: list[Chunk], vectors: np.ndarray) -> bool:
+        return index.store_pending(work.version, work.part, batch, vectors)
+
+    if batches:
+        index.wait_for_writers()
+    finished = embed_then_store(batches, index.embedder, store, stored,
+                                lambda: stop is not None and stop.is_set())
+    return done, finished
 
 
 def describe_pending(work: Sequence[PendingWork]) -> str:
