@@ -161,6 +161,15 @@ class ChunkWords:
     response: frozenset[str]
     name: frozenset[str]
     everything: frozenset[str]
+    # What an operation's path says whatever the question (the question-independent structure features)
+    text: str  # the chunk's text, lower-cased (for the identifiers a question names)
+    write_resource: str
+    write_methods: frozenset[str]
+    top: str  # the path's first segment after the API's prefixes
+    depth: int
+    item_path: bool
+    path_parameters: int
+    resource_path: str
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -193,8 +202,13 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
         "name": readable_name(name) + " " + _field_names(chunk.schema_fields),
     }
     forms = {key: _forms(text) for key, text in parts.items()}
+    write_resource, write_methods = write_target(chunk.method or "", chunk.path) if chunk.path else ("", frozenset())
     return ChunkWords(
-        **forms, parents=parents, everything=frozenset().union(*forms.values()),
+        **forms, parents=parents, everything=frozenset().union(*forms.values()), text=chunk.text.lower(),
+        write_resource=write_resource, write_methods=write_methods,
+        top=top_segment(chunk.api, chunk.path, prefixes) if chunk.path else "", depth=len(segments),
+        item_path=bool(chunk.path) and is_item_path(chunk.path), path_parameters=chunk.path.count("{"),
+        resource_path=_resource_path(chunk.path),
     )
 
 
@@ -271,7 +285,7 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
         float(signals.asks_write), float(bool(signals.methods)), float(signals.names_values),
         float(len(signals.terms)), float(signals.follow_up), float(len(candidates)),
     )
-    lookups = {c.chunk_id for c in profile.lookup_operations}
+    lookups = profile.remembered("lookup-operation-ids", lambda: {c.chunk_id for c in profile.lookup_operations})
     rows = []
     for i, candidate in enumerate(candidates):
         chunk, words = candidate.chunk, inputs.words[i]
@@ -287,7 +301,7 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
         kinds = tuple(float(chunk.kind == kind) for kind in KINDS)
         conversation = (
             float(bool(signals.subject) and signals.subject in chunk.covers),
-            float(bool(signals.subject_path) and _resource_path(chunk.path) == signals.subject_path),
+            float(bool(signals.subject_path) and words.resource_path == signals.subject_path),
         )
         rows.append((*retrieval, *short, *_structure(chunk, words, signals, forms, profile, lookups), *overlaps,
                      *kinds, float(chunk.parts > 1), float(described(chunk)), *question, *conversation))
@@ -297,29 +311,25 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
 def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms: frozenset[str],
                profile: CorpusProfile, lookups: set[str]) -> tuple[float, ...]:
     """Method, resource, parents, path, identifiers, API, main resource, lookup and path shape features."""
-    text = chunk.text.lower()
-    identifiers = sum(1 for ident in signals.identifiers if ident in text) / max(len(signals.identifiers), 1)
+    identifiers = sum(1 for ident in signals.identifiers if ident in words.text) / max(len(signals.identifiers), 1)
     api_named = float(chunk.api in signals.named_apis)
     if chunk.kind != "operation" or not chunk.path:
         return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, identifiers, api_named, 0.0, 0.0, 0.0, 0.0, 0.0)
-    resource, methods = write_target(chunk.method or "", chunk.path)
-    prefixes = profile.prefixes.get(chunk.api, frozenset())
+    methods = words.write_methods
     named = sum(1 for word in words.parents if word_forms(word) & forms)
-    segments = [s for s in resource_segments(chunk.path) if s not in prefixes]
-    main = (chunk.api, top_segment(chunk.api, chunk.path, prefixes)) in profile.main_resources
     return (
         float(bool(signals.methods & methods)),
         float(bool(signals.methods) and not signals.methods & methods),
-        resource_score(resource, signals, forms),
+        resource_score(words.write_resource, signals, forms),
         signals.share(words.resource),
         float(named),
         float(len(words.parents) - named),
-        float(any(path_fits(path, path_shape(chunk.path)) for path in signals.paths)),
+        float(bool(signals.paths) and any(path_fits(path, path_shape(chunk.path)) for path in signals.paths)),
         identifiers,
         api_named,
-        float(main),
+        float((chunk.api, words.top) in profile.main_resources),
         float(chunk.chunk_id in lookups),
-        float(is_item_path(chunk.path)),
-        float(len(segments)),
-        float(chunk.path.count("{")),
+        float(words.item_path),
+        float(words.depth),
+        float(words.path_parameters),
     )

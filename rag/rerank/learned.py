@@ -50,6 +50,7 @@ class RankingInputs:
     short_texts: ShortTexts
     similarity: Callable[[Chunk, np.ndarray], float]
     _words: dict[str, ChunkWords] = field(default_factory=dict)
+    _short: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     _operations: OperationTexts | None = None
 
     def operations(self) -> OperationTexts:
@@ -65,6 +66,17 @@ class RankingInputs:
             found = self._words[chunk.chunk_id] = chunk_words(chunk, self.profile.prefixes.get(chunk.api, frozenset()))
         return found
 
+    def short_vectors(self, chunks: Sequence[Chunk]) -> tuple[np.ndarray, np.ndarray]:
+        """The unit vectors of each chunk's lead text and of its name, a row per chunk each (remembered)."""
+        missing = list({c.chunk_id: c for c in chunks if c.chunk_id not in self._short}.values())
+        if missing:
+            leads = self.short_texts.vectors([lead_text(c) for c in missing])
+            names = self.short_texts.vectors([name_text(c) for c in missing])
+            for chunk, lead, name in zip(missing, leads, names, strict=True):
+                self._short[chunk.chunk_id] = (lead, name)
+        pairs = [self._short[c.chunk_id] for c in chunks]
+        return np.stack([lead for lead, _ in pairs]), np.stack([name for _, name in pairs])
+
     def candidate_inputs(self, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]) -> CandidateInputs:
         """The inputs of `feature_matrix` for these candidates."""
         chunks = [c.chunk for c in candidates]
@@ -72,12 +84,13 @@ class RankingInputs:
             float(c.scores["vector"]) if "vector" in c.scores else self.similarity(c.chunk, query_vector)
             for c in candidates
         ]
+        if not chunks:
+            return CandidateInputs(candidates, [], vector, [], [])
         query = np.asarray(query_vector, dtype=np.float32).ravel()
         query = query / (float(np.linalg.norm(query)) or 1.0)
-        lead = self.short_texts.vectors([lead_text(c) for c in chunks]) @ query if chunks else np.zeros(0)
-        name = self.short_texts.vectors([name_text(c) for c in chunks]) @ query if chunks else np.zeros(0)
-        return CandidateInputs(candidates, [self.words(c) for c in chunks], vector, list(map(float, lead)),
-                               list(map(float, name)))
+        leads, names = self.short_vectors(chunks)
+        return CandidateInputs(candidates, [self.words(c) for c in chunks], vector, list(map(float, leads @ query)),
+                               list(map(float, names @ query)))
 
     def features(
         self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
