@@ -31,7 +31,9 @@ class Query:
     of its answer); `expansions` the spec words a glossary adds for retrieval. A follow-up's `subject` is the
     structural id of the operation the conversation is about (`subject_words` says it: `GET /users (list
     users)`); `keeps_subject` when the follow-up names nothing of its own ("and how do I page through
-    them?"), so that operation is what it asks about (not so for "the same for folders").
+    them?"), so that operation is what it asks about (not so for "the same for folders"); `moved_subject` when
+    the rewrite moved the subject to the operation the follow-up points to (`GET /users/{id}` for "how do I get a
+    single one?", the subject's action on folders for "what about folders?").
     """
 
     asked: str
@@ -41,6 +43,7 @@ class Query:
     subject: str = ""
     subject_words: str = ""
     keeps_subject: bool = False
+    moved_subject: bool = False
 
     @classmethod
     def of(cls, value: Query | str) -> Query:

@@ -180,7 +180,7 @@ def with_subject(
         # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
-                       subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True)
+                       subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True, moved_subject=True)
     content = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
     if elsewhere and (other := elsewhere_named(content, subject, operations)):
         # "what about candidates in ATS?" after listing HRIS employees names another API or another API's
@@ -199,7 +199,7 @@ def with_subject(
         # "how do I get a single one?" after listing employees: the operation on one of them (`GET …/{id}`).
         said = operation_words(member.summary, member.operation_id, member.method, member.path)
         return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
-                       keeps_subject=True)
+                       keeps_subject=True, moved_subject=True)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
 

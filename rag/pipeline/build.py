@@ -170,7 +170,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
             resources.reranker_for(config, llm), "LLM" if config.reranker == "llm" else config.reranker)),
         (True, lambda: Order(config.schemas_last)),
         (config.lookup and smart, lambda: LookupLift(resources.index)),
-        (config.rewrite and smart, KeepSubject),
+        (config.rewrite and smart, lambda: KeepSubject(on["rerank"] and config.reranker == "learned")),
         (True, TopK),
         (on["write_check"], WriteCheck),
         (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm,

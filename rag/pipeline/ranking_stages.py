@@ -17,6 +17,7 @@ from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
 from rag.query import Query
+from rag.question_analysis import ASK_KINDS
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.results import RetrievedChunk
@@ -231,17 +232,37 @@ class LookupLift:
         return ranking.reordered(lifted, self.name), trace.events
 
 
+# What a follow-up may ask of the operation it is about (question_words.toml [asks]), as against asking how to do
+# something, which operation does it, or which APIs have it.
+FACTS_OF_AN_OPERATION = frozenset(ASK_KINDS) - {"how_to", "endpoint", "which_apis"}
+
+
 @dataclass(frozen=True)
 class KeepSubject:
     """A follow-up that names nothing of its own ("and how do I page through them?") asks about the
-    conversation's subject (the operation the last answer was about): that operation leads its candidates."""
+    conversation's subject (the operation the last answer was about): that operation leads its candidates.
 
+    Behind a ranker that reads the subject itself (`model_knows_subject`: the learned ranker's `subject` and
+    `subject_resource` features), the subject leads only where the follow-up asks a fact of it (its fields, its
+    pages, a limit…: `FACTS_OF_AN_OPERATION`) or the rewrite moved the subject to the operation the follow-up
+    points to ("how do I get a single one?"); "how do I undo that?" or "and take it back?" ask for another
+    operation, which the model ranks."""
+
+    model_knows_subject: bool = False
     name: ClassVar[str] = "subject"
+
+    def leads(self, query: Query) -> bool:
+        """Whether the query's subject leads its candidates."""
+        if not (query.subject and query.keeps_subject):
+            return False
+        if not self.model_knows_subject or query.moved_subject:
+            return True
+        return bool(query.analysis.asks & FACTS_OF_AN_OPERATION)
 
     def run(self, state: PipelineState) -> Step[Ranking]:
         """The ranking with the subject's chunk first (fetched from the index when retrieval did not find it)."""
         trace, query, ranking = StageTrace(self.name), state.scope.query, state.ranking
-        if not (query.subject and query.keeps_subject):
+        if not self.leads(query):
             return ranking, trace.events
         snapshot = state.scope.context.snapshot
         present = [c for c in ranking.candidates if c.chunk.covers and c.chunk.covers[0] == query.subject]

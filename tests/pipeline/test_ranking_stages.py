@@ -17,7 +17,7 @@ from rag.index.store import Index
 from rag.pipeline.features import without_feature
 from rag.pipeline.learned_rank import LearnedRank, ranking_inputs
 from rag.pipeline.query_stages import Embed
-from rag.pipeline.ranking_stages import LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.rerank.learned import LearnedRanker, RankerUnavailable
@@ -300,3 +300,31 @@ def test_the_operation_search_adds_the_operations_closest_to_the_question_that_r
     same = OperationTexts((found_first,), np.stack([vector]), np.stack([vector]))
     again = Retrieve(HybridRetriever(), "smart", 1, 1, operation_search=1, operations_for=lambda snapshot: same)
     assert [c.chunk for c in run(state, engine, again).ranking.candidates] == [found_first]
+
+
+def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for_another_operation(
+    engine: Engine,
+) -> None:
+    """Behind the learned ranker (which reads the subject) the subject leads "what fields does it return?" and a
+    subject the rewrite moved ("a single one"); "how do I undo that?" asks for another operation: the model's
+    order stays. Behind any other ranking the subject leads every follow-up that names nothing of its own."""
+    ops = operations(engine.index)
+    subject, other = ops["GET /unified/hris/employees"], ops["DELETE /orders/{id}"]
+
+    def follow_up(question: str, moved: bool = False) -> Query:
+        return Query(question, subject=subject.covers[0], keeps_subject=True, moved_subject=moved)
+
+    model, plain = KeepSubject(model_knows_subject=True), KeepSubject()
+    assert model.leads(follow_up("what fields does it return?")) and model.leads(follow_up("is it paginated?"))
+    assert model.leads(follow_up("how do I get a single one?", moved=True))
+    assert not model.leads(follow_up("how do I undo that?")) and plain.leads(follow_up("how do I undo that?"))
+    assert not plain.leads(Query("how do I undo that?", subject=subject.covers[0]))  # it names something of its own
+    pool = list(retrieved(other, subject))
+    undo = run(state_for(follow_up("how do I undo that?"), candidates=pool), engine, Embed, model)
+    assert [c.chunk for c in undo.ranking.candidates] == [other, subject] and not notes_of(undo, "subject")
+    fields = run(state_for(follow_up("what fields does it return?"), candidates=pool), engine, Embed, model)
+    assert [c.chunk for c in fields.ranking.candidates] == [subject, other]
+    assert notes_of(fields, "subject")[0].startswith("the conversation's subject GET /unified/hris/employees leads")
+    assert any(isinstance(s, KeepSubject) and s.model_knows_subject for s in engine.pipeline(PRESETS["full"]).stages)
+    assert any(isinstance(s, KeepSubject) and not s.model_knows_subject
+               for s in engine.pipeline(PRESETS["C2"]).stages)
