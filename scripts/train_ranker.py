@@ -8,7 +8,7 @@ and writes:
   first places), which the `full` configuration reads;
 - rag/data/ranker/report.json and docs/ranker.md: the leave-one-corpus-out figures per set and corpus.
 
-usage: python scripts/train_ranker.py [--config eval_data/ranker.toml] [--rounds 300] [--out DIR] [--report FILE]
+usage: python scripts/train_ranker.py [--config eval_data/ranker.toml] [--rounds 100] [--out DIR] [--report FILE]
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ LAMBDARANK: dict[str, Any] = {
     "lambdarank_truncation_level": 10, "verbose": -1, "deterministic": True, "force_row_wise": True,
     "num_threads": 1, "seed": 7,
 }
-ROUNDS = 300
+ROUNDS = 100
 K = 5
 _COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
 
