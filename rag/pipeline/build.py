@@ -154,6 +154,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
     """The stages before generation that `config` runs, in order."""
     on = features_of(config)
     smart = config.chunking == "smart"
+    learned = on["rerank"] and config.reranker == "learned"
     glossaries = tuple(load_glossary(name) for name in config.glossaries)
     retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
     chosen: list[tuple[bool, Callable[[], Stage]]] = [
@@ -165,12 +166,12 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
         (True, lambda: Retrieve(retriever, config.chunking, config.k, config.candidate_pool, config.dynamic_k,
                                 config.operation_search if smart else 0,
                                 partial(operation_texts, resources.index))),
-        (on["rerank"] and config.reranker == "learned", lambda: LearnedRank(partial(learned_ranker, resources.index))),
-        (on["rerank"] and config.reranker != "learned", lambda: Rerank(
+        (learned, lambda: LearnedRank(partial(learned_ranker, resources.index))),
+        (on["rerank"] and not learned, lambda: Rerank(
             resources.reranker_for(config, llm), "LLM" if config.reranker == "llm" else config.reranker)),
         (True, lambda: Order(config.schemas_last)),
         (config.lookup and smart, lambda: LookupLift(resources.index)),
-        (config.rewrite and smart, lambda: KeepSubject(on["rerank"] and config.reranker == "learned")),
+        (config.rewrite and smart, lambda: KeepSubject(model_knows_subject=learned)),
         (True, TopK),
         (on["write_check"], WriteCheck),
         (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm,

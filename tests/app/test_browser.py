@@ -21,7 +21,9 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,17 +157,21 @@ def saved_runs_server(tmp_path: Path) -> Iterator[dict[str, object]]:
         stop_process(process)
 
 
-def open_browser(playwright):  # type: ignore[no-untyped-def]
-    """Debian's chromium, headless."""
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+@contextmanager
+def browser_page(errors: list[str], height: int = 1000) -> Iterator[Any]:
+    """A 1600-pixel-wide page of Debian's chromium (headless) with the tests' timeout, whose script errors are
+    collected in `errors`; the browser is closed when the block ends."""
+    from playwright.sync_api import sync_playwright
 
-
-def open_page(browser, errors: list[str], height: int = 1000):  # type: ignore[no-untyped-def]
-    """A 1600-pixel-wide page with the tests' timeout whose script errors are collected in `errors`."""
-    page = browser.new_page(viewport={"width": 1600, "height": height})
-    page.set_default_timeout(TIMEOUT_MS)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    return page
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": height})
+            page.set_default_timeout(TIMEOUT_MS)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            yield page
+        finally:
+            browser.close()
 
 
 def assert_no_exception(page) -> None:  # type: ignore[no-untyped-def]
@@ -206,42 +212,37 @@ def wait_idle(page) -> None:  # type: ignore[no-untyped-def]
 def test_evaluation_page_survives_adding_then_removing_runs(saved_runs_server) -> None:  # type: ignore[no-untyped-def]
     """Issue 13: with the default run shown, add `dev-extractive`, then remove `heldout-retrieval` — this raised
     `TypeError: '>=' not supported between 'str' and 'int'` because the question picker kept a stale label."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     url = str(saved_runs_server["url"])
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = open_browser(playwright)
-        try:
-            page = open_page(browser, errors, 1000)
-            page.goto(f"{url}/Evaluation")  # a fresh server opened on a page's URL: app.py's navigation all the same
-            page.get_by_role("heading", name="Per question").wait_for()
-            nav = page.locator('[data-testid="stSidebarNav"]')
-            expect(nav.get_by_role("link")).to_have_count(3)
-            expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
-            runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
-            expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(1)
-            assert_no_exception(page)
+    with browser_page(errors, 1000) as page:
+        page.goto(f"{url}/Evaluation")  # a fresh server opened on a page's URL: app.py's navigation all the same
+        page.get_by_role("heading", name="Per question").wait_for()
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        expect(nav.get_by_role("link")).to_have_count(3)
+        expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
+        runs = page.get_by_test_id("stMultiSelect").filter(has_text="Runs to compare").first
+        expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(1)
+        assert_no_exception(page)
 
-            choose(page, "Runs to compare", "dev-extractive (tuning)")
-            expect(runs.get_by_role("button", name="Remove dev-extractive (tuning)")).to_have_count(1)
-            wait_idle(page)
-            page.get_by_role("heading", name="Per question").wait_for()
-            assert_no_exception(page)
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            screenshot(page, "evaluation-2-runs.png")  # labels are `run / config`: long names must stay readable
+        choose(page, "Runs to compare", "dev-extractive (tuning)")
+        expect(runs.get_by_role("button", name="Remove dev-extractive (tuning)")).to_have_count(1)
+        wait_idle(page)
+        page.get_by_role("heading", name="Per question").wait_for()
+        assert_no_exception(page)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        screenshot(page, "evaluation-2-runs.png")  # labels are `run / config`: long names must stay readable
 
-            runs.get_by_role("button", name="Remove heldout-retrieval (validation)").click()
-            expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(0)
-            wait_idle(page)
-            page.get_by_role("heading", name="Per question").wait_for()
-            assert_no_exception(page)
-            expect(page.get_by_text("TypeError")).to_have_count(0)
-            # the question picker shows a record of the run that is left, not the removed one
-            picker = page.get_by_test_id("stSelectbox").filter(has_text="Question").last
-            expect(picker).not_to_contain_text("held-")
-        finally:
-            browser.close()
+        runs.get_by_role("button", name="Remove heldout-retrieval (validation)").click()
+        expect(runs.get_by_role("button", name="Remove heldout-retrieval (validation)")).to_have_count(0)
+        wait_idle(page)
+        page.get_by_role("heading", name="Per question").wait_for()
+        assert_no_exception(page)
+        expect(page.get_by_text("TypeError")).to_have_count(0)
+        # the question picker shows a record of the run that is left, not the removed one
+        picker = page.get_by_test_id("stSelectbox").filter(has_text="Question").last
+        expect(picker).not_to_contain_text("held-")
     assert not errors, errors
     log = Path(str(saved_runs_server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]
@@ -268,87 +269,81 @@ def check_request_example(page, columns) -> None:  # type: ignore[no-untyped-def
 
 
 def test_ask_upload_and_evaluate_in_a_real_browser(server) -> None:  # type: ignore[no-untyped-def]
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     url = str(server["url"])
     spec = Path(str(server["tmp"])) / "inventory.yaml"
     spec.write_bytes(INVENTORY_SPEC)
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = open_browser(playwright)
-        try:
-            page = open_page(browser, errors, 1100)
+    with browser_page(errors, 1100) as page:
+        # ---- home: two configurations answer side by side
+        page.goto(url)
+        page.get_by_role("heading", name="Ask & compare").wait_for()
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        expect(nav).to_contain_text("SpecRAG Workbench")
+        expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
+        box = page.get_by_placeholder(re.compile("Ask about the indexed APIs"))
+        box.wait_for()
+        page.get_by_role("button", name="Remove C3").click()
+        expect(page.get_by_role("button", name="Remove C3")).to_have_count(0)
+        too_long = ("How do I list orders? " * 230)[:4999] + "?"  # 5,000 characters: refused, and kept
+        ask(page, too_long)
+        expect(page.get_by_text(re.compile("Not asked: the question is 5,000 characters long"))).to_be_visible()
+        expect(box).to_have_value(too_long)
+        ask(page, "What is the page_size parameter of list orders?")
+        page.get_by_text("Overlap across configurations").wait_for()
+        columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3"))
+        expect(columns).to_have_count(2)
+        expect(columns.nth(0).locator("h3")).to_have_text("C0")
+        expect(columns.nth(1).locator("h3")).to_have_text("full")
+        for index in range(2):
+            expect(columns.nth(index).get_by_text("Answer by extractive (no LLM)")).to_be_visible()
+            expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
+        expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
+        screenshot(page, "home.png")
+        check_request_example(page, columns)
 
-            # ---- home: two configurations answer side by side
-            page.goto(url)
-            page.get_by_role("heading", name="Ask & compare").wait_for()
-            nav = page.locator('[data-testid="stSidebarNav"]')
-            expect(nav).to_contain_text("SpecRAG Workbench")
-            expect(nav.get_by_role("link").first).to_have_accessible_name("Ask & compare")
-            box = page.get_by_placeholder(re.compile("Ask about the indexed APIs"))
-            box.wait_for()
-            page.get_by_role("button", name="Remove C3").click()
-            expect(page.get_by_role("button", name="Remove C3")).to_have_count(0)
-            too_long = ("How do I list orders? " * 230)[:4999] + "?"  # 5,000 characters: refused, and kept
-            ask(page, too_long)
-            expect(page.get_by_text(re.compile("Not asked: the question is 5,000 characters long"))).to_be_visible()
-            expect(box).to_have_value(too_long)
-            ask(page, "What is the page_size parameter of list orders?")
-            page.get_by_text("Overlap across configurations").wait_for()
-            columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3"))
-            expect(columns).to_have_count(2)
-            expect(columns.nth(0).locator("h3")).to_have_text("C0")
-            expect(columns.nth(1).locator("h3")).to_have_text("full")
-            for index in range(2):
-                expect(columns.nth(index).get_by_text("Answer by extractive (no LLM)")).to_be_visible()
-                expect(columns.nth(index).get_by_text(re.compile(r"\banswered$")).first).to_be_visible()
-            expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the overlap view
-            screenshot(page, "home.png")
-            check_request_example(page, columns)
+        # ---- a reload keeps the conversation (its id is in the URL)
+        assert "conversation=" in page.url
+        page.reload()
+        page.get_by_role("heading", name="Ask & compare").wait_for()
+        wait_idle(page)
+        asked = page.locator('[data-testid="stChatMessage"]').filter(has_text="page_size parameter of list orders")
+        expect(asked.first).to_be_visible()
+        expect(columns.nth(1).locator("h3")).to_have_text("full")
+        screenshot(page, "home-after-reload.png")
+        ask(page, "What's the weather in Paris today?")  # abstained: no request under it
+        page.get_by_text("Overlap across configurations").wait_for()
+        wait_idle(page)
+        expect(page.get_by_text(REQUEST_LABEL).filter(visible=True)).to_have_count(0)
 
-            # ---- a reload keeps the conversation (its id is in the URL)
-            assert "conversation=" in page.url
-            page.reload()
-            page.get_by_role("heading", name="Ask & compare").wait_for()
-            wait_idle(page)
-            asked = page.locator('[data-testid="stChatMessage"]').filter(has_text="page_size parameter of list orders")
-            expect(asked.first).to_be_visible()
-            expect(columns.nth(1).locator("h3")).to_have_text("full")
-            screenshot(page, "home-after-reload.png")
-            ask(page, "What's the weather in Paris today?")  # abstained: no request under it
-            page.get_by_text("Overlap across configurations").wait_for()
-            wait_idle(page)
-            expect(page.get_by_text(REQUEST_LABEL).filter(visible=True)).to_have_count(0)
+        # ---- documents: upload a spec, then it is askable on the home page
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
+        page.get_by_role("heading", name="Documents", exact=True).wait_for()
+        page.locator('input[type="file"]').set_input_files(str(spec))
+        page.get_by_role("button", name="Index 1 file(s)").click()
+        page.get_by_text("inventory.yaml → inventory: added").wait_for()
+        page.get_by_text("Showing the first chunk").wait_for()
+        screenshot(page, "documents.png")
 
-            # ---- documents: upload a spec, then it is askable on the home page
-            page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
-            page.get_by_role("heading", name="Documents", exact=True).wait_for()
-            page.locator('input[type="file"]').set_input_files(str(spec))
-            page.get_by_role("button", name="Index 1 file(s)").click()
-            page.get_by_text("inventory.yaml → inventory: added").wait_for()
-            page.get_by_text("Showing the first chunk").wait_for()
-            screenshot(page, "documents.png")
+        page.get_by_role("link", name="Ask about it on the home page").click()
+        page.get_by_placeholder(re.compile("Ask about the indexed APIs")).wait_for()
+        ask(page, "How do I get the stock levels of a warehouse?")
+        page.get_by_text("Overlap across configurations").wait_for()
+        # the configurations chosen before visiting the documents page are still the ones asked
+        columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
+        expect(columns).to_have_count(2)
+        expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").filter(visible=True).first).to_be_visible()
+        expect(page.get_by_text("GET /warehouses/{id}/stock").filter(visible=True).first).to_be_visible()  # cited
+        screenshot(page, "home-after-upload.png")
 
-            page.get_by_role("link", name="Ask about it on the home page").click()
-            page.get_by_placeholder(re.compile("Ask about the indexed APIs")).wait_for()
-            ask(page, "How do I get the stock levels of a warehouse?")
-            page.get_by_text("Overlap across configurations").wait_for()
-            # the configurations chosen before visiting the documents page are still the ones asked
-            columns = page.locator('[data-testid="stColumn"]').filter(has=page.locator("h3")).filter(visible=True)
-            expect(columns).to_have_count(2)
-            expect(page.get_by_text("inventory.paths./warehouses/{id}/stock.get").filter(visible=True).first).to_be_visible()
-            expect(page.get_by_text("GET /warehouses/{id}/stock").filter(visible=True).first).to_be_visible()  # cited
-            screenshot(page, "home-after-upload.png")
-
-            # ---- evaluation: charts of the saved run
-            page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
-            page.get_by_role("heading", name="Evaluation", exact=True).wait_for()
-            page.get_by_role("heading", name="Per question").wait_for()
-            expect(page.locator(".js-plotly-plot")).to_have_count(6)  # with full's reliability diagram
-            screenshot(page, "evaluation.png")
-        finally:
-            browser.close()
+        # ---- evaluation: charts of the saved run
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluation").click()
+        page.get_by_role("heading", name="Evaluation", exact=True).wait_for()
+        page.get_by_role("heading", name="Per question").wait_for()
+        expect(page.locator(".js-plotly-plot")).to_have_count(6)  # with full's reliability diagram
+        screenshot(page, "evaluation.png")
     assert not errors, errors
     log = Path(str(server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]
@@ -420,7 +415,7 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
     """Clicks every example on the default corpus and checks its claim in each column; each example starts a
     conversation of its own, the earlier ones are listed and reopen, a follow-up shows how it was read and a new
     topic does not; no request leaves the machine (the favicon is local). Screenshots: examples-*.png."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from webapp.asking import EXAMPLES
 
@@ -430,80 +425,75 @@ def test_every_example_proves_its_claim_in_a_real_browser(stackone_server) -> No
     errors: list[str] = []
     outside: list[str] = []
     timings: dict[str, float] = {}
-    with sync_playwright() as playwright:
-        browser = open_browser(playwright)
-        try:
-            page = open_page(browser, errors, 1000)
-            page.on("request", lambda request: outside.append(request.url)
-                    if not request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
-            started = time.perf_counter()  # the server has just started: its engine loads and warms meanwhile
-            page.goto(url)
-            expect(page.get_by_role("button", name=EXAMPLES[0].question, exact=True)).to_be_enabled(timeout=TIMEOUT_MS)
-            timings["navigation → examples clickable"] = time.perf_counter() - started
-            page.get_by_role("heading", name="Ask & compare").wait_for()
-            wait_idle(page)
-            for example in EXAMPLES:  # the question and the claim are on screen, not in a tooltip
-                expect(page.get_by_role("button", name=example.question, exact=True)).to_be_visible()
-                expect(page.get_by_text(example.reveals, exact=True)).to_be_visible()
-            screenshot(page, "examples-0-home.png")
-            # C0 searches the naive chunks `rag ingest` set aside, which the app embeds in the background: on a busy
-            # machine (tests in two processes) that can outlast the page's start, and C0 would say "still indexing".
-            wait_until_nothing_is_set_aside(Path(str(stackone_server["tmp"])) / "index")
+    with browser_page(errors, 1000) as page:
+        page.on("request", lambda request: outside.append(request.url)
+                if not request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else None)
+        started = time.perf_counter()  # the server has just started: its engine loads and warms meanwhile
+        page.goto(url)
+        expect(page.get_by_role("button", name=EXAMPLES[0].question, exact=True)).to_be_enabled(timeout=TIMEOUT_MS)
+        timings["navigation → examples clickable"] = time.perf_counter() - started
+        page.get_by_role("heading", name="Ask & compare").wait_for()
+        wait_idle(page)
+        for example in EXAMPLES:  # the question and the claim are on screen, not in a tooltip
+            expect(page.get_by_role("button", name=example.question, exact=True)).to_be_visible()
+            expect(page.get_by_text(example.reveals, exact=True)).to_be_visible()
+        screenshot(page, "examples-0-home.png")
+        # C0 searches the naive chunks `rag ingest` set aside, which the app embeds in the background: on a busy
+        # machine (tests in two processes) that can outlast the page's start, and C0 would say "still indexing".
+        wait_until_nothing_is_set_aside(Path(str(stackone_server["tmp"])) / "index")
 
-            for number, example in enumerate(EXAMPLES, start=1):
-                page.get_by_role("button", name=example.question, exact=True).click()
-                page.get_by_text("Overlap across configurations").wait_for()
-                wait_idle(page)
-                assert_no_exception(page)
-                expect(page.get_by_text(re.compile("^Earlier question"))).to_have_count(0)  # not chained
-                for name in ("C0", "C3", "full"):
-                    column = result_column(page, name)
-                    expect(column).to_have_count(1)
-                    expect(column.get_by_text("Fell back")).to_have_count(0)  # the defaults run offline
-                    for text in EXAMPLE_CLAIMS[example.label].get(name, ()):
-                        expect(column.get_by_text(text, exact=False).filter(visible=True).first).to_be_visible()
-                    for text in EXAMPLE_ABSENT[example.label].get(name, ()):  # what a reader sees (the folded
-                        # pipeline notes name the ranker's first candidate, whatever the answer is about)
-                        expect(column.get_by_text(text, exact=False).filter(visible=True)).to_have_count(0)
-                expect(page.get_by_text("Read as a follow-up")).to_have_count(0)
-                slug = re.sub(r"[^a-z]+", "-", example.label.lower()).strip("-")
-                screenshot(page, f"examples-{number}-{slug}.png")
-
-            # The earlier examples are recent conversations; the first reopens with its own question.
-            recent = page.get_by_test_id("stSidebar").get_by_role("button", name=EXAMPLES[0].question, exact=True)
-            expect(recent).to_have_count(1)
-            recent.click()
-            wait_idle(page)
-            asked = page.locator('[data-testid="stChatMessage"]')
-            expect(asked.filter(has_text=EXAMPLES[0].question).first).to_be_visible()
-            expect(asked.filter(has_text=EXAMPLES[-1].question)).to_have_count(0)
-
-            # A follow-up shows, folded, the question it was read as; a new topic after it shows none.
-            page.get_by_role("button", name=next(e.question for e in EXAMPLES if e.label == "Authentication"),
-                             exact=True).click()
+        for number, example in enumerate(EXAMPLES, start=1):
+            page.get_by_role("button", name=example.question, exact=True).click()
             page.get_by_text("Overlap across configurations").wait_for()
             wait_idle(page)
-            ask(page, "And where do I send it?")
-            page.get_by_text("Overlap across configurations").wait_for()
-            wait_idle(page)
-            folded = page.get_by_text("Read as a follow-up")
-            expect(folded).to_have_count(1)
-            expect(page.get_by_text("earlier answer")).to_have_count(0)
-            folded.click()
-            expect(page.get_by_text(re.compile("continuing “How do I authenticate")).first).to_be_visible()
-            screenshot(page, "examples-7-follow-up.png")
-            ask(page, "What's the weather in Berlin?")
-            page.get_by_text("Overlap across configurations").wait_for()
-            wait_idle(page)
-            expect(result_column(page, "full").get_by_text("abstained").first).to_be_visible()
-            latest = page.locator('[data-testid="stChatMessage"]').filter(has_text="weather in Berlin").last
-            expect(latest.get_by_text("Read as a follow-up")).to_have_count(0)
-            screenshot(page, "examples-8-new-topic.png")
+            assert_no_exception(page)
+            expect(page.get_by_text(re.compile("^Earlier question"))).to_have_count(0)  # not chained
+            for name in ("C0", "C3", "full"):
+                column = result_column(page, name)
+                expect(column).to_have_count(1)
+                expect(column.get_by_text("Fell back")).to_have_count(0)  # the defaults run offline
+                for text in EXAMPLE_CLAIMS[example.label].get(name, ()):
+                    expect(column.get_by_text(text, exact=False).filter(visible=True).first).to_be_visible()
+                for text in EXAMPLE_ABSENT[example.label].get(name, ()):  # what a reader sees (the folded
+                    # pipeline notes name the ranker's first candidate, whatever the answer is about)
+                    expect(column.get_by_text(text, exact=False).filter(visible=True)).to_have_count(0)
+            expect(page.get_by_text("Read as a follow-up")).to_have_count(0)
+            slug = re.sub(r"[^a-z]+", "-", example.label.lower()).strip("-")
+            screenshot(page, f"examples-{number}-{slug}.png")
 
-            add_old_lms_and_ask_what_changed(page, timings)
-            upload_spotify(page, timings)
-        finally:
-            browser.close()
+        # The earlier examples are recent conversations; the first reopens with its own question.
+        recent = page.get_by_test_id("stSidebar").get_by_role("button", name=EXAMPLES[0].question, exact=True)
+        expect(recent).to_have_count(1)
+        recent.click()
+        wait_idle(page)
+        asked = page.locator('[data-testid="stChatMessage"]')
+        expect(asked.filter(has_text=EXAMPLES[0].question).first).to_be_visible()
+        expect(asked.filter(has_text=EXAMPLES[-1].question)).to_have_count(0)
+
+        # A follow-up shows, folded, the question it was read as; a new topic after it shows none.
+        page.get_by_role("button", name=next(e.question for e in EXAMPLES if e.label == "Authentication"),
+                         exact=True).click()
+        page.get_by_text("Overlap across configurations").wait_for()
+        wait_idle(page)
+        ask(page, "And where do I send it?")
+        page.get_by_text("Overlap across configurations").wait_for()
+        wait_idle(page)
+        folded = page.get_by_text("Read as a follow-up")
+        expect(folded).to_have_count(1)
+        expect(page.get_by_text("earlier answer")).to_have_count(0)
+        folded.click()
+        expect(page.get_by_text(re.compile("continuing “How do I authenticate")).first).to_be_visible()
+        screenshot(page, "examples-7-follow-up.png")
+        ask(page, "What's the weather in Berlin?")
+        page.get_by_text("Overlap across configurations").wait_for()
+        wait_idle(page)
+        expect(result_column(page, "full").get_by_text("abstained").first).to_be_visible()
+        latest = page.locator('[data-testid="stChatMessage"]').filter(has_text="weather in Berlin").last
+        expect(latest.get_by_text("Read as a follow-up")).to_have_count(0)
+        screenshot(page, "examples-8-new-topic.png")
+
+        add_old_lms_and_ask_what_changed(page, timings)
+        upload_spotify(page, timings)
     assert not errors, errors
     assert not outside, f"requests left the machine: {outside[:5]}"
     log = Path(str(stackone_server["log"])).read_text()

@@ -17,8 +17,7 @@ from tests.app.test_browser import (  # noqa: F401  (stackone_server is a fixtur
     CHROMIUM,
     ask,
     assert_no_exception,
-    open_browser,
-    open_page,
+    browser_page,
     result_column,
     screenshot,
     stackone_server,
@@ -53,36 +52,31 @@ def answer_opening(page) -> str:  # type: ignore[no-untyped-def]
 def test_a_conversation_that_changes_topic_reads_right_at_every_turn(request: pytest.FixtureRequest) -> None:
     """Each turn's answer opens with the engine test's lead: HRIS employees, then ATS candidates, the missing
     DELETE, the candidate's update and what it returns; every follow-up after the first is shown as read."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     server = request.getfixturevalue("stackone_server")  # test_browser.py's: StackOne's specs, the packaged model
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     openings: list[str] = []
     started = time.perf_counter()
-    with sync_playwright() as playwright:
-        browser = open_browser(playwright)
-        try:
-            page = open_page(browser, errors, 1000)
-            page.goto(str(server["url"]))
-            page.get_by_role("heading", name="Ask & compare").wait_for()
+    with browser_page(errors, 1000) as page:
+        page.goto(str(server["url"]))
+        page.get_by_role("heading", name="Ask & compare").wait_for()
+        wait_idle(page)
+        keep_only(page, "full")
+        expect(page.get_by_role("button", name=re.compile("^Remove ")).filter(visible=True)).to_have_count(1)
+        for number, (question, lead, _) in enumerate(CONVERSATION, start=1):
+            ask(page, question)
+            expect(page.locator('[data-testid="stChatMessage"]').filter(has_text=question).last).to_be_visible()
             wait_idle(page)
-            keep_only(page, "full")
-            expect(page.get_by_role("button", name=re.compile("^Remove ")).filter(visible=True)).to_have_count(1)
-            for number, (question, lead, _) in enumerate(CONVERSATION, start=1):
-                ask(page, question)
-                expect(page.locator('[data-testid="stChatMessage"]').filter(has_text=question).last).to_be_visible()
-                wait_idle(page)
-                assert_no_exception(page)
-                expect(result_column(page, "full")).to_have_count(number)  # the earlier turns', folded, and this one
-                opening = answer_opening(page)
-                openings.append(opening)
-                screenshot(page, f"conversation-{number}.png")
-                assert opening.startswith(lead.replace("`", "")), (question, opening)
-                assert question == CONVERSATION[0][0] or "/hris/" not in opening, (question, opening)
-            expect(page.get_by_text(re.compile("^Earlier question"))).to_have_count(len(CONVERSATION) - 1)
-        finally:
-            browser.close()
+            assert_no_exception(page)
+            expect(result_column(page, "full")).to_have_count(number)  # the earlier turns', folded, and this one
+            opening = answer_opening(page)
+            openings.append(opening)
+            screenshot(page, f"conversation-{number}.png")
+            assert opening.startswith(lead.replace("`", "")), (question, opening)
+            assert question == CONVERSATION[0][0] or "/hris/" not in opening, (question, opening)
+        expect(page.get_by_text(re.compile("^Earlier question"))).to_have_count(len(CONVERSATION) - 1)
     print(f"five turns in the browser: {time.perf_counter() - started:.1f} s; openings: {openings}")
     assert not errors, errors
     log = Path(str(server["log"])).read_text()
