@@ -182,6 +182,7 @@ def bench_retrieval() -> None:
     questions = [json.loads(line)["question"] for line in (ROOT / "eval_data" / "dev_set.jsonl").open()][:60]
     for question in questions[:5]:
         engine.run_many(question, list(PRESETS.values()), retrieval_only=True)  # warm up
+    engine.prepare(list(PRESETS.values()))  # as the app's, the MCP server's and the REST API's warm-up do
     from dataclasses import replace
 
     no_rerank = replace(PRESETS["full"], name="full-no-rerank", reranker="none")

@@ -3,6 +3,7 @@ messages only, then serve stdio or streamable HTTP on 127.0.0.1."""
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,6 +49,22 @@ def warm_up(engine: Engine) -> list[str]:
     return warnings
 
 
+def prepare_in_background(engine: Engine) -> threading.Thread:
+    """Make the learned ranker's inputs of every chunk `full` searches (`Engine.prepare`) in a background thread
+    while the server answers: after an ingest the schemas' short texts are embedded then (seconds on a large spec),
+    which the start-up does not wait for; a question asked meanwhile makes its candidates' own."""
+
+    def run() -> None:
+        try:
+            engine.prepare([PRESETS["full"]])
+        except Exception as error:  # an optimisation: questions make the inputs they need themselves
+            print(f"warning: preparing the ranker's inputs failed: {error}", file=sys.stderr)
+
+    thread = threading.Thread(target=run, name="specrag-prepare", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(args: Any) -> int:
     """The `python -m rag mcp` command: load everything once, then serve."""
     from rag.config import known_configs
@@ -68,6 +85,7 @@ def main(args: Any) -> int:
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
         complete_in_background(engine.index)  # set aside at ingest (schemas, then C0's naive chunks)
+        prepare_in_background(engine)
         documents = len(engine.index.documents())
         print(
             f"specrag MCP server ready in {time.perf_counter() - started:.1f} s: {documents} documents from "

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-import numpy as np
 
 from rag.chunk import Chunk, RequestExample
 from rag.errors import RagError
@@ -45,21 +44,30 @@ def _longest_falling(scores: Sequence[float]) -> set[int]:
     """The places of a longest run of `scores` (not necessarily adjacent) that never rises: the chunks a reorder
     left in score order; the others are the ones it moved (the fewest that explain the new order). Of equally long
     runs, the one ending last (a tie: the lift is marked), each place reached from the first earlier one possible."""
-    values = np.asarray(scores, dtype=float)
-    if not len(values) or bool(np.all(values[:-1] >= values[1:])):
+    values = [float(score) for score in scores]
+    if all(a >= b for a, b in zip(values, values[1:], strict=False)):
         return set(range(len(values)))
-    length = np.ones(len(values), dtype=int)
-    before = np.full(len(values), -1)
-    for later in range(1, len(values)):
-        reachable = np.where(values[:later] >= values[later], length[:later], 0)
-        earlier = int(np.argmax(reachable))
-        if reachable[earlier]:
-            length[later], before[later] = reachable[earlier] + 1, earlier
-    place = len(values) - 1 - int(np.argmax(length[::-1]))
+    # Patience sorting: pile k holds, in order, the places whose longest run ending there has k + 1 chunks; within a
+    # pile the scores rise (a lower one after a higher would make a longer run), so each pile's last score is its
+    # highest, and those fall from pile to pile.
+    piles: list[list[int]] = []
+    highest: list[float] = []  # each pile's last score, negated (rising: bisect's order)
+    before = [-1] * len(values)
+    for later, value in enumerate(values):
+        pile = bisect_right(highest, -value)  # the piles whose highest score is at least this one
+        if pile:
+            earlier = piles[pile - 1]
+            before[later] = earlier[bisect_left(earlier, value, key=values.__getitem__)]
+        if pile == len(piles):
+            piles.append([])
+            highest.append(0.0)
+        piles[pile].append(later)
+        highest[pile] = -value
+    place = piles[-1][-1]
     kept: set[int] = set()
     while place >= 0:
         kept.add(place)
-        place = int(before[place])
+        place = before[place]
     return kept
 
 

@@ -19,13 +19,14 @@ from typing import Any
 
 from rag.abstain import GateThresholds
 from rag.cache import CACHE_FILE, CacheSettings, QueryCache, cache_key, index_fingerprint
-from rag.config import Config
+from rag.config import Config, searched_strategies
 from rag.gate import ConfidenceGate
 from rag.generate.base import Generator, StreamEvent
 from rag.index.store import Index, Snapshot
 from rag.llm.base import ChatModel
 from rag.llm.spec import EXTRACTIVE, LLM, ModelSpec
 from rag.pipeline.build import Pipeline, build_pipeline, reranker_for
+from rag.pipeline.learned_rank import prepare_ranking_inputs
 from rag.pipeline.state import PipelineState, Scope
 from rag.query import MAX_QUESTION_CHARS, Query, clean_question  # noqa: F401 (re-exported)
 from rag.rerank.base import Reranker
@@ -99,6 +100,15 @@ class Engine:
     def reranker_for(self, config: Config, llm: LLM) -> Callable[[Snapshot], Reranker]:
         """What makes the config's reranker for the searched corpus."""
         return reranker_for(config.reranker, config.reranker_model, llm)
+
+    def prepare(self, configs: Sequence[Config]) -> int:
+        """Make now, for the live index generation, what the configs would otherwise make the first time each chunk
+        is a candidate: the learned ranker's inputs of every chunk they search (a warm-up step). Returns how many
+        chunks were prepared."""
+        learned = [config for config in configs if config.reranker == "learned"]
+        if not learned or self.index.is_empty():
+            return 0
+        return prepare_ranking_inputs(self.index, searched_strategies(learned))
 
     @property
     def confidence_gate(self) -> ConfidenceGate:

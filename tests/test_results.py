@@ -104,7 +104,34 @@ def test_the_kept_places_are_a_longest_run_that_never_rises() -> None:
                   for _ in range(generator.randint(0, 25))]
         kept = sorted(_longest_falling(scores))
         assert all(scores[a] >= scores[b] for a, b in zip(kept, kept[1:], strict=False))
-        longest = [1] * len(scores)  # the longest non-rising run ending at each place
-        for later in range(len(scores)):
-            longest[later] += max((longest[e] for e in range(later) if scores[e] >= scores[later]), default=0)
-        assert len(kept) == max(longest, default=0)
+        assert kept == longest_falling_by_every_pair(scores)
+
+
+def longest_falling_by_every_pair(scores: list[float]) -> list[int]:
+    """The run `_longest_falling` keeps, found by comparing every pair of places: the longest non-rising run ending
+    at each place, through the first earlier place that gives it; of equally long runs, the one ending last."""
+    longest, before = [1] * len(scores), [-1] * len(scores)
+    for later in range(len(scores)):
+        for earlier in range(later):
+            if scores[earlier] >= scores[later] and longest[earlier] + 1 > longest[later]:
+                longest[later], before[later] = longest[earlier] + 1, earlier
+    place = max((p for p in range(len(scores)) if longest[p] == max(longest)), default=-1)
+    run = []
+    while place >= 0:
+        run.append(place)
+        place = before[place]
+    return run[::-1]
+
+
+def test_the_kept_places_are_the_same_run_on_long_lists() -> None:
+    """A multi-API question's list is a hundred candidates long: the run kept is the pairwise comparison's."""
+    from rag.results import _longest_falling
+
+    generator = random.Random(11)
+    for _ in range(200):
+        scores = [round(generator.random(), generator.choice((1, 2, 6))) for _ in range(generator.randint(26, 120))]
+        if generator.random() < 0.5:  # mostly in order, a few moved (what a stage's reorder leaves)
+            scores.sort(reverse=True)
+            for _ in range(generator.randint(1, 5)):
+                scores.insert(generator.randrange(len(scores)), scores.pop(generator.randrange(len(scores))))
+        assert sorted(_longest_falling(scores)) == longest_falling_by_every_pair(scores)

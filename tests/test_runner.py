@@ -299,3 +299,21 @@ def test_the_scores_a_chunk_list_shows_fall_with_rank_in_every_configuration(eng
                          if label and not label.startswith(("placed by", "no "))]
                 assert shown == sorted(shown, reverse=True), (name, question, order_labels(listed))
                 assert len(shown) >= 2 and order_score_name(listed) == deciding.get(name, order_score_name(listed))
+
+
+def test_prepare_makes_every_searched_chunks_ranking_inputs_and_changes_no_result(fixture_index: Index) -> None:
+    """The warm-up's `prepare` makes the learned ranker's inputs of every chunk `full` searches (smart and docs),
+    none for configs without the learned ranker; a prepared engine ranks and scores exactly as one that makes
+    them per candidate."""
+    from rag.pipeline.learned_rank import ranking_inputs
+
+    prepared, lazy = Engine(fixture_index, default_llm="extractive"), Engine(fixture_index, default_llm="extractive")
+    assert prepared.prepare([PRESETS["C2"]]) == 0
+    snapshot = fixture_index.snapshot()
+    searched = [i for strategy in ("smart", "docs") for i in snapshot.by_strategy.get(strategy, ())]
+    assert prepared.prepare([PRESETS["full"]]) == len(searched) > 0
+    inputs = ranking_inputs(fixture_index, snapshot)
+    assert all(inputs.words(snapshot.chunks[i]) is inputs.words(snapshot.chunks[i]) for i in searched)
+    for question in ("How do I list employees?", "what fields does an order have?"):
+        first, second = (e.run(question, PRESETS["full"], retrieval_only=True) for e in (prepared, lazy))
+        assert [(c.chunk.chunk_id, c.scores) for c in first.pool] == [(c.chunk.chunk_id, c.scores) for c in second.pool]

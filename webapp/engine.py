@@ -265,8 +265,9 @@ WARM_UP_QUESTIONS: tuple[str, ...] = (
 
 def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     """Ask throwaway questions with the default configurations (extractive, no LLM) so the embedder, the BM25
-    and vector indexes, the intent profile, the write check and the confidence gate are loaded before the first
-    real question. Returns the seconds it took; a failure is ignored (the first question then loads them)."""
+    and vector indexes, the intent profile, the write check, the confidence gate and the learned ranker's inputs
+    of every chunk are made before the first real question. Returns the seconds it took; a failure is ignored
+    (the first question then loads them)."""
     import time
 
     from webapp.asking import ask_all
@@ -276,6 +277,7 @@ def warm_up(engine: Engine, names: Sequence[str] = DEFAULT_CONFIGS) -> float:
     try:
         for question in WARM_UP_QUESTIONS:
             ask_all(engine, question, configs, use_cache=False)  # warming must load the models, not read stored results
+        engine.prepare(configs)
     except Exception:  # warming is an optimisation; never let it break the app
         pass
     return time.perf_counter() - started

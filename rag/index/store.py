@@ -290,6 +290,12 @@ class Index:
 
     def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
         """Cosine similarity between a query vector and one live chunk's stored embedding (0 when absent)."""
+        return self.similarities(strategy, [chunk_id], query_vector, snapshot)[0]
+
+    def similarities(
+        self, strategy: str, chunk_ids: Sequence[str], query_vector: np.ndarray, snapshot: Snapshot
+    ) -> list[float]:
+        """`similarity` of each of several live chunks of one strategy, in their order."""
         ids, matrix, _ = self.stored_vectors(strategy, snapshot)
         key = (snapshot.generation, strategy)
         with self._vectors_lock:
@@ -297,11 +303,14 @@ class Index:
             if positions is None:
                 positions = {chunk_id: row for row, chunk_id in enumerate(ids)}
                 self._positions = {key: positions}
-        row = positions.get(chunk_id)
+        rows = [positions.get(chunk_id) for chunk_id in chunk_ids]
         norm = float(np.linalg.norm(query_vector))
-        if row is None or norm == 0.0:
-            return 0.0
-        return float(matrix[row] @ (np.asarray(query_vector, dtype=np.float32).ravel() / norm))
+        if norm == 0.0:
+            return [0.0] * len(rows)
+        query = np.asarray(query_vector, dtype=np.float32).ravel() / norm
+        # Row by row, as the learned ranker's `vector` feature was trained on (a matrix product differs in the
+        # last bits of float32).
+        return [0.0 if row is None else float(matrix[row] @ query) for row in rows]
 
     def stored_vectors(self, strategy: str, snapshot: Snapshot) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
         """The live chunks' ids, unit-length stored embeddings and APIs of one strategy (read once per

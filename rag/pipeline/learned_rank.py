@@ -3,7 +3,7 @@ multi-API question is ranked in on its own; the trace says which features put ra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -30,11 +30,15 @@ def ranking_inputs(index: Index, snapshot: Snapshot) -> RankingInputs:
     words and short-text vectors)."""
     profile = profile_for(snapshot)
 
-    def similarity(chunk: Chunk, vector: np.ndarray) -> float:
-        return index.similarity(chunk.strategy, chunk.chunk_id, vector, snapshot)
+    def similarities(chunks: Sequence[Chunk], vector: np.ndarray) -> list[float]:
+        found: dict[str, float] = {}
+        for strategy in dict.fromkeys(c.strategy for c in chunks):
+            ids = [c.chunk_id for c in chunks if c.strategy == strategy]
+            found.update(zip(ids, index.similarities(strategy, ids, vector, snapshot), strict=True))
+        return [found[c.chunk_id] for c in chunks]
 
     return profile.remembered(
-        "ranking-inputs", lambda: RankingInputs(profile, ShortTexts(index.embedder), similarity)
+        "ranking-inputs", lambda: RankingInputs(profile, ShortTexts(index.embedder), similarities)
     )
 
 
@@ -42,6 +46,15 @@ def operation_texts(index: Index, snapshot: Snapshot) -> OperationTexts:
     """The operations of one index generation with their short texts' vectors (what the operation search
     searches; made once)."""
     return ranking_inputs(index, snapshot).operations()
+
+
+def prepare_ranking_inputs(index: Index, strategies: Sequence[str]) -> int:
+    """Make the ranking inputs of every live chunk of `strategies` now (a warm-up: the first questions then
+    compute no candidate's words or short-text vectors); returns how many chunks."""
+    snapshot = index.snapshot()
+    chunks = [snapshot.chunks[i] for strategy in strategies for i in snapshot.by_strategy.get(strategy, ())]
+    ranking_inputs(index, snapshot).prepare(chunks)
+    return len(chunks)
 
 
 def learned_ranker(index: Index, snapshot: Snapshot) -> LearnedRanker:

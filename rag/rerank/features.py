@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -103,6 +103,27 @@ class QuestionSignals:
             return 0.0
         return sum(w for term_forms, w in self._term_forms if not term_forms.isdisjoint(forms)) / self._total_weight
 
+    def part_shares(self, words: Sequence[ChunkWords]) -> np.ndarray:
+        """`share` of each of `OVERLAP_PARTS` for each chunk, a row per chunk: every term looked up once in each
+        chunk's `ChunkWords.part_masks` (summed in the terms' order, as `share` sums)."""
+        shares = np.zeros((len(words), len(OVERLAP_PARTS)))
+        if not self._total_weight or not words:
+            return shares
+        masks = np.array([[_mask(w.part_masks, term_forms) for term_forms, _ in self._term_forms] for w in words],
+                         dtype=np.int64).reshape(len(words), len(self.terms))
+        bits = (masks[:, :, None] >> np.arange(len(OVERLAP_PARTS))) & 1
+        for column, weight in enumerate(self.weights):
+            shares += weight * bits[:, column, :]
+        return shares / self._total_weight
+
+
+def _mask(part_masks: Mapping[str, int], forms: frozenset[str]) -> int:
+    """The parts (bits of `OVERLAP_PARTS`) in which any of `forms` occurs."""
+    found = 0
+    for form in forms:
+        found |= part_masks.get(form, 0)
+    return found
+
 
 def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[str], names_values: bool
                      ) -> QuestionSignals:
@@ -170,6 +191,23 @@ class ChunkWords:
     item_path: bool
     path_parameters: int
     resource_path: str
+    # Each word form → the parts it occurs in (a bit per part of `OVERLAP_PARTS`)
+    part_masks: Mapping[str, int]
+
+
+# The parts of a chunk whose overlap with the question is a feature (`overlap_*`, then the resource's own share)
+OVERLAP_PARTS: tuple[str, ...] = (
+    "path", "operation_id", "summary", "description", "parameters", "body", "response", "name", "everything",
+    "resource",
+)
+
+
+def _part_masks(parts: Mapping[str, frozenset[str]]) -> dict[str, int]:
+    masks: dict[str, int] = {}
+    for bit, part in enumerate(OVERLAP_PARTS):
+        for form in parts[part]:
+            masks[form] = masks.get(form, 0) | (1 << bit)
+    return masks
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -202,13 +240,15 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
         "name": readable_name(name) + " " + _field_names(chunk.schema_fields),
     }
     forms = {key: _forms(text) for key, text in parts.items()}
+    everything = frozenset().union(*forms.values())
     write_resource, write_methods = write_target(chunk.method or "", chunk.path) if chunk.path else ("", frozenset())
     return ChunkWords(
-        **forms, parents=parents, everything=frozenset().union(*forms.values()), text=chunk.text.lower(),
+        **forms, parents=parents, everything=everything, text=chunk.text.lower(),
         write_resource=write_resource, write_methods=write_methods,
         top=top_segment(chunk.api, chunk.path, prefixes) if chunk.path else "", depth=len(segments),
         item_path=bool(chunk.path) and is_item_path(chunk.path), path_parameters=chunk.path.count("{"),
         resource_path=_resource_path(chunk.path),
+        part_masks=_part_masks({**forms, "everything": everything}),
     )
 
 
@@ -263,6 +303,10 @@ class CandidateInputs:
     name: Sequence[float]
 
 
+# The `kind_*` columns of each kind of chunk (all 0 for an unknown kind)
+_KIND_COLUMNS: dict[str, tuple[float, ...]] = {kind: tuple(float(kind == k) for k in KINDS) for kind in ("", *KINDS)}
+
+
 def _ranks(values: Sequence[float | None]) -> list[int]:
     """1 for the highest value, 2 for the next…; `ABSENT_RANK` for None."""
     order = sorted((i for i, v in enumerate(values) if v is not None), key=lambda i: -float(values[i] or 0.0))
@@ -273,44 +317,52 @@ def _ranks(values: Sequence[float | None]) -> list[int]:
 
 
 def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: CorpusProfile) -> np.ndarray:
-    """One row of `FEATURE_NAMES` per candidate, in the candidates' order."""
-    candidates = inputs.candidates
+    """One row of `FEATURE_NAMES` per candidate, in the candidates' order (built a block of columns at a time)."""
+    candidates, count = inputs.candidates, len(inputs.candidates)
+    if not count:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     bm25 = [c.scores.get("bm25") for c in candidates]
     best_bm25 = max((b for b in bm25 if b is not None), default=0.0) or 1.0
-    vector_ranks, bm25_ranks = _ranks(list(inputs.vector)), _ranks(bm25)
-    best = (max(inputs.vector, default=0.0), max(inputs.lead, default=0.0), max(inputs.name, default=0.0))
-    forms = frozenset(form for t in signals.terms for form in word_forms(t))
-    question = (
-        float(signals.asks_fields), float(signals.asks_operation), float(signals.asks_auth),
-        float(signals.asks_write), float(bool(signals.methods)), float(signals.names_values),
-        float(len(signals.terms)), float(signals.follow_up), float(len(candidates)),
+    vector, lead, name = (np.asarray(values, dtype=np.float64) for values in (inputs.vector, inputs.lead, inputs.name))
+    retrieval = (
+        vector, vector.max() - vector, 1.0 / np.asarray(_ranks(list(inputs.vector)), dtype=np.float64),
+        np.asarray([b or 0.0 for b in bm25]) / best_bm25, 1.0 / np.asarray(_ranks(bm25), dtype=np.float64),
+        1.0 / np.arange(1, count + 1, dtype=np.float64),
+        np.asarray([b is not None and "vector" in c.scores for c, b in zip(candidates, bm25, strict=True)], float),
     )
+    short = (lead, lead.max() - lead, name, name.max() - name)
+    question = (
+        signals.asks_fields, signals.asks_operation, signals.asks_auth, signals.asks_write, bool(signals.methods),
+        signals.names_values, len(signals.terms), signals.follow_up, count,
+    )
+    forms = frozenset(form for t in signals.terms for form in word_forms(t))
     lookups = profile.remembered("lookup-operation-ids", lambda: {c.chunk_id for c in profile.lookup_operations})
+    shares = signals.part_shares(inputs.words)
     rows = []
-    for i, candidate in enumerate(candidates):
-        chunk, words = candidate.chunk, inputs.words[i]
-        retrieval = (
-            inputs.vector[i], best[0] - inputs.vector[i], 1.0 / vector_ranks[i],
-            (bm25[i] or 0.0) / best_bm25, 1.0 / bm25_ranks[i], 1.0 / (i + 1),
-            float(bm25[i] is not None and "vector" in candidate.scores),
-        )
-        short = (inputs.lead[i], best[1] - inputs.lead[i], inputs.name[i], best[2] - inputs.name[i])
-        overlaps = tuple(signals.share(getattr(words, part)) for part in (
-            "path", "operation_id", "summary", "description", "parameters", "body", "response", "name", "everything"
+    for candidate, words, resource_share in zip(candidates, inputs.words, shares[:, -1].tolist(), strict=True):
+        chunk = candidate.chunk
+        rows.append((
+            *_structure(chunk, words, signals, forms, profile, lookups, resource_share),
+            *(_KIND_COLUMNS.get(chunk.kind) or _KIND_COLUMNS[""]), chunk.parts > 1, described(chunk),
+            bool(signals.subject) and signals.subject in chunk.covers,
+            bool(signals.subject_path) and words.resource_path == signals.subject_path,
         ))
-        kinds = tuple(float(chunk.kind == kind) for kind in KINDS)
-        conversation = (
-            float(bool(signals.subject) and signals.subject in chunk.covers),
-            float(bool(signals.subject_path) and words.resource_path == signals.subject_path),
-        )
-        rows.append((*retrieval, *short, *_structure(chunk, words, signals, forms, profile, lookups), *overlaps,
-                     *kinds, float(chunk.parts > 1), float(described(chunk)), *question, *conversation))
-    return np.asarray(rows, dtype=np.float32).reshape(len(candidates), len(FEATURE_NAMES))
+    per_candidate = np.asarray(rows, dtype=np.float64)
+    structure, kinds, conversation = np.split(per_candidate, [STRUCTURE_COLUMNS, len(rows[0]) - 2], axis=1)
+    return np.hstack([
+        np.column_stack(retrieval), np.column_stack(short), structure, shares[:, :-1], kinds,
+        np.broadcast_to(np.asarray(question, dtype=np.float64), (count, len(question))), conversation,
+    ]).astype(np.float32)
+
+
+# How many columns `_structure` gives
+STRUCTURE_COLUMNS = 14
 
 
 def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms: frozenset[str],
-               profile: CorpusProfile, lookups: set[str]) -> tuple[float, ...]:
-    """Method, resource, parents, path, identifiers, API, main resource, lookup and path shape features."""
+               profile: CorpusProfile, lookups: set[str], resource_share: float) -> tuple[float, ...]:
+    """Method, resource, parents, path, identifiers, API, main resource, lookup and path shape features
+    (`resource_share`: the question's share in the path's last resource)."""
     identifiers = sum(1 for ident in signals.identifiers if ident in words.text) / max(len(signals.identifiers), 1)
     api_named = float(chunk.api in signals.named_apis)
     if chunk.kind != "operation" or not chunk.path:
@@ -321,7 +373,7 @@ def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms:
         float(bool(signals.methods & methods)),
         float(bool(signals.methods) and not signals.methods & methods),
         resource_score(words.write_resource, signals, forms),
-        signals.share(words.resource),
+        resource_share,
         float(named),
         float(len(words.parents) - named),
         float(bool(signals.paths) and any(path_fits(path, path_shape(chunk.path)) for path in signals.paths)),

@@ -44,11 +44,11 @@ MODEL_FILE = MODEL_DIR / "model.txt"
 @dataclass
 class RankingInputs:
     """What the features of one question's candidates need from the index: the profile, each chunk's words
-    (computed once per chunk), the short texts' vectors and each candidate's exact cosine similarity."""
+    (computed once per chunk), the short texts' vectors and the candidates' exact cosine similarities."""
 
     profile: CorpusProfile
     short_texts: ShortTexts
-    similarity: Callable[[Chunk, np.ndarray], float]
+    similarities: Callable[[Sequence[Chunk], np.ndarray], list[float]]
     _words: dict[str, ChunkWords] = field(default_factory=dict)
     _short: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     _operations: OperationTexts | None = None
@@ -68,22 +68,31 @@ class RankingInputs:
 
     def short_vectors(self, chunks: Sequence[Chunk]) -> tuple[np.ndarray, np.ndarray]:
         """The unit vectors of each chunk's lead text and of its name, a row per chunk each (remembered)."""
+        self._remember_short(chunks)
+        pairs = [self._short[c.chunk_id] for c in chunks]
+        return np.stack([lead for lead, _ in pairs]), np.stack([name for _, name in pairs])
+
+    def _remember_short(self, chunks: Sequence[Chunk]) -> None:
         missing = list({c.chunk_id: c for c in chunks if c.chunk_id not in self._short}.values())
         if missing:
             leads = self.short_texts.vectors([lead_text(c) for c in missing])
             names = self.short_texts.vectors([name_text(c) for c in missing])
             for chunk, lead, name in zip(missing, leads, names, strict=True):
                 self._short[chunk.chunk_id] = (lead, name)
-        pairs = [self._short[c.chunk_id] for c in chunks]
-        return np.stack([lead for lead, _ in pairs]), np.stack([name for _, name in pairs])
+
+    def prepare(self, chunks: Sequence[Chunk]) -> None:
+        """Make the chunks' words and short-text vectors now (what a question would otherwise make for each
+        candidate the first time it is one)."""
+        for chunk in chunks:
+            self.words(chunk)
+        self._remember_short(chunks)
 
     def candidate_inputs(self, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]) -> CandidateInputs:
         """The inputs of `feature_matrix` for these candidates."""
         chunks = [c.chunk for c in candidates]
-        vector = [
-            float(c.scores["vector"]) if "vector" in c.scores else self.similarity(c.chunk, query_vector)
-            for c in candidates
-        ]
+        unscored = [c.chunk for c in candidates if "vector" not in c.scores]
+        computed = iter(self.similarities(unscored, query_vector) if unscored else ())
+        vector = [float(c.scores["vector"]) if "vector" in c.scores else next(computed) for c in candidates]
         if not chunks:
             return CandidateInputs(candidates, [], vector, [], [])
         query = np.asarray(query_vector, dtype=np.float32).ravel()

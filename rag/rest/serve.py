@@ -31,7 +31,7 @@ def main(args: Any) -> int:
 
     from rag.config import known_configs
     from rag.index.deferred import complete_in_background
-    from rag.mcp_startup import warm_up
+    from rag.mcp_startup import prepare_in_background, warm_up
     from rag.rest.app import create_app
     from rag.runner import engine_from_settings
     from rag.settings import Settings
@@ -48,6 +48,7 @@ def main(args: Any) -> int:
     for warning in warm_up(engine):
         print(f"warning: {warning}", file=sys.stderr)
     complete_in_background(engine.index)  # set aside at ingest (schemas, then C0's naive chunks), while it serves
+    prepare_in_background(engine)
     app = create_app(engine, known_configs(getattr(args, "config_file", None)), token)
     print(f"REST API ready in {time.perf_counter() - started:.1f} s: http://{args.host}:{args.port} "
           f"({len(engine.index.documents())} documents; docs at /docs"

@@ -50,6 +50,16 @@ class OperationTexts:
     operations: tuple[Chunk, ...]
     lead: np.ndarray
     name: np.ndarray
+    # Each operation's API, and its place in chunk-id order (the tie-break of equal similarities)
+    apis: np.ndarray = field(init=False, repr=False)
+    id_order: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "apis", np.array([c.api for c in self.operations], dtype=object))
+        by_id = sorted(range(len(self.operations)), key=lambda i: self.operations[i].chunk_id)
+        order = np.empty(len(self.operations), dtype=np.int64)
+        order[by_id] = np.arange(len(self.operations))
+        object.__setattr__(self, "id_order", order)
 
     @classmethod
     def of(cls, chunks: Sequence[Chunk], texts: ShortTexts) -> OperationTexts:
@@ -68,6 +78,6 @@ class OperationTexts:
         query = np.asarray(query_vector, dtype=np.float32).ravel()
         query = query / (float(np.linalg.norm(query)) or 1.0)
         best = np.maximum(self.lead @ query, self.name @ query)
-        allowed = [i for i, c in enumerate(self.operations) if not apis or c.api in apis]
-        ranked = sorted(allowed, key=lambda i: (-float(best[i]), self.operations[i].chunk_id))[:n]
+        allowed = np.flatnonzero(np.isin(self.apis, list(apis))) if apis else np.arange(len(self.operations))
+        ranked = allowed[np.lexsort((self.id_order[allowed], -best[allowed]))[:n]]
         return [(self.operations[i], float(best[i])) for i in ranked]

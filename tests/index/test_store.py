@@ -127,6 +127,18 @@ def test_vector_search_is_exact_and_orders_ties_by_chunk_id(fixture_index: Index
     assert len(every) == len(ids)
 
 
+def test_the_similarities_of_several_chunks_are_each_ones_similarity(fixture_index: Index) -> None:
+    """One call for a candidate list gives what a call per chunk gives, bit for bit; a chunk not in the
+    strategy's collection scores 0, as does a zero query."""
+    snapshot = fixture_index.snapshot()
+    ids = list(snapshot.by_strategy["smart"])[:6]
+    query = np.asarray(fixture_index.embedder.embed(["list employees"])[0], dtype=np.float32)
+    each = [fixture_index.similarity("smart", chunk_id, query, snapshot) for chunk_id in ids]
+    assert fixture_index.similarities("smart", [*ids, "no-such-chunk"], query, snapshot) == [*each, 0.0]
+    assert any(value != 0.0 for value in each)
+    assert fixture_index.similarities("smart", ids, 0 * query, snapshot) == [0.0] * len(ids)
+
+
 def test_vector_search_ties_are_cut_by_chunk_id(fixture_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = fixture_index.snapshot()
     ids, matrix, apis = fixture_index.stored_vectors("smart", snapshot)

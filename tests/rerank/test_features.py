@@ -10,6 +10,7 @@ from rag.query import Query
 from rag.rerank.features import (
     ABSENT_RANK,
     FEATURE_NAMES,
+    OVERLAP_PARTS,
     CandidateInputs,
     chunk_words,
     feature_matrix,
@@ -88,6 +89,18 @@ def test_word_overlap_is_the_idf_weighted_share_of_the_questions_words() -> None
     rows = matrix("note content", candidates({}, {}, {}))
     assert column(rows, "overlap_body") == [0.5, 0.0, 0.0]  # `content` is a field of the body only
     assert column(rows, "overlap_name")[2] == 1.0  # the schema's name and field
+
+
+def test_each_parts_overlap_is_the_share_of_the_questions_words_found_in_that_part() -> None:
+    """The overlaps of all parts at once (one look-up per word in each chunk's parts) are each part's `share`."""
+    words = [chunk_words(chunk, frozenset()) for chunk in (NOTES, NOTE, SCHEMA)]
+    for question in ("note content", "update the notes of an incident", "create incidents", "nothing in common"):
+        signals = question_signals(Query(question), profile(), (), False)
+        shares = signals.part_shares(words)
+        assert shares.shape == (3, len(OVERLAP_PARTS))
+        for row, chunk in zip(shares, words, strict=True):
+            assert list(row) == [signals.share(getattr(chunk, part)) for part in OVERLAP_PARTS]
+    assert signals.part_shares([]).shape == (0, len(OVERLAP_PARTS))
 
 
 def test_short_texts_say_what_a_chunk_does_in_words() -> None:
