@@ -232,9 +232,10 @@ class LookupLift:
         return ranking.reordered(lifted, self.name), trace.events
 
 
-# What a follow-up may ask of the operation it is about (question_words.toml [asks]), as against asking how to do
-# something, which operation does it, or which APIs have it.
-FACTS_OF_AN_OPERATION = frozenset(ASK_KINDS) - {"how_to", "endpoint", "which_apis"}
+# What a follow-up asks when it asks for an operation (question_words.toml [asks]): how to do something, which
+# operation does it, which APIs have it — as against a fact of the operation it is about.
+FOR_AN_OPERATION = frozenset({"how_to", "endpoint", "which_apis"})
+FACTS_OF_AN_OPERATION = frozenset(ASK_KINDS) - FOR_AN_OPERATION
 
 
 @dataclass(frozen=True)
@@ -243,10 +244,11 @@ class KeepSubject:
     conversation's subject (the operation the last answer was about): that operation leads its candidates.
 
     Behind a ranker that reads the subject itself (`model_knows_subject`: the learned ranker's `subject` and
-    `subject_resource` features), the subject leads only where the follow-up asks a fact of it (its fields, its
-    pages, a limit…: `FACTS_OF_AN_OPERATION`) or the rewrite moved the subject to the operation the follow-up
-    points to ("how do I get a single one?"); "how do I undo that?" or "and take it back?" ask for another
-    operation, which the model ranks."""
+    `subject_resource` features), a follow-up asking for an operation (`FOR_AN_OPERATION`: "how do I undo that?",
+    "how do I add someone to it?") gets the model's order, unless it asks a fact of the subject too (its fields, its
+    pages, a limit…: `FACTS_OF_AN_OPERATION`) or the rewrite moved the subject to the operation it points to ("how
+    do I get a single one?"); any other ("only the archived ones though", "is it paginated?") is about the
+    subject, which leads."""
 
     model_knows_subject: bool = False
     name: ClassVar[str] = "subject"
@@ -257,7 +259,8 @@ class KeepSubject:
             return False
         if not self.model_knows_subject or query.moved_subject:
             return True
-        return bool(query.analysis.asks & FACTS_OF_AN_OPERATION)
+        asks = query.analysis.asks
+        return bool(asks & FACTS_OF_AN_OPERATION) or not asks & FOR_AN_OPERATION
 
     def run(self, state: PipelineState) -> Step[Ranking]:
         """The ranking with the subject's chunk first (fetched from the index when retrieval did not find it)."""

@@ -305,9 +305,10 @@ def test_the_operation_search_adds_the_operations_closest_to_the_question_that_r
 def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for_another_operation(
     engine: Engine,
 ) -> None:
-    """Behind the learned ranker (which reads the subject) the subject leads "what fields does it return?" and a
-    subject the rewrite moved ("a single one"); "how do I undo that?" asks for another operation: the model's
-    order stays. Behind any other ranking the subject leads every follow-up that names nothing of its own."""
+    """Behind the learned ranker (which reads the subject) the subject leads "what fields does it return?", a
+    filter ("only the archived ones though") and a subject the rewrite moved ("a single one"); "how do I undo
+    that?" asks for another operation: the model's order stays. Behind any other ranking the subject leads every
+    follow-up that names nothing of its own."""
     ops = operations(engine.index)
     subject, other = ops["GET /unified/hris/employees"], ops["DELETE /orders/{id}"]
 
@@ -317,6 +318,9 @@ def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for
     model, plain = KeepSubject(model_knows_subject=True), KeepSubject()
     assert model.leads(follow_up("what fields does it return?")) and model.leads(follow_up("is it paginated?"))
     assert model.leads(follow_up("how do I get a single one?", moved=True))
+    assert model.leads(follow_up("only the archived ones though"))
+    assert model.leads(follow_up("only the ones before a given message?"))
+    assert not model.leads(follow_up("which endpoint removes it?")) and model.leads(follow_up("how do I page it?"))
     assert not model.leads(follow_up("how do I undo that?")) and plain.leads(follow_up("how do I undo that?"))
     assert not plain.leads(Query("how do I undo that?", subject=subject.covers[0]))  # it names something of its own
     pool = list(retrieved(other, subject))
