@@ -305,6 +305,8 @@ class CandidateInputs:
 
 # The `kind_*` columns of each kind of chunk (all 0 for an unknown kind)
 _KIND_COLUMNS: dict[str, tuple[float, ...]] = {kind: tuple(float(kind == k) for k in KINDS) for kind in ("", *KINDS)}
+# How many columns `_structure` gives, then the chunk's kind (`kind_*`, `schema_part`, `described`)
+STRUCTURE_COLUMNS, KIND_COLUMNS = 14, len(KINDS) + 2
 
 
 def _ranks(values: Sequence[float | None]) -> list[int]:
@@ -343,20 +345,17 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
         chunk = candidate.chunk
         rows.append((
             *_structure(chunk, words, signals, forms, profile, lookups, resource_share),
-            *(_KIND_COLUMNS.get(chunk.kind) or _KIND_COLUMNS[""]), chunk.parts > 1, described(chunk),
+            *_KIND_COLUMNS.get(chunk.kind, _KIND_COLUMNS[""]), chunk.parts > 1, described(chunk),
             bool(signals.subject) and signals.subject in chunk.covers,
             bool(signals.subject_path) and words.resource_path == signals.subject_path,
         ))
     per_candidate = np.asarray(rows, dtype=np.float64)
-    structure, kinds, conversation = np.split(per_candidate, [STRUCTURE_COLUMNS, len(rows[0]) - 2], axis=1)
+    structure, kinds, conversation = np.split(per_candidate, [STRUCTURE_COLUMNS, STRUCTURE_COLUMNS + KIND_COLUMNS],
+                                              axis=1)
     return np.hstack([
         np.column_stack(retrieval), np.column_stack(short), structure, shares[:, :-1], kinds,
         np.broadcast_to(np.asarray(question, dtype=np.float64), (count, len(question))), conversation,
     ]).astype(np.float32)
-
-
-# How many columns `_structure` gives
-STRUCTURE_COLUMNS = 14
 
 
 def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms: frozenset[str],
