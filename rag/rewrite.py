@@ -41,14 +41,20 @@ class Rewrite:
 
 
 def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, str]]:
-    """The last 10 messages, trimmed from the oldest to at most 2,000 characters."""
+    """The last 10 messages in at most 2,000 characters: the oldest go first, but never the last question or what
+    answered it (a long answer must not take the conversation's subject with it); what is kept is cut to fit, a
+    question to its end (what it asks comes last), an answer to its start (the operation it names comes first)."""
     messages = [m for m in (history or []) if isinstance(m, dict) and m.get("content")][-MAX_MESSAGES:]
-    while messages and sum(len(m["content"]) for m in messages) > MAX_HISTORY_CHARS:
+    last_user = max((i for i, m in enumerate(messages) if m.get("role", "user") == "user"), default=len(messages) - 1)
+    while last_user > 0 and sum(len(m["content"]) for m in messages) > MAX_HISTORY_CHARS:
         messages.pop(0)
-    if not messages and history:
-        last = [m for m in history if isinstance(m, dict) and m.get("content")][-1:]
-        messages = [{**m, "role": m.get("role", "user"), "content": m["content"][-MAX_HISTORY_CHARS:]} for m in last]
-    return messages
+        last_user -= 1
+    if sum(len(m["content"]) for m in messages) <= MAX_HISTORY_CHARS:
+        return messages
+    room = MAX_HISTORY_CHARS // len(messages)
+    return [{**m, "role": m.get("role", "user"),
+             "content": m["content"][-room:] if m.get("role", "user") == "user" else m["content"][:room]}
+            for m in messages]
 
 
 def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: frozenset[str]) -> bool:

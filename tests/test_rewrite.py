@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag.chunk import FieldFacts, ResponseFacts
-from rag.rewrite import conversation_subject, field_words, is_follow_up, rewrite_query
+from rag.rewrite import conversation_subject, field_words, is_follow_up, recent_history, rewrite_query
 from tests.fakes import make_chunk
 
 
@@ -153,6 +153,23 @@ def test_the_subject_kept_with_an_answer_is_read_not_its_text() -> None:
     assert conversation_subject(asked_by_path, OPERATIONS) is DELETE_FILE
     # A REST history leaves `subject` out (None): the text is read.
     assert conversation_subject([named_in_text[0], {**named_in_text[1], "subject": None}], OPERATIONS) is FILES
+
+
+def test_a_long_answer_keeps_the_conversations_subject_and_its_question() -> None:
+    """An answer longer than the history's 2,000 characters (a large spec's field lists) used to drop the whole last
+    exchange: the follow-up lost its subject and the question it follows. The older turns go first; the last
+    question and its answer stay, cut to fit (the question to its end, the answer to its start)."""
+    answer = "Use GET /folders/{folder_id}/items (List items in folder). [1]\n" + "- a field line\n" * 300
+    history = [*turns("How do I delete a file?", "DELETE /files/{file_id}"),
+               *turns("How do I see what is in a folder?", answer)]
+    history[-1]["subject"] = FILES.covers[0]
+    assert conversation_subject(history, OPERATIONS) is FILES
+    paging = rewrite_query("and how do I page through them?", history, operations=OPERATIONS).query
+    assert paging.subject == FILES.covers[0] and "How do I see what is in a folder?" in paging.standalone
+    kept = recent_history([{"role": "user", "content": "x" * 900 + " and what is in a folder?"},
+                           {"role": "assistant", "content": answer}])
+    assert [m["role"] for m in kept] == ["user", "assistant"] and sum(len(m["content"]) for m in kept) <= 2000
+    assert kept[0]["content"].endswith("what is in a folder?") and kept[1]["content"].startswith("Use GET /folders")
 
 
 def test_getting_a_single_one_after_a_list_moves_the_subject_to_the_operation_on_one_member() -> None:
