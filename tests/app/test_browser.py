@@ -38,10 +38,12 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update"]
 TIMEOUT_MS = 90_000
 
-pytestmark = [
+# The marks of every browser test module (tests/app/test_browser*.py, test_conversation_browser.py).
+BROWSER_MARKS = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"),
 ]
+pytestmark = BROWSER_MARKS
 
 
 def screenshot(page, name: str) -> Path:  # type: ignore[no-untyped-def]
@@ -138,18 +140,24 @@ def server(tmp_path: Path) -> Iterator[dict[str, object]]:
         stop_process(process)
 
 
-@pytest.fixture
-def saved_runs_server(tmp_path: Path) -> Iterator[dict[str, object]]:
-    """The app with copies of the project's saved runs `heldout-retrieval` (newest, so shown by default) and
-    `dev-extractive`; the tiny fixture run stands in under those names when the project's runs are absent."""
-    results = tmp_path / "results"
-    for offset, name in enumerate(("dev-extractive", "heldout-retrieval")):
+def copy_saved_runs(results: Path, names: tuple[str, ...]) -> None:
+    """Copies of the project's saved runs `names` under `results`, each newer than the one before (the last is
+    shown by default); the tiny fixture run stands in for a run the project does not have."""
+    for offset, name in enumerate(names):
         source = ROOT / "eval_data" / "results" / name
         target = results / name
         shutil.copytree(source if (source / "metrics.json").is_file() else EVAL_RUN_FIXTURE / "tiny-run", target)
         stamp = time.time() - 100 + offset * 50
         for file in target.iterdir():
             os.utime(file, (stamp, stamp))
+
+
+@pytest.fixture
+def saved_runs_server(tmp_path: Path) -> Iterator[dict[str, object]]:
+    """The app with copies of the project's saved runs `heldout-retrieval` (newest, so shown by default) and
+    `dev-extractive`; the tiny fixture run stands in under those names when the project's runs are absent."""
+    results = tmp_path / "results"
+    copy_saved_runs(results, ("dev-extractive", "heldout-retrieval"))
     process, url, log = start_server(tmp_path, results)
     try:
         yield {"url": url, "log": log, "tmp": tmp_path}

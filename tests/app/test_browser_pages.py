@@ -4,24 +4,23 @@ other browser tests (the test processes take a file each)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import EVAL_RUN_FIXTURE, ROOT
+from tests.app.conftest import ROOT
 from tests.app.test_browser import (
     ARTIFACTS,
-    CHROMIUM,
+    BROWSER_MARKS,
     STACKONE_SPECS,
     ask,
     assert_no_exception,
     browser_page,
     choose,
+    copy_saved_runs,
     screenshot,
     start_server,
     wait_idle,
@@ -30,10 +29,7 @@ from tests.conftest import FIXTURES
 from tests.ingest.test_bundle import zipped
 from tests.processes import stop_process
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"),
-]
+pytestmark = BROWSER_MARKS
 
 SCREENSHOT_RUNS = ("dev-retrieval", "dev-extractive", "heldout-retrieval")  # 3, 3 and 10 configurations
 ALL_CONFIGS = ("C0", "C1", "C2", "C3", "C4", "C5", "E2", "E3", "E4", "full")
@@ -45,13 +41,7 @@ def showcase_server(tmp_path: Path) -> Iterator[dict[str, object]]:
     there; else the fixture specs), the project's saved runs with 3 and with 10 configurations, and the latest
     evaluation-suite table when one is saved."""
     results = tmp_path / "results"
-    for offset, name in enumerate(SCREENSHOT_RUNS):
-        source = ROOT / "eval_data" / "results" / name
-        target = results / name
-        shutil.copytree(source if (source / "metrics.json").is_file() else EVAL_RUN_FIXTURE / "tiny-run", target)
-        stamp = time.time() - 100 + offset * 50
-        for file in target.iterdir():
-            os.utime(file, (stamp, stamp))
+    copy_saved_runs(results, SCREENSHOT_RUNS)
     suite = ROOT / "eval_data" / "results" / "suite" / "latest.json"
     if suite.is_file():
         (results / "suite").mkdir()

@@ -14,7 +14,7 @@ import pytest
 
 from tests.app.test_browser import (  # noqa: F401  (stackone_server is a fixture)
     ARTIFACTS,
-    CHROMIUM,
+    BROWSER_MARKS,
     ask,
     assert_no_exception,
     browser_page,
@@ -25,10 +25,7 @@ from tests.app.test_browser import (  # noqa: F401  (stackone_server is a fixtur
 )
 from tests.test_integration_stackone import CONVERSATION
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install -y chromium)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def keep_only(page, name: str) -> None:  # type: ignore[no-untyped-def]
