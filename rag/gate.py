@@ -34,8 +34,8 @@ from rag.retrieve.context import QueryContext
 
 def best_similarity(ctx: QueryContext, chunking: str) -> float:
     """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
-    pools = [ctx.vector_pool(strategy, (), ctx.query) for strategy in (chunking, "docs")]
-    return max((pool[0][1] for pool in pools if pool), default=0.0)
+    found = (ctx.best_similarity(strategy) for strategy in (chunking, "docs"))
+    return max((similarity for similarity in found if similarity is not None), default=0.0)
 
 
 def operation_gist(chunk: Chunk) -> str:

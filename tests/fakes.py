@@ -136,19 +136,24 @@ def answer_with_chunks(config: str, *items: tuple[str, int], **fields: Any) -> A
 
 @dataclass(frozen=True)
 class FakeBooster:
-    """A deterministic stand-in for the learned ranker's LightGBM model: a linear score over named features
-    (`weights`: feature name → weight), with each feature's contribution as `pred_contrib` gives them."""
+    """A deterministic stand-in for the learned ranker's model (`rag.rerank.learned.RankingModel`): a linear score
+    over named features (`weights`: feature name → weight), each feature's contribution its value × weight."""
 
     weights: tuple[tuple[str, float], ...]
     bias: float = 0.0
 
-    def predict(self, features: Any, pred_contrib: bool = False, raw_score: bool = False, num_threads: int = 1) -> Any:
-        """Per row: the contributions (each feature's value × weight, the bias last), or their sum."""
+    def contributions(self, row: Any) -> Any:
+        """Each feature's value × weight, the bias last (they sum to the row's score)."""
         import numpy as np
 
         from rag.rerank.features import FEATURE_NAMES
 
         weight = dict(self.weights)
         vector = np.array([weight.get(name, 0.0) for name in FEATURE_NAMES])
-        contributions = np.hstack([np.asarray(features) * vector, np.full((len(features), 1), self.bias)])
-        return contributions if pred_contrib else contributions.sum(axis=1)
+        return np.hstack([np.asarray(row, dtype=float) * vector, [self.bias]])
+
+    def predict(self, features: Any, raw_score: bool = True, num_threads: int = 1) -> Any:
+        """Per row: the sum of its contributions."""
+        import numpy as np
+
+        return np.array([self.contributions(row).sum() for row in np.asarray(features)])

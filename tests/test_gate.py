@@ -42,6 +42,18 @@ def test_best_similarity_is_higher_for_a_question_the_index_answers(fixture_inde
     assert 0.0 <= off_topic < on_topic <= 1.0
 
 
+def test_best_similarity_reads_the_unfiltered_pool_when_retrieval_made_it(fixture_index: Index) -> None:
+    """Made by retrieval, the pool's first score is read; not made, the best score is found without ranking (the
+    same number), and no pool is made for it."""
+    ctx = QueryContext(fixture_index, "How do I list orders?")
+    found = best_similarity(ctx, "smart")
+    assert not any(key[0] == "vector" for key in ctx.computed)
+    pooled = QueryContext(fixture_index, "How do I list orders?")
+    pools = [pooled.vector_pool(strategy) for strategy in ("smart", "docs")]
+    assert best_similarity(pooled, "smart") == found == max(pool[0][1] for pool in pools if pool)
+    assert not any(key[0] == "best" for key in pooled.computed)
+
+
 def test_the_gate_records_tier_score_reasons_and_time(fixture_index: Index) -> None:
     result = gated(ConfidenceGate(fixture_index, OPEN), "How do I list orders?")
     assert result.confidence == "answer" and 0.0 < result.confidence_score <= 1.0

@@ -17,7 +17,7 @@ from rag.names import names_the_users_own
 from rag.pipeline.state import PipelineState, Ranking, Scope, StageTrace, Step
 from rag.rerank.calibration import FirstPlace, first_place, load_calibrator
 from rag.rerank.features import QuestionSignals, question_signals
-from rag.rerank.learned import LearnedRanker, RankerUnavailable, RankingInputs, load_booster
+from rag.rerank.learned import LearnedRanker, RankerUnavailable, RankingInputs, load_model
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import names_foreign_values
 from rag.retrieve.short_texts import OperationTexts, ShortTexts
@@ -60,7 +60,7 @@ def prepare_ranking_inputs(index: Index, strategies: Sequence[str]) -> int:
 def learned_ranker(index: Index, snapshot: Snapshot) -> LearnedRanker:
     """The learned ranker of one index generation."""
     inputs = ranking_inputs(index, snapshot)
-    return inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, load_booster()))
+    return inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, load_model()))
 
 
 def signals_of(scope: Scope) -> QuestionSignals:
@@ -94,7 +94,7 @@ class LearnedRank:
             signals = signals_of(scope)
             vector = scope.context.query_vector(scope.query.text)
             reranked: list[RetrievedChunk] = []
-            for group in groups:  # the trace explains the first group's first place (SHAP costs a predict)
+            for group in groups:  # the trace explains the first group's first place
                 ordered, explanation = ranker.rank(signals, vector, group, explain=group is groups[0])
                 reranked += ordered
                 if explanation is not None:

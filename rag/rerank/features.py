@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -94,6 +94,25 @@ class QuestionSignals:
         return tuple((word_forms(t), w) for t, w in zip(self.terms, self.weights, strict=True))
 
     @cached_property
+    def _form_terms(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """Each word form of the question's terms with the terms (their positions) it is a form of."""
+        found: dict[str, list[int]] = {}
+        for position, (forms, _) in enumerate(self._term_forms):
+            for form in forms:
+                found.setdefault(form, []).append(position)
+        return tuple((form, tuple(positions)) for form, positions in found.items())
+
+    def _masks(self, part_masks: Mapping[str, int]) -> list[int]:
+        """For each term, the parts (bits of `OVERLAP_PARTS`) of one chunk in which any of its forms occurs."""
+        masks = [0] * len(self.terms)
+        for form, positions in self._form_terms:
+            found = part_masks.get(form)
+            if found:
+                for position in positions:
+                    masks[position] |= found
+        return masks
+
+    @cached_property
     def _total_weight(self) -> float:
         return sum(self.weights)
 
@@ -109,20 +128,12 @@ class QuestionSignals:
         shares = np.zeros((len(words), len(OVERLAP_PARTS)))
         if not self._total_weight or not words:
             return shares
-        masks = np.array([[_mask(w.part_masks, term_forms) for term_forms, _ in self._term_forms] for w in words],
-                         dtype=np.int64).reshape(len(words), len(self.terms))
+        masks = np.array([self._masks(w.part_masks) for w in words], dtype=np.int64)
+        masks = masks.reshape(len(words), len(self.terms))
         bits = (masks[:, :, None] >> np.arange(len(OVERLAP_PARTS))) & 1
         for column, weight in enumerate(self.weights):
             shares += weight * bits[:, column, :]
         return shares / self._total_weight
-
-
-def _mask(part_masks: Mapping[str, int], forms: frozenset[str]) -> int:
-    """The parts (bits of `OVERLAP_PARTS`) in which any of `forms` occurs."""
-    found = 0
-    for form in forms:
-        found |= part_masks.get(form, 0)
-    return found
 
 
 def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[str], names_values: bool
@@ -193,6 +204,8 @@ class ChunkWords:
     resource_path: str
     # Each word form → the parts it occurs in (a bit per part of `OVERLAP_PARTS`)
     part_masks: Mapping[str, int]
+    # The chunk's kind columns (`kind_*`, `schema_part`, `described`), whatever the question
+    kind_columns: tuple[float, ...]
 
 
 # The parts of a chunk whose overlap with the question is a feature (`overlap_*`, then the resource's own share)
@@ -216,9 +229,9 @@ def _forms(text: str) -> frozenset[str]:
 
 def _field_names(fields: Sequence[object]) -> str:
     names: list[str] = []
-    for field in fields:
-        names.append(getattr(field, "name", ""))
-        names.extend(getattr(inner, "name", "") for inner in getattr(field, "fields", ()))
+    for item in fields:
+        names.append(getattr(item, "name", ""))
+        names.extend(getattr(inner, "name", "") for inner in getattr(item, "fields", ()))
     return " ".join(names)
 
 
@@ -249,6 +262,8 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
         item_path=bool(chunk.path) and is_item_path(chunk.path), path_parameters=chunk.path.count("{"),
         resource_path=_resource_path(chunk.path),
         part_masks=_part_masks({**forms, "everything": everything}),
+        kind_columns=(*_KIND_COLUMNS.get(chunk.kind, _KIND_COLUMNS[""]), float(chunk.parts > 1),
+                      float(described(chunk))),
     )
 
 
@@ -340,12 +355,12 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
     forms = frozenset(form for t in signals.terms for form in word_forms(t))
     lookups = profile.remembered("lookup-operation-ids", lambda: {c.chunk_id for c in profile.lookup_operations})
     shares = signals.part_shares(inputs.words)
+    named = _NamedInPath(signals, forms)
     rows = []
     for candidate, words, resource_share in zip(candidates, inputs.words, shares[:, -1].tolist(), strict=True):
         chunk = candidate.chunk
         rows.append((
-            *_structure(chunk, words, signals, forms, profile, lookups, resource_share),
-            *_KIND_COLUMNS.get(chunk.kind, _KIND_COLUMNS[""]), chunk.parts > 1, described(chunk),
+            *_structure(chunk, words, signals, named, profile, lookups, resource_share), *words.kind_columns,
             bool(signals.subject) and signals.subject in chunk.covers,
             bool(signals.subject_path) and words.resource_path == signals.subject_path,
         ))
@@ -358,20 +373,52 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
     ]).astype(np.float32)
 
 
-def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, forms: frozenset[str],
+@dataclass
+class _NamedInPath:
+    """Whether the question names an operation's resource or a word of its parent segments, remembered over one
+    candidate list (its candidates share resources and parents)."""
+
+    signals: QuestionSignals
+    forms: frozenset[str]
+    _resources: dict[str, float] = field(default_factory=dict)
+    _words: dict[str, bool] = field(default_factory=dict)
+
+    def resource(self, resource: str) -> float:
+        """`resource_score` of the resource."""
+        found = self._resources.get(resource)
+        if found is None:
+            found = self._resources[resource] = resource_score(resource, self.signals, self.forms)
+        return found
+
+    def count(self, words: Sequence[str]) -> int:
+        """How many of `words` the question names (in any of their forms)."""
+        count = 0
+        for word in words:
+            found = self._words.get(word)
+            if found is None:
+                found = self._words[word] = not word_forms(word).isdisjoint(self.forms)
+            count += found
+        return count
+
+
+def _structure(chunk: Chunk, words: ChunkWords, signals: QuestionSignals, named_in_path: _NamedInPath,
                profile: CorpusProfile, lookups: set[str], resource_share: float) -> tuple[float, ...]:
     """Method, resource, parents, path, identifiers, API, main resource, lookup and path shape features
     (`resource_share`: the question's share in the path's last resource)."""
-    identifiers = sum(1 for ident in signals.identifiers if ident in words.text) / max(len(signals.identifiers), 1)
+    identifiers = (
+        sum(1 for ident in signals.identifiers if ident in words.text) / len(signals.identifiers)
+        if signals.identifiers else 0.0
+    )
     api_named = float(chunk.api in signals.named_apis)
     if chunk.kind != "operation" or not chunk.path:
         return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, identifiers, api_named, 0.0, 0.0, 0.0, 0.0, 0.0)
-    methods = words.write_methods
-    named = sum(1 for word in words.parents if word_forms(word) & forms)
+    methods = signals.methods
+    matched = not methods.isdisjoint(words.write_methods)
+    named = named_in_path.count(words.parents)
     return (
-        float(bool(signals.methods & methods)),
-        float(bool(signals.methods) and not signals.methods & methods),
-        resource_score(words.write_resource, signals, forms),
+        float(matched),
+        float(bool(methods) and not matched),
+        named_in_path.resource(words.write_resource),
         resource_share,
         float(named),
         float(len(words.parents) - named),

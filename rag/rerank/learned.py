@@ -6,17 +6,18 @@ similarities (the question against what the operation does, and against its name
 ranking model (LightGBM's lambdarank, trained by scripts/train_ranker.py on the team's tuning sets, evaluated
 leave-one-corpus-out) scores them. The model ships in rag/data/ranker/; nothing here is a hand-set weight.
 
-The per-candidate contributions of each feature (the model's SHAP values) say which features put rank 1 first:
-the trace shows the strongest.
+What each feature added to rank 1's score says which features put it first (the trace shows the strongest): each
+split on the path rank 1 takes through each tree credits its feature with the change of the tree's value there
+(path attribution, as treeinterpreter's; the credits and the trees' first values sum to the score).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -113,9 +114,62 @@ class RankerUnavailable(RagError):
     """The learned ranker's model file is missing or unreadable (the message says how to build it)."""
 
 
+class RankingModel(Protocol):
+    """What the learned ranker needs of its model: a raw score per feature row, and what each feature added to
+    one row's score (the last entry: what no feature explains; they sum to the score)."""
+
+    def predict(self, features: np.ndarray, raw_score: bool = True, num_threads: int = 1) -> Any: ...
+
+    def contributions(self, row: np.ndarray) -> np.ndarray: ...
+
+
+def path_credits(model: Mapping[str, Any]) -> np.ndarray:
+    """For each tree of a dumped LightGBM model (`Booster.dump_model()`) and each of its leaves, what each feature
+    added on the way from the root to that leaf (a split credits its feature with the change of the tree's value
+    from the node to the child taken), the root's value in the last column: `[tree, leaf, feature]`."""
+    trees, features = model["tree_info"], int(model["max_feature_idx"]) + 1
+    credits = np.zeros((len(trees), max(int(t["num_leaves"]) for t in trees), features + 1))
+
+    def value(node: Mapping[str, Any]) -> float:
+        return float(node["leaf_value"] if "leaf_value" in node else node["internal_value"])
+
+    for number, tree in enumerate(trees):
+        root = tree["tree_structure"]
+        stack = [(root, np.zeros(features + 1))]
+        while stack:
+            node, gained = stack.pop()
+            if "split_feature" not in node:
+                credits[number, int(node.get("leaf_index", 0))] = gained
+                credits[number, int(node.get("leaf_index", 0)), features] = value(root)
+                continue
+            for side in ("left_child", "right_child"):
+                child, taken = node[side], gained.copy()
+                taken[int(node["split_feature"])] += value(child) - value(node)
+                stack.append((child, taken))
+    return credits
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """The shipped LightGBM model with each leaf's path credits (`path_credits`)."""
+
+    booster: Any = field(repr=False)
+    credits: np.ndarray = field(repr=False)
+
+    def predict(self, features: np.ndarray, raw_score: bool = True, num_threads: int = 1) -> Any:
+        """The model's raw score of each row."""
+        return self.booster.predict(features, raw_score=raw_score, num_threads=num_threads)
+
+    def contributions(self, row: np.ndarray) -> np.ndarray:
+        """What each feature added to the row's score along its paths through the trees, the trees' root values
+        summed last (a quarter of TreeSHAP's cost: one leaf look-up per tree)."""
+        leaves = np.asarray(self.booster.predict(row.reshape(1, -1), pred_leaf=True, num_threads=1), dtype=np.int64)[0]
+        return self.credits[np.arange(len(leaves)), leaves].sum(axis=0)
+
+
 @cache
-def load_booster(path: Path = MODEL_FILE) -> Any:
-    """The LightGBM model at `path` (read once)."""
+def load_model(path: Path = MODEL_FILE) -> TreeModel:
+    """The LightGBM model at `path` with its path credits (read once)."""
     if not path.is_file():
         raise RankerUnavailable(f"no ranker model at {path}; build it with `make ranker`")
     import lightgbm
@@ -127,21 +181,23 @@ def load_booster(path: Path = MODEL_FILE) -> Any:
             f"the ranker model at {path} was trained on other features ({len(names)} vs {len(FEATURE_NAMES)}); "
             "rebuild it with `make ranker`"
         )
-    return booster
+    return TreeModel(booster, path_credits(booster.dump_model()))
 
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate list's model scores; each feature's contribution to one candidate's score on demand (TreeSHAP
-    costs tens of milliseconds for a whole list, a millisecond or two for one row)."""
+    """A candidate list's model scores; what each feature added to one candidate's score on demand."""
 
     scores: np.ndarray
     features: np.ndarray
-    booster: Any = field(repr=False, default=None)
+    model: RankingModel | None = field(repr=False, default=None)
 
     def contributions(self, row: int) -> np.ndarray:
-        """Each feature's contribution to the score of `row` (the last column is the bias; they sum to its score)."""
-        return np.asarray(self.booster.predict(self.features[row: row + 1], pred_contrib=True, num_threads=1))[0]
+        """What each feature added to the score of `row` (the last entry: what no feature explains; they sum to
+        its score)."""
+        if self.model is None:
+            raise RankerUnavailable("no model scored this list")
+        return self.model.contributions(self.features[row])
 
     def deciding_features(self, row: int, count: int = 3) -> list[tuple[str, float]]:
         """The features that added most to one candidate's score, with what each added."""
@@ -150,11 +206,11 @@ class Scored:
         return [(FEATURE_NAMES[i], float(values[i])) for i in order if values[i] > 0]
 
 
-def score_features(booster: Any, features: np.ndarray) -> Scored:
+def score_features(model: RankingModel, features: np.ndarray) -> Scored:
     """The model's score of each row (its raw ranking score)."""
     if len(features) == 0:
-        return Scored(np.zeros(0), features, booster)
-    return Scored(np.asarray(booster.predict(features, raw_score=True, num_threads=1)), features, booster)
+        return Scored(np.zeros(0), features, model)
+    return Scored(np.asarray(model.predict(features, raw_score=True, num_threads=1)), features, model)
 
 
 @dataclass(frozen=True)
@@ -175,11 +231,11 @@ class Explanation:
 
 @dataclass
 class LearnedRanker:
-    """Orders candidates by the learned model's score (`booster`), from the features `inputs` gives for one
-    index generation."""
+    """Orders candidates by the learned model's score (`model`), from the features `inputs` gives for one index
+    generation."""
 
     inputs: RankingInputs
-    booster: Any
+    model: RankingModel
 
     def _scored_copies(
         self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
@@ -187,7 +243,7 @@ class LearnedRanker:
         """Copies of the candidates, in their order, with their exact `vector` similarity and short-text
         similarities (`lead`, `name`), and the model's scores."""
         matrix, found = self.inputs.features(signals, query_vector, candidates)
-        scored = score_features(self.booster, matrix)
+        scored = score_features(self.model, matrix)
         copies = [c.copy(own_scores=True) for c in candidates]
         for copy, vector, lead, name in zip(copies, found.vector, found.lead, found.name, strict=True):
             copy.scores.update({"vector": vector, "lead": lead, "name": name})

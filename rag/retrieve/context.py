@@ -76,6 +76,16 @@ class QueryContext:
             ),
         )
 
+    def best_similarity(self, strategy: str) -> float | None:
+        """The best cosine similarity between the query and any chunk of one strategy (None: no chunk): the first
+        of its unfiltered `vector_pool` when that is made, else of a search for the one best chunk."""
+        with self._guard:
+            pool = self._memo.get(("vector", strategy, (), self.query))
+        if pool is None:
+            pool = self.memo(("best", strategy, self.query), lambda: self.index.vector_search(
+                strategy, self.query_vector(self.query), 1, snapshot=self.snapshot))
+        return pool[0][1] if pool else None  # type: ignore[index]
+
     def bm25_pool(self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None) -> list[tuple[str, float]]:
         """Top POOL_SIZE (chunk id, BM25 score) of one collection, optionally only some APIs."""
         text = self.query if text is None else text
