@@ -81,7 +81,8 @@ def schemas_last(ranked: Sequence[RetrievedChunk], question: str = "") -> list[R
     words (a field list names everything) and crowd the operations out of the top k. A question that names
     a schema (`EmployeesSort`, `api.v2010.account.message`, `` `Employee` ``) asks about that schema."""
 
-    stays = [c.chunk.kind != "schema" or names_schema(question, c.chunk.covers) for c in ranked]
+    may_name = may_name_schema(question)
+    stays = [c.chunk.kind != "schema" or (may_name and names_schema(question, c.chunk.covers)) for c in ranked]
     return [c for c, keep in zip(ranked, stays, strict=True) if keep] + [
         c for c, keep in zip(ranked, stays, strict=True) if not keep
     ]
@@ -90,12 +91,18 @@ def schemas_last(ranked: Sequence[RetrievedChunk], question: str = "") -> list[R
 _COMPOUND = re.compile(r"[a-z0-9][A-Z]|[_.\-]|\d")
 
 
+def may_name_schema(question: str) -> bool:
+    """Whether the question can name a schema by its identifier at all: it has backticks or a compound word (a
+    compound name written in it makes it compound too)."""
+    return "`" in question or bool(_COMPOUND.search(question))
+
+
 def names_schema(question: str, covers: Sequence[str]) -> bool:
     """Whether the question names one of these schemas by its identifier: a compound name (`ListsPaginated`,
     `time_off`, `api.v2010.account.message`) as written, or any name in backticks. A plain word that happens
     to be a schema's name ("an employee", "Employee records") names no schema."""
-    if "`" not in question and not _COMPOUND.search(question):
-        return False  # a compound name written in the question would make the question compound too
+    if not may_name_schema(question):
+        return False
     for name in filter(None, map(schema_name, covers)):
         if f"`{name}`" in question:
             return True
