@@ -55,6 +55,23 @@ def listed_values(values: Sequence[str]) -> str:
 
 
 ABOUT_CHARS = 120
+# How far past the limit a cut may go to keep the word it falls in whole.
+WHOLE_WORD_CHARS = 24
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters, never inside a word: the word the limit falls in stays whole ("a
+    maximum of 100", not "a maximum of 10…"), unless it runs on (a URL), when the cut goes before it; "…" marks a
+    cut inside a sentence."""
+    if len(text) <= limit:
+        return text
+    end = text.find(" ", limit)
+    whole = text if end < 0 else text[:end]
+    if len(whole) > limit + WHOLE_WORD_CHARS:
+        whole = text[:limit].rsplit(" ", 1)[0]
+    if whole == text or whole.endswith((".", "!", "?")):
+        return whole  # a sentence said to its end
+    return whole.rstrip(" ,;:") + "…"
 
 
 def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), about: bool = False) -> str:
@@ -66,7 +83,7 @@ def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), abo
     text = f"`{field.name}` ({where})" + (": " + ", ".join(facts) if facts else "")
     description = field.description.rstrip(".")
     if about and description:
-        text += f" — {description[:ABOUT_CHARS]}" + ("…" if len(description) > ABOUT_CHARS else "")
+        text += f" — {cut_at_word(description, ABOUT_CHARS).rstrip('.')}"
     return text
 
 
