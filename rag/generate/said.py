@@ -4,6 +4,7 @@ reader acts on ("`page_size` (query, number): maximum 100, default 25", "HTTP Ba
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
@@ -46,7 +47,9 @@ def lower_first(text: str) -> str:
 
 
 def cited(sentence: str, block: ContextBlock) -> str:
-    return f"{sentence.rstrip().rstrip('.')}. [{block.number}]"
+    """The sentence ended (a cut one keeps its "…") and cited: "… maximum 100. [1]"."""
+    said = sentence.rstrip().rstrip(".")
+    return f"{said}{'' if said.endswith('…') else '.'} [{block.number}]"
 
 
 def listed_values(values: Sequence[str]) -> str:
@@ -83,8 +86,26 @@ def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), abo
     text = f"`{field.name}` ({where})" + (": " + ", ".join(facts) if facts else "")
     description = field.description.rstrip(".")
     if about and description:
-        text += f" — {cut_at_word(description, ABOUT_CHARS).rstrip('.')}"
+        text += f" — {cut_at_word(asked_part(description, asked), ABOUT_CHARS).rstrip('.')}"
     return text
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
+
+
+def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS) -> str:
+    """The part of a description to quote in `room` characters: asked for a limit, and its first sentence that
+    states a number would be cut off, from that sentence ("You can only add invoice items to draft invoices and
+    there is a maximum of 250 items per invoice"); else from its start."""
+    text = " ".join(description.split())
+    if "limit" not in asked or len(text) <= room:
+        return description
+    start = 0
+    for sentence in (part for part in _SENTENCE_END.split(text) if part.strip()):
+        if re.search(r"\d", sentence):
+            return text if start + len(sentence) <= room else text[start:]
+        start += len(sentence) + 1
+    return description
 
 
 def value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from rag.chunk import FieldFacts
-from rag.generate.said import ABOUT_CHARS, cut_at_word, field_facts_text
+from rag.generate.context import ContextBlock
+from rag.generate.said import ABOUT_CHARS, asked_part, cited, cut_at_word, field_facts_text
+from rag.results import RetrievedChunk
+from tests.fakes import make_chunk
 
 COUNT = ("The number of results to return. The default is 20 if this parameter is omitted, with a minimum of 1 and a "
          "maximum of 100. Larger values are rejected.")
@@ -26,3 +29,23 @@ def test_a_word_that_runs_on_is_cut_before() -> None:
 def test_the_answer_quotes_the_descriptions_limit_whole() -> None:
     said = field_facts_text(FieldFacts("count", "integer", location="query", description=COUNT), about=True)
     assert "a maximum of 100" in said and len(COUNT) > ABOUT_CHARS
+
+
+INVOICE = ("The ID of an existing invoice to add this invoice item to. When left blank, the invoice item will be "
+           "added to the next upcoming scheduled invoice. This is useful when adding invoice items in response to an "
+           "invoice.created webhook. You can only add invoice items to draft invoices and there is a maximum of 250 "
+           "items per invoice.")
+
+
+def test_asked_for_a_limit_the_answer_quotes_the_sentence_that_states_it() -> None:
+    field = FieldFacts("invoice", "string", description=INVOICE)
+    assert "maximum of 250 items per invoice" in field_facts_text(field, frozenset({"limit"}), about=True)
+    assert field_facts_text(field, frozenset(), about=True).endswith("the next upcoming…")
+    short = "The maximum number of calls in the queue. The default is 1000. The maximum is 5000."
+    assert asked_part(short, frozenset({"limit"})) == short  # it fits: said from its start
+
+
+def test_a_cut_sentence_keeps_its_ellipsis_when_cited() -> None:
+    block = ContextBlock(1, RetrievedChunk(make_chunk("a.paths./x.get", "GET /x")), "GET /x", "GET /x")
+    assert cited("a maximum of…", block) == "a maximum of… [1]"
+    assert cited("a maximum of 100.", block) == "a maximum of 100. [1]"
