@@ -4,7 +4,6 @@ reader acts on ("`page_size` (query, number): maximum 100, default 25", "HTTP Ba
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
@@ -90,9 +89,6 @@ def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), abo
     return text
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
-
-
 def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS) -> str:
     """The part of a description to quote in `room` characters: asked for a limit, and its first sentence that
     states a number would be cut off, from that sentence ("You can only add invoice items to draft invoices and
@@ -101,10 +97,10 @@ def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS)
     if "limit" not in asked or len(text) <= room:
         return description
     start = 0
-    for sentence in (part for part in _SENTENCE_END.split(text) if part.strip()):
-        if re.search(r"\d", sentence):
+    for sentence in text.split(". "):
+        if any(char.isdigit() for char in sentence):
             return text if start + len(sentence) <= room else text[start:]
-        start += len(sentence) + 1
+        start += len(sentence) + 2
     return description
 
 
