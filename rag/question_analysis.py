@@ -162,6 +162,10 @@ ASK_KINDS = (
     "auth", "default", "limit", "allowed_values", "required", "response", "pagination", "header", "deprecated",
     "how_to", "which_apis", "endpoint",
 )
+# The kinds that ask for an operation — how to do something, which endpoint, which APIs have it — as against a
+# fact of the operation a question is about.
+FOR_AN_OPERATION = frozenset({"how_to", "endpoint", "which_apis"})
+FACTS_OF_AN_OPERATION = frozenset(ASK_KINDS) - FOR_AN_OPERATION
 
 
 @cache

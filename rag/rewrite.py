@@ -20,7 +20,7 @@ from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
-from rag.question_analysis import points_to_one, question_methods
+from rag.question_analysis import FACTS_OF_AN_OPERATION, asked_kinds, points_to_one, question_methods
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -84,7 +84,8 @@ def is_elliptical(question: str) -> bool:
 def is_follow_up(
     question: str, history: Sequence[dict[str, str]] | None, topics: frozenset[str] = frozenset()
 ) -> bool:
-    """Whether the question leans on earlier turns (pronouns, "what about …", very short) and does not
+    """Whether the question leans on earlier turns (pronouns, "what about …", very short, only a fact of an
+    operation: "how do I get the next page?") and does not
     name an API or resource of its own that the previous question did not (`topics`: the index's names) —
     unless it asks the earlier request again for that ("the same for folders")."""
     if not history:
@@ -96,8 +97,11 @@ def is_follow_up(
     if _FOLLOW_UP.search(question):
         return True
     # A short question is a follow-up ("Which fields?") unless it names something of its own ("What's the
-    # weather in Berlin?"): a new topic then, whatever the conversation was about.
-    return len(question.split()) <= 6 and not name_phrases(question)
+    # weather in Berlin?"): a new topic then, whatever the conversation was about. So is one of any length that
+    # asks a fact of an operation and names no topic ("how do I get the next page?"): the subject's fact.
+    if name_phrases(question):
+        return False
+    return len(question.split()) <= 6 or bool(asked_kinds(question) & FACTS_OF_AN_OPERATION)
 
 
 def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:

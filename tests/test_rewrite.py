@@ -205,3 +205,15 @@ def test_a_word_of_a_compound_resource_is_no_new_topic_when_a_question_points_ba
     query = rewrite_query("what fields does it return?", history, topics=topics, operations=TWO_APIS).query
     assert query.subject == ATS_CANDIDATES.covers[0] and query.keeps_subject
     assert not is_follow_up("How do I list the custom field definitions?", history, topics)
+
+
+def test_a_question_asking_only_a_fact_of_an_operation_is_a_follow_up_whatever_its_length() -> None:
+    """"how do I get the next page?" (seven words, no pronoun) asks a fact of the operation the conversation is
+    about; a request of the same length asking no fact, or one naming a resource of its own, starts anew."""
+    history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
+    topics = frozenset({"candidates", "candidate", "templates", "template"})
+    assert is_follow_up("how do I get the next page?", history, topics)
+    assert is_follow_up("what is the largest number of results I can ask for?", history, topics)
+    assert not is_follow_up("how do I upload a new resume for somebody?", history, topics)
+    assert not is_follow_up("what is the largest number of templates I can ask for?", history, topics)
+    assert not is_follow_up("how do I get the next page?", [], topics)

@@ -17,7 +17,7 @@ from rag.index.store import Index, Snapshot
 from rag.names import names_the_users_own
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
 from rag.query import Query
-from rag.question_analysis import ASK_KINDS
+from rag.question_analysis import FACTS_OF_AN_OPERATION, FOR_AN_OPERATION
 from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.results import RetrievedChunk
@@ -230,12 +230,6 @@ class LookupLift:
             if note:
                 trace.note(note)
         return ranking.reordered(lifted, self.name), trace.events
-
-
-# What a follow-up asks when it asks for an operation (question_words.toml [asks]): how to do something, which
-# operation does it, which APIs have it — as against a fact of the operation it is about.
-FOR_AN_OPERATION = frozenset({"how_to", "endpoint", "which_apis"})
-FACTS_OF_AN_OPERATION = frozenset(ASK_KINDS) - FOR_AN_OPERATION
 
 
 @dataclass(frozen=True)
