@@ -85,9 +85,9 @@ def is_follow_up(
     question: str, history: Sequence[dict[str, str]] | None, topics: frozenset[str] = frozenset()
 ) -> bool:
     """Whether the question leans on earlier turns (pronouns, "what about …", very short, only a fact of an
-    operation: "how do I get the next page?") and does not
-    name an API or resource of its own that the previous question did not (`topics`: the index's names) —
-    unless it asks the earlier request again for that ("the same for folders")."""
+    operation: "how do I get the next page?") and does not name an API or resource of its own that the previous
+    question did not (`topics`: the index's names) — unless it asks the earlier request again for that ("the same
+    for folders")."""
     if not history:
         return False
     if is_elliptical(question):

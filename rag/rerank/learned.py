@@ -135,12 +135,13 @@ def path_credits(model: Mapping[str, Any]) -> np.ndarray:
 
     for number, tree in enumerate(trees):
         root = tree["tree_structure"]
-        stack = [(root, np.zeros(features + 1))]
+        start = np.zeros(features + 1)
+        start[features] = value(root)
+        stack = [(root, start)]
         while stack:
             node, gained = stack.pop()
             if "split_feature" not in node:
                 credits[number, int(node.get("leaf_index", 0))] = gained
-                credits[number, int(node.get("leaf_index", 0)), features] = value(root)
                 continue
             for side in ("left_child", "right_child"):
                 child, taken = node[side], gained.copy()
@@ -190,13 +191,11 @@ class Scored:
 
     scores: np.ndarray
     features: np.ndarray
-    model: RankingModel | None = field(repr=False, default=None)
+    model: RankingModel = field(repr=False)
 
     def contributions(self, row: int) -> np.ndarray:
         """What each feature added to the score of `row` (the last entry: what no feature explains; they sum to
         its score)."""
-        if self.model is None:
-            raise RankerUnavailable("no model scored this list")
         return self.model.contributions(self.features[row])
 
     def deciding_features(self, row: int, count: int = 3) -> list[tuple[str, float]]:

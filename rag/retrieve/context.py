@@ -23,6 +23,11 @@ def search_view(index: Index, query: str, api_version: str = "") -> Snapshot:
     return index.version_view(api_version, since) if api_version or since else index.snapshot()
 
 
+def _vector_key(strategy: str, apis: tuple[str, ...], text: str) -> tuple[object, ...]:
+    """The memo key of one vector pool."""
+    return ("vector", strategy, apis, text)
+
+
 class QueryContext:
     """Memoised, thread-safe access to the expensive parts of answering one query.
 
@@ -70,7 +75,7 @@ class QueryContext:
         """Top POOL_SIZE (chunk id, cosine) of one collection, optionally only some APIs."""
         text = self.query if text is None else text
         return self.memo(
-            ("vector", strategy, apis, text),
+            _vector_key(strategy, apis, text),
             lambda: self.index.vector_search(
                 strategy, self.query_vector(text), POOL_SIZE, apis or None, snapshot=self.snapshot
             ),
@@ -80,7 +85,7 @@ class QueryContext:
         """The best cosine similarity between the query and any chunk of one strategy (None: no chunk): the first
         of its unfiltered `vector_pool` when that is made, else of a search for the one best chunk."""
         with self._guard:
-            pool = self._memo.get(("vector", strategy, (), self.query))
+            pool = self._memo.get(_vector_key(strategy, (), self.query))
         if pool is None:
             pool = self.memo(("best", strategy, self.query), lambda: self.index.vector_search(
                 strategy, self.query_vector(self.query), 1, snapshot=self.snapshot))
