@@ -55,24 +55,22 @@ class BM25Index:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, query: str, n: int, allowed: np.ndarray | None = None) -> list[tuple[str, float]]:
+    def query_scores(self, query: str) -> np.ndarray:
+        """The score of every document for the query text (`scores` of its tokens; empty when it has none)."""
+        terms = tokenize(query) if self._bm25 is not None else []
+        return self.scores(terms) if terms else np.zeros(0)
+
+    def search(
+        self, query: str, n: int, allowed: np.ndarray | None = None, scores: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
         """Top `n` (chunk id, score) pairs with score > 0, optionally only the documents `allowed` marks (a
-        boolean per document, in the order of the ids)."""
-        if self._bm25 is None:
+        boolean per document, in the order of the ids); `scores`: the query's `query_scores` when the caller has
+        them."""
+        scores = self.query_scores(query) if scores is None else scores
+        if not len(scores):
             return []
-        terms = tokenize(query)
-        if not terms:
-            return []
-        scores = self.scores(terms)
         order = np.argsort(-scores)
-        results: list[tuple[str, float]] = []
-        for position in order:
-            score = float(scores[position])
-            if score <= 0:
-                break
-            if allowed is not None and not allowed[position]:
-                continue
-            results.append((self.ids[position], score))
-            if len(results) >= n:
-                break
-        return results
+        keep = scores[order] > 0
+        if allowed is not None:
+            keep &= allowed[order]
+        return [(self.ids[position], float(scores[position])) for position in order[keep][:n]]

@@ -11,18 +11,24 @@ import numpy as np
 MAX_ARRAYS = 256
 
 
-def top_rows(
-    ids: Sequence[str], matrix: np.ndarray, query_vector: np.ndarray, n: int, in_scope: np.ndarray | None,
-    id_places: Callable[[], np.ndarray],
-) -> list[tuple[str, float]]:
-    """The `n` rows most similar (cosine) to the query, of those `in_scope` marks (all when None): (id, score),
-    best first, equal scores by id (`id_places()` gives each row's place in the ids' sorted order)."""
+def cosine_scores(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """The cosine similarity of each row (unit-length) with the query, rounded so that scores equal but for the
+    last bits of float32 arithmetic tie; empty when the query is the zero vector."""
     query = np.asarray(query_vector, dtype=np.float32).ravel()
     norm = float(np.linalg.norm(query))
-    if not len(ids) or norm == 0.0:
+    if norm == 0.0:
+        return np.zeros(0, dtype=np.float32)
+    return np.round(matrix @ (query / norm), 6)
+
+
+def top_rows(
+    ids: Sequence[str], scores: np.ndarray, n: int, in_scope: np.ndarray | None, id_places: Callable[[], np.ndarray],
+) -> list[tuple[str, float]]:
+    """The `n` rows with the best `scores` (`cosine_scores`: one per id, or none), of those `in_scope` marks (all
+    when None): (id, score), best first, equal scores by id (`id_places()` gives each row's place in the ids' sorted
+    order)."""
+    if not len(ids) or len(scores) != len(ids):
         return []
-    # Rounded so that scores equal but for the last bits of float32 arithmetic tie (and go by id).
-    scores = np.round(matrix @ (query / norm), 6)
     if in_scope is not None:
         scores = np.where(in_scope, scores, -np.inf)
     keep = min(len(ids), n)

@@ -41,7 +41,7 @@ from rag.index.deferred import (
     set_aside,
 )
 from rag.index.embedder import Embedder
-from rag.index.exact import RowArrays, sorted_places, top_rows
+from rag.index.exact import RowArrays, cosine_scores, sorted_places, top_rows
 from rag.index.kept_specs import REGISTRY_FILE, read_spec, spec_path
 from rag.index.registry import DocumentRecord, Registry
 from rag.index.report import IngestReport, index_stats, unresolved_note
@@ -258,35 +258,34 @@ class Index:
         return set(self.snapshot().by_cover)
 
     def vector_search(
-        self,
-        strategy: str,
-        query_vector: np.ndarray,
-        n: int,
-        apis: Sequence[str] | None = None,
-        snapshot: Snapshot | None = None,
+        self, strategy: str, query_vector: np.ndarray, n: int, apis: Sequence[str] | None = None,
+        snapshot: Snapshot | None = None, scores: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
-        """Top `n` (chunk id, cosine similarity) from one strategy's collection, live chunks only."""
-        if strategy not in self._collections:
-            raise allowed("strategy", strategy, STRATEGIES)
+        """Top `n` (chunk id, cosine similarity) from one strategy's collection, live chunks only; `scores`: this
+        query's `exact_scores` when the caller has them (an exact search reuses them)."""
         snapshot = snapshot or self.snapshot()
-        total = len(snapshot.by_strategy.get(strategy, ()))
-        if total == 0 or n <= 0:
+        if scores is None:
+            scores = self.exact_scores(strategy, query_vector, snapshot)
+        if n <= 0 or not snapshot.by_strategy.get(strategy):
             return []
-        if total <= EXACT_SEARCH_LIMIT:
-            return self._exact_search(strategy, query_vector, n, apis, snapshot)
-        return approximate_search(self._collections[strategy], query_vector, n, apis, snapshot.chunks)
-
-    def _exact_search(
-        self, strategy: str, query_vector: np.ndarray, n: int, apis: Sequence[str] | None, snapshot: Snapshot
-    ) -> list[tuple[str, float]]:
-        """Cosine similarity against every live chunk of the strategy (of `apis`); best first, ties by id."""
-        ids, matrix, chunk_apis = self.stored_vectors(strategy, snapshot)
+        if scores is None:
+            return approximate_search(self._collections[strategy], query_vector, n, apis, snapshot.chunks)
+        ids, _, chunk_apis = self.stored_vectors(strategy, snapshot)
         scope = tuple(sorted(apis or ()))
         in_scope = self._rows.get((snapshot.generation, strategy, scope), chunk_apis,
                                   lambda: np.isin(chunk_apis, list(scope))) if scope else None
-        return top_rows(ids, matrix, query_vector, n, in_scope,
-                        lambda: self._rows.get(("id-places", snapshot.generation, strategy), ids,
-                                               lambda: sorted_places(ids)))
+        return top_rows(ids, scores, n, in_scope, lambda: self._rows.get(
+            ("id-places", snapshot.generation, strategy), ids, lambda: sorted_places(ids)))
+
+    def exact_scores(self, strategy: str, query_vector: np.ndarray, snapshot: Snapshot) -> np.ndarray | None:
+        """The cosine similarity of the query with every live chunk of one strategy, in `stored_vectors`' order
+        (`cosine_scores`); None when the collection is too large to search exactly."""
+        if strategy not in self._collections:
+            raise allowed("strategy", strategy, STRATEGIES)
+        total = len(snapshot.by_strategy.get(strategy, ()))
+        if not total or total > EXACT_SEARCH_LIMIT:
+            return np.zeros(0, dtype=np.float32) if not total else None
+        return cosine_scores(self.stored_vectors(strategy, snapshot)[1], query_vector)
 
     def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
         """Cosine similarity between a query vector and one live chunk's stored embedding (0 when absent)."""
@@ -327,14 +326,11 @@ class Index:
             return self._vectors[key]
 
     def bm25_search(
-        self,
-        strategy: str,
-        query: str,
-        n: int,
-        apis: Sequence[str] | None = None,
-        snapshot: Snapshot | None = None,
+        self, strategy: str, query: str, n: int, apis: Sequence[str] | None = None, snapshot: Snapshot | None = None,
+        scores: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
-        """Top `n` (chunk id, BM25 score) from one strategy, optionally only some APIs."""
+        """Top `n` (chunk id, BM25 score) from one strategy, optionally only some APIs; `scores`: the query's score
+        of every chunk of the strategy when the caller has them (`BM25Index.query_scores`)."""
         snapshot = snapshot or self.snapshot()
         index = snapshot.bm25.get(strategy)
         if index is None:
@@ -342,7 +338,7 @@ class Index:
         scope, ids = tuple(sorted(apis or ())), snapshot.by_strategy[strategy]
         in_scope = self._rows.get(("bm25", snapshot.generation, strategy, scope), ids,
                                   lambda: np.array([snapshot.chunks[i].api in scope for i in ids])) if scope else None
-        return index.search(query, n, in_scope)
+        return index.search(query, n, in_scope, scores)
 
     def stats(self) -> dict[str, Any]:
         """Counts per strategy, API and kind, plus the documents, the embedding model and what is not embedded yet."""

@@ -76,10 +76,15 @@ class QueryContext:
         text = self.query if text is None else text
         return self.memo(
             _vector_key(strategy, apis, text),
-            lambda: self.index.vector_search(
-                strategy, self.query_vector(text), POOL_SIZE, apis or None, snapshot=self.snapshot
-            ),
+            lambda: self.index.vector_search(strategy, self.query_vector(text), POOL_SIZE, apis or None,
+                                             snapshot=self.snapshot, scores=self._cosines(strategy, text)),
         )
+
+    def _cosines(self, strategy: str, text: str) -> np.ndarray | None:
+        """The text's similarity with every chunk of one strategy (`Index.exact_scores`: one product for the
+        pools of every API filter)."""
+        return self.memo(("cosines", strategy, text),
+                         lambda: self.index.exact_scores(strategy, self.query_vector(text), self.snapshot))
 
     def best_similarity(self, strategy: str) -> float | None:
         """The best cosine similarity between the query and any chunk of one strategy (None: no chunk): the first
@@ -88,7 +93,8 @@ class QueryContext:
             pool = self._memo.get(_vector_key(strategy, (), self.query))
         if pool is None:
             pool = self.memo(("best", strategy, self.query), lambda: self.index.vector_search(
-                strategy, self.query_vector(self.query), 1, snapshot=self.snapshot))
+                strategy, self.query_vector(self.query), 1, snapshot=self.snapshot,
+                scores=self._cosines(strategy, self.query)))
         return pool[0][1] if pool else None  # type: ignore[index]
 
     def bm25_pool(self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None) -> list[tuple[str, float]]:
@@ -96,8 +102,15 @@ class QueryContext:
         text = self.query if text is None else text
         return self.memo(
             ("bm25", strategy, apis, text),
-            lambda: self.index.bm25_search(strategy, text, POOL_SIZE, apis or None, snapshot=self.snapshot),
+            lambda: self.index.bm25_search(strategy, text, POOL_SIZE, apis or None, snapshot=self.snapshot,
+                                           scores=self._bm25_scores(strategy, text)),
         )
+
+    def _bm25_scores(self, strategy: str, text: str) -> np.ndarray | None:
+        """The text's BM25 score of every chunk of one strategy (one scoring for the pools of every API filter);
+        None for a strategy the snapshot has no BM25 index of (the search then says which are allowed)."""
+        bm25 = self.snapshot.bm25.get(strategy)
+        return None if bm25 is None else self.memo(("bm25-scores", strategy, text), lambda: bm25.query_scores(text))
 
 
 _shared_lock = threading.Lock()

@@ -37,3 +37,16 @@ def test_scores_over_postings_equal_rank_bm25s_own() -> None:
         terms = tokenize(query)
         assert np.array_equal(index.scores(terms), index._bm25.get_scores(terms)), query  # type: ignore[union-attr]
     assert BM25Index([], []).scores(["employee"]).size == 0
+
+
+def test_a_scoped_search_takes_the_best_allowed_and_reuses_the_querys_scores() -> None:
+    texts = [f"employee record number {n}" + " employee" * (n % 4) for n in range(40)]
+    index = BM25Index([f"c{n}" for n in range(40)], texts)
+    scores = index.query_scores("employee record")
+    allowed = np.array([n % 3 == 0 for n in range(40)])
+    found = index.search("employee record", 5, allowed, scores)
+    best_allowed = sorted((n for n in range(40) if n % 3 == 0), key=lambda n: -scores[n])[:5]
+    assert [score for _, score in found] == [float(scores[n]) for n in best_allowed]
+    assert all(int(chunk_id[1:]) % 3 == 0 for chunk_id, _ in found)
+    assert found == index.search("employee record", 5, allowed)  # the same without the scores handed in
+    assert index.query_scores("the of").size == 0 and index.search("the of", 5) == []
