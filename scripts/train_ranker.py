@@ -29,7 +29,13 @@ sys.path.insert(0, str(ROOT))
 from rag.cache import source_digest  # noqa: E402
 from rag.errors import ConfigError  # noqa: E402
 from rag.evaluate.follow_ups import follow_up_questions  # noqa: E402
-from rag.evaluate.ranker_data import CandidateList, candidate_lists, load_lists, save_lists  # noqa: E402
+from rag.evaluate.ranker_data import (  # noqa: E402
+    CandidateList,
+    candidate_lists,
+    load_lists,
+    placed_first_outcomes,
+    save_lists,
+)
 from rag.evaluate.ranker_training import (  # noqa: E402
     ROUNDS,
     FoldReport,
@@ -41,7 +47,8 @@ from rag.evaluate.ranker_training import (  # noqa: E402
     train_model,
 )
 from rag.evaluate.suite import SetSpec, Suite, corpus_index, corpus_key, load_suite, set_questions  # noqa: E402
-from rag.rerank.learned import MODEL_DIR  # noqa: E402
+from rag.rerank.calibration import load_calibrator  # noqa: E402
+from rag.rerank.learned import MODEL_DIR, load_model  # noqa: E402
 from rag.runner import Engine  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -129,6 +136,27 @@ def follow_up_lists(corpus: str, follow_ups: FollowUps, suite: Suite, settings: 
     return cached_lists(name, corpus, repr(follow_ups).encode(), settings, suite, make)
 
 
+def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: Suite, settings: Settings,
+                        engines: dict[str, Engine]) -> tuple[int, int]:
+    """Over the sets trained on, how many of the first places a stage after the ranker chose (the lookup lift, a
+    follow-up's subject) were right, of how many, as `full` answers with the model just written; the calibration
+    file gets the counts (the confidence shown for such first places)."""
+    if args.out.resolve() != MODEL_DIR.resolve():
+        log(f"note: `full` reads its model from {MODEL_DIR}, not {args.out}: the first places other stages chose are "
+            "counted with that model")
+    load_model.cache_clear()
+    load_calibrator.cache_clear()
+    outcomes: list[bool] = []
+    for spec in chosen:
+        engine = engine_for(spec.corpus, suite, settings, engines)
+        outcomes += placed_first_outcomes(engine, set_questions(spec, engine.index, []))
+    path = args.out / "calibration.json"
+    calibration = json.loads(path.read_text(encoding="utf-8"))
+    calibration["placed_first"] = {"right": sum(outcomes), "questions": len(outcomes)}
+    path.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
+    return sum(outcomes), len(outcomes)
+
+
 def log(line: str) -> None:
     """Progress on standard error."""
     print(line, file=sys.stderr, flush=True)
@@ -201,7 +229,13 @@ def main(argv: list[str] | None = None) -> int:
         found = follow_up_lists(corpus, follow_ups, suite, settings, engines)
         log(f"follow-ups on {corpus}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
         lists += found
-    print(write_outputs(args, lists, families))
+    text = write_outputs(args, lists, families)
+    right, placed = count_placed_firsts(args, chosen, suite, settings, engines)
+    text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
+             f"the first place of {placed} of these questions; {right} were right. The confidence shown for such a "
+             f"first place is {(right + 1) / (placed + 2):.2f} (one right and one wrong added).")
+    args.report.write_text(text + "\n", encoding="utf-8")
+    print(text)
     return 0
 
 

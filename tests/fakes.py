@@ -157,3 +157,19 @@ class FakeBooster:
         import numpy as np
 
         return np.array([self.contributions(row).sum() for row in np.asarray(features)])
+
+
+# A small music API: an album operation that takes an id, and a search operation (the lookup lift's target).
+MUSIC_SPEC = {
+    "openapi": "3.0.3",
+    "info": {"title": "Music", "version": "1"},
+    "paths": {
+        "/search": {"get": {"summary": "Search for Item", "parameters": [
+            {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "Albums, artists and tracks matching the query"}}}},
+        "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "An album"}}}},
+        "/me/player/play": {"put": {"summary": "Start playing an album", "responses": {"204": {"description": "ok"}}}},
+    },
+}  # fmt: skip

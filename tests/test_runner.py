@@ -12,9 +12,10 @@ from rag.generate.base import StreamEvent
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.pipeline.features import without_feature
+from rag.rerank.calibration import load_calibrator
 from rag.results import AnswerResult, order_labels, order_score_name
 from rag.runner import Engine, clean_question
-from tests.fakes import FakeChatModel
+from tests.fakes import MUSIC_SPEC, FakeChatModel
 
 
 @pytest.fixture
@@ -180,21 +181,6 @@ def test_stream_many_gives_each_config_its_own_conversation_and_run_many_keeps_o
     assert [r.config for r in ordered] == ["full", "C0", "C2"]
 
 
-MUSIC_SPEC = {
-    "openapi": "3.0.3",
-    "info": {"title": "Music", "version": "1"},
-    "paths": {
-        "/search": {"get": {"summary": "Search for Item", "parameters": [
-            {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}],
-            "responses": {"200": {"description": "Albums, artists and tracks matching the query"}}}},
-        "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
-            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
-            "responses": {"200": {"description": "An album"}}}},
-        "/me/player/play": {"put": {"summary": "Start playing an album", "responses": {"204": {"description": "ok"}}}},
-    },
-}  # fmt: skip
-
-
 def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_index: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
 
@@ -208,6 +194,9 @@ def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_
     named = engine.run("Get the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
     assert named.chunks[0].chunk.path == "/search"
     assert any(note.startswith("lookup lift: GET /search first") for note in named.notes), named.notes
+    # The model scored another operation higher: the confidence is how often such first places were right.
+    assert named.confidence_score == round(load_calibrator().placed_probability, 4)
+    assert any("placed first by a stage after the ranker" in note for note in named.notes), named.notes
     without = engine.run("Get the album Kind of Blue by Miles Davis", without_feature(PRESETS["full"], "lookup"),
                          retrieval_only=True)  # fmt: skip
     assert not any(note.startswith("lookup lift") for note in without.notes)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
 from rag.config import PRESETS, Config
 from rag.evaluate.history import replayed_history
 from rag.evaluate.questions import Question
-from rag.pipeline.learned_rank import ranking_inputs, signals_of
+from rag.pipeline.learned_rank import first_place_confidence, learned_ranker, ranking_inputs, signals_of
 from rag.pipeline.state import PipelineState, Scope
 from rag.query import Query, clean_question
 from rag.rerank.features import FEATURE_NAMES
@@ -73,6 +74,22 @@ def candidate_lists(
         labels = np.array([int(bool(set(c.chunk.covers) & wanted)) for c in candidates], dtype=np.int8)
         operations = np.array([c.chunk.kind == "operation" for c in candidates], dtype=bool)
         yield CandidateList(set_name, corpus, question.id, features, labels, operations)
+
+
+def placed_first_outcomes(engine: Engine, questions: Sequence[Question], config: Config = PRESETS["full"]
+                          ) -> Iterator[bool]:
+    """For each answerable question with relevant ids whose first place a stage after `config`'s ranker chose (the
+    lookup lift, the conversation's subject: `FirstPlace.placed`), whether that first place is right; what the
+    calibration's `placed_right` and `placed_questions` count."""
+    ranker_for = partial(learned_ranker, engine.index)
+    for question in questions:
+        if not question.answerable or not question.relevant_ids:
+            continue
+        history = replayed_history(engine, tuple(question.history), config, True) if question.history else None
+        _, state = engine.prepared(question.question, config, history, retrieval_only=True)
+        found = first_place_confidence(state, ranker_for)
+        if found is not None and found[1].placed:
+            yield bool(set(state.evidence.pool[0].chunk.covers) & set(question.relevant_ids))
 
 
 def save_lists(lists: Sequence[CandidateList], path: str) -> None:

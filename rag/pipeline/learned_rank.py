@@ -111,13 +111,15 @@ def first_place_confidence(
 ) -> tuple[float, FirstPlace] | None:
     """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
     from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
-    the pool in its order (`ranker_for`), made a probability by the shipped calibration. None when there is
-    nothing to rank or no model."""
+    the pool in its order (`ranker_for`), made a probability by the shipped calibration; a first place a stage after
+    the learned ranker put ahead of the model's choice is `placed` (the calibration counts how often such places
+    were right). None when there is nothing to rank or no model."""
     pool = list(state.evidence.pool[:CONFIDENCE_POOL])
     if not pool:
         return None
+    learned_order = state.ranking.ranker == LEARNED
     try:
-        if not (state.ranking.ranker == LEARNED and all("rerank" in c.scores for c in pool)):
+        if not (learned_order and all("rerank" in c.scores for c in pool)):
             scope = state.scope
             ranker = ranker_for(scope.context.snapshot)
             pool = ranker.scored(signals_of(scope), scope.context.query_vector(scope.query.text), pool)
@@ -125,6 +127,7 @@ def first_place_confidence(
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:
             return None
+        place = replace(place, placed=learned_order and place.margin < 0)
         return load_calibrator().probability(place), place
     except RagError:
         return None

@@ -52,6 +52,9 @@ class FirstPlace:
     operation: bool
     described: bool = True
     follow_up: bool = False
+    # A stage after the learned ranker (the lookup lift, the conversation's subject) put it ahead of a candidate the
+    # model scored higher (its margin is negative); not a model input.
+    placed: bool = False
 
     def values(self) -> tuple[float, ...]:
         """The values in `FIRST_PLACE_FEATURES` order."""
@@ -100,10 +103,14 @@ class CalibrationUnavailable(RagError):
 
 @dataclass(frozen=True)
 class Calibrator:
-    """A logistic model: P(first is right) = σ(intercept + Σ coefficient · value)."""
+    """A logistic model: P(first is right) = σ(intercept + Σ coefficient · value), fitted on the ranker's own first
+    places; for a first place a stage after the ranker chose (`FirstPlace.placed`), how often such first places
+    were right on the tuning sets (`placed_right` of `placed_questions`, counted by `make ranker`), smoothed."""
 
     coefficients: tuple[float, ...]
     intercept: float
+    placed_right: int = 0
+    placed_questions: int = 0
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FIRST_PLACE_FEATURES):
@@ -114,7 +121,15 @@ class Calibrator:
 
     def probability(self, place: FirstPlace) -> float:
         """The estimated probability that the first candidate is right."""
+        if place.placed and self.placed_questions:
+            return self.placed_probability
         return self.probability_of(place.values())
+
+    @property
+    def placed_probability(self) -> float:
+        """How often a first place a stage after the ranker chose was right on the tuning sets, with one right and
+        one wrong added (a few such questions must not make it certain)."""
+        return (self.placed_right + 1) / (self.placed_questions + 2)
 
     def probability_of(self, values: Sequence[float]) -> float:
         """The probability for first-place values in `FIRST_PLACE_FEATURES` order."""
@@ -124,7 +139,8 @@ class Calibrator:
     def to_dict(self) -> dict[str, object]:
         """JSON-ready view (the file `load_calibrator` reads)."""
         return {"features": list(FIRST_PLACE_FEATURES), "coefficients": list(self.coefficients),
-                "intercept": self.intercept}
+                "intercept": self.intercept,
+                "placed_first": {"right": self.placed_right, "questions": self.placed_questions}}
 
 
 @cache
@@ -139,4 +155,6 @@ def load_calibrator(path: Path = CALIBRATION_FILE) -> Calibrator:
     if tuple(data.get("features", ())) != FIRST_PLACE_FEATURES:
         raise CalibrationUnavailable(f"the calibration at {path} was fitted on other features; rebuild it with "
                                      "`make ranker`")
-    return Calibrator(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]))
+    placed = data.get("placed_first", {})
+    return Calibrator(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
+                      int(placed.get("right", 0)), int(placed.get("questions", 0)))

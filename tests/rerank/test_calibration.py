@@ -4,6 +4,7 @@ model over it."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_the_probability_grows_with_the_margin() -> None:
 
 
 def test_a_calibration_file_round_trips_and_a_wrong_one_says_how_to_rebuild_it(tmp_path: Path) -> None:
-    calibrator = Calibrator(tuple(float(i) for i in range(len(FIRST_PLACE_FEATURES))), 0.5)
+    calibrator = Calibrator(tuple(float(i) for i in range(len(FIRST_PLACE_FEATURES))), 0.5, 3, 5)
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(calibrator.to_dict()))
     assert load_calibrator(path) == calibrator
@@ -61,3 +62,21 @@ def test_a_calibration_file_round_trips_and_a_wrong_one_says_how_to_rebuild_it(t
 
 def test_the_shipped_calibration_fits_the_first_place_features() -> None:
     assert len(load_calibrator().coefficients) == len(FIRST_PLACE_FEATURES)
+
+
+def test_a_first_place_another_stage_chose_gets_how_often_such_places_were_right() -> None:
+    """The logistic model never saw a negative margin (it is fitted on the ranker's own first places): a first place
+    the lookup lift or the subject put there is as likely right as such places were on the tuning sets."""
+    counted = Calibrator(tuple(1.0 if name == "margin" else 0.0 for name in FIRST_PLACE_FEATURES), -1.0, 7, 8)
+    found, own = first_place(pool(0.0, 3.0)), first_place(pool(3.0, 0.0))
+    assert found is not None and own is not None and not found.placed and not own.placed
+    moved = replace(found, placed=True)  # as rag.pipeline.learned_rank marks it behind the learned ranker
+    assert counted.probability(moved) == counted.placed_probability == 0.8  # (7 + 1) / (8 + 2)
+    assert counted.probability(own) == counted.probability_of(own.values()) > 0.8
+    uncounted = Calibrator(counted.coefficients, -1.0)  # a calibration without the counts: the logistic model
+    assert uncounted.probability(moved) == uncounted.probability_of(moved.values()) < 0.02
+
+
+def test_the_shipped_calibration_counts_first_places_other_stages_chose() -> None:
+    shipped = load_calibrator()
+    assert 0 < shipped.placed_right <= shipped.placed_questions
