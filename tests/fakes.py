@@ -159,7 +159,8 @@ class FakeBooster:
         return np.array([self.contributions(row).sum() for row in np.asarray(features)])
 
 
-# A small music API: an album operation that takes an id, and a search operation (the lookup lift's target).
+# A small music API: an album operation that takes an id, albums listed, playback, and a search operation (the
+# lookup lift's target).
 MUSIC_SPEC = {
     "openapi": "3.0.3",
     "info": {"title": "Music", "version": "1"},
@@ -170,6 +171,7 @@ MUSIC_SPEC = {
         "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
             {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
             "responses": {"200": {"description": "An album"}}}},
+        "/albums": {"get": {"summary": "List Albums", "responses": {"200": {"description": "Albums"}}}},
         "/me/player/play": {"put": {"summary": "Start playing an album", "responses": {"204": {"description": "ok"}}}},
     },
 }  # fmt: skip

@@ -26,7 +26,7 @@ from rag.retrieve.intent import Intent
 from rag.retrieve.retrievers import HybridRetriever
 from rag.retrieve.short_texts import OperationTexts
 from rag.runner import Engine
-from tests.fakes import FakeBooster, make_chunk, retrieved
+from tests.fakes import MUSIC_SPEC, FakeBooster, make_chunk, retrieved
 from tests.pipeline.stage_states import notes_of, run, state_for, timed
 
 PEOPLE, SHOP = "people-3_1", "shop-3_0"
@@ -233,21 +233,6 @@ def test_write_check_reads_the_write_of_the_earlier_turn_through_the_query(engin
     follow_up = Query("and for employees?", previous="How do I delete an order?")
     state = run(state_for(follow_up), engine, Embed, WriteCheck)
     assert [type(f) for f in state.evidence.facts] == [MissingWrite] and state.evidence.facts[0].resource == "employee"
-
-
-MUSIC_SPEC = {
-    "openapi": "3.0.0",
-    "info": {"title": "Music", "version": "1"},
-    "paths": {
-        "/search": {"get": {"summary": "Search for Item", "parameters": [
-            {"name": "q", "in": "query", "required": True, "schema": {"type": "string"}}],
-            "responses": {"200": {"description": "Found items"}}}},
-        "/albums/{id}": {"get": {"summary": "Get Album", "parameters": [
-            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
-            "responses": {"200": {"description": "An album"}}}},
-        "/albums": {"get": {"summary": "List Albums", "responses": {"200": {"description": "Albums"}}}},
-    },
-}
 
 
 @pytest.fixture(scope="module")
