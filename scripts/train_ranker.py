@@ -47,7 +47,7 @@ from rag.evaluate.ranker_training import (  # noqa: E402
     train_model,
 )
 from rag.evaluate.suite import SetSpec, Suite, corpus_index, corpus_key, load_suite, set_questions  # noqa: E402
-from rag.rerank.calibration import load_calibrator  # noqa: E402
+from rag.rerank.calibration import Calibrator, load_calibrator  # noqa: E402
 from rag.rerank.learned import MODEL_DIR, load_model  # noqa: E402
 from rag.runner import Engine  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -137,10 +137,10 @@ def follow_up_lists(corpus: str, follow_ups: FollowUps, suite: Suite, settings: 
 
 
 def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: Suite, settings: Settings,
-                        engines: dict[str, Engine]) -> tuple[int, int]:
-    """Over the sets trained on, how many of the first places a stage after the ranker chose (the lookup lift, a
-    follow-up's subject) were right, of how many, as `full` answers with the model just written; the calibration
-    file gets the counts (the confidence shown for such first places)."""
+                        engines: dict[str, Engine]) -> Calibrator:
+    """The calibration just written with its counts of the first places a stage after the ranker chose (the lookup
+    lift, a follow-up's subject) over the sets trained on, and of those right, as `full` answers with the model
+    just written (the confidence shown for such first places); written back."""
     if args.out.resolve() != MODEL_DIR.resolve():
         log(f"note: `full` reads its model from {MODEL_DIR}, not {args.out}: the first places other stages chose are "
             "counted with that model")
@@ -151,10 +151,9 @@ def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: 
         engine = engine_for(spec.corpus, suite, settings, engines)
         outcomes += placed_first_outcomes(engine, set_questions(spec, engine.index, []))
     path = args.out / "calibration.json"
-    calibration = json.loads(path.read_text(encoding="utf-8"))
-    calibration["placed_first"] = {"right": sum(outcomes), "questions": len(outcomes)}
-    path.write_text(json.dumps(calibration, indent=1) + "\n", encoding="utf-8")
-    return sum(outcomes), len(outcomes)
+    calibrator = replace(load_calibrator(path), placed_right=sum(outcomes), placed_questions=len(outcomes))
+    path.write_text(json.dumps(calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
+    return calibrator
 
 
 def log(line: str) -> None:
@@ -172,7 +171,8 @@ def table(reports: list[FoldReport]) -> str:
 
 
 def write_outputs(args: argparse.Namespace, lists: list[CandidateList], families: dict[str, frozenset[str]]) -> str:
-    """Train the shipped model and calibration, write them and the report; returns the report's text."""
+    """Train the shipped model and calibration, write them and report.json; returns the report's text (`main` writes
+    it once the first places other stages chose are counted)."""
     started = time.perf_counter()
     ranked = out_of_corpus(lists, families, args.rounds)
     per_set, per_corpus = loco_report(ranked, families), loco_report(ranked, families, by="corpus")
@@ -201,7 +201,6 @@ def write_outputs(args: argparse.Namespace, lists: list[CandidateList], families
         "## The features that carry the model (share of its gain)\n\n"
         + "\n".join(f"- {name}: {share:.3f}" for name, share in importance[:15]),
     ])
-    args.report.write_text(text + "\n", encoding="utf-8")
     return text
 
 
@@ -230,10 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         log(f"follow-ups on {corpus}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
         lists += found
     text = write_outputs(args, lists, families)
-    right, placed = count_placed_firsts(args, chosen, suite, settings, engines)
+    calibrator = count_placed_firsts(args, chosen, suite, settings, engines)
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
-             f"the first place of {placed} of these questions; {right} were right. The confidence shown for such a "
-             f"first place is {(right + 1) / (placed + 2):.2f} (one right and one wrong added).")
+             f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
+             f"right. The confidence shown for such a first place is {calibrator.placed_probability:.2f} (one right "
+             "and one wrong added).")
     args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -283,8 +283,10 @@ class Index:
         if strategy not in self._collections:
             raise allowed("strategy", strategy, STRATEGIES)
         total = len(snapshot.by_strategy.get(strategy, ()))
-        if not total or total > EXACT_SEARCH_LIMIT:
-            return np.zeros(0, dtype=np.float32) if not total else None
+        if total > EXACT_SEARCH_LIMIT:
+            return None
+        if not total:
+            return np.zeros(0, dtype=np.float32)
         return cosine_scores(self.stored_vectors(strategy, snapshot)[1], query_vector)
 
     def similarity(self, strategy: str, chunk_id: str, query_vector: np.ndarray, snapshot: Snapshot) -> float:
