@@ -142,21 +142,18 @@ class FakeBooster:
     weights: tuple[tuple[str, float], ...]
     bias: float = 0.0
 
-    def contributions(self, row: Any) -> Any:
-        """Each feature's value × weight, the bias last (they sum to the row's score)."""
+    def score(self, features: Any) -> Any:
+        """Per row: the sum of its contributions (each feature's value × weight, the bias last)."""
         import numpy as np
 
         from rag.rerank.features import FEATURE_NAMES
+        from rag.rerank.learned import Scored
 
         weight = dict(self.weights)
         vector = np.array([weight.get(name, 0.0) for name in FEATURE_NAMES])
-        return np.hstack([np.asarray(row, dtype=float) * vector, [self.bias]])
-
-    def predict(self, features: Any, raw_score: bool = True, num_threads: int = 1) -> Any:
-        """Per row: the sum of its contributions."""
-        import numpy as np
-
-        return np.array([self.contributions(row).sum() for row in np.asarray(features)])
+        rows = np.asarray(features, dtype=float).reshape(-1, len(FEATURE_NAMES))
+        contributions = np.hstack([rows * vector, np.full((len(rows), 1), self.bias)])
+        return Scored(contributions.sum(axis=1), lambda row: contributions[row])
 
 
 # A small music API: an album operation that takes an id, albums listed, playback, and a search operation (the

@@ -13,6 +13,7 @@ split on the path rank 1 takes through each tree credits its feature with the ch
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -51,7 +52,10 @@ class RankingInputs:
     short_texts: ShortTexts
     similarities: Callable[[Sequence[Chunk], np.ndarray], list[float]]
     _words: dict[str, ChunkWords] = field(default_factory=dict)
-    _short: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    _short_rows: dict[str, int] = field(default_factory=dict)
+    _leads: np.ndarray | None = None
+    _names: np.ndarray | None = None
+    _short_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _operations: OperationTexts | None = None
 
     def operations(self) -> OperationTexts:
@@ -70,16 +74,24 @@ class RankingInputs:
     def short_vectors(self, chunks: Sequence[Chunk]) -> tuple[np.ndarray, np.ndarray]:
         """The unit vectors of each chunk's lead text and of its name, a row per chunk each (remembered)."""
         self._remember_short(chunks)
-        pairs = [self._short[c.chunk_id] for c in chunks]
-        return np.stack([lead for lead, _ in pairs]), np.stack([name for _, name in pairs])
+        with self._short_lock:
+            assert self._leads is not None and self._names is not None
+            rows = [self._short_rows[c.chunk_id] for c in chunks]
+            return self._leads[rows], self._names[rows]
 
     def _remember_short(self, chunks: Sequence[Chunk]) -> None:
-        missing = list({c.chunk_id: c for c in chunks if c.chunk_id not in self._short}.values())
-        if missing:
-            leads = self.short_texts.vectors([lead_text(c) for c in missing])
-            names = self.short_texts.vectors([name_text(c) for c in missing])
-            for chunk, lead, name in zip(missing, leads, names, strict=True):
-                self._short[chunk.chunk_id] = (lead, name)
+        with self._short_lock:
+            missing = list({c.chunk_id: c for c in chunks if c.chunk_id not in self._short_rows}.values())
+        if not missing:
+            return
+        leads = np.asarray(self.short_texts.vectors([lead_text(c) for c in missing]))
+        names = np.asarray(self.short_texts.vectors([name_text(c) for c in missing]))
+        with self._short_lock:  # another thread may have remembered some of them meanwhile
+            new = [n for n, c in enumerate(missing) if c.chunk_id not in self._short_rows]
+            for number in new:
+                self._short_rows[missing[number].chunk_id] = len(self._short_rows)
+            self._leads = leads[new] if self._leads is None else np.vstack([self._leads, leads[new]])
+            self._names = names[new] if self._names is None else np.vstack([self._names, names[new]])
 
     def prepare(self, chunks: Sequence[Chunk]) -> None:
         """Make the chunks' words and short-text vectors now (what a question would otherwise make for each
@@ -115,12 +127,10 @@ class RankerUnavailable(RagError):
 
 
 class RankingModel(Protocol):
-    """What the learned ranker needs of its model: a raw score per feature row, and what each feature added to
-    one row's score (the last entry: what no feature explains; they sum to the score)."""
+    """What the learned ranker needs of its model: the raw score of each feature row, with what each feature added
+    to a row's score (`Scored`)."""
 
-    def predict(self, features: np.ndarray, raw_score: bool = True, num_threads: int = 1) -> Any: ...
-
-    def contributions(self, row: np.ndarray) -> np.ndarray: ...
+    def score(self, features: np.ndarray) -> Scored: ...
 
 
 def path_credits(model: Mapping[str, Any]) -> np.ndarray:
@@ -152,20 +162,40 @@ def path_credits(model: Mapping[str, Any]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TreeModel:
-    """The shipped LightGBM model with each leaf's path credits (`path_credits`)."""
+    """The shipped LightGBM model with each leaf's value and path credits (`path_credits`), both `[tree, leaf]`."""
 
     booster: Any = field(repr=False)
+    leaf_values: np.ndarray = field(repr=False)
     credits: np.ndarray = field(repr=False)
 
-    def predict(self, features: np.ndarray, raw_score: bool = True, num_threads: int = 1) -> Any:
-        """The model's raw score of each row."""
-        return self.booster.predict(features, raw_score=raw_score, num_threads=num_threads)
+    def score(self, features: np.ndarray) -> Scored:
+        """Each row's raw score, from one look-up of the leaf each row reaches in each tree (LightGBM's
+        `pred_leaf`, one call: its set-up costs more than the trees): the leaves' values added tree after tree, as
+        LightGBM adds them; a row's contributions are its leaves' path credits."""
+        rows = np.asarray(features, dtype=np.float32).reshape(-1, self.credits.shape[2] - 1)
+        if not len(rows):
+            return Scored(np.zeros(0), lambda row: np.zeros(self.credits.shape[2]))
+        leaves = np.asarray(self.booster.predict(rows, pred_leaf=True, num_threads=1), dtype=np.int64)
+        leaves = leaves.reshape(len(rows), len(self.leaf_values))
+        trees = np.arange(len(self.leaf_values))
+        # tree by tree (a sum down the first axis adds the rows in order)
+        scores = np.ascontiguousarray(self.leaf_values[trees, leaves].T).sum(axis=0)
+        return Scored(scores, lambda row: self.credits[trees, leaves[row]].sum(axis=0))
 
-    def contributions(self, row: np.ndarray) -> np.ndarray:
-        """What each feature added to the row's score along its paths through the trees, the trees' root values
-        summed last (a quarter of TreeSHAP's cost: one leaf look-up per tree)."""
-        leaves = np.asarray(self.booster.predict(row.reshape(1, -1), pred_leaf=True, num_threads=1), dtype=np.int64)[0]
-        return self.credits[np.arange(len(leaves)), leaves].sum(axis=0)
+
+def leaf_values(model: Mapping[str, Any]) -> np.ndarray:
+    """Each leaf's value of a dumped LightGBM model, `[tree, leaf]` (0 past a tree's last leaf)."""
+    trees = model["tree_info"]
+    values = np.zeros((len(trees), max(int(t["num_leaves"]) for t in trees)))
+    for number, tree in enumerate(trees):
+        stack = [tree["tree_structure"]]
+        while stack:
+            node = stack.pop()
+            if "split_feature" in node:
+                stack += [node["left_child"], node["right_child"]]
+            else:
+                values[number, int(node.get("leaf_index", 0))] = float(node["leaf_value"])
+    return values
 
 
 @cache
@@ -182,34 +212,23 @@ def load_model(path: Path = MODEL_FILE) -> TreeModel:
             f"the ranker model at {path} was trained on other features ({len(names)} vs {len(FEATURE_NAMES)}); "
             "rebuild it with `make ranker`"
         )
-    return TreeModel(booster, path_credits(booster.dump_model()))
+    dumped = booster.dump_model()
+    return TreeModel(booster, leaf_values(dumped), path_credits(dumped))
 
 
 @dataclass(frozen=True)
 class Scored:
-    """A candidate list's model scores; what each feature added to one candidate's score on demand."""
+    """A candidate list's model scores, and what each feature added to one candidate's score (`contributions`, by
+    row: the last entry is what no feature explains; they sum to its score)."""
 
     scores: np.ndarray
-    features: np.ndarray
-    model: RankingModel = field(repr=False)
-
-    def contributions(self, row: int) -> np.ndarray:
-        """What each feature added to the score of `row` (the last entry: what no feature explains; they sum to
-        its score)."""
-        return self.model.contributions(self.features[row])
+    contributions: Callable[[int], np.ndarray] = field(repr=False)
 
     def deciding_features(self, row: int, count: int = 3) -> list[tuple[str, float]]:
         """The features that added most to one candidate's score, with what each added."""
         values = self.contributions(row)[: len(FEATURE_NAMES)]
         order = np.argsort(-values)[:count]
         return [(FEATURE_NAMES[i], float(values[i])) for i in order if values[i] > 0]
-
-
-def score_features(model: RankingModel, features: np.ndarray) -> Scored:
-    """The model's score of each row (its raw ranking score)."""
-    if len(features) == 0:
-        return Scored(np.zeros(0), features, model)
-    return Scored(np.asarray(model.predict(features, raw_score=True, num_threads=1)), features, model)
 
 
 @dataclass(frozen=True)
@@ -242,7 +261,7 @@ class LearnedRanker:
         """Copies of the candidates, in their order, with their exact `vector` similarity and short-text
         similarities (`lead`, `name`), and the model's scores."""
         matrix, found = self.inputs.features(signals, query_vector, candidates)
-        scored = score_features(self.model, matrix)
+        scored = self.model.score(matrix)
         copies = [c.copy(own_scores=True) for c in candidates]
         for copy, vector, lead, name in zip(copies, found.vector, found.lead, found.name, strict=True):
             copy.scores.update({"vector": vector, "lead": lead, "name": name})

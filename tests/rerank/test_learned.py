@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rag.rerank.features import FEATURE_NAMES
-from rag.rerank.learned import load_model, path_credits
+from rag.rerank.learned import leaf_values, load_model, path_credits
 
 
 def test_path_credits_sum_to_the_score_and_credit_only_the_features_split_on() -> None:
@@ -25,10 +25,22 @@ def test_path_credits_sum_to_the_score_and_credit_only_the_features_split_on() -
     assert credits[0, 2].sum() + credits[1, 0].sum() == 3.25
 
 
-def test_the_shipped_models_contributions_sum_to_its_score() -> None:
+def test_the_shipped_models_scores_are_lightgbms_and_its_contributions_sum_to_them() -> None:
     model = load_model()
-    rows = np.random.default_rng(7).random((20, len(FEATURE_NAMES))).astype(np.float32)
-    scores = np.asarray(model.predict(rows, raw_score=True, num_threads=1))
-    summed = np.array([model.contributions(row).sum() for row in rows])
-    assert np.allclose(summed, scores, rtol=0, atol=1e-9)
-    assert len(model.contributions(rows[0])) == len(FEATURE_NAMES) + 1
+    rng = np.random.default_rng(7)
+    rows = rng.random((200, len(FEATURE_NAMES))).astype(np.float32)
+    rows[rng.random(rows.shape) < 0.3] = 0.0
+    scored = model.score(rows)
+    assert np.array_equal(scored.scores, model.booster.predict(rows, raw_score=True, num_threads=1))  # to the bit
+    summed = np.array([scored.contributions(row).sum() for row in range(len(rows))])
+    assert np.allclose(summed, scored.scores, rtol=0, atol=1e-9)
+    assert len(scored.contributions(0)) == len(FEATURE_NAMES) + 1
+    assert model.score(rows[:0]).scores.shape == (0,)
+
+
+def test_leaf_values_are_read_by_each_trees_leaf_index() -> None:
+    model = {"tree_info": [{"num_leaves": 2, "tree_structure": {
+        "split_feature": 0, "left_child": {"leaf_index": 1, "leaf_value": -1.0},
+        "right_child": {"leaf_index": 0, "leaf_value": 2.0}}},
+        {"num_leaves": 1, "tree_structure": {"leaf_value": 0.25}}]}
+    assert leaf_values(model).tolist() == [[2.0, -1.0], [0.25, 0.0]]
