@@ -26,12 +26,16 @@ def order_score_name(chunks: Sequence[RetrievedChunk]) -> str:
     return next((name for name in SCORE_PRIORITY if name in present), "")
 
 
-def placed_ahead(chunks: Sequence[RetrievedChunk], rule: str) -> list[RetrievedChunk]:
+def placed_ahead(chunks: Sequence[RetrievedChunk], rule: str, moved: Sequence[RetrievedChunk] = ()
+                 ) -> list[RetrievedChunk]:
     """The chunks in their new order, each that `rule` (a stage's name) put ahead of a chunk with a higher deciding
     score marked as placed by it (a copy; a chunk an earlier rule placed keeps its mark): the deciding scores of
-    the unmarked chunks then fall with rank."""
+    the unmarked chunks then fall with rank. A rule that says which chunks it `moved` (the lookup lift, the
+    conversation's subject: the one it put first) has those marked; otherwise the fewest chunks that explain the new
+    order are (of two neighbours swapped, either could be the one that moved)."""
     name = order_score_name(chunks)
-    ordered = list(chunks)
+    ordered = [item.copy(placed_by=rule) if any(item is m for m in moved) and not item.placed_by else item
+               for item in chunks]
     scored = [n for n, item in enumerate(ordered) if not item.placed_by and name in item.scores]
     kept = _longest_falling([ordered[n].scores[name] for n in scored])
     for place, position in enumerate(scored):

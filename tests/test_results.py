@@ -77,6 +77,24 @@ def test_a_chunk_a_stage_puts_ahead_of_higher_scores_shows_that_stage_not_its_sc
     assert "placed by subject" in render_result(result)
 
 
+def test_a_stage_that_says_what_it_moved_has_that_chunk_marked_not_its_neighbour() -> None:
+    """The lookup lift puts the second of a list first: either of the two swapped could be the one out of order by
+    scores alone; the stage says which it moved, and the chunk it pushed down keeps its score."""
+    first, second, third = (make_chunk(f"api.paths./{name}.get", name, kind="operation") for name in "abc")
+    pushed = RetrievedChunk(first, {"fused": 0.033})
+    lifted = RetrievedChunk(second, {"fused": 0.032})
+    rest = RetrievedChunk(third, {"fused": 0.031})
+    assert order_labels(placed_ahead([lifted, pushed, rest], "lookup", [lifted])) == [
+        "placed by lookup", "fused 0.033", "fused 0.031"]
+    assert order_labels(placed_ahead([lifted, pushed, rest], "lookup")) == [
+        "fused 0.032", "placed by lookup", "fused 0.031"]  # told nothing: the fewest marks, whichever they are
+    # A chunk an earlier stage marked keeps its mark; one that moved without a deciding score is marked too.
+    earlier = pushed.copy(placed_by="subject")
+    unscored = RetrievedChunk(third, {"lookup": 0.4})
+    assert [c.placed_by for c in placed_ahead([unscored, earlier, lifted], "lookup", [unscored, earlier])] == [
+        "lookup", "subject", ""]
+
+
 def test_the_scores_shown_fall_with_rank_after_every_stage() -> None:
     """Whatever order the stages leave, the scores a list shows never rise with rank; the fewest chunks are marked
     (those the stage moved: here three out of order, then one lifted to the top)."""

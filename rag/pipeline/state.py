@@ -77,10 +77,12 @@ class Ranking:
     tokens: tuple[int, int] = (0, 0)
     ranker: str = ""
 
-    def reordered(self, candidates: Sequence[RetrievedChunk], rule: str = "") -> Ranking:
+    def reordered(self, candidates: Sequence[RetrievedChunk], rule: str = "", moved: Sequence[RetrievedChunk] = ()
+                  ) -> Ranking:
         """The same ranking with its candidates in a new order; a `rule` (a stage's name) that orders by something
-        else than their scores marks each candidate it put ahead of a higher-scored one (`placed_ahead`)."""
-        return replace(self, candidates=tuple(placed_ahead(candidates, rule) if rule else candidates))
+        else than their scores marks each candidate it put ahead of a higher-scored one, and those it says it
+        `moved` (`placed_ahead`)."""
+        return replace(self, candidates=tuple(placed_ahead(candidates, rule, moved) if rule else candidates))
 
     def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:
         """The candidates in the lists that are ranked among themselves, and the rest: one list for a

@@ -21,7 +21,7 @@ from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, 
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.rerank.learned import LearnedRanker, RankerUnavailable
-from rag.results import RetrievedChunk
+from rag.results import RetrievedChunk, order_labels
 from rag.retrieve.intent import Intent
 from rag.retrieve.retrievers import HybridRetriever
 from rag.retrieve.short_texts import OperationTexts
@@ -260,6 +260,19 @@ def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_eng
     assert list(own.ranking.candidates) == pool and not notes_of(own, "lookup")
 
 
+def test_the_lifted_lookup_is_the_chunk_marked_placed_by_the_lift(music_engine: Engine) -> None:
+    """The search second, scored just under the first: the lift swaps the two, and the chunk list says the search
+    was placed by the lift, the album operation it pushed down showing its score."""
+    ops = operations(music_engine.index)
+    pool = [RetrievedChunk(chunk, {"fused": score}, rank) for rank, (chunk, score) in enumerate(
+        ((ops["GET /albums/{id}"], 0.033), (ops["GET /search"], 0.032), (ops["GET /albums"], 0.031)), start=1)]
+    state = run(state_for("Play the album Kind of Blue by Miles Davis", candidates=pool), music_engine, Embed,
+                LookupLift)
+    assert [(c.chunk, c.placed_by) for c in state.ranking.candidates] == [
+        (ops["GET /search"], "lookup"), (ops["GET /albums/{id}"], ""), (ops["GET /albums"], "")]
+    assert order_labels(list(state.ranking.candidates)) == ["placed by lookup", "fused 0.033", "fused 0.031"]
+
+
 def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
     def lifts(config: Config) -> bool:
         return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
@@ -313,6 +326,10 @@ def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for
     assert [c.chunk for c in undo.ranking.candidates] == [other, subject] and not notes_of(undo, "subject")
     fields = run(state_for(follow_up("what fields does it return?"), candidates=pool), engine, Embed, model)
     assert [c.chunk for c in fields.ranking.candidates] == [subject, other]
+    assert [c.placed_by for c in fields.ranking.candidates] == ["subject", ""]  # the chunk it moved is marked
+    led = run(state_for(follow_up("what fields does it return?"), candidates=list(retrieved(subject, other))),
+              engine, Embed, model)
+    assert [c.placed_by for c in led.ranking.candidates] == ["", ""]  # first already: its own place
     assert notes_of(fields, "subject")[0].startswith("the conversation's subject GET /unified/hris/employees leads")
     assert any(isinstance(s, KeepSubject) and s.model_knows_subject for s in engine.pipeline(PRESETS["full"]).stages)
     assert any(isinstance(s, KeepSubject) and not s.model_knows_subject
