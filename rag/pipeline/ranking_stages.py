@@ -229,7 +229,7 @@ class LookupLift:
             lifted, note = lift_lookup(ranking.candidates, lookups, names_values, similarity, ranking.apis)
             if note:
                 trace.note(note)
-        return ranking.reordered(lifted, self.name, lifted[:1] if note else ()), trace.events
+        return ranking.led_by(lifted, self.name), trace.events
 
 
 @dataclass(frozen=True)
@@ -272,8 +272,7 @@ class KeepSubject:
             subject = RetrievedChunk(snapshot.chunks[ids[0]], {"subject": 1.0})
         trace.note(f"the conversation's subject {subject.chunk.title} leads: the follow-up names nothing of its own")
         led = [subject, *(c for c in ranking.candidates if c is not subject)]
-        moved = (subject,) if not ranking.candidates or ranking.candidates[0] is not subject else ()
-        return ranking.reordered(led, self.name, moved), trace.events
+        return ranking.led_by(led, self.name), trace.events
 
 
 @dataclass(frozen=True)

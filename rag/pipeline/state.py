@@ -77,12 +77,17 @@ class Ranking:
     tokens: tuple[int, int] = (0, 0)
     ranker: str = ""
 
-    def reordered(self, candidates: Sequence[RetrievedChunk], rule: str = "", moved: Sequence[RetrievedChunk] = ()
-                  ) -> Ranking:
+    def reordered(self, candidates: Sequence[RetrievedChunk], rule: str = "") -> Ranking:
         """The same ranking with its candidates in a new order; a `rule` (a stage's name) that orders by something
-        else than their scores marks each candidate it put ahead of a higher-scored one, and those it says it
-        `moved` (`placed_ahead`)."""
-        return replace(self, candidates=tuple(placed_ahead(candidates, rule, moved) if rule else candidates))
+        else than their scores marks each candidate it put ahead of a higher-scored one (`placed_ahead`)."""
+        return replace(self, candidates=tuple(placed_ahead(candidates, rule) if rule else candidates))
+
+    def led_by(self, candidates: Sequence[RetrievedChunk], rule: str) -> Ranking:
+        """The same ranking with its candidates in the order a `rule` (a stage's name) gave by putting one of them
+        first (the lookup lift, the conversation's subject): a new first is the candidate marked as placed by it."""
+        first = candidates[:1]
+        moved = first if first and (not self.candidates or first[0] is not self.candidates[0]) else ()
+        return replace(self, candidates=tuple(placed_ahead(candidates, rule, moved)))
 
     def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:
         """The candidates in the lists that are ranked among themselves, and the rest: one list for a
