@@ -264,10 +264,12 @@ class Index:
         """Top `n` (chunk id, cosine similarity) from one strategy's collection, live chunks only; `scores`: this
         query's `exact_scores` when the caller has them (an exact search reuses them)."""
         snapshot = snapshot or self.snapshot()
-        if scores is None:
-            scores = self.exact_scores(strategy, query_vector, snapshot)
+        if strategy not in self._collections:
+            raise allowed("strategy", strategy, STRATEGIES)
         if n <= 0 or not snapshot.by_strategy.get(strategy):
             return []
+        if scores is None:
+            scores = self.exact_scores(strategy, query_vector, snapshot)
         if scores is None:
             return approximate_search(self._collections[strategy], query_vector, n, apis, snapshot.chunks)
         ids, _, chunk_apis = self.stored_vectors(strategy, snapshot)

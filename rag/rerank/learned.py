@@ -133,12 +133,14 @@ class RankingModel(Protocol):
     def score(self, features: np.ndarray) -> Scored: ...
 
 
-def path_credits(model: Mapping[str, Any]) -> np.ndarray:
-    """For each tree of a dumped LightGBM model (`Booster.dump_model()`) and each of its leaves, what each feature
+def tree_leaves(model: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Each leaf of a dumped LightGBM model (`Booster.dump_model()`), in one walk of its trees: the leaf's value,
+    `[tree, leaf]` (0 past a tree's last leaf), and its path credits, `[tree, leaf, feature]`: what each feature
     added on the way from the root to that leaf (a split credits its feature with the change of the tree's value
-    from the node to the child taken), the root's value in the last column: `[tree, leaf, feature]`."""
+    from the node to the child taken), the root's value in the last column."""
     trees, features = model["tree_info"], int(model["max_feature_idx"]) + 1
-    credits = np.zeros((len(trees), max(int(t["num_leaves"]) for t in trees), features + 1))
+    width = max(int(t["num_leaves"]) for t in trees)
+    values, credits = np.zeros((len(trees), width)), np.zeros((len(trees), width, features + 1))
 
     def value(node: Mapping[str, Any]) -> float:
         return float(node["leaf_value"] if "leaf_value" in node else node["internal_value"])
@@ -151,18 +153,19 @@ def path_credits(model: Mapping[str, Any]) -> np.ndarray:
         while stack:
             node, gained = stack.pop()
             if "split_feature" not in node:
-                credits[number, int(node.get("leaf_index", 0))] = gained
+                leaf = int(node.get("leaf_index", 0))
+                values[number, leaf], credits[number, leaf] = float(node["leaf_value"]), gained
                 continue
             for side in ("left_child", "right_child"):
                 child, taken = node[side], gained.copy()
                 taken[int(node["split_feature"])] += value(child) - value(node)
                 stack.append((child, taken))
-    return credits
+    return values, credits
 
 
 @dataclass(frozen=True)
 class TreeModel:
-    """The shipped LightGBM model with each leaf's value and path credits (`path_credits`), both `[tree, leaf]`."""
+    """The shipped LightGBM model with each leaf's value and path credits (`tree_leaves`), both `[tree, leaf]`."""
 
     booster: Any = field(repr=False)
     leaf_values: np.ndarray = field(repr=False)
@@ -183,21 +186,6 @@ class TreeModel:
         return Scored(scores, lambda row: self.credits[trees, leaves[row]].sum(axis=0))
 
 
-def leaf_values(model: Mapping[str, Any]) -> np.ndarray:
-    """Each leaf's value of a dumped LightGBM model, `[tree, leaf]` (0 past a tree's last leaf)."""
-    trees = model["tree_info"]
-    values = np.zeros((len(trees), max(int(t["num_leaves"]) for t in trees)))
-    for number, tree in enumerate(trees):
-        stack = [tree["tree_structure"]]
-        while stack:
-            node = stack.pop()
-            if "split_feature" in node:
-                stack += [node["left_child"], node["right_child"]]
-            else:
-                values[number, int(node.get("leaf_index", 0))] = float(node["leaf_value"])
-    return values
-
-
 @cache
 def load_model(path: Path = MODEL_FILE) -> TreeModel:
     """The LightGBM model at `path` with its path credits (read once)."""
@@ -212,8 +200,7 @@ def load_model(path: Path = MODEL_FILE) -> TreeModel:
             f"the ranker model at {path} was trained on other features ({len(names)} vs {len(FEATURE_NAMES)}); "
             "rebuild it with `make ranker`"
         )
-    dumped = booster.dump_model()
-    return TreeModel(booster, leaf_values(dumped), path_credits(dumped))
+    return TreeModel(booster, *tree_leaves(booster.dump_model()))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.errors import DuplicateDocumentError, IndexUnavailableError
+from rag.errors import ConfigError, DuplicateDocumentError, IndexUnavailableError
 from rag.index.build import ingest_paths
 from rag.index.deferred import searchable_versions
 from rag.index.embedder import HashingEmbedder
@@ -146,6 +146,16 @@ def test_vector_search_ties_are_cut_by_chunk_id(fixture_index: Index, monkeypatc
     monkeypatch.setattr(fixture_index, "stored_vectors", lambda strategy, snap: (ids, flat, apis))
     hits = fixture_index.vector_search("smart", flat[0], 3)
     assert [chunk_id for chunk_id, _ in hits] == sorted(ids)[:3]
+
+
+def test_asking_for_no_results_scores_nothing_and_an_unknown_strategy_is_named(
+    fixture_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vector = fixture_index.embedder.embed(["list orders"])[0]
+    monkeypatch.setattr(fixture_index, "exact_scores", lambda *_: pytest.fail("scored for no results"))
+    assert fixture_index.vector_search("smart", vector, 0) == []
+    with pytest.raises(ConfigError, match=r"'no-such-strategy'.*smart"):
+        fixture_index.vector_search("no-such-strategy", vector, 0)
 
 
 def test_large_collections_use_chromas_approximate_index(fixture_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:

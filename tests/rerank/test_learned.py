@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rag.rerank.features import FEATURE_NAMES
-from rag.rerank.learned import leaf_values, load_model, path_credits
+from rag.rerank.learned import load_model, tree_leaves
 
 
 def test_path_credits_sum_to_the_score_and_credit_only_the_features_split_on() -> None:
@@ -17,7 +17,8 @@ def test_path_credits_sum_to_the_score_and_credit_only_the_features_split_on() -
                         "left_child": {"leaf_index": 1, "leaf_value": 1.5},
                         "right_child": {"leaf_index": 2, "leaf_value": 3.0}},
     }}, {"num_leaves": 1, "tree_structure": {"leaf_value": 0.25}}]}
-    credits = path_credits(model)
+    values, credits = tree_leaves(model)
+    assert values.tolist() == [[-1.0, 1.5, 3.0], [0.25, 0.0, 0.0]]
     assert credits.shape == (2, 3, 4)
     assert credits[0, 0].tolist() == [-1.0, 0.0, 0.0, 0.0]
     assert credits[0, 2].tolist() == [2.0, 0.0, 1.0, 0.0]  # feature 0 took it to 2.0, feature 2 on to 3.0
@@ -39,8 +40,8 @@ def test_the_shipped_models_scores_are_lightgbms_and_its_contributions_sum_to_th
 
 
 def test_leaf_values_are_read_by_each_trees_leaf_index() -> None:
-    model = {"tree_info": [{"num_leaves": 2, "tree_structure": {
-        "split_feature": 0, "left_child": {"leaf_index": 1, "leaf_value": -1.0},
+    model = {"max_feature_idx": 0, "tree_info": [{"num_leaves": 2, "tree_structure": {
+        "split_feature": 0, "internal_value": 0.5, "left_child": {"leaf_index": 1, "leaf_value": -1.0},
         "right_child": {"leaf_index": 0, "leaf_value": 2.0}}},
         {"num_leaves": 1, "tree_structure": {"leaf_value": 0.25}}]}
-    assert leaf_values(model).tolist() == [[2.0, -1.0], [0.25, 0.0]]
+    assert tree_leaves(model)[0].tolist() == [[2.0, -1.0], [0.25, 0.0]]
