@@ -267,8 +267,12 @@ def check_request_example(page, columns) -> None:  # type: ignore[no-untyped-def
     folded.click()
     shown = columns.nth(1).locator('[data-testid="stCode"]').filter(visible=True)
     expect(shown.first).to_contain_text('curl "https://api.shop.example/v2/orders')
-    shown.first.hover()  # the copy button shows on hover
     copy = columns.nth(1).get_by_role("button", name="Copy to clipboard").filter(visible=True)
+    for _ in range(10):  # the copy button shows on hover; the opening expander can move the block from under the mouse
+        shown.first.hover()
+        if copy.count():
+            break
+        page.wait_for_timeout(300)
     expect(copy).not_to_have_count(0)
     screenshot(page, "home-request-example.png")
     columns.nth(1).get_by_role("tab", name="Python").click()
