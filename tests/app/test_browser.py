@@ -269,6 +269,7 @@ def check_request_example(page, columns) -> None:  # type: ignore[no-untyped-def
     expect(shown.first).to_contain_text('curl "https://api.shop.example/v2/orders')
     copy = columns.nth(1).get_by_role("button", name="Copy to clipboard").filter(visible=True)
     for _ in range(10):  # the copy button shows on hover; the opening expander can move the block from under the mouse
+        page.mouse.move(0, 0)
         shown.first.hover()
         if copy.count():
             break
