@@ -46,6 +46,10 @@ class Config:
     # Operations whose summary or name (short texts) is closest to the question, added to the candidates when
     # the retriever missed them (rag.retrieve.short_texts); 0: none.
     operation_search: int = 0
+    # The vector search compares chunks with the question's vector through the embedder's query adapter, a linear map
+    # learned from questions in people's words (rag.retrieve.query_adapter); ignored for an embedder it was not
+    # learned for.
+    query_adapter: bool = False
     intent_filter: bool = False
     intent_evidence: str = "terms"
     dynamic_k: bool = False
@@ -132,6 +136,7 @@ _FULL = Config(
     k=5,
     candidate_pool=20,
     operation_search=10,
+    query_adapter=True,
     intent_filter=True,
     intent_evidence="explicit",
     dynamic_k=True,
@@ -142,7 +147,8 @@ _FULL = Config(
     write_check=True,
     lookup=True,
     schemas_last=True,
-    description="hybrid + operation search (operations whose summary or name is close to the question) + intent "
+    description="hybrid + query adapter (the question's vector moved towards the chunks people's questions are "
+    "answered by) + operation search (operations whose summary or name is close to the question) + intent "
     "filter (APIs named in the question) + learned ranker (a model trained on labelled questions from many specs) "
     "+ schemas after operations + lookup lift + write-operation check + per-API k + abstention on evidence about "
     "the index, confidence a calibrated probability (glossary expansion is off: the suite's ablation)",

@@ -4,8 +4,11 @@ Reads eval_data/ranker.toml (the sets it trains on and the specs each corpus ind
 `rag suite` does (index_store/suite/), writes each set's candidate lists once per version of the code that makes
 them (index_store/ranker/), ranks every corpus with a model trained only on corpora that share no spec with it,
 and writes:
-- rag/data/ranker/model.txt (LightGBM, trained on every set) and calibration.json (fitted on the out-of-corpus
-  first places), which the `full` configuration reads;
+- rag/data/ranker/query_adapter.npy/.json (the query adapter, learned from every corpus's first-turn questions),
+  model.txt (LightGBM, trained on every set) and calibration.json (fitted on the out-of-corpus first places), which
+  the `full` configuration reads. A corpus's candidate lists are made with an adapter learned without it (and, in a
+  leave-one-corpus-out fold, without the held-out corpus too), so the ranker learns from vectors as good as an
+  unseen spec's;
 - rag/data/ranker/report.json and docs/ranker.md: the leave-one-corpus-out figures per set and corpus.
 
 usage: python scripts/train_ranker.py [--config eval_data/ranker.toml] [--rounds 100] [--out DIR] [--report FILE]
@@ -20,14 +23,17 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rag.cache import source_digest  # noqa: E402
 from rag.errors import ConfigError  # noqa: E402
+from rag.evaluate.adapter_training import AdapterPairs, adapter_pairs, train_adapter  # noqa: E402
 from rag.evaluate.follow_ups import follow_up_questions  # noqa: E402
 from rag.evaluate.ranker_data import (  # noqa: E402
     CandidateList,
@@ -39,6 +45,7 @@ from rag.evaluate.ranker_data import (  # noqa: E402
 from rag.evaluate.ranker_training import (  # noqa: E402
     ROUNDS,
     FoldReport,
+    apart,
     feature_importance,
     fit_calibrator,
     loco_report,
@@ -49,6 +56,7 @@ from rag.evaluate.ranker_training import (  # noqa: E402
 from rag.evaluate.suite import SetSpec, Suite, corpus_index, corpus_key, load_suite, set_questions  # noqa: E402
 from rag.rerank.calibration import Calibrator, load_calibrator  # noqa: E402
 from rag.rerank.learned import MODEL_DIR, load_model  # noqa: E402
+from rag.retrieve.query_adapter import ADAPTER_FILE, save_adapter, set_adapter_override  # noqa: E402
 from rag.runner import Engine  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -112,19 +120,21 @@ def cached_lists(name: str, corpus: str, extra: bytes, settings: Settings, suite
     return lists
 
 
-def set_lists(spec: SetSpec, suite: Suite, settings: Settings, engines: dict[str, Engine]) -> list[CandidateList]:
-    """The set's candidate lists."""
+def set_lists(spec: SetSpec, suite: Suite, settings: Settings, engines: dict[str, Engine], adapter: np.ndarray
+              ) -> list[CandidateList]:
+    """The set's candidate lists, its questions searched with `adapter`."""
     def make() -> list[CandidateList]:
         engine = engine_for(spec.corpus, suite, settings, engines)
         return list(candidate_lists(engine, set_questions(spec, engine.index, []), spec.name, spec.corpus))
 
     extra = spec.questions.read_bytes() if spec.questions is not None else repr(spec.generate).encode()
-    return cached_lists(spec.name, spec.corpus, extra, settings, suite, make)
+    return adapted_lists(adapter, lambda: cached_lists(spec.name, spec.corpus, extra + adapter.tobytes(), settings,
+                                                       suite, make))
 
 
 def follow_up_lists(corpus: str, follow_ups: FollowUps, suite: Suite, settings: Settings,
-                    engines: dict[str, Engine]) -> list[CandidateList]:
-    """The candidate lists of the corpus's template follow-ups (every API of its index)."""
+                    engines: dict[str, Engine], adapter: np.ndarray) -> list[CandidateList]:
+    """The candidate lists of the corpus's template follow-ups (every API of its index), searched with `adapter`."""
     name = f"follow-ups-{corpus}"
 
     def make() -> list[CandidateList]:
@@ -133,7 +143,72 @@ def follow_up_lists(corpus: str, follow_ups: FollowUps, suite: Suite, settings: 
                      for q in follow_up_questions(engine.index, api, follow_ups.per_api, follow_ups.seed)]
         return list(candidate_lists(engine, questions, name, corpus))
 
-    return cached_lists(name, corpus, repr(follow_ups).encode(), settings, suite, make)
+    extra = repr(follow_ups).encode() + adapter.tobytes()
+    return adapted_lists(adapter, lambda: cached_lists(name, corpus, extra, settings, suite, make))
+
+
+def adapted_lists(adapter: np.ndarray, make: Callable[[], list[CandidateList]]) -> list[CandidateList]:
+    """What `make` makes while every query context searches with `adapter`."""
+    set_adapter_override(adapter)
+    try:
+        return make()
+    finally:
+        set_adapter_override(None, active=False)
+
+
+@dataclass
+class Corpora:
+    """The sets to train on, by corpus, with what makes their candidate lists and the query adapters learned
+    from their questions (one per group of corpora, learned once)."""
+
+    chosen: list[SetSpec]
+    families: dict[str, frozenset[str]]
+    follow_ups: FollowUps
+    suite: Suite
+    settings: Settings
+    engines: dict[str, Engine] = field(default_factory=dict)
+    _pairs: dict[str, AdapterPairs] = field(default_factory=dict)
+    _adapters: dict[frozenset[str], np.ndarray] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        """Every corpus with a set or follow-ups to train on."""
+        return sorted({spec.corpus for spec in self.chosen} | set(self.follow_ups.corpora))
+
+    def pairs(self, corpus: str) -> AdapterPairs:
+        """The corpus's question pairs for the adapter (its sets' first-turn questions)."""
+        if corpus not in self._pairs:
+            engine = engine_for(corpus, self.suite, self.settings, self.engines)
+            questions = [q for spec in self.chosen if spec.corpus == corpus
+                         for q in set_questions(spec, engine.index, [])]
+            self._pairs[corpus] = adapter_pairs(engine.index, questions, corpus)
+        return self._pairs[corpus]
+
+    def adapter(self, corpora: frozenset[str]) -> np.ndarray:
+        """The adapter learned from `corpora`'s questions (rounded as it is shipped, in float16)."""
+        if corpora not in self._adapters:
+            learned = train_adapter([self.pairs(c) for c in sorted(corpora)])
+            self._adapters[corpora] = learned.astype(np.float16).astype(np.float32)
+        return self._adapters[corpora]
+
+    def lists(self, corpus: str, adapter: np.ndarray) -> list[CandidateList]:
+        """The corpus's candidate lists (its sets', then its follow-ups'), searched with `adapter`."""
+        found = [item for spec in self.chosen if spec.corpus == corpus
+                 for item in set_lists(spec, self.suite, self.settings, self.engines, adapter)]
+        if corpus in self.follow_ups.corpora:
+            found += follow_up_lists(corpus, self.follow_ups, self.suite, self.settings, self.engines, adapter)
+        return found
+
+    def embedder_name(self) -> str:
+        """The name of the embedder the corpora are indexed with (what the adapter is learned for)."""
+        return engine_for(self.names[0], self.suite, self.settings, self.engines).index.embedder.name
+
+    def unseen(self, *corpora: str) -> frozenset[str]:
+        """The corpora that share no spec with any of `corpora` (what an adapter that never saw them learns from)."""
+        left = set(self.names)
+        for corpus in corpora:
+            left &= apart(corpus, self.families)
+        return frozenset(left)
 
 
 def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: Suite, settings: Settings,
@@ -170,16 +245,29 @@ def table(reports: list[FoldReport]) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(args: argparse.Namespace, lists: list[CandidateList], families: dict[str, frozenset[str]]) -> str:
-    """Train the shipped model and calibration, write them and report.json; returns the report's text (`main` writes
-    it once the first places other stages chose are counted)."""
+def write_outputs(args: argparse.Namespace, corpora: Corpora) -> str:
+    """Learn the shipped query adapter, make every corpus's candidate lists with an adapter learned without it,
+    train the shipped model and calibration on them, write them and report.json; returns the report's text (`main`
+    writes it once the first places other stages chose are counted)."""
     started = time.perf_counter()
-    ranked = out_of_corpus(lists, families, args.rounds)
-    per_set, per_corpus = loco_report(ranked, families), loco_report(ranked, families, by="corpus")
+    lists: dict[str, list[CandidateList]] = {}
+    training: dict[str, list[CandidateList]] = {}
+    for corpus in corpora.names:
+        lists[corpus] = corpora.lists(corpus, corpora.adapter(corpora.unseen(corpus)))
+        training[corpus] = [item for other in sorted(corpora.unseen(corpus))
+                            for item in corpora.lists(other, corpora.adapter(corpora.unseen(corpus, other)))]
+        log(f"{corpus}: {len(lists[corpus])} questions, its fold trains on {len(training[corpus])} "
+            f"({time.perf_counter() - started:.0f} s)")
+    every = [item for corpus in corpora.names for item in lists[corpus]]
+    ranked = out_of_corpus(every, corpora.families, args.rounds, training)
+    per_set = loco_report(ranked, corpora.families)
+    per_corpus = loco_report(ranked, corpora.families, by="corpus")
     overall = {f"first-stage {k}": v for k, v in order_figures([r.first_stage for r in ranked]).items()}
     overall.update({f"learned {k}": v for k, v in order_figures([r.learned for r in ranked]).items()})
-    model, calibrator = train_model(lists, args.rounds), fit_calibrator(ranked)
+    model, calibrator = train_model(every, args.rounds), fit_calibrator(ranked)
     args.out.mkdir(parents=True, exist_ok=True)
+    adapter = corpora.adapter(frozenset(corpora.names))
+    save_adapter(adapter, corpora.embedder_name(), args.out / ADAPTER_FILE.name)
     model.save_model(str(args.out / "model.txt"))
     (args.out / "calibration.json").write_text(json.dumps(calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
     importance = feature_importance(model)
@@ -190,11 +278,12 @@ def write_outputs(args: argparse.Namespace, lists: list[CandidateList], families
     text = "\n\n".join([
         "# The learned ranker: leave-one-corpus-out figures",
         "Written by `make ranker` (scripts/train_ranker.py). Each corpus is ranked by a model trained only on the "
-        "corpora that share no spec with it; hit@1, MRR and hit@5 (k = 5) of the first-stage order (hybrid, "
-        "per-API k) and of the learned order, over the answerable questions whose candidates hold an answer or "
-        "not; ECE and 'right at 0.9' are the calibration's (fitted, for each corpus, on the other corpora's "
-        f"first places). {len(ranked)} questions; {args.rounds} rounds; "
-        f"{time.perf_counter() - started:.0f} s to train.",
+        "corpora that share no spec with it, and searched with a query adapter learned without it (the fold's "
+        "training lists with one learned without either corpus); hit@1, MRR and hit@5 (k = 5) of the first-stage "
+        "order (hybrid, per-API k) and of the learned order, over the answerable questions whose candidates hold an "
+        "answer or not; ECE and 'right at 0.9' are the calibration's (fitted, for each corpus, on the other "
+        f"corpora's first places). {len(ranked)} questions; {args.rounds} rounds; "
+        f"{time.perf_counter() - started:.0f} s to make the lists and train.",
         "## Overall\n\n" + " · ".join(f"{k} {v}" for k, v in overall.items()),
         "## Per corpus\n\n" + table(per_corpus),
         "## Per set\n\n" + table(per_set),
@@ -217,19 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    settings, engines, lists = Settings.from_env(), {}, []
-    for spec in chosen:
-        started = time.perf_counter()
-        found = set_lists(spec, suite, settings, engines)
-        log(f"{spec.name}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
-        lists += found
-    for corpus in follow_ups.corpora:
-        started = time.perf_counter()
-        found = follow_up_lists(corpus, follow_ups, suite, settings, engines)
-        log(f"follow-ups on {corpus}: {len(found)} questions ({time.perf_counter() - started:.0f} s)")
-        lists += found
-    text = write_outputs(args, lists, families)
-    calibrator = count_placed_firsts(args, chosen, suite, settings, engines)
+    corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
+    text = write_outputs(args, corpora)
+    calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
              f"right. The confidence shown for such a first place is {calibrator.placed_probability:.2f} (one right "

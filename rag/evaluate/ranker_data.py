@@ -17,7 +17,13 @@ import numpy as np
 from rag.config import PRESETS, Config
 from rag.evaluate.history import replayed_history
 from rag.evaluate.questions import Question
-from rag.pipeline.learned_rank import first_place_confidence, learned_ranker, ranking_inputs, signals_of
+from rag.pipeline.learned_rank import (
+    first_place_confidence,
+    learned_ranker,
+    question_vectors,
+    ranking_inputs,
+    signals_of,
+)
 from rag.pipeline.state import PipelineState, Scope
 from rag.query import Query, clean_question
 from rag.rerank.features import FEATURE_NAMES
@@ -69,7 +75,7 @@ def candidate_lists(
         scope = state.scope
         candidates = list(state.ranking.candidates)
         inputs = ranking_inputs(engine.index, scope.context.snapshot)
-        features, _ = inputs.features(signals_of(scope), scope.context.query_vector(scope.query.text), candidates)
+        features, _ = inputs.features(signals_of(scope), question_vectors(scope, config.query_adapter), candidates)
         wanted = set(question.relevant_ids)
         labels = np.array([int(bool(set(c.chunk.covers) & wanted)) for c in candidates], dtype=np.int8)
         operations = np.array([c.chunk.kind == "operation" for c in candidates], dtype=bool)
@@ -87,7 +93,7 @@ def placed_first_outcomes(engine: Engine, questions: Sequence[Question], config:
             continue
         history = replayed_history(engine, tuple(question.history), config, True) if question.history else None
         _, state = engine.prepared(question.question, config, history, retrieval_only=True)
-        found = first_place_confidence(state, ranker_for)
+        found = first_place_confidence(state, ranker_for, config.query_adapter)
         if found is not None and found[1].placed:
             yield bool(set(state.evidence.pool[0].chunk.covers) & set(question.relevant_ids))
 

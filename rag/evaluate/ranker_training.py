@@ -90,13 +90,17 @@ def apart(corpus: str, families: Mapping[str, frozenset[str]]) -> set[str]:
 
 
 def out_of_corpus(
-    lists: Sequence[CandidateList], families: Mapping[str, frozenset[str]], rounds: int = ROUNDS
+    lists: Sequence[CandidateList], families: Mapping[str, frozenset[str]], rounds: int = ROUNDS,
+    training: Mapping[str, Sequence[CandidateList]] | None = None,
 ) -> list[Ranked]:
-    """Every list ranked by a model trained only on corpora that share no spec with its own."""
+    """Every list ranked by a model trained only on corpora that share no spec with its own: their lists in
+    `lists`, or the fold's own training lists in `training` (corpus → lists; made with a query adapter that saw
+    neither corpus)."""
     ranked: list[Ranked] = []
     for corpus in sorted({item.corpus for item in lists}):
         others = apart(corpus, families)
-        rest = [item for item in lists if item.corpus in others]
+        rest = list(training.get(corpus, ())) if training is not None else [
+            item for item in lists if item.corpus in others]
         if not rest:
             continue
         model = train_model(rest, rounds)

@@ -156,7 +156,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
     smart = config.chunking == "smart"
     learned = on["rerank"] and config.reranker == "learned"
     glossaries = tuple(load_glossary(name) for name in config.glossaries)
-    retriever = make_retriever(config.retriever, config.alpha, config.rrf_k)
+    retriever = make_retriever(config.retriever, config.alpha, config.rrf_k, config.query_adapter)
     chosen: list[tuple[bool, Callable[[], Stage]]] = [
         (config.rewrite, lambda: Rewrite(llm, profile_for(snapshot))),
         (True, lambda: Embed(resources.index, config.api_version)),
@@ -166,16 +166,17 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
         (True, lambda: Retrieve(retriever, config.chunking, config.k, config.candidate_pool, config.dynamic_k,
                                 config.operation_search if smart else 0,
                                 partial(operation_texts, resources.index))),
-        (learned, lambda: LearnedRank(partial(learned_ranker, resources.index))),
+        (learned, lambda: LearnedRank(partial(learned_ranker, resources.index), config.query_adapter)),
         (on["rerank"] and not learned, lambda: Rerank(
             resources.reranker_for(config, llm), "LLM" if config.reranker == "llm" else config.reranker)),
         (True, lambda: Order(config.schemas_last)),
-        (config.lookup and smart, lambda: LookupLift(resources.index)),
+        (config.lookup and smart, lambda: LookupLift(resources.index, config.query_adapter)),
         (config.rewrite and smart, lambda: KeepSubject(model_knows_subject=learned)),
         (True, TopK),
         (on["write_check"], WriteCheck),
         (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm,
                                         partial(first_place_confidence,
-                                                ranker_for=partial(learned_ranker, resources.index)))),
+                                                ranker_for=partial(learned_ranker, resources.index),
+                                                adapt=config.query_adapter))),
     ]
     return tuple(make() for runs, make in chosen if runs)

@@ -25,6 +25,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("query_expansion", lambda config: config.query_expansion, {"query_expansion": False}),
     Feature("intent_filter", lambda config: config.intent_filter, {"intent_filter": False}),
     Feature("hybrid", lambda config: config.retriever == "hybrid", {"retriever": "vector"}),
+    Feature("query_adapter", lambda config: config.query_adapter, {"query_adapter": False}),
     Feature("dynamic_k", lambda config: config.dynamic_k, {"dynamic_k": False}),
     Feature("operation_search", lambda config: config.operation_search > 0, {"operation_search": 0}),
     Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),

@@ -17,7 +17,7 @@ from rag.names import names_the_users_own
 from rag.pipeline.state import PipelineState, Ranking, Scope, StageTrace, Step
 from rag.rerank.calibration import FirstPlace, first_place, load_calibrator
 from rag.rerank.features import QuestionSignals, question_signals
-from rag.rerank.learned import LearnedRanker, RankerUnavailable, RankingInputs, load_model
+from rag.rerank.learned import LearnedRanker, QuestionVectors, RankerUnavailable, RankingInputs, load_model
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import names_foreign_values
 from rag.retrieve.short_texts import OperationTexts, ShortTexts
@@ -63,6 +63,12 @@ def learned_ranker(index: Index, snapshot: Snapshot) -> LearnedRanker:
     return inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, load_model()))
 
 
+def question_vectors(scope: Scope, adapt: bool) -> QuestionVectors:
+    """The question's own vector (for short texts) and the one its chunk search used (`adapt`: the adapted one)."""
+    text = scope.query.text
+    return QuestionVectors(scope.context.query_vector(text), scope.context.search_vector(text, adapt))
+
+
 def signals_of(scope: Scope) -> QuestionSignals:
     """What the features read of the scope's question: the APIs it names itself, whether it names values the
     index does not have."""
@@ -79,6 +85,7 @@ class LearnedRank:
     missing."""
 
     ranker_for: Callable[[Snapshot], LearnedRanker]
+    adapt: bool = False  # the retriever's vector search uses the query adapter: so do the candidates' similarities
     name: ClassVar[str] = "rerank"
 
     def run(self, state: PipelineState) -> Step[Ranking]:
@@ -92,10 +99,10 @@ class LearnedRank:
                 trace.fall_back(f"learned ranker unavailable ({error}): ran without reranking")
                 return ranking, trace.events
             signals = signals_of(scope)
-            vector = scope.context.query_vector(scope.query.text)
+            vectors = question_vectors(scope, self.adapt)
             reranked: list[RetrievedChunk] = []
             for group in groups:  # the trace explains the first group's first place
-                ordered, explanation = ranker.rank(signals, vector, group, explain=group is groups[0])
+                ordered, explanation = ranker.rank(signals, vectors, group, explain=group is groups[0])
                 reranked += ordered
                 if explanation is not None:
                     trace.note(explanation.note())
@@ -107,7 +114,7 @@ CONFIDENCE_POOL = 30
 
 
 def first_place_confidence(
-    state: PipelineState, ranker_for: Callable[[Snapshot], LearnedRanker]
+    state: PipelineState, ranker_for: Callable[[Snapshot], LearnedRanker], adapt: bool = False
 ) -> tuple[float, FirstPlace] | None:
     """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
     from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
@@ -122,7 +129,7 @@ def first_place_confidence(
         if not (learned_order and all("rerank" in c.scores for c in pool)):
             scope = state.scope
             ranker = ranker_for(scope.context.snapshot)
-            pool = ranker.scored(signals_of(scope), scope.context.query_vector(scope.query.text), pool)
+            pool = ranker.scored(signals_of(scope), question_vectors(scope, adapt), pool)
         query = state.scope.query
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:

@@ -206,9 +206,10 @@ class Order:
 class LookupLift:
     """A request naming values ("play the album Kind of Blue") gets its API's lookup (search) operation on
     top when its best operation takes an id (rag.retrieve.lookup); `index` gives the smart chunks'
-    similarities."""
+    similarities (to the adapted question vector with `adapt`, as the retriever compares them)."""
 
     index: Index
+    adapt: bool = False
     name: ClassVar[str] = "lookup"
 
     def run(self, state: PipelineState) -> Step[Ranking]:
@@ -221,7 +222,8 @@ class LookupLift:
         with trace.timed():
 
             def similarity(chunk: Chunk) -> float:
-                return index.similarity("smart", chunk.chunk_id, ctx.query_vector(query.text), ctx.snapshot)
+                searched = ctx.search_vector(query.text, self.adapt)
+                return index.similarity("smart", chunk.chunk_id, searched, ctx.snapshot)
 
             # A value that is the user's own ("my playlist called Workout") is found in their collection.
             names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)

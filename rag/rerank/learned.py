@@ -43,6 +43,20 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "ranker"
 MODEL_FILE = MODEL_DIR / "model.txt"
 
 
+@dataclass(frozen=True)
+class QuestionVectors:
+    """The question's own vector (compared with the short texts) and the one its chunk search used (the adapted
+    vector, rag.retrieve.query_adapter, where the configuration adapts it; else the same)."""
+
+    own: np.ndarray
+    search: np.ndarray
+
+    @classmethod
+    def of(cls, vectors: np.ndarray | QuestionVectors) -> QuestionVectors:
+        """`vectors` as they are, or one vector serving both."""
+        return vectors if isinstance(vectors, QuestionVectors) else cls(vectors, vectors)
+
+
 @dataclass
 class RankingInputs:
     """What the features of one question's candidates need from the index: the profile, each chunk's words
@@ -100,22 +114,25 @@ class RankingInputs:
             self.words(chunk)
         self._remember_short(chunks)
 
-    def candidate_inputs(self, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]) -> CandidateInputs:
-        """The inputs of `feature_matrix` for these candidates."""
+    def candidate_inputs(self, query_vector: np.ndarray | QuestionVectors, candidates: Sequence[RetrievedChunk]
+                         ) -> CandidateInputs:
+        """The inputs of `feature_matrix` for these candidates (a candidate the vector search did not score is
+        compared with the vector the search used; the short texts with the question's own)."""
+        vectors = QuestionVectors.of(query_vector)
         chunks = [c.chunk for c in candidates]
         unscored = [c.chunk for c in candidates if "vector" not in c.scores]
-        computed = iter(self.similarities(unscored, query_vector) if unscored else ())
+        computed = iter(self.similarities(unscored, vectors.search) if unscored else ())
         vector = [float(c.scores["vector"]) if "vector" in c.scores else next(computed) for c in candidates]
         if not chunks:
             return CandidateInputs(candidates, [], vector, [], [])
-        query = np.asarray(query_vector, dtype=np.float32).ravel()
+        query = np.asarray(vectors.own, dtype=np.float32).ravel()
         query = query / (float(np.linalg.norm(query)) or 1.0)
         leads, names = self.short_vectors(chunks)
         return CandidateInputs(candidates, [self.words(c) for c in chunks], vector, list(map(float, leads @ query)),
                                list(map(float, names @ query)))
 
     def features(
-        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors, candidates: Sequence[RetrievedChunk]
     ) -> tuple[np.ndarray, CandidateInputs]:
         """The feature rows of the candidates (`FEATURE_NAMES`) and what they were computed from."""
         found = self.candidate_inputs(query_vector, candidates)
@@ -243,7 +260,8 @@ class LearnedRanker:
     model: RankingModel
 
     def _scored_copies(
-        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
+        candidates: Sequence[RetrievedChunk],
     ) -> tuple[list[RetrievedChunk], Scored]:
         """Copies of the candidates, in their order, with their exact `vector` similarity and short-text
         similarities (`lead`, `name`), and the model's scores."""
@@ -255,8 +273,8 @@ class LearnedRanker:
         return copies, scored
 
     def rank(
-        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk],
-        explain: bool = True,
+        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
+        candidates: Sequence[RetrievedChunk], explain: bool = True,
     ) -> tuple[list[RetrievedChunk], Explanation | None]:
         """The candidates (copies) best first, each with its `rerank` score, its exact `vector` similarity and
         its short texts' similarities (`lead`, `name`); and, with `explain`, why the first leads."""
@@ -275,7 +293,8 @@ class LearnedRanker:
         return ordered, explanation
 
     def scored(
-        self, signals: QuestionSignals, query_vector: np.ndarray, candidates: Sequence[RetrievedChunk]
+        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
+        candidates: Sequence[RetrievedChunk],
     ) -> list[RetrievedChunk]:
         """The candidates (copies) in their given order, each with the scores `rank` gives it: what the model
         makes of an order another stage chose."""

@@ -11,6 +11,7 @@ import numpy as np
 from rag.index.embedder import Embedder, embed_queries
 from rag.index.store import Index, Snapshot
 from rag.index.versions import named_version
+from rag.retrieve.query_adapter import adapted, adapter_for
 
 POOL_SIZE = 60
 T = TypeVar("T")
@@ -23,9 +24,9 @@ def search_view(index: Index, query: str, api_version: str = "") -> Snapshot:
     return index.version_view(api_version, since) if api_version or since else index.snapshot()
 
 
-def _vector_key(strategy: str, apis: tuple[str, ...], text: str) -> tuple[object, ...]:
-    """The memo key of one vector pool."""
-    return ("vector", strategy, apis, text)
+def _vector_key(strategy: str, apis: tuple[str, ...], text: str, adapt: bool = False) -> tuple[object, ...]:
+    """The memo key of one vector pool (searched with the adapted question vector, or its own)."""
+    return ("vector", strategy, apis, text, adapt)
 
 
 class QueryContext:
@@ -43,6 +44,7 @@ class QueryContext:
         chosen = embedder or index.embedder
         self.embedder = getattr(chosen, "inner", chosen)
         self.snapshot: Snapshot = search_view(index, query, api_version)
+        self.adapter = adapter_for(self.embedder.name, int(getattr(self.embedder, "dimension", 0)))
         self._memo: dict[tuple[object, ...], object] = {}
         self._locks: dict[tuple[object, ...], threading.Lock] = {}
         self._guard = threading.Lock()
@@ -69,22 +71,32 @@ class QueryContext:
         text = self.query if text is None else text
         return self.memo(("embed", text), lambda: embed_queries(self.embedder, [text])[0])
 
-    def vector_pool(
-        self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None
-    ) -> list[tuple[str, float]]:
-        """Top POOL_SIZE (chunk id, cosine) of one collection, optionally only some APIs."""
+    def search_vector(self, text: str | None = None, adapt: bool = False) -> np.ndarray:
+        """The vector a chunk search compares with chunks: with `adapt`, the query's through the embedder's query
+        adapter (rag.retrieve.query_adapter; its own vector where the embedder has none), else its own."""
         text = self.query if text is None else text
+        if not adapt or self.adapter is None:
+            return self.query_vector(text)
+        return self.memo(("search", text), lambda: adapted(self.query_vector(text), self.adapter))
+
+    def vector_pool(
+        self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None, adapt: bool = False
+    ) -> list[tuple[str, float]]:
+        """Top POOL_SIZE (chunk id, cosine) of one collection, optionally only some APIs (`adapt`: searched with
+        the adapted query vector, `search_vector`)."""
+        text = self.query if text is None else text
+        adapt = adapt and self.adapter is not None
         return self.memo(
-            _vector_key(strategy, apis, text),
-            lambda: self.index.vector_search(strategy, self.query_vector(text), POOL_SIZE, apis or None,
-                                             snapshot=self.snapshot, scores=self._cosines(strategy, text)),
+            _vector_key(strategy, apis, text, adapt),
+            lambda: self.index.vector_search(strategy, self.search_vector(text, adapt), POOL_SIZE, apis or None,
+                                             snapshot=self.snapshot, scores=self._cosines(strategy, text, adapt)),
         )
 
-    def _cosines(self, strategy: str, text: str) -> np.ndarray | None:
+    def _cosines(self, strategy: str, text: str, adapt: bool = False) -> np.ndarray | None:
         """The text's similarity with every chunk of one strategy (`Index.exact_scores`: one product for the
         pools of every API filter)."""
-        return self.memo(("cosines", strategy, text),
-                         lambda: self.index.exact_scores(strategy, self.query_vector(text), self.snapshot))
+        return self.memo(("cosines", strategy, text, adapt),
+                         lambda: self.index.exact_scores(strategy, self.search_vector(text, adapt), self.snapshot))
 
     def best_similarity(self, strategy: str) -> float | None:
         """The best cosine similarity between the query and any chunk of one strategy (None: no chunk): the first

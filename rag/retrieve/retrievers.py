@@ -40,15 +40,17 @@ def _as_chunks(ctx: QueryContext, pairs: Sequence[tuple[str, float]], score_name
 
 @dataclass(frozen=True)
 class VectorRetriever:
-    """Cosine similarity of embeddings (Chroma)."""
+    """Cosine similarity of embeddings (Chroma); with `adapt`, of the adapted question vector
+    (rag.retrieve.query_adapter)."""
 
+    adapt: bool = False
     name: str = "vector"
 
     def retrieve(
         self, ctx: QueryContext, strategies: Sequence[str], n: int, apis: tuple[str, ...] = (), text: str | None = None
     ) -> list[RetrievedChunk]:
         """Top `n` by cosine similarity across the collections."""
-        pairs = _merged([ctx.vector_pool(strategy, apis, text) for strategy in strategies])
+        pairs = _merged([ctx.vector_pool(strategy, apis, text, self.adapt) for strategy in strategies])
         return _as_chunks(ctx, pairs, "vector", n)
 
 
@@ -80,17 +82,19 @@ def reciprocal_rank_fusion(
 
 @dataclass(frozen=True)
 class HybridRetriever:
-    """Reciprocal rank fusion of the vector and BM25 rankings."""
+    """Reciprocal rank fusion of the vector and BM25 rankings (`adapt`: the vector ranking of the adapted question
+    vector)."""
 
     alpha: float = 0.5
     rrf_k: int = DEFAULT_RRF_K
+    adapt: bool = False
     name: str = "hybrid"
 
     def retrieve(
         self, ctx: QueryContext, strategies: Sequence[str], n: int, apis: tuple[str, ...] = (), text: str | None = None
     ) -> list[RetrievedChunk]:
         """Top `n` by fused score; each candidate keeps its vector and BM25 scores too."""
-        vector = _merged([ctx.vector_pool(strategy, apis, text) for strategy in strategies])
+        vector = _merged([ctx.vector_pool(strategy, apis, text, self.adapt) for strategy in strategies])
         bm25 = _merged([ctx.bm25_pool(strategy, apis, text) for strategy in strategies])
         vector_scores, bm25_scores = dict(vector), dict(bm25)
         fused = reciprocal_rank_fusion([i for i, _ in vector], [i for i, _ in bm25], self.alpha, self.rrf_k)
@@ -110,10 +114,11 @@ class HybridRetriever:
         return results
 
 
-def make_retriever(kind: str, alpha: float = 0.5, rrf_k: int = DEFAULT_RRF_K) -> Retriever:
-    """The retriever named by a config (`vector`, `bm25` or `hybrid`)."""
+def make_retriever(kind: str, alpha: float = 0.5, rrf_k: int = DEFAULT_RRF_K, adapt: bool = False) -> Retriever:
+    """The retriever named by a config (`vector`, `bm25` or `hybrid`; `adapt`: its vector search uses the query
+    adapter)."""
     if kind == "vector":
-        return VectorRetriever()
+        return VectorRetriever(adapt)
     if kind == "bm25":
         return BM25Retriever()
-    return HybridRetriever(alpha=alpha, rrf_k=rrf_k)
+    return HybridRetriever(alpha=alpha, rrf_k=rrf_k, adapt=adapt)
