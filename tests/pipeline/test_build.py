@@ -37,8 +37,8 @@ def test_features_are_in_stage_order() -> None:
     assert list(features_of(PRESETS["full"])) == names
     on = {name for name, enabled in features_of(PRESETS["full"]).items() if enabled}
     assert on == {
-        "intent_filter", "hybrid", "dynamic_k", "operation_search", "rerank", "schemas_last", "lookup", "write_check",
-        "abstention",
+        "intent_filter", "hybrid", "query_adapter", "dynamic_k", "operation_search", "rerank", "schemas_last", "lookup",
+        "write_check", "abstention",
     }
 
 
@@ -94,3 +94,14 @@ def test_a_pipeline_whose_model_could_not_be_made_is_built_again(fixture_index: 
     assert not first.complete and engine.pipeline(PRESETS["C0"]) is not first and len(asked) >= 2
     result = engine.run("How do I list employees?", PRESETS["C0"])
     assert result.chunks and result.errors == ["generation with openai:gpt-x failed: openai:gpt-x: no key"]
+
+
+def test_full_searches_chunks_with_the_adapted_question_vector_and_its_ablation_does_not(fixture_index: Index) -> None:
+    engine = Engine(fixture_index, default_llm="extractive")
+    for config, adapts in ((PRESETS["full"], True), (without_feature(PRESETS["full"], "query_adapter"), False),
+                           (PRESETS["C2"], False)):
+        stages = {stage.name: stage for stage in engine.pipeline(config).stages}
+        assert stages["retrieve"].retriever.adapt is adapts  # type: ignore[attr-defined]
+        for name in ("rerank", "lookup"):
+            if name in stages:
+                assert stages[name].adapt is adapts  # type: ignore[attr-defined]
