@@ -62,17 +62,26 @@ def save_adapter(matrix: np.ndarray, model: str, path: Path = ADAPTER_FILE) -> N
     _model_file(path).write_text(json.dumps({"model": model, "dimension": int(matrix.shape[0])}) + "\n",
                                  encoding="utf-8")
     load_adapter.cache_clear()
+    _shipped_adapter.cache_clear()
+
+
+@lru_cache(maxsize=1)
+def _shipped_adapter() -> tuple[str, np.ndarray] | None:
+    """The shipped adapter, read once per process (None where none is shipped)."""
+    return load_adapter() if ADAPTER_FILE.is_file() else None
 
 
 def adapter_for(model: str, dimension: int) -> np.ndarray | None:
     """The matrix to apply to questions embedded by `model` (None: search with the question's own vector): the
-    override `adapting` set, else the shipped adapter when it was learned for this model and fits its dimension."""
+    override `set_adapter_override` set, else the shipped adapter when it was learned for this model and fits its
+    dimension."""
     with _override_lock:
         if "matrix" in _override:
             return _override["matrix"]
-    if not ADAPTER_FILE.is_file():
+    shipped = _shipped_adapter()
+    if shipped is None:
         return None
-    learned_for, matrix = load_adapter()
+    learned_for, matrix = shipped
     return matrix if learned_for == model and matrix.shape[0] == dimension else None
 
 
