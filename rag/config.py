@@ -60,6 +60,9 @@ class Config:
     write_check: bool = False
     # Put the API's lookup (search) operation first for a request that names things by value.
     lookup: bool = False
+    # The operations a question names exactly (`GET /users/{id}`, an operationId) lead its candidates
+    # (rag.retrieve.named_operations).
+    named_operations: bool = False
     # Component-schema chunks after the operations and guides in the ranked pool (rag.retrieve.ordering).
     schemas_last: bool = False
     reasoning: bool = False
@@ -146,12 +149,14 @@ _FULL = Config(
     abstention=True,
     write_check=True,
     lookup=True,
+    named_operations=True,
     schemas_last=True,
     description="hybrid + query adapter (the question's vector moved towards the chunks people's questions are "
     "answered by) + operation search (operations whose summary or name is close to the question) + intent "
     "filter (APIs named in the question) + learned ranker (a model trained on labelled questions from many specs) "
-    "+ schemas after operations + lookup lift + write-operation check + per-API k + abstention on evidence about "
-    "the index, confidence a calibrated probability (glossary expansion is off: the suite's ablation)",
+    "+ schemas after operations + lookup lift + operations the question names exactly first + write-operation check "
+    "+ per-API k + abstention on evidence about the index, confidence a calibrated probability (glossary expansion "
+    "is off: the suite's ablation)",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

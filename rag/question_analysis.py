@@ -27,6 +27,7 @@ _STATE_PARTICIPLE = re.compile(
     r"|\b(?:was|were|been|is|are|recently|newly|only)\s+\w+ed\b"
 )
 _GET_BACK = re.compile(r"\bget(s|ting)? back\b")
+_GET_RID_OF = re.compile(r"\b(?:get|gets|getting|got) rid of\b")
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -52,8 +53,9 @@ def _yes_no_opening() -> re.Pattern[str]:
 
 def action_words(text: str) -> tuple[str, ...]:
     """The lower-case words of a text whose verbs say what it asks for: "get back" reads as receiving (it
-    asks about a response, not a GET) and a state participle ("updated after a date") as a filter."""
-    text = _GET_BACK.sub("receive", text.lower())
+    asks about a response, not a GET), "get rid of" as removing (a DELETE) and a state participle ("updated after a
+    date") as a filter."""
+    text = _GET_RID_OF.sub("remove", _GET_BACK.sub("receive", text.lower()))
     return tuple(_WORD.findall(_STATE_PARTICIPLE.sub("filtered", text)))
 
 

@@ -38,8 +38,8 @@ from rag.evaluate.follow_ups import follow_up_questions  # noqa: E402
 from rag.evaluate.ranker_data import (  # noqa: E402
     CandidateList,
     candidate_lists,
+    first_place_outcomes,
     load_lists,
-    placed_first_outcomes,
     save_lists,
 )
 from rag.evaluate.ranker_training import (  # noqa: E402
@@ -213,20 +213,24 @@ class Corpora:
 
 def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: Suite, settings: Settings,
                         engines: dict[str, Engine]) -> Calibrator:
-    """The calibration just written with its counts of the first places a stage after the ranker chose (the lookup
-    lift, a follow-up's subject) over the sets trained on, and of those right, as `full` answers with the model
-    just written (the confidence shown for such first places); written back."""
+    """The calibration just written with its counts, over the sets trained on, of the first places the question
+    names exactly and of those a stage after the ranker chose (the lookup lift, a follow-up's subject), and of each
+    how many were right, as `full` answers with the model just written (the confidence shown for such first places);
+    written back."""
     if args.out.resolve() != MODEL_DIR.resolve():
         log(f"note: `full` reads its model from {MODEL_DIR}, not {args.out}: the first places other stages chose are "
             "counted with that model")
     load_model.cache_clear()
     load_calibrator.cache_clear()
-    outcomes: list[bool] = []
+    outcomes: list[tuple[str, bool]] = []
     for spec in chosen:
         engine = engine_for(spec.corpus, suite, settings, engines)
-        outcomes += placed_first_outcomes(engine, set_questions(spec, engine.index, []))
+        outcomes += first_place_outcomes(engine, set_questions(spec, engine.index, []))
+    placed = [right for kind, right in outcomes if kind == "placed"]
+    named = [right for kind, right in outcomes if kind == "named"]
     path = args.out / "calibration.json"
-    calibrator = replace(load_calibrator(path), placed_right=sum(outcomes), placed_questions=len(outcomes))
+    calibrator = replace(load_calibrator(path), placed_right=sum(placed), placed_questions=len(placed),
+                         named_right=sum(named), named_questions=len(named))
     path.write_text(json.dumps(calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
     return calibrator
 
@@ -308,11 +312,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
     text = write_outputs(args, corpora)
-    calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
+    # Engines of their own: those that made the lists hold the model shipped before this run (an index generation
+    # makes its learned ranker once), and the count is of the model just written.
+    calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, {})
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
              f"right. The confidence shown for such a first place is {calibrator.placed_probability:.2f} (one right "
-             "and one wrong added).")
+             f"and one wrong added). {calibrator.named_questions} questions named their first place exactly (a "
+             f"method and path, or an operationId); {calibrator.named_right} were right: the confidence shown for such "
+             f"a first place is {calibrator.named_probability:.2f}.")
     args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

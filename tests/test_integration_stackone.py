@@ -7,6 +7,7 @@ import re
 import pytest
 
 from rag.config import PRESETS
+from rag.corpus.paths import METHOD_PATH
 from rag.corpus.profile import profile_for
 from rag.index.store import Index
 from rag.runner import Engine
@@ -240,7 +241,9 @@ def test_what_fields_it_returns_after_a_missing_write_stays_on_the_subject(engin
 def test_getting_a_single_one_after_a_list_is_about_the_get_by_id(engine: Engine) -> None:
     """Issue 45 (b): "how do I get a single one?" after a list moves the subject to the resource's GET by id."""
     _, single = _conversation(engine, ["How do I list employees in the HRIS API?", "how do I get a single one?"])
-    assert single.answer.startswith("Use GET /unified/hris/employees/{id} (Get Employee)."), single.answer
+    # The first operation the lead names (as the answer, or the likeliest of a partial one): the GET by id.
+    first_named = METHOD_PATH.search(single.answer.splitlines()[0])
+    assert first_named is not None and first_named.group(0) == "GET /unified/hris/employees/{id}", single.answer
     assert single.subject == "hris.paths./unified/hris/employees/{id}.get"
     assert "subject: GET /unified/hris/employees/{id} (was GET /unified/hris/employees)" in " ".join(single.notes)
     _, candidate = _conversation(engine, ["How do I list candidates in the ATS API?", "how do I get a single one?"])

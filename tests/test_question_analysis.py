@@ -20,8 +20,9 @@ from rag.question_analysis import (
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 
 
-def test_get_back_is_not_a_get_and_state_participles_are_not_writes() -> None:
+def test_get_back_and_get_rid_of_are_not_a_get_and_state_participles_are_not_writes() -> None:
     assert question_methods("What do I get back after creating an employee?") == {"post"}
+    assert question_methods("how do I get rid of an on-call schedule?") == {"delete"}
     assert question_methods("list contacts that were updated after a certain date") == {"get"}
     assert question_methods("what training has been assigned to one learner?") == set()
     assert question_methods("How do I update a contact?") == {"patch", "put"}

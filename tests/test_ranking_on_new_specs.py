@@ -64,6 +64,12 @@ def test_the_first_operation_is_the_one_asked_for(pagerduty: Engine, question: s
     assert first(pagerduty, question) == expected
 
 
+def test_getting_rid_of_a_schedule_is_answered_with_its_delete(pagerduty: Engine) -> None:
+    """"get rid of" asks for a DELETE, not a GET: the lead named `GET /schedules` under a first place that was right."""
+    lead = pagerduty.run("how do I get rid of an on-call schedule?", FULL).answer.splitlines()[0]
+    assert lead.startswith("Use DELETE /schedules/{id}"), lead
+
+
 def test_a_header_the_spec_does_not_name_gets_no_wrong_fact(pagerduty: Engine) -> None:
     result = pagerduty.run("what's the rate-limit header?", FULL)
     lead = "\n".join(result.answer.splitlines()[:2])

@@ -204,6 +204,31 @@ def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_
     assert not any(note.startswith("lookup lift") for note in plain.notes), plain.notes
 
 
+def test_full_puts_the_operation_a_question_names_first_with_how_often_named_ones_were_right(  # type: ignore[no-untyped-def]
+    empty_index: Index, tmp_path
+) -> None:
+    import json
+
+    from rag.index.build import ingest_paths
+
+    spec = tmp_path / "music.json"
+    spec.write_text(json.dumps(MUSIC_SPEC))
+    assert ingest_paths(empty_index, [spec])[0].status == "added"
+    engine = Engine(empty_index, default_llm="extractive")
+    for question, path in (("What does GET /albums/{id} return?", "/albums/{id}"), ("and GET /albums?", "/albums"),
+                           ("What's on /me/player/play?", "/me/player/play")):
+        named = engine.run(question, PRESETS["full"], retrieval_only=True)
+        assert named.chunks[0].chunk.path == path, (question, [c.chunk.path for c in named.chunks])
+        assert named.chunks[0].scores["named"] == 1.0
+        assert any(note.endswith(": named first") for note in named.notes), named.notes
+        assert named.confidence_score == round(load_calibrator().named_probability, 4)
+        assert any("named in the question" in note for note in named.notes), named.notes
+    without = engine.run("What does GET /albums/{id} return?", without_feature(PRESETS["full"], "named_operations"),
+                         retrieval_only=True)
+    assert not any(note.endswith(": named first") for note in without.notes)
+    assert "named" not in without.chunks[0].scores
+
+
 def test_configs_that_call_no_model_server_run_one_after_another_and_fail_alone(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,11 +82,12 @@ def candidate_lists(
         yield CandidateList(set_name, corpus, question.id, features, labels, operations)
 
 
-def placed_first_outcomes(engine: Engine, questions: Sequence[Question], config: Config = PRESETS["full"]
-                          ) -> Iterator[bool]:
-    """For each answerable question with relevant ids whose first place a stage after `config`'s ranker chose (the
-    lookup lift, the conversation's subject: `FirstPlace.placed`), whether that first place is right; what the
-    calibration's `placed_right` and `placed_questions` count."""
+def first_place_outcomes(engine: Engine, questions: Sequence[Question], config: Config = PRESETS["full"]
+                         ) -> Iterator[tuple[str, bool]]:
+    """For each answerable question with relevant ids whose first place the question names exactly (`named`:
+    `FirstPlace.named`) or a stage after `config`'s ranker chose (`placed`: the lookup lift, the conversation's
+    subject), that kind and whether the first place is right: what the calibration's `named_right` of
+    `named_questions` and `placed_right` of `placed_questions` count."""
     ranker_for = partial(learned_ranker, engine.index)
     for question in questions:
         if not question.answerable or not question.relevant_ids:
@@ -94,8 +95,9 @@ def placed_first_outcomes(engine: Engine, questions: Sequence[Question], config:
         history = replayed_history(engine, tuple(question.history), config, True) if question.history else None
         _, state = engine.prepared(question.question, config, history, retrieval_only=True)
         found = first_place_confidence(state, ranker_for, config.query_adapter)
-        if found is not None and found[1].placed:
-            yield bool(set(state.evidence.pool[0].chunk.covers) & set(question.relevant_ids))
+        if found is not None and (found[1].named or found[1].placed):
+            right = bool(set(state.evidence.pool[0].chunk.covers) & set(question.relevant_ids))
+            yield ("named" if found[1].named else "placed"), right
 
 
 def save_lists(lists: Sequence[CandidateList], path: str) -> None:

@@ -24,7 +24,16 @@ from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.features import features_of
 from rag.pipeline.learned_rank import LearnedRank, first_place_confidence, learned_ranker, operation_texts
 from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
-from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.pipeline.ranking_stages import (
+    KeepSubject,
+    LookupLift,
+    NamedOperations,
+    Order,
+    Rerank,
+    Retrieve,
+    TopK,
+    WriteCheck,
+)
 from rag.pipeline.state import PipelineState, Stage
 from rag.rerank.base import Reranker
 from rag.rerank.cross_encoder import CrossEncoderReranker
@@ -172,6 +181,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
         (True, lambda: Order(config.schemas_last)),
         (config.lookup and smart, lambda: LookupLift(resources.index, config.query_adapter)),
         (config.rewrite and smart, lambda: KeepSubject(model_knows_subject=learned)),
+        (config.named_operations and smart, NamedOperations),
         (True, TopK),
         (on["write_check"], WriteCheck),
         (on["abstention"], lambda: Gate(resources.confidence_gate, config.chunking, glossaries, llm,

@@ -31,6 +31,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("rerank", lambda config: config.reranker != "none", {"reranker": "none"}),
     Feature("schemas_last", lambda config: config.schemas_last, {"schemas_last": False}),
     Feature("lookup", lambda config: config.lookup, {"lookup": False}),
+    Feature("named_operations", lambda config: config.named_operations, {"named_operations": False}),
     Feature("write_check", lambda config: config.write_check, {"write_check": False}),
     Feature("abstention", lambda config: config.abstention, {"abstention": False}),
     Feature("reasoning", lambda config: config.reasoning, {"reasoning": False}),

@@ -20,6 +20,7 @@ from rag.rerank.features import QuestionSignals, question_signals
 from rag.rerank.learned import LearnedRanker, QuestionVectors, RankerUnavailable, RankingInputs, load_model
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import names_foreign_values
+from rag.retrieve.named_operations import NAMED_SCORE
 from rag.retrieve.short_texts import OperationTexts, ShortTexts
 
 LEARNED = "learned"
@@ -119,8 +120,8 @@ def first_place_confidence(
     """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
     from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
     the pool in its order (`ranker_for`), made a probability by the shipped calibration; a first place a stage after
-    the learned ranker put ahead of the model's choice is `placed` (the calibration counts how often such places
-    were right). None when there is nothing to rank or no model."""
+    the learned ranker put ahead of the model's choice is `placed`, one the question names exactly `named` (the
+    calibration counts how often each kind was right). None when there is nothing to rank or no model."""
     pool = list(state.evidence.pool[:CONFIDENCE_POOL])
     if not pool:
         return None
@@ -134,7 +135,8 @@ def first_place_confidence(
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:
             return None
-        place = replace(place, placed=learned_order and place.margin < 0)
+        named = NAMED_SCORE in state.evidence.pool[0].scores
+        place = replace(place, placed=learned_order and place.margin < 0, named=named)
         return load_calibrator().probability(place), place
     except RagError:
         return None

@@ -22,6 +22,7 @@ from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
+from rag.retrieve.named_operations import NAMED_SCORE, OperationNames, named_operations
 from rag.retrieve.ordering import (
     balance_by_api,
     demote_repeated_covers,
@@ -274,6 +275,40 @@ class KeepSubject:
             subject = RetrievedChunk(snapshot.chunks[ids[0]], {"subject": 1.0})
         trace.note(f"the conversation's subject {subject.chunk.title} leads: the follow-up names nothing of its own")
         led = [subject, *(c for c in ranking.candidates if c is not subject)]
+        return ranking.led_by(led, self.name), trace.events
+
+
+@dataclass(frozen=True)
+class NamedOperations:
+    """The operations a question names exactly (`GET /users/{id}`, a path, an operationId such as `crm_get_list`)
+    lead its candidates, in the order it names them (those one name covers, such as a path's methods, in the
+    ranking's order), each fetched from the index when retrieval did not find it: a developer who names an
+    operation means it, whatever a ranker trained on people's words makes of the rest of the question."""
+
+    name: ClassVar[str] = "named"
+
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking led by the operations the question names (unchanged when it names none)."""
+        trace, ranking = StageTrace(self.name), state.ranking
+        profile = profile_for(state.scope.context.snapshot)
+        names = profile.remembered("operation-names", lambda: OperationNames.of(profile.operations))
+        groups = named_operations(state.scope.query.focus, names)
+        if not groups:
+            return ranking, trace.events
+        with trace.timed():
+            place = {c.chunk.chunk_id: n for n, c in enumerate(ranking.candidates)}
+            found = {c.chunk.chunk_id: c for c in ranking.candidates}
+            named: list[RetrievedChunk] = []
+            for group in groups:
+                for op in sorted(group, key=lambda op: place.get(op.chunk_id, len(place))):
+                    present = found.get(op.chunk_id)
+                    candidate = present.copy(own_scores=True) if present is not None else RetrievedChunk(op)
+                    candidate.scores[NAMED_SCORE] = 1.0
+                    named.append(candidate)
+            kept = {c.chunk.chunk_id for c in named}
+            led = [*named, *(c for c in ranking.candidates if c.chunk.chunk_id not in kept)]
+            trace.note("the question names " + ", ".join(c.chunk.title for c in named[:3])
+                       + (f" and {len(named) - 3} more" if len(named) > 3 else "") + ": named first")
         return ranking.led_by(led, self.name), trace.events
 
 

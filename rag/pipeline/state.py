@@ -86,7 +86,8 @@ class Ranking:
         """The same ranking with its candidates in the order a `rule` (a stage's name) gave by putting one of them
         first (the lookup lift, the conversation's subject): a new first is the candidate marked as placed by it."""
         first = candidates[:1]
-        moved = first if first and (not self.candidates or first[0] is not self.candidates[0]) else ()
+        moved = first if first and (not self.candidates or first[0].chunk.chunk_id != self.candidates[0].chunk.chunk_id
+                                    ) else ()
         return replace(self, candidates=tuple(placed_ahead(candidates, rule, moved)))
 
     def rank_groups(self) -> tuple[list[list[RetrievedChunk]], list[RetrievedChunk]]:

@@ -55,6 +55,9 @@ class FirstPlace:
     # A stage after the learned ranker (the lookup lift, the conversation's subject) put it ahead of a candidate the
     # model scored higher (its margin is negative); not a model input.
     placed: bool = False
+    # The question names it exactly (`GET /users/{id}`, its operationId: rag.retrieve.named_operations); not a
+    # model input.
+    named: bool = False
 
     def values(self) -> tuple[float, ...]:
         """The values in `FIRST_PLACE_FEATURES` order."""
@@ -105,12 +108,15 @@ class CalibrationUnavailable(RagError):
 class Calibrator:
     """A logistic model: P(first is right) = σ(intercept + Σ coefficient · value), fitted on the ranker's own first
     places; for a first place a stage after the ranker chose (`FirstPlace.placed`), how often such first places
-    were right on the tuning sets (`placed_right` of `placed_questions`, counted by `make ranker`), smoothed."""
+    were right on the tuning sets (`placed_right` of `placed_questions`, counted by `make ranker`), smoothed; the
+    same for a first place the question names exactly (`FirstPlace.named`: `named_right` of `named_questions`)."""
 
     coefficients: tuple[float, ...]
     intercept: float
     placed_right: int = 0
     placed_questions: int = 0
+    named_right: int = 0
+    named_questions: int = 0
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FIRST_PLACE_FEATURES):
@@ -121,6 +127,8 @@ class Calibrator:
 
     def probability(self, place: FirstPlace) -> float:
         """The estimated probability that the first candidate is right."""
+        if place.named and self.named_questions:
+            return self.named_probability
         if place.placed and self.placed_questions:
             return self.placed_probability
         return self.probability_of(place.values())
@@ -131,6 +139,12 @@ class Calibrator:
         one wrong added (a few such questions must not make it certain)."""
         return (self.placed_right + 1) / (self.placed_questions + 2)
 
+    @property
+    def named_probability(self) -> float:
+        """How often a first place the question names exactly was right on the tuning sets, smoothed as
+        `placed_probability`."""
+        return (self.named_right + 1) / (self.named_questions + 2)
+
     def probability_of(self, values: Sequence[float]) -> float:
         """The probability for first-place values in `FIRST_PLACE_FEATURES` order."""
         z = self.intercept + sum(c * v for c, v in zip(self.coefficients, values, strict=True))
@@ -140,7 +154,8 @@ class Calibrator:
         """JSON-ready view (the file `load_calibrator` reads)."""
         return {"features": list(FIRST_PLACE_FEATURES), "coefficients": list(self.coefficients),
                 "intercept": self.intercept,
-                "placed_first": {"right": self.placed_right, "questions": self.placed_questions}}
+                "placed_first": {"right": self.placed_right, "questions": self.placed_questions},
+                "named_first": {"right": self.named_right, "questions": self.named_questions}}
 
 
 @cache
@@ -155,6 +170,7 @@ def load_calibrator(path: Path = CALIBRATION_FILE) -> Calibrator:
     if tuple(data.get("features", ())) != FIRST_PLACE_FEATURES:
         raise CalibrationUnavailable(f"the calibration at {path} was fitted on other features; rebuild it with "
                                      "`make ranker`")
-    placed = data.get("placed_first", {})
+    placed, named = data.get("placed_first", {}), data.get("named_first", {})
     return Calibrator(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
-                      int(placed.get("right", 0)), int(placed.get("questions", 0)))
+                      int(placed.get("right", 0)), int(placed.get("questions", 0)),
+                      int(named.get("right", 0)), int(named.get("questions", 0)))

@@ -1,5 +1,5 @@
 """The ranker's data beyond its candidate lists (rag/evaluate/ranker_data.py): the first places a stage after the
-learned ranker chose, counted right or wrong for the calibration."""
+learned ranker chose or the question named, counted right or wrong for the calibration."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ import json
 from pathlib import Path
 
 from rag.evaluate.questions import Question
-from rag.evaluate.ranker_data import placed_first_outcomes
+from rag.evaluate.ranker_data import first_place_outcomes
 from rag.index.build import ingest_paths
 from rag.index.store import Index
 from rag.runner import Engine
 from tests.fakes import MUSIC_SPEC
 
 
-def test_first_places_the_lookup_lift_chose_are_counted_right_or_wrong(empty_index: Index, tmp_path: Path) -> None:
+def test_first_places_the_lookup_lift_chose_or_the_question_named_are_counted_right_or_wrong(
+    empty_index: Index, tmp_path: Path
+) -> None:
     spec = tmp_path / "music.json"
     spec.write_text(json.dumps(MUSIC_SPEC))
     assert ingest_paths(empty_index, [spec])[0].status == "added"
@@ -25,5 +27,8 @@ def test_first_places_the_lookup_lift_chose_are_counted_right_or_wrong(empty_ind
         Question("album", named, relevant_ids=("music.paths./albums/{id}.get",)),
         Question("plain", "Start playing an album", relevant_ids=("music.paths./me/player/play.put",)),
         Question("off", named, answerable=False),
+        Question("named", "What does GET /albums/{id} return?", relevant_ids=("music.paths./albums/{id}.get",)),
+        Question("misnamed", "What does GET /albums/{id} return?", relevant_ids=("music.paths./albums.get",)),
     ]
-    assert list(placed_first_outcomes(engine, questions)) == [True, False]
+    assert list(first_place_outcomes(engine, questions)) == [
+        ("placed", True), ("placed", False), ("named", True), ("named", False)]

@@ -17,7 +17,16 @@ from rag.index.store import Index
 from rag.pipeline.features import without_feature
 from rag.pipeline.learned_rank import LearnedRank, ranking_inputs
 from rag.pipeline.query_stages import Embed
-from rag.pipeline.ranking_stages import KeepSubject, LookupLift, Order, Rerank, Retrieve, TopK, WriteCheck
+from rag.pipeline.ranking_stages import (
+    KeepSubject,
+    LookupLift,
+    NamedOperations,
+    Order,
+    Rerank,
+    Retrieve,
+    TopK,
+    WriteCheck,
+)
 from rag.query import Query
 from rag.rerank.base import RerankerUnavailable
 from rag.rerank.learned import LearnedRanker, RankerUnavailable
@@ -334,3 +343,25 @@ def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for
     assert any(isinstance(s, KeepSubject) and s.model_knows_subject for s in engine.pipeline(PRESETS["full"]).stages)
     assert any(isinstance(s, KeepSubject) and not s.model_knows_subject
                for s in engine.pipeline(PRESETS["C2"]).stages)
+
+
+def test_the_operations_a_question_names_lead_in_its_order_fetched_when_retrieval_missed_them(engine: Engine) -> None:
+    ops = operations(engine.index)
+    employees, get_order, delete_order = (ops[label] for label in (
+        "GET /unified/hris/employees", "GET /orders/{id}", "DELETE /orders/{id}"))
+    pool = list(retrieved(employees, delete_order))
+    named = run(state_for(Query("what does get_order return, and DELETE /orders/{id}?"), candidates=pool),
+                engine, Embed, NamedOperations())
+    assert [c.chunk for c in named.ranking.candidates] == [get_order, delete_order, employees]
+    assert [c.scores.get("named") for c in named.ranking.candidates] == [1.0, 1.0, None]
+    assert named.ranking.candidates[0].placed_by == "named"  # fetched from the index, ahead of the pool
+    assert notes_of(named, "named") == ["the question names GET /orders/{id}, DELETE /orders/{id}: named first"]
+    # A path alone names each operation on it, in the ranking's order; an operation already first keeps its place.
+    path = run(state_for(Query("what can I do on /orders/{id}?"), candidates=list(retrieved(delete_order, employees))),
+               engine, Embed, NamedOperations())
+    assert [c.chunk for c in path.ranking.candidates] == [delete_order, get_order, employees]
+    assert path.ranking.candidates[0].placed_by == ""
+    plain = run(state_for(Query("how do I list employees?"), candidates=pool), engine, Embed, NamedOperations())
+    assert [c.chunk for c in plain.ranking.candidates] == [employees, delete_order] and not notes_of(plain, "named")
+    assert any(isinstance(s, NamedOperations) for s in engine.pipeline(PRESETS["full"]).stages)
+    assert not any(isinstance(s, NamedOperations) for s in engine.pipeline(PRESETS["C2"]).stages)

@@ -46,7 +46,7 @@ def test_the_probability_grows_with_the_margin() -> None:
 
 
 def test_a_calibration_file_round_trips_and_a_wrong_one_says_how_to_rebuild_it(tmp_path: Path) -> None:
-    calibrator = Calibrator(tuple(float(i) for i in range(len(FIRST_PLACE_FEATURES))), 0.5, 3, 5)
+    calibrator = Calibrator(tuple(float(i) for i in range(len(FIRST_PLACE_FEATURES))), 0.5, 3, 5, 4, 6)
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(calibrator.to_dict()))
     assert load_calibrator(path) == calibrator
@@ -77,6 +77,18 @@ def test_a_first_place_another_stage_chose_gets_how_often_such_places_were_right
     assert uncounted.probability(moved) == uncounted.probability_of(moved.values()) < 0.02
 
 
+def test_a_first_place_the_question_names_gets_how_often_named_operations_were_right() -> None:
+    counted = Calibrator(tuple(1.0 if name == "margin" else 0.0 for name in FIRST_PLACE_FEATURES), -1.0, 7, 8, 18, 18)
+    own = first_place(pool(3.0, 0.0))
+    assert own is not None
+    # Named wins over placed: a named operation is often put ahead of the model's first.
+    for place in (replace(own, named=True), replace(own, named=True, placed=True)):
+        assert counted.probability(place) == counted.named_probability == 0.95  # (18 + 1) / (18 + 2)
+    uncounted = Calibrator(counted.coefficients, -1.0, 7, 8)  # no named first places counted: the logistic model
+    assert uncounted.probability(replace(own, named=True)) == counted.probability(own)
+
+
 def test_the_shipped_calibration_counts_first_places_other_stages_chose() -> None:
     shipped = load_calibrator()
     assert 0 < shipped.placed_right <= shipped.placed_questions
+    assert 0 < shipped.named_right <= shipped.named_questions

@@ -1,0 +1,92 @@
+"""The operations a question names exactly: by method and path, by path alone, or by operationId.
+
+A developer who writes `GET /unified/crm/lists/{id}` or `crm_get_list` has said which operation they mean. The
+learned ranker reads such a name as one feature among many and, trained on questions in people's words (which
+rarely name one), can still put a neighbour first (`GET /unified/crm/lists` for "what does crm_get_list
+return?"). What a question names exactly is read here from the spec's own identifiers, so it holds for any spec.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rag.chunk import Chunk
+from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, path_fits, path_shape
+
+# An identifier as code writes it: words joined by `_`, `-` or `.` (`crm_get_list`, `get-user`), or a capital after
+# small letters (`listUsers`, `ListUsers`); a plain word ("employees") names no operation on its own, even where an
+# operationId is one.
+_IDENTIFIER = re.compile(
+    r"(?<![\w/{])(?:[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+)+|[A-Za-z][a-z0-9]+[A-Z][A-Za-z0-9]*)(?![\w/}])")
+_CODE = re.compile(r"`([^`\s]+)`")
+# The score a candidate the question names carries (the named-operations stage); the confidence shown for such a
+# first place is how often named operations were right on the tuning sets (rag.rerank.calibration).
+NAMED_SCORE = "named"
+
+
+@dataclass(frozen=True)
+class OperationNames:
+    """An index's operations as a question may name them: by path shape (`/users/{}`), kept by their number of
+    segments with the segments that hold no parameter, and by operationId (lower case). Made once per index
+    generation (`CorpusProfile.remembered`)."""
+
+    by_length: Mapping[int, tuple[tuple[tuple[str, ...], str, Chunk], ...]]
+    by_id: Mapping[str, tuple[Chunk, ...]]
+
+    @classmethod
+    def of(cls, operations: Sequence[Chunk]) -> OperationNames:
+        """The names of `operations` (those with a path or an operationId)."""
+        by_length: dict[int, list[tuple[tuple[str, ...], str, Chunk]]] = {}
+        by_id: dict[str, list[Chunk]] = {}
+        for op in operations:
+            if op.path:
+                shape = path_shape(op.path)
+                by_length.setdefault(shape.count("/"), []).append((tuple(shape.split("/")), shape, op))
+            if op.operation_id:
+                by_id.setdefault(op.operation_id.lower(), []).append(op)
+        return cls({n: tuple(found) for n, found in by_length.items()}, {k: tuple(v) for k, v in by_id.items()})
+
+    def on_path(self, asked: str, method: str = "") -> list[Chunk]:
+        """The operations whose path `asked` (a `path_shape`, with values or parameters) is, of `method` when
+        given."""
+        segments = asked.split("/")
+        found = []
+        for shape_segments, shape, op in self.by_length.get(asked.count("/"), ()):
+            if method and op.method.lower() != method:
+                continue
+            if all(a == b for a, b in zip(segments, shape_segments, strict=True) if "{" not in b) and path_fits(
+                    asked, shape):
+                found.append(op)
+        return found
+
+
+def named_operations(question: str, names: OperationNames) -> list[tuple[Chunk, ...]]:
+    """The operations of `names` that `question` names exactly, one group per name in the order it names
+    them: a method and path (`GET /users/{id}`, or with values: `GET /users/42`), a path alone (every operation on
+    it), or an operationId written as an identifier or in backticks (compared without regard to case). An operation
+    named twice is in the first group that names it; empty when the question names none."""
+    mentions: list[tuple[int, Sequence[Chunk]]] = []
+    taken: list[tuple[int, int]] = []
+    for match in METHOD_PATH.finditer(question):
+        method = match.group(0).split(None, 1)[0].lower()
+        mentions.append((match.start(), names.on_path(path_shape(match.group(1).rstrip(".")), method)))
+        taken.append(match.span())
+    for match in PATH_IN_TEXT.finditer(question):
+        if not any(start <= match.start() < end for start, end in taken):
+            mentions.append((match.start(), names.on_path(path_shape(match.group(1).rstrip(".")))))
+    words = [(m.start(), m.group(0).lower()) for m in _IDENTIFIER.finditer(question)]
+    words += [(m.start(1), m.group(1).lower()) for m in _CODE.finditer(question)]
+    mentions += [(start, names.by_id[word]) for start, word in words if word in names.by_id]
+    named: list[tuple[Chunk, ...]] = []
+    seen: set[str] = set()
+    for _, found in sorted(mentions, key=lambda mention: mention[0]):
+        group = []
+        for op in found:
+            if op.chunk_id not in seen:
+                seen.add(op.chunk_id)
+                group.append(op)
+        if group:
+            named.append(tuple(group))
+    return named
