@@ -61,9 +61,10 @@ test:
 	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-# The query adapter, the learned ranker and its calibration (rag/data/ranker/, which `full` reads), trained from the tuning sets named in
-# eval_data/ranker.toml and measured leave-one-corpus-out (docs/ranker.md). Indexes each corpus once under
-# index_store/suite/ (first run: several minutes), then two to four minutes (a corpus's lists are made once per adapter).
+# The query adapter, the learned ranker and its calibration (rag/data/ranker/, which `full` reads), trained from the
+# tuning sets named in eval_data/ranker.toml and measured leave-one-corpus-out (docs/ranker.md). Indexes each corpus
+# once under index_store/suite/ (first run: several minutes), then two to four minutes (a corpus's lists are made once
+# per adapter).
 ranker: install public-specs vendor-specs summaryless-specs
 	$(PY) scripts/train_ranker.py
 

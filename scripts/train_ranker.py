@@ -312,9 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
     text = write_outputs(args, corpora)
-    # Engines of their own: those that made the lists hold the model shipped before this run (an index generation
-    # makes its learned ranker once), and the count is of the model just written.
-    calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, {})
+    calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
              f"right. The confidence shown for such a first place is {calibrator.placed_probability:.2f} (one right "

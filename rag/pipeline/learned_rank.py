@@ -59,9 +59,13 @@ def prepare_ranking_inputs(index: Index, strategies: Sequence[str]) -> int:
 
 
 def learned_ranker(index: Index, snapshot: Snapshot) -> LearnedRanker:
-    """The learned ranker of one index generation."""
-    inputs = ranking_inputs(index, snapshot)
-    return inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, load_model()))
+    """The learned ranker of one index generation, with the model `load_model` gives now (`make ranker` writes a new
+    one and reads it back in the same process)."""
+    inputs, model = ranking_inputs(index, snapshot), load_model()
+    ranker: LearnedRanker = inputs.profile.remembered("learned-ranker", lambda: LearnedRanker(inputs, model))
+    if ranker.model is not model:
+        ranker = inputs.profile.derived["learned-ranker"] = LearnedRanker(inputs, model)
+    return ranker
 
 
 def question_vectors(scope: Scope, adapt: bool) -> QuestionVectors:

@@ -15,7 +15,7 @@ from rag.config import PRESETS, Config
 from rag.facts import MissingWrite
 from rag.index.store import Index
 from rag.pipeline.features import without_feature
-from rag.pipeline.learned_rank import LearnedRank, ranking_inputs
+from rag.pipeline.learned_rank import LearnedRank, learned_ranker, ranking_inputs
 from rag.pipeline.query_stages import Embed
 from rag.pipeline.ranking_stages import (
     KeepSubject,
@@ -365,3 +365,18 @@ def test_the_operations_a_question_names_lead_in_its_order_fetched_when_retrieva
     assert [c.chunk for c in plain.ranking.candidates] == [employees, delete_order] and not notes_of(plain, "named")
     assert any(isinstance(s, NamedOperations) for s in engine.pipeline(PRESETS["full"]).stages)
     assert not any(isinstance(s, NamedOperations) for s in engine.pipeline(PRESETS["C2"]).stages)
+
+
+def test_the_learned_ranker_of_an_index_generation_follows_a_rebuilt_model(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make ranker` writes a model and reads it back in the process that made its lists: the ranker an index
+    generation remembers must not keep the model shipped before."""
+    import rag.pipeline.learned_rank as module
+
+    snapshot, before, after = engine.index.snapshot(), FakeBooster(()), FakeBooster((("vector", 1.0),))
+    monkeypatch.setattr(module, "load_model", lambda: before)
+    first = learned_ranker(engine.index, snapshot)
+    assert first.model is before and learned_ranker(engine.index, snapshot) is first  # made once
+    monkeypatch.setattr(module, "load_model", lambda: after)
+    assert learned_ranker(engine.index, snapshot).model is after
