@@ -137,13 +137,13 @@ class Calibrator:
     def placed_probability(self) -> float:
         """How often a first place a stage after the ranker chose was right on the tuning sets, with one right and
         one wrong added (a few such questions must not make it certain)."""
-        return (self.placed_right + 1) / (self.placed_questions + 2)
+        return _smoothed(self.placed_right, self.placed_questions)
 
     @property
     def named_probability(self) -> float:
         """How often a first place the question names exactly was right on the tuning sets, smoothed as
         `placed_probability`."""
-        return (self.named_right + 1) / (self.named_questions + 2)
+        return _smoothed(self.named_right, self.named_questions)
 
     def probability_of(self, values: Sequence[float]) -> float:
         """The probability for first-place values in `FIRST_PLACE_FEATURES` order."""
@@ -156,6 +156,11 @@ class Calibrator:
                 "intercept": self.intercept,
                 "placed_first": {"right": self.placed_right, "questions": self.placed_questions},
                 "named_first": {"right": self.named_right, "questions": self.named_questions}}
+
+
+def _smoothed(right: int, questions: int) -> float:
+    """How often `right` of `questions` were right, with one right and one wrong added."""
+    return (right + 1) / (questions + 2)
 
 
 @cache

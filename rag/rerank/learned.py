@@ -51,11 +51,6 @@ class QuestionVectors:
     own: np.ndarray
     search: np.ndarray
 
-    @classmethod
-    def of(cls, vectors: np.ndarray | QuestionVectors) -> QuestionVectors:
-        """`vectors` as they are, or one vector serving both."""
-        return vectors if isinstance(vectors, QuestionVectors) else cls(vectors, vectors)
-
 
 @dataclass
 class RankingInputs:
@@ -114,11 +109,9 @@ class RankingInputs:
             self.words(chunk)
         self._remember_short(chunks)
 
-    def candidate_inputs(self, query_vector: np.ndarray | QuestionVectors, candidates: Sequence[RetrievedChunk]
-                         ) -> CandidateInputs:
+    def candidate_inputs(self, vectors: QuestionVectors, candidates: Sequence[RetrievedChunk]) -> CandidateInputs:
         """The inputs of `feature_matrix` for these candidates (a candidate the vector search did not score is
         compared with the vector the search used; the short texts with the question's own)."""
-        vectors = QuestionVectors.of(query_vector)
         chunks = [c.chunk for c in candidates]
         unscored = [c.chunk for c in candidates if "vector" not in c.scores]
         computed = iter(self.similarities(unscored, vectors.search) if unscored else ())
@@ -132,10 +125,10 @@ class RankingInputs:
                                list(map(float, names @ query)))
 
     def features(
-        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors, candidates: Sequence[RetrievedChunk]
+        self, signals: QuestionSignals, vectors: QuestionVectors, candidates: Sequence[RetrievedChunk]
     ) -> tuple[np.ndarray, CandidateInputs]:
         """The feature rows of the candidates (`FEATURE_NAMES`) and what they were computed from."""
-        found = self.candidate_inputs(query_vector, candidates)
+        found = self.candidate_inputs(vectors, candidates)
         return feature_matrix(signals, found, self.profile), found
 
 
@@ -260,12 +253,11 @@ class LearnedRanker:
     model: RankingModel
 
     def _scored_copies(
-        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
-        candidates: Sequence[RetrievedChunk],
+        self, signals: QuestionSignals, vectors: QuestionVectors, candidates: Sequence[RetrievedChunk]
     ) -> tuple[list[RetrievedChunk], Scored]:
         """Copies of the candidates, in their order, with their exact `vector` similarity and short-text
         similarities (`lead`, `name`), and the model's scores."""
-        matrix, found = self.inputs.features(signals, query_vector, candidates)
+        matrix, found = self.inputs.features(signals, vectors, candidates)
         scored = self.model.score(matrix)
         copies = [c.copy(own_scores=True) for c in candidates]
         for copy, vector, lead, name in zip(copies, found.vector, found.lead, found.name, strict=True):
@@ -273,14 +265,14 @@ class LearnedRanker:
         return copies, scored
 
     def rank(
-        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
-        candidates: Sequence[RetrievedChunk], explain: bool = True,
+        self, signals: QuestionSignals, vectors: QuestionVectors, candidates: Sequence[RetrievedChunk],
+        explain: bool = True,
     ) -> tuple[list[RetrievedChunk], Explanation | None]:
         """The candidates (copies) best first, each with its `rerank` score, its exact `vector` similarity and
         its short texts' similarities (`lead`, `name`); and, with `explain`, why the first leads."""
         if not candidates:
             return [], None
-        copies, scored = self._scored_copies(signals, query_vector, candidates)
+        copies, scored = self._scored_copies(signals, vectors, candidates)
         ordered = apply_scores(copies, [float(s) for s in scored.scores])
         if not explain:
             return ordered, None
@@ -293,14 +285,13 @@ class LearnedRanker:
         return ordered, explanation
 
     def scored(
-        self, signals: QuestionSignals, query_vector: np.ndarray | QuestionVectors,
-        candidates: Sequence[RetrievedChunk],
+        self, signals: QuestionSignals, vectors: QuestionVectors, candidates: Sequence[RetrievedChunk]
     ) -> list[RetrievedChunk]:
         """The candidates (copies) in their given order, each with the scores `rank` gives it: what the model
         makes of an order another stage chose."""
         if not candidates:
             return []
-        copies, scored = self._scored_copies(signals, query_vector, candidates)
+        copies, scored = self._scored_copies(signals, vectors, candidates)
         for copy, score in zip(copies, scored.scores, strict=True):
             copy.scores["rerank"] = float(score)
         return copies
