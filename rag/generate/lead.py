@@ -422,12 +422,13 @@ def _asked_fact(
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
     """Whether the question is about the anchor operation: it ranked first, or does what the question's verb
-    asks, or the question shares a word with its path, what it does or a field it spells out (an operation
-    below a better-ranked guide or schema leads only then)."""
+    asks, or the question shares a word with its path or what it does, other than its API's name, or spells out
+    one of its fields (an operation below a better-ranked guide or schema leads only then: "What changed in the
+    LMS API?" is not about `GET /unified/lms/users`)."""
     chunk = anchor.chunk
     if anchor is blocks[0] or performs(chunk) & query.analysis.methods():
         return True
-    named = name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))
+    named = (name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))) - name_parts(chunk.api)
     return bool(named & question_words(query.focus)) or any(
         spells_field(f.name, query.focus) for f in chunk.every_field())
 

@@ -524,3 +524,13 @@ def test_the_rule_that_made_the_lead_is_named() -> None:
     assert lead_for("How do I create a course?", build_context(retrieved(list_courses()), 4000),
                     (MissingWrite("create", "course", ("post",), (list_courses(),)),)).rule == "missing_operation"
     assert lead_for("Tell me something", []).rule == ""
+
+
+def test_an_operation_below_a_guide_does_not_lead_for_sharing_only_its_apis_name() -> None:
+    guide = make_chunk("lms.doc.guide/changes", "Changes\n\nWhat changed in the LMS API since 2025-02: four operations "
+                       "were removed.", api="lms", kind="doc", title="Changes", section_path="Changes")
+    users = make_chunk("lms.paths./unified/lms/users.get", "GET /unified/lms/users", api="lms", kind="operation",
+                       method="get", path="/unified/lms/users", operation_id="lms_list_users", summary="List Users")
+    assert not lead("What changed in the LMS API since 2025-02?", guide, users).startswith("Use GET /unified/lms/users")
+    # A word of its own resource still makes the question about it.
+    assert lead("What changed for users in the LMS API?", guide, users).startswith("Use GET /unified/lms/users")
