@@ -294,6 +294,9 @@ class NamedOperations:
         names = profile.remembered("operation-names", lambda: OperationNames.of(profile.operations))
         groups = named_operations(state.scope.query.focus, names)
         if not groups:
+            if before := [op.title for group in named_operations(state.scope.query.focus, names, context=True)
+                          for op in group]:
+                trace.note(f"the question names {', '.join(before[:3])} as what was done before: not named first")
             return ranking, trace.events
         with trace.timed():
             place = {c.chunk.chunk_id: n for n, c in enumerate(ranking.candidates)}

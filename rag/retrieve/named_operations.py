@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, path_fits, path_shape
+from rag.data import data_table
 
 # An identifier as code writes it: words joined by `_`, `-` or `.` (`crm_get_list`, `get-user`), or a capital after
 # small letters (`listUsers`, `ListUsers`); a plain word ("employees") names no operation on its own, even where an
@@ -62,11 +64,27 @@ class OperationNames:
         return found
 
 
-def named_operations(question: str, names: OperationNames) -> list[tuple[Chunk, ...]]:
+@cache
+def _precondition() -> re.Pattern[str]:
+    openers = "|".join(re.escape(word) for word in data_table("question_words")["precondition_openers"])
+    return re.compile(rf"\b(?:{openers})\b[^,;?]*[,;]", re.IGNORECASE)
+
+
+def precondition_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question states what was done before what it asks: a clause opened by one of the
+    `precondition_openers` of rag/data/question_words.toml and closed by a comma or semicolon, something asked after
+    it ("After POST /files/upload_sessions, how do I upload a part?")."""
+    return [m.span() for m in _precondition().finditer(question) if question[m.end():].strip(" ?.!")]
+
+
+def named_operations(question: str, names: OperationNames, context: bool = False) -> list[tuple[Chunk, ...]]:
     """The operations of `names` that `question` names exactly, one group per name in the order it names
     them: a method and path (`GET /users/{id}`, or with values: `GET /users/42`), a path alone (every operation on
-    it), or an operationId written as an identifier or in backticks (compared without regard to case). An operation
-    named twice is in the first group that names it; empty when the question names none."""
+    it), or an operationId written as an identifier or in backticks (compared without regard to case). A name in a
+    clause saying what was done before (`precondition_spans`) names the question's context, not what it asks for:
+    it is left out (with `context`, only those are given). An operation named twice is in the first group that
+    names it; empty when the question names none."""
+    spans = precondition_spans(question)
     mentions: list[tuple[int, Sequence[Chunk]]] = []
     taken: list[tuple[int, int]] = []
     for match in METHOD_PATH.finditer(question):
@@ -79,6 +97,7 @@ def named_operations(question: str, names: OperationNames) -> list[tuple[Chunk, 
     words = [(m.start(), m.group(0).lower()) for m in _IDENTIFIER.finditer(question)]
     words += [(m.start(1), m.group(1).lower()) for m in _CODE.finditer(question)]
     mentions += [(start, names.by_id[word]) for start, word in words if word in names.by_id]
+    mentions = [m for m in mentions if any(start <= m[0] < end for start, end in spans) == context]
     named: list[tuple[Chunk, ...]] = []
     seen: set[str] = set()
     for _, found in sorted(mentions, key=lambda mention: mention[0]):

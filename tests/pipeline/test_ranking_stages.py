@@ -361,6 +361,10 @@ def test_the_operations_a_question_names_lead_in_its_order_fetched_when_retrieva
                engine, Embed, NamedOperations())
     assert [c.chunk for c in path.ranking.candidates] == [delete_order, get_order, employees]
     assert path.ranking.candidates[0].placed_by == ""
+    before = run(state_for(Query("After GET /orders/{id}, how do I cancel the order?"), candidates=pool),
+                 engine, Embed, NamedOperations())
+    assert [c.chunk for c in before.ranking.candidates] == [employees, delete_order]
+    assert notes_of(before, "named") == ["the question names GET /orders/{id} as what was done before: not named first"]
     plain = run(state_for(Query("how do I list employees?"), candidates=pool), engine, Embed, NamedOperations())
     assert [c.chunk for c in plain.ranking.candidates] == [employees, delete_order] and not notes_of(plain, "named")
     assert any(isinstance(s, NamedOperations) for s in engine.pipeline(PRESETS["full"]).stages)

@@ -52,3 +52,19 @@ def test_an_operation_id_is_named_as_an_identifier_or_in_backticks() -> None:
 def test_names_come_in_the_order_the_question_gives_each_operation_once() -> None:
     question = "difference between GET /unified/crm/lists/{id} and crm_list_lists, and GET /unified/crm/lists/42?"
     assert names(question) == [["GET /unified/crm/lists/{id}"], ["GET /unified/crm/lists"]]
+
+
+def test_an_operation_named_as_what_was_done_before_is_context_not_what_is_asked() -> None:
+    assert names("After GET /unified/crm/lists/{id}, how do I change the list's name?") == []
+    assert names("once I have crm_get_list's result; how do I update it?") == []
+    assert names("Having called listContacts, which endpoint adds one to a list?") == []
+    context = named_operations("After GET /unified/crm/lists/{id}, how do I change its name?",
+                               OperationNames.of(OPERATIONS), context=True)
+    assert [[op.title for op in group] for group in context] == [["GET /unified/crm/lists/{id}"]]
+    # What the question asks for is named outside the clause: it is named.
+    assert names("After GET /unified/crm/lists, how do I call crm_update_list?") == [["PATCH /unified/crm/lists/{id}"]]
+    # "after" that opens no clause before the question, or a name before it, is no context.
+    assert names("What does GET /unified/crm/lists/{id} return after an update?") == [["GET /unified/crm/lists/{id}"]]
+    gone = "Does crm_get_list still work after the migration, or is it gone?"
+    assert names(gone) == [["GET /unified/crm/lists/{id}"]]
+    assert names("How do I filter updated_after in GET /unified/crm/contacts?") == [["GET /unified/crm/contacts"]]
