@@ -84,6 +84,7 @@ public-specs: install
 vendor-specs: install
 	$(PY) scripts/fetch_public_specs.py --group vendors
 	$(PY) scripts/fetch_public_specs.py --group more-vendors
+	$(PY) scripts/fetch_public_specs.py --group validation-vendors
 
 # Twilio's spec without its summaries and descriptions (eval_data/summaryless/twilio_bare.json, ignored by git),
 # for the suite's summaryless corpus.

