@@ -22,7 +22,7 @@ from rag.rerank.base import Reranker, RerankerUnavailable, apply_scores
 from rag.rerank.llm import LLMReranker
 from rag.results import RetrievedChunk
 from rag.retrieve.lookup import lift_lookup, names_foreign_values
-from rag.retrieve.named_operations import NAMED_SCORE, OperationNames, named_operations
+from rag.retrieve.named_operations import NAMED_SCORE, OperationNames, named_operations, precondition_spans
 from rag.retrieve.ordering import (
     balance_by_api,
     demote_repeated_covers,
@@ -292,10 +292,12 @@ class NamedOperations:
         trace, ranking = StageTrace(self.name), state.ranking
         profile = profile_for(state.scope.context.snapshot)
         names = profile.remembered("operation-names", lambda: OperationNames.of(profile.operations))
-        groups = named_operations(state.scope.query.focus, names)
+        focus = state.scope.query.focus
+        groups = named_operations(focus, names)
         if not groups:
-            if before := [op.title for group in named_operations(state.scope.query.focus, names, context=True)
-                          for op in group]:
+            before = [op.title for group in named_operations(focus, names, context=True) for op in group
+                      ] if precondition_spans(focus) else []
+            if before:
                 trace.note(f"the question names {', '.join(before[:3])} as what was done before: not named first")
             return ranking, trace.events
         with trace.timed():
