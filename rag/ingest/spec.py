@@ -44,8 +44,22 @@ class Operation:
         return json_pointer(self.section, self.path, self.key or self.method)
 
 
+def is_cors_preflight(method: str, node: dict[str, Any]) -> bool:
+    """Whether an operation is only a CORS preflight, as API gateways generate one beside every path: an OPTIONS
+    with no summary, description or operationId whose responses declare nothing but `Access-Control-*` headers. It
+    documents nothing a developer calls."""
+    if method != "options" or any(node.get(key) for key in ("summary", "description", "operationId")):
+        return False
+    responses = node.get("responses")
+    headers = [str(name).lower() for response in (responses.values() if isinstance(responses, dict) else ())
+               if isinstance(response, dict) and isinstance(response.get("headers"), dict)
+               for name in response["headers"]]
+    return bool(headers) and all(name.startswith("access-control-") for name in headers)
+
+
 def iter_operations(document: dict[str, Any]) -> list[Operation]:
-    """Every operation under `paths` and `webhooks`, in document order."""
+    """Every operation under `paths` and `webhooks`, in document order (CORS preflights left out:
+    `is_cors_preflight`)."""
     found: list[Operation] = []
     for section in ("paths", "webhooks"):
         items = document.get(section)
@@ -60,6 +74,8 @@ def iter_operations(document: dict[str, Any]) -> list[Operation]:
                 # "GET" beside "get" (not valid OpenAPI) would give two chunks the same id: the first wins.
                 if method in HTTP_METHODS and method not in seen and isinstance(node, dict):
                     seen.add(method)
+                    if is_cors_preflight(method, node):
+                        continue
                     found.append(Operation(section, str(path), method, node, path_item, str(key)))
     return found
 

@@ -1486,3 +1486,25 @@ def test_an_operation_without_a_summary_is_embedded_with_its_operation_id() -> N
     assert embedded[f"{member}.put"].startswith("PUT /guilds/{guild_id}/members/{user_id}.")
     overview = one(result, "guilds.overview")
     assert (overview.summary, overview.description) == ("Chat servers", "Run chat servers.")
+
+
+def test_a_cors_preflight_is_no_operation_but_a_documented_options_is() -> None:
+    cors = {"Access-Control-Allow-Origin": {"schema": {"type": "string"}},
+            "Access-Control-Allow-Methods": {"schema": {"type": "string"}}}
+    document = {
+        "openapi": "3.0.3", "info": {"title": "Docs AI", "version": "1"},
+        "paths": {
+            "/models/{modelId}": {
+                "delete": {"summary": "Delete a model", "responses": {"200": {"description": "deleted"}}},
+                "options": {"responses": {"200": {"description": "200 response", "headers": cors}}},
+            },
+            "/capabilities": {
+                "options": {"summary": "What the server supports", "responses": {
+                    "200": {"description": "ok", "headers": {"Allow": {"schema": {"type": "string"}}}}}},
+            },
+        },
+    }
+    assert [(o.method, o.path) for o in iter_operations(document)] == [
+        ("delete", "/models/{modelId}"), ("options", "/capabilities")]
+    covers = {c.covers[0] for c in chunk_openapi(document, "docs", "docs.json").smart if c.kind == "operation"}
+    assert covers == {"docs.paths./models/{modelId}.delete", "docs.paths./capabilities.options"}
