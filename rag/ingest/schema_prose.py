@@ -98,7 +98,9 @@ class SchemaProse:
                 return f"{word} " + " | ".join(dict.fromkeys(labels))
         all_of = schema.get("allOf")
         if isinstance(all_of, list) and all_of:
-            labels = [self.type_label(part) for part in all_of]
+            # Parts with the same label say it once: anonymous objects merged are one object, not "all of object &
+            # object".
+            labels = list(dict.fromkeys(self.type_label(part) for part in all_of))
             return labels[0] if len(labels) == 1 else "all of " + " & ".join(labels)
         kind = schema.get("type")
         if isinstance(kind, list):

@@ -26,7 +26,7 @@ from rag.ingest.operation_chunks import OPERATION_MAX_TOKENS
 from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import RefResolver
 from rag.ingest.schema_chunks import SCHEMA_PART_TOKENS
-from rag.ingest.schema_prose import show_value
+from rag.ingest.schema_prose import SchemaProse, show_value
 from rag.ingest.spec import api_name_from_source, describe_scheme, iter_operations, parameter_schema
 from rag.tokens import estimate_tokens
 from tests.conftest import FIXTURES
@@ -678,6 +678,11 @@ def test_all_of_merged(shop: tuple[dict[str, Any], OpenAPIChunks]) -> None:
     text = one(result, "shop.components.Order").text
     assert "Type: all of Base & object." in text
     assert "Required fields: id, status" in text
+    # Anonymous objects merged are one object.
+    merged = {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
+                        {"type": "object", "properties": {"b": {"type": "string"}}}]}
+    assert SchemaProse(RefResolver({})).type_label(merged) == "object"
+    assert SchemaProse(RefResolver({})).type_label({"type": "array", "items": merged}) == "array of object"
     assert "- id (string (uuid), required, read-only)" in text
     assert "- created_at (string (date-time), optional): Example: 2024-01-31T10:00:00Z." in text
     assert "- status (OrderStatus, required): Where the order is in its life Default: pending." in text
