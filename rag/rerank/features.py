@@ -269,12 +269,43 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
 
 def lead_text(chunk: Chunk) -> str:
     """What a chunk says it does in one short text: an operation's summary, else its description's first
-    sentence; a schema's or doc's title, else its description's first sentence."""
+    sentence, else (an operation the spec neither describes nor names: no summary, description or operationId)
+    what its method, path and required body fields say (`bare_operation_words`); a schema's or doc's title, else its
+    description's first sentence."""
     if chunk.summary.strip():
         return readable_name(chunk.summary)
     description = " ".join(_TAG.sub(lambda m: m.group(1) or " ", chunk.description).split())
     sentence = next((s for s in _SENTENCE_END.split(description) if s.strip()), "")
+    if not sentence and chunk.kind == "operation" and chunk.path and not chunk.operation_id.strip():
+        return bare_operation_words(chunk)
     return sentence[:200] or readable_name(chunk.title) or chunk.title
+
+
+# What each method does to what its path addresses, in HTTP's own words (a collection's GET lists it).
+_METHOD_VERBS = {"get": "get", "post": "create", "put": "update", "patch": "update", "delete": "delete"}
+MAX_BARE_FIELDS, MAX_BARE_VALUES = 4, 4
+
+
+def bare_operation_words(chunk: Chunk) -> str:
+    """An operation the spec says nothing about in words, in words: the action its method does on what its path
+    addresses, the resource it hangs under, and the required fields of its request body with their allowed
+    values (`POST /documents` → "create documents with content, content type (application/pdf, image/jpeg, …)")."""
+    method = chunk.method.lower()
+    verb = "list" if method == "get" and not is_item_path(chunk.path) else _METHOD_VERBS.get(method, method)
+    resources = [" ".join(segment_words(s)) for s in resource_segments(chunk.path)]
+    said = " ".join([verb, *resources[-1:]])
+    if len(resources) > 1:
+        said += " of " + resources[-2]
+    body = chunk.request_body.fields if chunk.request_body else ()
+    wanted = [f for f in body if f.required][:MAX_BARE_FIELDS]
+    if wanted:
+        parts = []
+        for field_facts in wanted:
+            name = " ".join(segment_words(field_facts.name))
+            values = [v for v in field_facts.enum if not v.lstrip("-").isdigit()][:MAX_BARE_VALUES]
+            parts.append(f"{name} ({', '.join(values)})" if values else name)
+        said += " with " + ", ".join(parts)
+    return said[:200]
 
 
 def name_text(chunk: Chunk) -> str:

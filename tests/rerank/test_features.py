@@ -107,3 +107,26 @@ def test_short_texts_say_what_a_chunk_does_in_words() -> None:
     assert lead_text(NOTES) == "Create a note on an incident"
     assert lead_text(NOTE) == "Update an existing note."  # no summary: the description's first sentence, no tags
     assert name_text(NOTE) == "update incident note" and name_text(SCHEMA) == "note"
+
+
+def test_an_operation_with_no_words_of_its_own_is_said_from_its_method_path_and_required_fields() -> None:
+    """An API Gateway export says nothing of `POST /documents` but its method, path and body: the lead text says
+    what those amount to ("upload a pdf" has words to meet there); one the spec names by an operationId keeps its
+    title's words, as the ranker was trained."""
+    body = RequestBodyFacts(("application/json",), True, "", fields=(
+        FieldFacts("content", "string", required=True),
+        FieldFacts("contentType", "string", required=True, enum=("application/pdf", "image/png")),
+        FieldFacts("kind", "integer", required=True, enum=("1", "4")), FieldFacts("name", "string"),
+    ))
+    upload = make_chunk("lt.paths./documents.post", "POST /documents", kind="operation", method="post",
+                        path="/documents", request_body=body)
+    assert lead_text(upload) == "create documents with content, content type (application/pdf, image/png), kind"
+    trainings = make_chunk("lt.paths./models/{modelId}/trainings.get", "GET /models/{modelId}/trainings",
+                           kind="operation", method="get", path="/models/{modelId}/trainings")
+    assert lead_text(trainings) == "list trainings of models"
+    one = make_chunk("lt.paths./models/{modelId}.delete", "DELETE /models/{modelId}", kind="operation",
+                     method="delete", path="/models/{modelId}")
+    assert lead_text(one) == "delete models"
+    named = make_chunk("lt.paths./documents.put", "PUT /documents", kind="operation", method="put",
+                       path="/documents", operation_id="replaceDocuments", request_body=body)
+    assert lead_text(named) == "PUT /documents"
