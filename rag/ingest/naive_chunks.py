@@ -9,7 +9,7 @@ from typing import Any
 from rag.chunk import Chunk, schema_id
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import json_pointer
-from rag.ingest.spec import HTTP_METHODS, component_schemas
+from rag.ingest.spec import HTTP_METHODS, component_schemas, is_cors_preflight
 from rag.tokens import estimate_tokens, truncate_to_tokens
 
 NAIVE_EMBEDDING_CHARS = 800  # ≈ the 256 word pieces the packaged embedder reads of JSON
@@ -40,14 +40,16 @@ def prose_cleaned(node: Any, names: bool = False) -> Any:
 
 
 def naive_chunks(document: dict[str, Any], api: str, source: str) -> list[Chunk]:
-    """Raw JSON per path (all its methods) and per schema; nothing resolved, the prose cleaned (`prose_cleaned`)."""
+    """Raw JSON per path (all its methods) and per schema; nothing resolved, the prose cleaned (`prose_cleaned`). A
+    path covers its operations, not its CORS preflight (`is_cors_preflight`), though its JSON shows it."""
     chunks: list[Chunk] = []
     for section in ("paths", "webhooks"):
         items = document.get(section)
         for path, path_item in (items or {}).items() if isinstance(items, dict) else []:
             if not isinstance(path_item, dict):
                 continue
-            methods = dict.fromkeys(str(m).lower() for m, node in path_item.items() if isinstance(node, dict))
+            methods = dict.fromkeys(str(m).lower() for m, node in path_item.items()
+                                    if isinstance(node, dict) and not is_cors_preflight(str(m).lower(), node))
             covers = tuple(f"{api}.{section}.{path}.{m}" for m in methods if m in HTTP_METHODS)
             raw = json.dumps({path: prose_cleaned(path_item)}, indent=1, ensure_ascii=False, default=str)
             pointer = json_pointer(section, str(path))

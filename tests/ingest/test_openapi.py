@@ -1513,3 +1513,6 @@ def test_a_cors_preflight_is_no_operation_but_a_documented_options_is() -> None:
         ("delete", "/models/{modelId}"), ("options", "/capabilities")]
     covers = {c.covers[0] for c in chunk_openapi(document, "docs", "docs.json").smart if c.kind == "operation"}
     assert covers == {"docs.paths./models/{modelId}.delete", "docs.paths./capabilities.options"}
+    naive = {c.title: c.covers for c in chunk_openapi(document, "docs", "docs.json").naive if c.kind == "operation"}
+    assert naive == {"paths./models/{modelId}": ("docs.paths./models/{modelId}.delete",),
+                     "paths./capabilities": ("docs.paths./capabilities.options",)}
