@@ -213,11 +213,17 @@ with left:
                              help="One run at a time: every configuration keeps a readable column")
                 if len(runs) > 1 else run_names[0])
     heat_runs = [run for run in runs if run.name == heat_run]
-    category_options = eval_frames.category_metrics(heat_runs) or [saved_runs.hit_metric(heat_runs)]
+    breakdowns = eval_frames.breakdowns(heat_runs)
+    widget_state.valid_choice("heatmap_rows", breakdowns, breakdowns[0])
+    heat_by = (st.radio("Heatmap rows", breakdowns, key="heatmap_rows", horizontal=True,
+                        help="By API: which API's questions fail, and how often another API's chunk came first")
+               if len(breakdowns) > 1 else breakdowns[0])
+    category_options = eval_frames.category_metrics(heat_runs, heat_by) or [saved_runs.hit_metric(heat_runs)]
     widget_state.valid_choice("heatmap_metric", category_options, category_options[0])
     heat_metric = st.selectbox("Heatmap metric", category_options, format_func=metric_label,
                                key="heatmap_metric")
-    st.plotly_chart(charts.category_heatmap(eval_frames.category_frame(heat_runs, heat_metric), heat_metric),
+    st.plotly_chart(charts.category_heatmap(eval_frames.category_frame(heat_runs, heat_metric, heat_by),
+                                            heat_metric, heat_by),
                     key="category_heatmap", width="stretch")
 with right:
     quality_options = [m for m in charts.chart_metrics(metrics) if m != "false_abstention_rate"] or ["hit@5"]

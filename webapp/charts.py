@@ -118,15 +118,16 @@ def mark_fallback_traces(figure: go.Figure) -> None:
             trace.update(marker_pattern_shape="/", marker_pattern_fgcolor="#555", opacity=0.75)
 
 
-def category_heatmap(categories: pd.DataFrame, metric: str) -> go.Figure:
-    """Category (rows) × configuration (columns), coloured by the metric, each cell labelled."""
+def category_heatmap(categories: pd.DataFrame, metric: str, by: str = "category") -> go.Figure:
+    """Category (rows; or whatever `by` names, such as the API a question is about) × configuration (columns),
+    coloured by the metric, each cell labelled."""
     if categories.empty:
-        return empty_figure(f"No per-category values of {metric_label(metric)}")
+        return empty_figure(f"No per-{by} values of {metric_label(metric)}")
     labels = list(dict.fromkeys(categories["label"]))
     names = sorted(dict.fromkeys(categories["category"]))
     grid = categories.pivot_table(index="category", columns="label", values="value", aggfunc="first")
     grid = grid.reindex(index=names, columns=labels)
-    lower_is_better = metric in ("false_abstention_rate",) or metric.startswith("latency")
+    lower_is_better = metric in ("false_abstention_rate", "another_api_first") or metric.startswith("latency")
     figure = go.Figure(
         go.Heatmap(
             z=grid.to_numpy(dtype=float),
@@ -134,7 +135,7 @@ def category_heatmap(categories: pd.DataFrame, metric: str) -> go.Figure:
             y=names,
             colorscale="RdYlGn_r" if lower_is_better else "RdYlGn",
             texttemplate="%{z:.2f}",
-            hovertemplate="category %{y}<br>%{x}<br>" + metric_label(metric) + " %{z:.3f}<extra></extra>",
+            hovertemplate=by + " %{y}<br>%{x}<br>" + metric_label(metric) + " %{z:.3f}<extra></extra>",
             colorbar={"title": {"text": metric_label(metric) + (f"<br>({metric_unit(metric)})"
                                                                  if metric_unit(metric) else "")}},
             xgap=2,
@@ -145,7 +146,7 @@ def category_heatmap(categories: pd.DataFrame, metric: str) -> go.Figure:
         template=TEMPLATE,
         height=max(260, 34 * len(names) + 120 + 7 * max((len(label) for label in labels), default=0)),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        title={"text": f"{metric_label(metric)} by category", "x": 0.0},
+        title={"text": f"{metric_label(metric)} by {by}", "x": 0.0},
         xaxis={"side": "top", "title": "", "tickangle": -35 if len(labels) > 3 else 0, "automargin": True},
         yaxis={"autorange": "reversed", "title": ""},
     )

@@ -109,29 +109,48 @@ def summary_frame(runs: Sequence[SavedRun], metrics: Sequence[str] = SUMMARY_MET
     return frame.rename(columns={m: metric_label(m) for m in present})
 
 
-def category_frame(runs: Sequence[SavedRun], metric: str) -> pd.DataFrame:
-    """Long table: label, category, value of one metric per category and configuration."""
+# What the breakdown heatmap can group a run's questions by.
+BREAKDOWNS = ("category", "API")
+
+
+def _groups(run: SavedRun, config: str, by: str) -> dict[str, dict[str, float]]:
+    """A configuration's figures per group of `by` (one of `BREAKDOWNS`)."""
+    if by not in BREAKDOWNS:
+        raise ValueError(f"by={by!r} is not a breakdown; allowed: {', '.join(BREAKDOWNS)}")
+    return run.by_category(config) if by == "category" else run.by_api(config)
+
+
+def category_frame(runs: Sequence[SavedRun], metric: str, by: str = "category") -> pd.DataFrame:
+    """Long table: label, category, value of one metric per group of `by` (one of `BREAKDOWNS`: the question's
+    category, or the API it is about) and configuration."""
     rows: list[dict[str, Any]] = []
     for run in runs:
-        for config in run.metrics:
-            for category, values in run.by_category(config).items():
+        for config in run.configs:
+            for category, values in _groups(run, config, by).items():
                 if metric in values:
                     rows.append({"label": config_label(run, config, runs), "category": category,
                                  "value": values[metric]})
     return pd.DataFrame(rows, columns=["label", "category", "value"])
 
 
-def category_metrics(runs: Sequence[SavedRun]) -> list[str]:
-    """Metrics that appear in some configuration's by_category block (headline order first)."""
+def category_metrics(runs: Sequence[SavedRun], by: str = "category") -> list[str]:
+    """Metrics that appear in some configuration's breakdown by `by` (headline order first)."""
     found: list[str] = []
     for run in runs:
-        for config in run.metrics:
-            for values in run.by_category(config).values():
+        for config in run.configs:
+            for values in _groups(run, config, by).values():
                 found.extend(metric for metric in values if metric != "n")
     ordered = [m for m in SUMMARY_METRICS if m in found] + [m for m in found if m not in SUMMARY_METRICS]
     hit = hit_metric(runs)
     ordered = [hit if m == "hit@5" and hit in found else m for m in ordered]
     return list(dict.fromkeys(ordered))
+
+
+def breakdowns(runs: Sequence[SavedRun]) -> list[str]:
+    """What the runs' figures can be broken down by (of `BREAKDOWNS`): by category always, by API when some
+    configuration's questions are about several APIs."""
+    several = any(run.by_api(config) for run in runs for config in run.configs)
+    return list(BREAKDOWNS) if several else [BREAKDOWNS[0]]
 
 
 def questions_frame(runs: Sequence[SavedRun]) -> pd.DataFrame:

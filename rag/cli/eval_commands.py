@@ -28,7 +28,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.errors import ConfigError
     from rag.evaluate.judge import Judge
     from rag.evaluate.questions import load_questions
-    from rag.evaluate.report import format_metrics_table
+    from rag.evaluate.report import format_api_table, format_metrics_table
     from rag.evaluate.runner import ablation_configs
 
     if args.judge_runs != 1 and not args.judge:
@@ -63,6 +63,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print_json(result.metrics)
     else:
         print(format_metrics_table(result.metrics, args.k))
+        per_api = format_api_table(result.metrics, args.k)
+        if per_api:
+            print(f"\nby the API each question is about:\n{per_api}")
         print(f"\n{result.written} records written, {result.resumed} kept from before; results in {out}")
     return EXIT_OK
 

@@ -21,6 +21,7 @@ from rag.evaluate.reliability import reliability
 
 Record = Mapping[str, Any]
 BY_CATEGORY = "by_category"  # the key of `summarize`'s per-category figures
+BY_API = "by_api"  # the key of `summarize`'s per-API figures (an index of several APIs)
 ERROR_LABEL = "error"  # the failure label of a record whose configuration failed to run
 # Why a record failed (`failure_label`), in the order a question meets the stages: how the labels are listed
 # and stacked wherever they are shown.
@@ -53,6 +54,7 @@ METRIC_LABELS: dict[str, str] = {
     "tokens_in_mean": "tokens in per question",
     "tokens_out_mean": "tokens out per question",
     "request_examples": "request examples (answers leading with an operation)",
+    "another_api_first": "another API's chunk first",
 }
 
 
@@ -391,8 +393,39 @@ def core_metrics(records: Sequence[Record], k: int) -> dict[str, Any]:
     }
 
 
+def asked_api(record: Record) -> str:
+    """The API a scorable record's question is about: that of its first relevant structural id (`hris` of
+    `hris.paths./unified/hris/employees.get`)."""
+    return str((record.get("relevant_ids") or [""])[0]).split(".", 1)[0]
+
+
+def another_api_first(records: Sequence[Record], api: str) -> float | None:
+    """The share of scorable records about `api` whose first retrieved chunk is another API's (None when none
+    retrieved anything): an index of several APIs where one drowns another shows it here."""
+    firsts = [chunks[0] for r in records if scorable(r) and (chunks := r.get("retrieved_chunks"))
+              and isinstance(chunks[0], Mapping)]
+    return _mean([0.0 if str(chunk.get("api", api)) == api else 1.0 for chunk in firsts])
+
+
+def by_api(records: Sequence[Record], k: int) -> dict[str, dict[str, Any]]:
+    """Per API the scorable records are about: n, hit@1, hit@k, MRR, follow-up hit@k and how often another API's
+    chunk came first; empty when they are all about one API."""
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        if scorable(record):
+            groups.setdefault(asked_api(record), []).append(record)
+    if len(groups) < 2:
+        return {}
+    return {
+        api: {"n": len(items), "hit@1": hit_rate(items, 1), f"hit@{k}": hit_rate(items, k), "mrr": mrr(items, k),
+              f"follow_up_hit@{k}": follow_up_hit_rate(items, k), "another_api_first": another_api_first(items, api)}
+        for api, items in sorted(groups.items())
+    }
+
+
 def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
-    """Every metric of one configuration's records, with a per-category breakdown."""
+    """Every metric of one configuration's records, with a per-category breakdown and, for questions about
+    several APIs, a per-API one."""
     summary = core_metrics(records, k)
     judge_mean, judge_spread = judge_summary(records)
     times = latency(records)
@@ -415,6 +448,7 @@ def summarize(records: Sequence[Record], k: int = 5) -> dict[str, Any]:
     for record in records:
         categories.setdefault(str(record.get("category") or "general"), []).append(record)
     summary[BY_CATEGORY] = {name: core_metrics(items, k) for name, items in sorted(categories.items())}
+    summary[BY_API] = by_api(records, k)
     return summary
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from rag.config import Config
 from rag.errors import EvaluationError
-from rag.evaluate.metrics import summarize
+from rag.evaluate.metrics import BY_API, summarize
 from rag.evaluate.questions import Question
 from rag.evaluate.records import read_records, result_file
 
@@ -83,3 +83,21 @@ def format_metrics_table(metrics: dict[str, Any], k: int | None = None) -> str:
         numbers = [cell.rjust(width) for cell, width in zip(row[1:-1], widths[1:], strict=True)]
         lines.append("  ".join([row[0].ljust(widths[0]), *numbers]) + "  " + row[-1])
     return "\n".join(lines)
+
+
+def format_api_table(metrics: dict[str, Any], k: int | None = None) -> str:
+    """A plain-text table of each configuration's figures per API its questions are about ("" when every
+    question is about one API): where an index of several APIs fails, and how often another API came first."""
+    k = k or int(metrics.get("manifest", {}).get("k", 5))
+    columns = [("n", "n"), ("hit@1", "hit@1"), (f"hit@{k}", f"hit@{k}"), ("MRR", "mrr"),
+               (f"follow-up hit@{k}", f"follow_up_hit@{k}"), ("another API first", "another_api_first")]
+    rows = [["config", "API", *(title for title, _ in columns)]]
+    for name, values in metrics.get("configs", {}).items():
+        for api, figures in (values.get(BY_API) or {}).items():
+            rows.append([name, api, *(_fmt(figures.get(key)) for _, key in columns)])
+    if len(rows) == 1:
+        return ""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join([row[0].ljust(widths[0]), row[1].ljust(widths[1]),
+                                *(cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True))])
+                     for row in rows)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.evaluate.metrics import (
+    BY_API,
     BY_CATEGORY,
     ERROR_LABEL,
     FAILURE_LABELS,
@@ -26,6 +27,7 @@ from rag.evaluate.metrics import (
     relevant_rank,
     summarize_scorable,
 )
+from rag.evaluate.metrics import by_api as per_api
 from rag.evaluate.records import load_records
 from rag.evaluate.report import METRICS_FILE
 from rag.settings import PROJECT_ROOT
@@ -67,20 +69,36 @@ class SavedRun:
 
     def headline(self, config: str) -> dict[str, float]:
         """A configuration's metrics that are numbers, in saved order (`metric_number`: the reranker lift is its
-        mean gain); the per-category figures are left out (`by_category`)."""
+        mean gain); the per-category and per-API figures are left out (`by_category`, `by_api`)."""
         metrics = self.metrics.get(config) or {}
         return {metric: number for metric, value in metrics.items()
-                if metric != BY_CATEGORY and (number := metric_number(metric, value)) is not None}
+                if metric not in (BY_CATEGORY, BY_API) and (number := metric_number(metric, value)) is not None}
 
     def by_category(self, config: str) -> dict[str, dict[str, float]]:
         """A configuration's figures per question category (numbers only; none when the metrics have no
         per-category block)."""
-        categories = (self.metrics.get(config) or {}).get(BY_CATEGORY)
-        if not isinstance(categories, dict):
+        return self.breakdown(config, BY_CATEGORY)
+
+    def by_api(self, config: str) -> dict[str, dict[str, float]]:
+        """A configuration's figures per API its questions are about (numbers only; none when they are all about
+        one API); a run whose metrics predate the per-API block has them computed from its records."""
+        if BY_API in (self.metrics.get(config) or {}):
+            return self.breakdown(config, BY_API)
+        try:
+            computed = per_api(self.records.get(config) or [], int(self.manifest.get("k") or 5))
+        except (TypeError, ValueError, KeyError, AttributeError):  # a hand-edited record: no breakdown
             return {}
-        return {str(category): {metric: number for metric, value in values.items()
-                                if (number := finite_number(value)) is not None}
-                for category, values in categories.items() if isinstance(values, dict)}
+        return {api: {metric: number for metric, value in values.items()
+                      if (number := finite_number(value)) is not None} for api, values in computed.items()}
+
+    def breakdown(self, config: str, block: str) -> dict[str, dict[str, float]]:
+        """A configuration's figures per group of one breakdown block (`by_category`, `by_api`), numbers only."""
+        groups = (self.metrics.get(config) or {}).get(block)
+        if not isinstance(groups, dict):
+            return {}
+        return {str(group): {metric: number for metric, value in values.items()
+                             if (number := finite_number(value)) is not None}
+                for group, values in groups.items() if isinstance(values, dict)}
 
 
 # ---------------------------------------------------------------------- where runs live

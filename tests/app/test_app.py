@@ -408,6 +408,31 @@ def test_evaluation_page_renders_charts_from_a_saved_run(app_engine, saved_runs)
     assert any("about" in e.label.lower() for e in at.sidebar.expander)
 
 
+def test_the_heatmap_breaks_a_run_down_by_the_api_each_question_is_about(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
+    """The tiny run asks about two APIs: the heatmap's rows can be its categories or those APIs, and its metrics
+    follow (how often another API's chunk came first is a figure of the APIs only); back to categories after."""
+    at = open_app("pages/2_Evaluation.py")
+
+    def heatmap() -> dict[str, Any]:
+        return json.loads(plotly_charts(at)[1].proto.spec)
+
+    rows = at.radio(key="heatmap_rows")
+    assert rows.options == ["category", "API"] and rows.value == "category"
+    assert heatmap()["layout"]["title"]["text"].endswith("by category")
+    assert "another_api_first" not in at.selectbox(key="heatmap_metric").options
+    rows.set_value("API").run()
+    assert_ok(at)
+    assert heatmap()["layout"]["title"]["text"].endswith("by API")
+    assert heatmap()["data"][0]["y"] == ["people-3_1", "shop-3_0"]
+    at.selectbox(key="heatmap_metric").set_value("another_api_first").run()
+    assert_ok(at)
+    assert heatmap()["layout"]["title"]["text"] == "another API's chunk first by API"
+    at.radio(key="heatmap_rows").set_value("category").run()
+    assert_ok(at)
+    assert at.selectbox(key="heatmap_metric").value != "another_api_first"  # not a figure of the categories
+    assert heatmap()["layout"]["title"]["text"].endswith("by category")
+
+
 def test_evaluation_filters_and_reruns_a_question_on_the_home_page(app_engine, saved_runs) -> None:  # type: ignore[no-untyped-def]
     at = open_app("pages/2_Evaluation.py")
     at.multiselect(key="filter_failures").set_value(["retrieval_miss"]).run()

@@ -160,6 +160,20 @@ def test_screenshots_of_every_page_with_3_and_10_configurations(showcase_server)
         expect(page.get_by_text("Heatmap run")).to_be_visible()
         assert_no_exception(page)
         screenshot(page, "evaluation-3-runs.png")
+
+        # StackOne's questions are about seven APIs: the heatmap's rows by API, then by category again.
+        rows = page.get_by_test_id("stRadio").filter(has_text="Heatmap rows")
+        rows.get_by_text("API", exact=True).click()
+        wait_idle(page)
+        expect(page.locator(".gtitle", has_text=re.compile(r"by API$"))).to_have_count(1)
+        expect(page.get_by_role("img", name=re.compile("hris")).or_(page.locator(".ytick", has_text="hris")).first
+               ).to_be_visible()
+        assert_no_exception(page)
+        screenshot(page, "evaluation-by-api.png")
+        rows.get_by_text("category", exact=True).click()
+        wait_idle(page)
+        expect(page.locator(".gtitle", has_text=re.compile(r"by category$"))).to_have_count(1)
+        assert_no_exception(page)
     assert not errors, errors
     log = Path(str(showcase_server["log"])).read_text()
     assert "Traceback" not in log, log[-4000:]

@@ -52,6 +52,12 @@ def test_category_heatmap_rows_are_categories_columns_configs(run) -> None:  # t
     assert list(heat.y) == ["endpoint", "parameter", "schema"]
     assert heat.z[2][0] == 0.0 and heat.z[2][1] == 0.5  # schema: C0 missed, full found it at rank 2
     assert charts.category_heatmap(eval_frames.category_frame([run], "nothing"), "nothing").layout.annotations
+    assert figure.layout.title.text == "MRR by category"
+    by_api = charts.category_heatmap(pd.DataFrame([{"label": "full", "category": "zoom", "value": 0.2}]),
+                                     "another_api_first", "API")
+    assert by_api.layout.title.text == "another API's chunk first by API"
+    assert by_api.data[0].colorscale[0][1] != figure.data[0].colorscale[0][1]  # fewer is better: reversed colours
+    assert "No per-API values" in charts.category_heatmap(pd.DataFrame(), "mrr", "API").layout.annotations[0].text
 
 
 def test_quality_latency_scatter_sizes_points_by_tokens(run) -> None:  # type: ignore[no-untyped-def]

@@ -122,3 +122,20 @@ def test_metric_units() -> None:
     assert eval_frames.metric_unit("hit@10") == "share of answerable"
     assert eval_frames.metric_unit("mrr") == "0–1, 1 = first"
     assert eval_frames.metric_unit("n") == ""
+
+
+def test_a_run_about_several_apis_breaks_down_by_api_too(run: SavedRun) -> None:
+    one_api = SavedRun("one", Path("one"), metrics={"full": {"by_api": {}}})
+    assert eval_frames.breakdowns([one_api]) == ["category"]
+    # the tiny run's metrics predate the per-API block: it is computed from its records (questions on two APIs)
+    assert set(run.by_api("full")) == {"people-3_1", "shop-3_0"}
+    assert eval_frames.breakdowns([run]) == ["category", "API"]
+    figures = {"lucidtech": {"n": 23, "hit@1": 0.174, "mrr": 0.289, "another_api_first": 0.565},
+               "zoom": {"n": 33, "hit@1": 0.455, "mrr": 0.637, "another_api_first": 0.0}}
+    several = SavedRun("zl", Path("zl"), metrics={"C2": {"by_api": {}}, "full": {"by_api": figures}})
+    assert eval_frames.breakdowns([one_api, several]) == ["category", "API"]
+    assert eval_frames.category_metrics([several], "API") == ["mrr", "hit@1", "another_api_first"]
+    frame = eval_frames.category_frame([several], "another_api_first", "API")
+    assert frame.to_dict("records") == [{"label": "full", "category": "lucidtech", "value": 0.565},
+                                        {"label": "full", "category": "zoom", "value": 0.0}]
+    assert eval_frames.category_frame([several], "mrr", "category").empty

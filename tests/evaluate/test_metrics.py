@@ -11,6 +11,7 @@ from rag.evaluate.metrics import (
     FAILURE_LABELS,
     FAILURE_MEANINGS,
     abstention_accuracy,
+    by_api,
     failure_label,
     false_abstention_rate,
     first_relevant_rank,
@@ -236,3 +237,26 @@ def test_metric_labels() -> None:
     assert metric_label("false_abstention_rate") == "false-abstention rate"
     assert metric_label("mrr") == "MRR"
     assert metric_label("some_new_metric") == "some new metric"
+
+
+def test_by_api_says_where_an_index_of_several_apis_fails_and_how_often_another_api_came_first() -> None:
+    def chunk(api: str, cover: str) -> dict[str, Any]:
+        return {"api": api, "covers": [cover]}
+
+    records = [
+        record(relevant_ids=["bare.paths./documents.post"], retrieved_chunks=[
+            chunk("prose", "prose.paths./files.post"), chunk("bare", "bare.paths./documents.post")]),
+        record(relevant_ids=["bare.paths./models.get"], retrieved_chunks=[chunk("bare", "bare.paths./models.get")],
+               history=[{"role": "user", "content": "and the models?"}]),
+        record(relevant_ids=["prose.paths./files.get"], retrieved_chunks=[chunk("prose", "prose.paths./files.get")]),
+        record(relevant_ids=["prose.paths./files.get"], retrieved_chunks=[], error="boom"),  # not scorable
+        record(answerable=False, relevant_ids=[], retrieved_chunks=[chunk("bare", "bare.paths./models.get")]),
+    ]
+    found = by_api(records, 5)
+    assert set(found) == {"bare", "prose"}
+    assert found["bare"] == {"n": 2, "hit@1": 0.5, "hit@5": 1.0, "mrr": 0.75, "follow_up_hit@5": 1.0,
+                             "another_api_first": 0.5}
+    assert found["prose"]["n"] == 1 and found["prose"]["another_api_first"] == 0.0
+    assert found["prose"]["follow_up_hit@5"] is None
+    assert by_api(records[2:], 5) == {}  # one API: nothing to break down
+    assert summarize(records, 5)["by_api"] == found

@@ -11,7 +11,13 @@ from rag.config import PRESETS
 from rag.errors import EvaluationError
 from rag.evaluate.metrics import summarize
 from rag.evaluate.questions import Question
-from rag.evaluate.report import METRICS_FILE, compute_metrics, format_metrics_table, load_metrics
+from rag.evaluate.report import (
+    METRICS_FILE,
+    compute_metrics,
+    format_api_table,
+    format_metrics_table,
+    load_metrics,
+)
 from tests.conftest import FIXTURES
 
 TINY_RUN = FIXTURES / "eval_run" / "tiny-run"
@@ -53,3 +59,18 @@ def test_format_metrics_table() -> None:
     assert format_metrics_table(metrics, k=3).splitlines()[0].split()[3] == "hit@3"
     latency = format_metrics_table({"configs": {"x": {"latency_ms_p50": 12.345, "n": 1}}}).splitlines()[1]
     assert "12.3" in latency and latency.split()[2] == "-"
+
+
+def test_format_api_table_lists_each_configs_figures_per_api_and_nothing_for_one_api() -> None:
+    figures = {"n": 23, "hit@1": 0.174, "hit@5": 0.478, "mrr": 0.289, "follow_up_hit@5": None,
+               "another_api_first": 0.565}
+    metrics = {"manifest": {"k": 5}, "configs": {
+        "C2": {"by_api": {}},
+        "full": {"by_api": {"lucidtech": figures, "zoom": {**figures, "n": 33, "another_api_first": 0.0}}},
+    }}
+    lines = format_api_table(metrics).splitlines()
+    assert lines[0].split() == ["config", "API", "n", "hit@1", "hit@5", "MRR", "follow-up", "hit@5", "another",
+                                "API", "first"]
+    assert lines[1].split() == ["full", "lucidtech", "23", "0.174", "0.478", "0.289", "-", "0.565"]
+    assert lines[2].split()[:3] == ["full", "zoom", "33"] and lines[2].endswith("0.000")
+    assert format_api_table({"configs": {"C2": {"by_api": {}}, "C0": {}}}) == ""
