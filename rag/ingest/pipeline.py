@@ -6,6 +6,7 @@ import hashlib
 import json
 import posixpath
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,25 @@ def parse_document(name: str, data: bytes, api: str | None = None, version: str 
     )
 
 
+def wordless_note(chunks: Sequence[Chunk]) -> str:
+    """What the reader should know of operations the spec says nothing about in words: how many have no summary
+    or description (and of those, no operationId either); "" when every operation has one."""
+    operations = [c for c in chunks if c.kind == "operation"]
+    silent = [c for c in operations if not c.summary.strip() and not c.description.strip()]
+    if not silent:
+        return ""
+    unnamed = sum(1 for c in silent if not c.operation_id.strip())
+    consequence = "a question in other words than their names, paths and fields finds them less often"
+    if len(operations) == 1:
+        missing = "summary, description or operationId" if unnamed else "summary or description"
+        return (f"its one operation has no {missing}: a question in other words than its name, path and fields "
+                "finds it less often")
+    if unnamed == len(operations):
+        return f"none of its {unnamed} operations has a summary, description or operationId: {consequence}"
+    also = f", {unnamed} of them no operationId either" if unnamed else ""
+    return f"{len(silent)} of {len(operations)} operations have no summary or description{also}: {consequence}"
+
+
 def spec_document(source: str, parsed: Any, data: bytes, api: str | None, version: str | None,
                   bundled_files: int = 0) -> ParsedDocument:
     """A parsed OpenAPI (or Swagger 2.0) document validated, converted and chunked. A bundle's content hash is
@@ -109,7 +129,8 @@ def spec_document(source: str, parsed: Any, data: bytes, api: str | None, versio
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
     label = (version or "").strip() or str(info.get("version") or "").strip() or time.strftime("%Y-%m-%d")
     notes = ([f"bundled from {bundled_files} files"] if bundled_files > 1 else []) + \
-        ([f"converted from Swagger {converted_from} to OpenAPI 3.0"] if converted_from else [])
+        ([f"converted from Swagger {converted_from} to OpenAPI 3.0"] if converted_from else []) + \
+        [note for note in (wordless_note(result.smart),) if note]
     content = json.dumps(parsed, sort_keys=True).encode() if bundled_files else data
     return ParsedDocument(
         source=source,

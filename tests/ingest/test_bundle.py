@@ -147,7 +147,8 @@ def test_schemas_of_other_files_may_refer_to_each_other(tmp_path: Path) -> None:
 
 def test_a_swagger2_split_spec_is_bundled_then_converted(tmp_path: Path) -> None:
     (tmp_path / "swagger.yaml").write_text(
-        "swagger: '2.0'\ninfo: {title: Pets, version: '1'}\npaths:\n  /pets:\n    get:\n      responses:\n"
+        "swagger: '2.0'\ninfo: {title: Pets, version: '1'}\npaths:\n  /pets:\n    get:\n      summary: List pets\n"
+        "      responses:\n"
         "        '200': {description: ok, schema: {$ref: 'pet.yaml'}}\n")
     (tmp_path / "pet.yaml").write_text("type: object\nproperties: {name: {type: string}}\n")
     parsed = parse_path(tmp_path / "swagger.yaml")
