@@ -27,7 +27,7 @@ from rag.evaluate.metrics import (
     relevant_rank,
     summarize_scorable,
 )
-from rag.evaluate.metrics import by_api as per_api
+from rag.evaluate.metrics import by_api as api_figures
 from rag.evaluate.records import load_records
 from rag.evaluate.report import METRICS_FILE
 from rag.settings import PROJECT_ROOT
@@ -85,7 +85,7 @@ class SavedRun:
         if BY_API in (self.metrics.get(config) or {}):
             return self.breakdown(config, BY_API)
         try:
-            computed = per_api(self.records.get(config) or [], int(self.manifest.get("k") or 5))
+            computed = api_figures(self.records.get(config) or [], int(self.manifest.get("k") or 5))
         except (TypeError, ValueError, KeyError, AttributeError):  # a hand-edited record: no breakdown
             return {}
         return {api: {metric: number for metric, value in values.items()
