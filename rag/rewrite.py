@@ -20,7 +20,7 @@ from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
-from rag.question_analysis import FACTS_OF_AN_OPERATION, asked_kinds, points_to_one, question_methods
+from rag.question_analysis import FACTS_OF_AN_OPERATION, asked_cues, asked_kinds, points_to_one, question_methods
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -59,12 +59,16 @@ def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, s
 
 def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: frozenset[str]) -> bool:
     """Whether the question names an API or resource (from `topics`) that the previous question did not:
-    "and how do I list employees in HRIS?" after a question about LMS courses starts a new topic."""
+    "and how do I list employees in HRIS?" after a question about LMS courses starts a new topic. The words that
+    ask for a fact of an operation name none ("page" of "and how do I page through them?", where an API of the
+    index has wiki pages)."""
     if not topics:
         return False
     asked = [m["content"] for m in history if m.get("role") == "user" and m.get("content")]
     previous = topic_keys(asked[-1]) if asked else set()
-    return bool((topic_keys(question) & topics) - previous)
+    facts = {key for kind in asked_kinds(question) & FACTS_OF_AN_OPERATION for cue in asked_cues(question, kind)
+             for key in topic_keys(cue)}
+    return bool((topic_keys(question) & topics) - previous - facts)
 
 
 _ANAPHOR = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)

@@ -217,3 +217,15 @@ def test_a_question_asking_only_a_fact_of_an_operation_is_a_follow_up_whatever_i
     assert not is_follow_up("how do I upload a new resume for somebody?", history, topics)
     assert not is_follow_up("what is the largest number of templates I can ask for?", history, topics)
     assert not is_follow_up("how do I get the next page?", [], topics)
+
+
+def test_a_word_that_asks_a_fact_of_an_operation_names_no_new_topic() -> None:
+    """"and how do I page through them?" asks how the subject pages, even in an index where another API has wiki
+    `pages` (Gitea beside a chat API): the words that ask for a fact (`[asks]` of question_words.toml) name no
+    resource. A resource the question names besides them still starts anew."""
+    history = turns("How do I list the members of a guild?", "Use GET /guilds/{guild_id}/members.")
+    topics = frozenset({"guild", "guilds", "member", "members", "page", "pages", "repo", "repos"})
+    assert is_follow_up("and how do I page through them?", history, topics)
+    assert is_follow_up("what is the largest page size?", history, topics)
+    assert not is_follow_up("how do I list the pages of a repo?", history, topics)
+    assert not is_follow_up("and how do I page through the repos?", history, topics)
