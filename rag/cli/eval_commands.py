@@ -109,7 +109,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     """Run every question set of an evaluation suite; prints and saves one table (latest.json, latest.md)."""
     from rag.config import resolve_configs
     from rag.evaluate.runner import ablation_configs
-    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, format_suite_table, load_suite, run_suite
+    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, load_suite, run_suite, suite_markdown
     from rag.index.build import open_index
     from rag.runner import Engine
 
@@ -144,7 +144,7 @@ def cmd_suite(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.to_dict())
     else:
-        print(format_suite_table(report))
+        print(suite_markdown(report))
         print(f"\nsaved {out / 'latest.json'} and {out / 'latest.md'} ({report.seconds:.0f} s)")
     return EXIT_OK
 

@@ -45,7 +45,7 @@ from rag.config import Config
 from rag.errors import ConfigError, allowed
 from rag.evaluate.generate import DISTRACTOR_POOLS
 from rag.evaluate.history import replayed_history
-from rag.evaluate.metrics import core_metrics
+from rag.evaluate.metrics import by_api, core_metrics
 from rag.evaluate.questions import UNKNOWN_ID_POLICIES, Question, load_questions
 from rag.evaluate.records import build_record
 from rag.evaluate.runner import with_k
@@ -308,6 +308,8 @@ class SetResult:
     answerable: int
     out_of_scope: int
     metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    # Per config, the figures per API the questions are about (`rag.evaluate.metrics.by_api`; none for one API)
+    by_api: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
     def full_beats_c2(self) -> bool | None:
         """Whether `full` is at least as good as C2 on both hit rate and MRR (None when either is missing)."""
@@ -327,6 +329,7 @@ class SetResult:
             "out_of_scope": self.out_of_scope,
             "metrics": self.metrics,
             "full_beats_c2": self.full_beats_c2(),
+            "by_api": self.by_api,
         }
 
 
@@ -386,6 +389,8 @@ def run_set(
                              model=engine.default_llm, max_text_chars=0)
             )
         result.metrics[config.name] = set_metrics(records, k)
+        if per_api := by_api(records, k):
+            result.by_api[config.name] = per_api
         if records_dir is not None:
             folder = records_dir / spec.name
             folder.mkdir(parents=True, exist_ok=True)
@@ -463,6 +468,27 @@ def format_suite_table(report: SuiteReport) -> str:
     return "\n".join(lines)
 
 
+def format_suite_api_table(report: SuiteReport) -> str:
+    """A Markdown table of the sets whose questions are about several APIs: per set, config and API, how often the
+    first result is right, hit@k, MRR and how often another API's chunk came first ("" when no set is)."""
+    k = report.k
+    lines = [f"| set | config | API | n | hit@1 | hit@{k} | MRR | another API first |",
+             "|---|---|---|---|---|---|---|---|"]
+    for item in report.sets:
+        for config in report.configs:
+            for api, figures in item.by_api.get(config, {}).items():
+                lines.append(f"| {item.name} | {config} | {api} | {figures.get('n', 0)} | "
+                             f"{_fmt(figures.get('hit@1'))} | {_fmt(figures.get(f'hit@{k}'))} | "
+                             f"{_fmt(figures.get('mrr'))} | {_fmt(figures.get('another_api_first'))} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def suite_markdown(report: SuiteReport) -> str:
+    """`latest.md`: the suite table, then the per-API table of the sets about several APIs."""
+    per_api = format_suite_api_table(report)
+    return format_suite_table(report) + (f"\n\nBy the API each question is about:\n\n{per_api}" if per_api else "")
+
+
 def run_suite(
     suite: Suite,
     configs: Sequence[Config],
@@ -489,7 +515,7 @@ def run_suite(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         _atomic_write(out_dir / LATEST_JSON, json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        _atomic_write(out_dir / LATEST_TABLE, format_suite_table(report) + "\n")
+        _atomic_write(out_dir / LATEST_TABLE, suite_markdown(report) + "\n")
     return report
 
 

@@ -14,10 +14,13 @@ from rag.evaluate.questions import QuestionSetError, load_questions
 from rag.evaluate.suite import (
     Corpus,
     SetResult,
+    SuiteReport,
     corpus_index,
+    format_suite_api_table,
     load_suite,
     macro_average,
     run_suite,
+    suite_markdown,
 )
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
@@ -93,6 +96,7 @@ def test_a_suite_runs_every_set_on_its_own_index_and_saves_one_table(tmp_path: P
     assert "shop-generated" in table and "validation macro average" in table
     assert (out / "records" / "shop-generated" / "full.jsonl").is_file()
     assert "keyword recall" not in table and shop.metrics["full"]["keyword_recall"] is None  # retrieval only
+    assert "By the API" not in table and saved["sets"][0]["by_api"] == {}  # each set asks about one API
     # A second run reuses the indexes: nothing is re-embedded or re-added.
     again = corpus_index(suite.corpora["shop"], tmp_path / "suite" / "shop", lambda f: indexes["shop"])
     assert again.snapshot().generation == indexes["shop"].snapshot().generation
@@ -190,3 +194,20 @@ def test_the_projects_own_suite_parses_and_its_question_files_load() -> None:
         if spec.name.startswith("cross-api-"):
             # each request needs an operation of two different APIs
             assert all(len({i.split(".")[0] for i in q.relevant_ids}) == 2 for q in questions), spec.name
+
+
+def test_the_sets_about_several_apis_get_a_table_by_api() -> None:
+    """A set on an index of two vendors says, per API its questions are about, how often the first result is right
+    and how often another API's chunk came first; a set about one API adds no row."""
+    figures = {"n": 20, "hit@1": 0.1, "hit@5": 0.35, "mrr": 0.183, "another_api_first": 0.6}
+    two = SetResult("zoom-lucidtech", "validation", "zl", 64, 56, 8, {"full": {"hit_rate": 0.75}},
+                    {"full": {"lucidtech": figures, "zoom": {**figures, "n": 30, "another_api_first": 0.0}}})
+    one = SetResult("dev", "tuning", "stackone", 86, 71, 15, {"full": {"hit_rate": 0.93}})
+    report = SuiteReport("suite.toml", ["full"], 5, [two, one])
+    table = format_suite_api_table(report).splitlines()
+    assert table[0] == "| set | config | API | n | hit@1 | hit@5 | MRR | another API first |"
+    assert table[2:] == ["| zoom-lucidtech | full | lucidtech | 20 | 0.100 | 0.350 | 0.183 | 0.600 |",
+                         "| zoom-lucidtech | full | zoom | 30 | 0.100 | 0.350 | 0.183 | 0.000 |"]
+    assert suite_markdown(report).endswith("\n".join(table))
+    assert report.to_dict()["sets"][0]["by_api"]["full"]["zoom"]["n"] == 30
+    assert format_suite_api_table(SuiteReport("suite.toml", ["full"], 5, [one])) == ""
