@@ -10,7 +10,7 @@ from rag.evaluate import roles, saved_runs
 from rag.evaluate import verdict as verdicts
 from rag.evaluate.metrics import metric_label
 from rag.evaluate.saved_runs import SavedRun
-from rag.evaluate.suite import SUITE_LABELS
+from rag.evaluate.suite_results import SUITE_LABELS
 from webapp import charts, eval_frames, tables, ui, widget_state
 from webapp.asking import RERUN_KEY, rerun_request
 from webapp.badges import badge_for_record

@@ -16,7 +16,7 @@ from rag.evaluate.metrics import metric_label
 from rag.evaluate.reliability import reliability
 from rag.evaluate.roles import VALIDATION, run_role
 from rag.evaluate.saved_runs import SavedRun, SuiteTable, finite_number, hit_metric, record_outcome
-from rag.evaluate.suite import SUITE_LABELS
+from rag.evaluate.suite_results import SUITE_LABELS
 from rag.evaluate.verdict import BLIND_METRICS, BlindTable
 
 CHART_METRICS: tuple[str, ...] = (

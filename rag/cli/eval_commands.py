@@ -109,7 +109,8 @@ def cmd_suite(args: argparse.Namespace) -> int:
     """Run every question set of an evaluation suite; prints and saves one table (latest.json, latest.md)."""
     from rag.config import resolve_configs
     from rag.evaluate.runner import ablation_configs
-    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, load_suite, run_suite, suite_markdown
+    from rag.evaluate.suite import Corpus, corpus_index, corpus_key, load_suite, run_suite
+    from rag.evaluate.suite_results import suite_markdown
     from rag.index.build import open_index
     from rag.runner import Engine
 

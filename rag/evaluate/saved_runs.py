@@ -368,15 +368,15 @@ class SuiteSet:
     full_beats_c2: bool | None
 
     def value(self, config: str, metric: str) -> float | None:
-        """One figure (a key of `rag.evaluate.suite.SUITE_LABELS`) of one configuration; None when absent."""
+        """One figure (a key of `rag.evaluate.suite_results.SUITE_LABELS`) of one configuration; None when absent."""
         return (self.metrics.get(config) or {}).get(metric)
 
 
 @dataclass(frozen=True)
 class SuiteTable:
     """The latest evaluation-suite table (`<results>/suite/latest.json`, written by
-    `rag.evaluate.suite.SuiteReport.to_dict`), read back tolerantly: sets that are not objects are skipped, figures
-    that are not numbers are None."""
+    `rag.evaluate.suite_results.SuiteReport.to_dict`), read back tolerantly: sets that are not objects are skipped,
+    figures that are not numbers are None."""
 
     suite: str
     created: str

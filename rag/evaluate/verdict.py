@@ -31,7 +31,7 @@ from rag.evaluate.saved_runs import (
     results_dir,
     whole_number,
 )
-from rag.evaluate.suite import SUITE_LABELS
+from rag.evaluate.suite_results import SUITE_LABELS
 
 BLIND_COMMAND = "make eval-blind"
 BLIND_METRICS: tuple[str, ...] = ("hit@5", "mrr", "recall@5", "false_abstention", "oos_abstained")

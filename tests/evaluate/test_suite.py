@@ -11,17 +11,8 @@ import pytest
 from rag.config import PRESETS
 from rag.errors import ConfigError
 from rag.evaluate.questions import QuestionSetError, load_questions
-from rag.evaluate.suite import (
-    Corpus,
-    SetResult,
-    SuiteReport,
-    corpus_index,
-    format_suite_api_table,
-    load_suite,
-    macro_average,
-    run_suite,
-    suite_markdown,
-)
+from rag.evaluate.suite import Corpus, corpus_index, load_suite, run_suite
+from rag.evaluate.suite_results import SetResult, SuiteReport, format_suite_api_table, macro_average, suite_markdown
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
 from rag.runner import Engine
