@@ -425,3 +425,8 @@ def _pagination(stored: Any) -> PaginationFacts | None:
 def _request_example(stored: Any) -> RequestExample | None:
     """The request example from its stored JSON ("" or missing, as in an index built before it: none)."""
     return RequestExample.from_dict(json.loads(stored)) if stored else None
+
+
+def described(chunk: Chunk) -> bool:
+    """Whether the spec says in words what the chunk does (a summary or a description)."""
+    return bool(chunk.summary.strip() or chunk.description.strip())

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, described
 from rag.errors import IngestError
 from rag.ingest.bundle import SpecFiles, bundle, file_refs, is_split
 from rag.ingest.docs import chunk_document
@@ -104,7 +104,7 @@ def wordless_note(chunks: Sequence[Chunk]) -> str:
     """What the reader should know of operations the spec says nothing about in words: how many have no summary
     or description (and of those, no operationId either); "" when every operation has one."""
     operations = [c for c in chunks if c.kind == "operation"]
-    silent = [c for c in operations if not c.summary.strip() and not c.description.strip()]
+    silent = [c for c in operations if not described(c)]
     if not silent:
         return ""
     unnamed = sum(1 for c in silent if not c.operation_id.strip())

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from rag.chunk import described
 from rag.errors import RagError
-from rag.rerank.features import described
 from rag.results import RetrievedChunk
 
 CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "data" / "ranker" / "calibration.json"

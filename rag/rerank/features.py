@@ -22,7 +22,7 @@ from functools import cached_property
 
 import numpy as np
 
-from rag.chunk import KINDS, Chunk, is_item_path, operation_path, resource_segments, segment_words
+from rag.chunk import KINDS, Chunk, described, is_item_path, operation_path, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, readable_name, stop_words, tokenize, word_forms
@@ -317,11 +317,6 @@ def name_text(chunk: Chunk) -> str:
         words = [w for s in resource_segments(chunk.path) for w in segment_words(s) if not w.isdigit()]
         return " ".join([chunk.method.lower(), *words])
     return readable_name(chunk.title) if chunk.title else chunk.section_path
-
-
-def described(chunk: Chunk) -> bool:
-    """Whether the spec says in words what the chunk does (a summary or a description)."""
-    return bool(chunk.summary.strip() or chunk.description.strip())
 
 
 def resource_score(resource: str, signals: QuestionSignals, forms: frozenset[str]) -> float:
