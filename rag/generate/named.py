@@ -86,7 +86,14 @@ def field_classes(
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")
+        seen: set[FieldFacts] = set()
         for field in block.chunk.every_field():
+            # A field the request sends and the response returns alike (`defaults.offVariation` of a created flag,
+            # the same facts) is one field to the question; a query parameter and a response field of one name
+            # (a `status` filter, a `status` with its allowed values) are two.
+            if field in seen:
+                continue
+            seen.add(field)
             entry = (block, field)
             parts = name_parts(field.name)
             if spells_field(field.name, question):

@@ -1,0 +1,38 @@
+"""The fields a question names (rag/generate/named.py)."""
+
+from __future__ import annotations
+
+from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.generate.context import build_context
+from rag.generate.named import field_classes
+from rag.generate.operation_facts import field_asked
+from rag.query import Query
+from tests.fakes import make_chunk, retrieved
+
+COLOR = FieldFacts("color", "integer", minimum=0, maximum=16777215)
+# A created role comes back with the fields it was created with: the same `color` is sent and returned.
+CREATE_ROLE = make_chunk(
+    "chat.paths./guilds/{guild_id}/roles.post", "POST /guilds/{guild_id}/roles", kind="operation", method="post",
+    path="/guilds/{guild_id}/roles", operation_id="create_guild_role",
+    request_body=RequestBodyFacts(("application/json",), True, "", fields=(FieldFacts("name", "string", required=True),
+                                                                           COLOR)),
+    responses=(ResponseFacts("200", "Role", success=True, fields=(FieldFacts("id", "string"), COLOR)),),
+)
+STATUS_FILTER = FieldFacts("status", "array of string", "query", description="The statuses to fetch")
+STATUS = FieldFacts("status", "string", required=True, enum=("active", "inactive"))
+LIST_ACCOUNTS = make_chunk(
+    "hub.paths./accounts.get", "GET /accounts", kind="operation", method="get", path="/accounts",
+    parameters=(STATUS_FILTER,), responses=(ResponseFacts("200", "Account", success=True, fields=(STATUS,)),),
+)
+
+
+def test_a_field_sent_and_returned_alike_is_named_once_and_two_fields_of_one_name_twice() -> None:
+    blocks = build_context(retrieved(CREATE_ROLE), 4000)
+    exact, *_ = field_classes("What's the largest color value a role can have?", blocks)
+    assert [field for _, field in exact] == [COLOR]
+    sentence, fields = field_asked(Query("What's the largest color value a role can have?"), blocks[0])
+    assert fields == [COLOR] and sentence.count("`color`") == 1
+    # A filter and the response field it filters on say different things: both are the question's.
+    blocks = build_context(retrieved(LIST_ACCOUNTS), 4000)
+    exact, *_ = field_classes("Which values can the status of an account have?", blocks)
+    assert [field for _, field in exact] == [STATUS_FILTER, STATUS]
