@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from rag.chunk import Chunk
 from rag.corpus.paths import METHOD_PATH, path_shape, path_terms
@@ -16,6 +17,7 @@ from rag.corpus.vocabulary import (
     topic_keys,
     word_forms,
 )
+from rag.data import data_table
 from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
@@ -130,6 +132,19 @@ def conversation_subject(history: Sequence[Mapping[str, str]], operations: Seque
             if found is not None:
                 return found
     return None
+
+
+@cache
+def operation_parts() -> frozenset[str]:
+    """The words naming what any operation has (its fields, parameters, the permission it needs), singular
+    (`parts_of_an_operation` of rag/data/question_words.toml)."""
+    return frozenset(data_table("question_words")["parts_of_an_operation"])
+
+
+def without_operation_parts(topics: frozenset[str]) -> frozenset[str]:
+    """`topics` without the names whose singular names a part of any operation (`fields`, `permission`)."""
+    parts = operation_parts()
+    return frozenset(topic for topic in topics if singular(topic) not in parts)
 
 
 def field_words(operation: Chunk) -> frozenset[str]:
@@ -286,9 +301,10 @@ def rewrite_query(
     """
     subject = conversation_subject(history, operations) if history else None
     # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
-    # no new topic; "How do I create a folder?" is a new request even where a note has a `folder_id`.
+    # no new topic, nor does "which fields does it take?" (what any operation has); "How do I create a folder?" is
+    # a new request even where a note has a `folder_id`.
     if subject is not None and _ANAPHOR.search(question):
-        topics = topics - field_words(subject)
+        topics = without_operation_parts(topics - field_words(subject))
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")

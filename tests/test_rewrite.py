@@ -229,3 +229,17 @@ def test_a_word_that_asks_a_fact_of_an_operation_names_no_new_topic() -> None:
     assert is_follow_up("what is the largest page size?", history, topics)
     assert not is_follow_up("how do I list the pages of a repo?", history, topics)
     assert not is_follow_up("and how do I page through the repos?", history, topics)
+
+
+def test_a_part_of_any_operation_named_by_a_question_pointing_back_is_no_new_topic() -> None:
+    """"which fields does it take?" and "does it need any special permission?" ask about the subject even where
+    another API of the index has merge `fields` or `permissions` of its own (Mailchimp, Discord): what any
+    operation has (`parts_of_an_operation` of question_words.toml) names no new topic in a question pointing back.
+    A request that points nowhere and names such a resource starts anew."""
+    history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
+    topics = frozenset({"candidates", "candidate", "merge_fields", "fields", "field", "permissions", "permission"})
+    for question in ("ok, which fields does it take?", "does it need any special permission?"):
+        query = rewrite_query(question, history, topics=topics, operations=OPERATIONS).query
+        assert query.subject == "box.paths./candidates.get" and query.keeps_subject, question
+    for question in ("How do I list the merge fields of an audience?", "how do I change a role's permissions?"):
+        assert not rewrite_query(question, history, topics=topics, operations=OPERATIONS).query.subject, question
