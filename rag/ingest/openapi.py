@@ -31,6 +31,8 @@ class OpenAPIChunks:
     smart: list[Chunk] = field(default_factory=list)
     naive: list[Chunk] = field(default_factory=list)
     unresolved_refs: list[str] = field(default_factory=list)
+    # Parameters left out for having no name (`METHOD /path (location)`).
+    nameless_parameters: list[str] = field(default_factory=list)
     operation_count: int = 0
     schema_count: int = 0
 
@@ -56,6 +58,7 @@ def chunk_openapi(document: dict[str, Any], api: str, source: str) -> OpenAPIChu
     result.naive = naive_chunks(document, api, source)
     spec.resolver.check_all()
     result.unresolved_refs = sorted(spec.resolver.unresolved)
+    result.nameless_parameters = sorted(chunker.nameless)
     return result
 
 

@@ -41,15 +41,24 @@ class OperationChunker:
 
     def __init__(self, spec: SpecContext) -> None:
         self.spec = spec
+        # `METHOD /path (location)` of each parameter left out for having no name (OpenAPI requires one: a request
+        # cannot send it), for ingest's report.
+        self.nameless: set[str] = set()
 
     def parameters(self, operation: Operation) -> list[dict[str, Any]]:
-        """Path-level and operation-level parameters merged (operation wins), refs resolved."""
+        """Path-level and operation-level parameters merged (operation wins), refs resolved; one without a name is
+        left out (and remembered in `nameless`)."""
         merged: dict[tuple[str, str], dict[str, Any]] = {}
         for source in (operation.path_item.get("parameters"), operation.node.get("parameters")):
             for raw in source if isinstance(source, list) else []:
                 parameter, _ = self.spec.resolver.deref(raw)
                 if isinstance(parameter, dict):
                     unresolved = parameter.get("x-unresolved-ref")
+                    name = parameter.get("name")
+                    if not unresolved and not (isinstance(name, str) and name.strip()):
+                        self.nameless.add(f"{operation.method.upper()} {operation.path} "
+                                          f"({parameter.get('in') or 'no location'})")
+                        continue
                     key = (str(parameter.get("name", unresolved or "?")), str(parameter.get("in", "?")))
                     merged[key] = parameter
         return list(merged.values())

@@ -119,6 +119,14 @@ def wordless_note(chunks: Sequence[Chunk]) -> str:
     return f"{len(silent)} of {len(operations)} operations have no summary or description{also}: {consequence}"
 
 
+def nameless_note(parameters: Sequence[str]) -> str:
+    """What ingest left out of a spec for having no name (OpenAPI requires one): "" when nothing."""
+    if not parameters:
+        return ""
+    shown = ", ".join(parameters[:3]) + (f" and {len(parameters) - 3} more" if len(parameters) > 3 else "")
+    return f"{len(parameters)} parameter{'s' if len(parameters) > 1 else ''} without a name left out: {shown}"
+
+
 def spec_document(source: str, parsed: Any, data: bytes, api: str | None, version: str | None,
                   bundled_files: int = 0) -> ParsedDocument:
     """A parsed OpenAPI (or Swagger 2.0) document validated, converted and chunked. A bundle's content hash is
@@ -130,7 +138,7 @@ def spec_document(source: str, parsed: Any, data: bytes, api: str | None, versio
     label = (version or "").strip() or str(info.get("version") or "").strip() or time.strftime("%Y-%m-%d")
     notes = ([f"bundled from {bundled_files} files"] if bundled_files > 1 else []) + \
         ([f"converted from Swagger {converted_from} to OpenAPI 3.0"] if converted_from else []) + \
-        [note for note in (wordless_note(result.smart),) if note]
+        [note for note in (wordless_note(result.smart), nameless_note(result.nameless_parameters)) if note]
     content = json.dumps(parsed, sort_keys=True).encode() if bundled_files else data
     return ParsedDocument(
         source=source,

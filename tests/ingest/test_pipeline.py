@@ -39,3 +39,19 @@ def test_a_spec_whose_operations_say_nothing_in_words_says_so_when_it_is_read(tm
     described = tmp_path / "described.json"
     described.write_text(json.dumps(spec({"get /models": {"description": "Lists the models."}})))
     assert parse_path(described).notes == ()
+
+
+def test_a_parameter_without_a_name_is_left_out_and_the_reader_told(tmp_path: Path) -> None:
+    """OpenAPI requires a parameter's name, and a request cannot send one without it; Notion's published spec has a
+    header parameter named "" on GET /v1/pages/{id}, which answers showed as "`` (header, string)"."""
+    page = {"summary": "Retrieve a page", "parameters": [
+        {"name": "Notion-Version", "in": "header", "schema": {"type": "string"}},
+        {"name": "", "in": "header", "schema": {"type": "string"}},
+        {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]}
+    path = tmp_path / "notion.json"
+    path.write_text(json.dumps(spec({"get /v1/pages/{id}": page})))
+    document = parse_path(path)
+    assert document.notes == ("1 parameter without a name left out: GET /v1/pages/{id} (header)",)
+    operation = next(c for c in document.chunks if c.kind == "operation" and c.strategy == "smart")
+    assert [p.name for p in operation.parameters] == ["Notion-Version", "id"]
+    assert "``" not in operation.text
