@@ -73,11 +73,18 @@ def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | N
 
 class WriteRequest(NamedTuple):
     """The write verb of a question, the HTTP methods that would perform it and the words naming what it
-    writes (its object: "a new interview note" of "create a new interview note in the ATS")."""
+    writes (its object: "a new interview note" of "create a new interview note in the ATS"); `carried` when
+    the verb is not the question's own but its retrieval text's (the earlier turn's: "and for employees?" after
+    "How do I delete an order?"; a glossary's)."""
 
     verb: str
     methods: tuple[str, ...]
     object: tuple[str, ...] = ()
+    carried: bool = False
+
+
+# A word pointing back to what the conversation is about ("can I narrow that down?", "scale it down").
+POINTS_BACK = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
 
 
 @cache
@@ -157,7 +164,7 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
     if carried is None:
         return None
     named = tuple(word for word in _WORD.findall(focus.lower()) if word not in _object_ends())
-    return carried._replace(object=named or carried.object)
+    return carried._replace(object=named or carried.object, carried=True)
 
 
 ASK_KINDS = (

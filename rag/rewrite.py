@@ -22,7 +22,14 @@ from rag.facts import operation_label
 from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
-from rag.question_analysis import FACTS_OF_AN_OPERATION, asked_cues, asked_kinds, points_to_one, question_methods
+from rag.question_analysis import (
+    FACTS_OF_AN_OPERATION,
+    POINTS_BACK,
+    asked_cues,
+    asked_kinds,
+    points_to_one,
+    question_methods,
+)
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -73,7 +80,6 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     return bool((topic_keys(question) & topics) - previous - facts)
 
 
-_ANAPHOR = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
 # "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.
 _ELLIPTICAL = re.compile(
     r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|the same for|same for|same thing for|"
@@ -204,7 +210,7 @@ def with_subject(
     swapped = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower())}
     # "the same for folders": a short object of its own, no pronoun pointing back ("what about just those …").
     elsewhere = (bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
-                 and not _ANAPHOR.search(named))
+                 and not POINTS_BACK.search(named))
     if elsewhere and (sibling := sibling_operation(subject, swapped, operations)):
         # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
@@ -303,7 +309,7 @@ def rewrite_query(
     # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
     # no new topic, nor does "which fields does it take?" (what any operation has); "How do I create a folder?" is
     # a new request even where a note has a `folder_id`.
-    if subject is not None and _ANAPHOR.search(question):
+    if subject is not None and POINTS_BACK.search(question):
         topics = without_operation_parts(topics - field_words(subject))
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):

@@ -21,7 +21,7 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, word_forms
 from rag.facts import MissingWrite
 from rag.query import Query
-from rag.question_analysis import POSSESSIVE, write_verbs
+from rag.question_analysis import POINTS_BACK, POSSESSIVE, write_verbs
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
 
@@ -121,9 +121,12 @@ def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
     """A MissingWrite fact when the resource the write's object names exists among the operations of `apis`
-    (all when empty) but none of them performs the write; else None."""
-    request = Query.of(query).analysis.write
-    if request is None:
+    (all when empty) but none of them performs the write; else None. The earlier turn's write is not claimed
+    missing of what a follow-up points back to ("and scale it down to 2 nodes?" after adding a node pool does
+    something of its own to the pool, whatever its verb)."""
+    query = Query.of(query)
+    request = query.analysis.write
+    if request is None or (request.carried and POINTS_BACK.search(query.focus)):
         return None
     operations = [op for op in profile.operations if not apis or op.api in apis]
     effects = {id(op): _written_by(op.method or "", op.path or "") for op in operations}

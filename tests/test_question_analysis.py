@@ -72,7 +72,7 @@ def test_the_object_of_a_write_ends_at_a_preposition_conjunction_or_punctuation(
 
 def test_a_follow_up_applies_the_earlier_write_to_what_it_names() -> None:
     analysis = QuestionAnalysis.of("and for employees?", "and for employees? (regarding: How do I delete an order?)")
-    assert analysis.write == WriteRequest("delete", ("delete",), ("employees",))
+    assert analysis.write == WriteRequest("delete", ("delete",), ("employees",), carried=True)
     same = QuestionAnalysis.of("and then?", "and then? (regarding: How do I delete an order?)")
     assert same.write is not None and same.write.object == ("an", "order")
 
@@ -104,7 +104,7 @@ def test_the_new_question_decides_and_the_earlier_turn_fills_in_when_it_has_no_v
     elliptical = Query("and for contacts?", previous="How do I create a deal?")
     assert elliptical.analysis.methods() == {"post"}
     # The earlier turn's write, applied to what the follow-up names.
-    assert elliptical.analysis.write == WriteRequest("create", ("post", "put"), ("contacts",))
+    assert elliptical.analysis.write == WriteRequest("create", ("post", "put"), ("contacts",), carried=True)
     assert not elliptical.analysis.yes_no and Query("Can I?", previous="x").analysis.yes_no
 
 
@@ -113,7 +113,7 @@ def test_a_rewritten_question_is_analysed_and_glossary_words_join_the_write_requ
     assert rewritten.analysis.methods() == {"delete"} and not rewritten.analysis.yes_no
     expanded = Query("How do I see my team?").expanded(("erase",))
     # A glossary's write verb applies to what the question names.
-    assert expanded.analysis.write == WriteRequest("erase", ("delete",), ("see", "my", "team"))
+    assert expanded.analysis.write == WriteRequest("erase", ("delete",), ("see", "my", "team"), carried=True)
     assert Query("How do I see my team?").analysis.write is None
 
 

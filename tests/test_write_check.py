@@ -94,3 +94,17 @@ def test_the_fact_names_the_write_as_a_verb_and_the_resource_in_words() -> None:
     profile = _ops("GET /job_postings", "GET /job_postings/{id}")
     found = check_write_operation("fire off a new job posting on the ATS: what's the endpoint?", profile)
     assert found is not None and found.statement().startswith("There is no endpoint to create job posting records")
+
+
+def test_the_earlier_turn_s_write_is_not_claimed_missing_of_what_a_follow_up_points_back_to() -> None:
+    """"and scale it down to 2 nodes?" after adding a node pool does something of its own to the pool (scaling is
+    no verb of the table): DigitalOcean has no POST on a node path, which the earlier turn's "add" would have
+    claimed missing. A follow-up naming a thing of its own still carries the earlier write."""
+    from rag.query import Query
+
+    profile = _ops("POST /clusters/{id}/node_pools", "PUT /clusters/{id}/node_pools/{pool_id}",
+                   "DELETE /clusters/{id}/node_pools/{pool_id}/nodes/{node_id}")
+    earlier = "how do I add another node pool?"
+    assert check_write_operation(Query("and scale it down to 2 nodes?", previous=earlier), profile) is None
+    carried = check_write_operation(Query("and for nodes?", previous=earlier), profile)
+    assert carried is not None and carried.resource == "node"
