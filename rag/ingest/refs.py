@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -42,12 +43,36 @@ def json_pointer(*tokens: str) -> str:
     return "".join("/" + escape_pointer_token(str(token)) for token in tokens)
 
 
-def ref_name(ref: str) -> str:
-    """The readable name of a ref: the last pointer token (`#/components/schemas/Employee` → `Employee`)."""
+def _last_token(ref: str) -> str:
     token = ref.rstrip("/").rsplit("/", 1)[-1]
     if "%" in token:  # a URI fragment may be percent-encoded (RFC 6901, section 6)
         token = unquote(token)
-    return unescape_pointer_token(token) or ref
+    return unescape_pointer_token(token)
+
+
+def ref_name(ref: str) -> str:
+    """The readable name of a ref: the last pointer token (`#/components/schemas/Employee` → `Employee`)."""
+    return _last_token(ref) or ref
+
+
+# Pointer tokens that are the structure of a schema or an operation, not a name: a ref into another operation's
+# response (`…/responses/200/content/application~1json/schema/properties/ssh_keys/items`) names nothing.
+STRUCTURE_TOKENS = frozenset({
+    "items", "schema", "schemas", "properties", "additionalProperties", "allOf", "anyOf", "oneOf", "not", "content",
+    "responses", "requestBody", "parameters", "prefixItems", "patternProperties",
+})
+
+
+_DEFINITION = re.compile(r"^#/(?:components/[^/]+|definitions)/[^/]+/?$")
+
+
+def names_a_definition(ref: str) -> bool:
+    """Whether a ref's last token names what it points to (a component, `#/components/schemas/Employee`, whatever
+    its name; else a token that is not a place in a structure: `items`, an index, a media type)."""
+    token = _last_token(ref)
+    if _DEFINITION.match(ref):
+        return bool(token)
+    return bool(token) and token not in STRUCTURE_TOKENS and not token.isdigit() and "/" not in token
 
 
 def component_schema_name(ref: str) -> str | None:
@@ -107,7 +132,7 @@ class RefResolver:
             if ref in seen:
                 return {}, name
             seen.add(ref)
-            if name is None:
+            if name is None and names_a_definition(ref):
                 name = ref_name(ref)
             target = self.lookup(ref)
             if target is None:

@@ -14,7 +14,7 @@ from typing import Any
 from rag.chunk import FieldFacts
 from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose, one_line
-from rag.ingest.refs import RefResolver, component_schema_name, ref_name
+from rag.ingest.refs import RefResolver, component_schema_name, names_a_definition, ref_name
 
 MAX_EXAMPLE_CHARS = 300
 # Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
@@ -74,6 +74,8 @@ class SchemaProse:
     resolver: RefResolver
     max_depth: int = 2
     referenced: list[str] = field(default_factory=list)
+    # Refs to a place in another structure whose type is being described (a ref back to one of them stops there).
+    _expanding: set[str] = field(default_factory=set, repr=False)
 
     def note_ref(self, name: str | None) -> None:
         """Remember that `name` was referenced (order of first appearance)."""
@@ -90,7 +92,13 @@ class SchemaProse:
             if self.resolver.lookup(ref) is None:  # external or broken: never followed
                 return f"unresolved reference {ref}"
             self.note_ref(component_schema_name(ref))  # only component schemas become ref_ids
-            return ref_name(ref)
+            if names_a_definition(ref) or ref in self._expanding:
+                return ref_name(ref) if names_a_definition(ref) else "object"
+            self._expanding.add(ref)  # a place in another structure: what is there, described
+            try:
+                return self.type_label(self.resolver.lookup(ref))
+            finally:
+                self._expanding.discard(ref)
         for keyword, word in (("oneOf", "one of"), ("anyOf", "any of")):
             options = schema.get(keyword)
             if isinstance(options, list) and options:

@@ -957,6 +957,26 @@ def test_percent_encoded_refs_resolve() -> None:
     assert result.unresolved_refs == []
 
 
+def test_a_ref_into_another_operation_s_schema_is_described_not_named_after_its_place() -> None:
+    """DigitalOcean's `POST /v2/account/keys` takes `$ref: …/get/responses/200/…/properties/ssh_keys/items`: its body
+    was "`items`" and its field's type "(items)", the pointer's last token; a place in a structure names nothing."""
+    key = {"type": "object", "required": ["name", "public_key"],
+           "properties": {"name": {"type": "string"}, "public_key": {"type": "string"}}}
+    items = "#/paths/~1keys/get/responses/200/content/application~1json/schema/properties/ssh_keys/items"
+    document = {"openapi": "3.0.0", "paths": {"/keys": {
+        "get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"ssh_keys": {"type": "array", "items": key}}}}}}}},
+        "post": {"requestBody": {"content": {"application/json": {"schema": {"$ref": items}}}},
+                 "responses": {"201": {"description": "made", "content": {"application/json": {"schema": {
+                     "type": "object", "properties": {"ssh_key": {"$ref": items}}}}}}}}}}}
+    created = one(chunk_openapi(document, "api", "api.json"), "api.paths./keys.post")
+    assert created.request_body is not None and created.request_body.schema != "items"
+    assert [f.name for f in created.request_body.fields] == ["name", "public_key"]
+    returned = next(f for r in created.responses for f in r.fields if f.name == "ssh_key")
+    assert returned.type == "object"
+    assert "items" not in created.text
+
+
 def test_used_by_and_ref_ids(shop: tuple[dict[str, Any], OpenAPIChunks]) -> None:
     _, result = shop
     money = one(result, "shop.components.Money")

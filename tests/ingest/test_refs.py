@@ -18,6 +18,7 @@ from rag.ingest.refs import (
     escape_pointer_token,
     is_local,
     json_pointer,
+    names_a_definition,
     ref_name,
     unescape_pointer_token,
 )
@@ -106,6 +107,23 @@ def test_json_pointer_of_an_operation() -> None:
 )
 def test_ref_name(ref: str, name: str) -> None:
     assert ref_name(ref) == name
+
+
+@pytest.mark.parametrize(
+    ("ref", "names"),
+    [
+        ("#/components/schemas/Employee", True),
+        ("#/components/schemas/items", True),  # a component is named whatever its name
+        ("#/definitions/schema", True),
+        ("#/components/schemas/Employee/properties/manager", True),
+        ("#/paths/~1keys/get/responses/200/content/application~1json/schema/properties/ssh_keys/items", False),
+        ("#/paths/~1keys/get/responses/200/content/application~1json/schema", False),
+        ("#/components/schemas/Pet/allOf/0", False),
+        ("other.json", True),
+    ],
+)
+def test_a_ref_names_what_it_points_to_unless_its_last_token_is_a_place_in_a_structure(ref: str, names: bool) -> None:
+    assert names_a_definition(ref) is names
 
 
 @pytest.mark.parametrize(
