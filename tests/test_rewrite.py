@@ -237,9 +237,12 @@ def test_a_part_of_any_operation_named_by_a_question_pointing_back_is_no_new_top
     operation has (`parts_of_an_operation` of question_words.toml) names no new topic in a question pointing back.
     A request that points nowhere and names such a resource starts anew."""
     history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
-    topics = frozenset({"candidates", "candidate", "merge_fields", "fields", "field", "permissions", "permission"})
-    for question in ("ok, which fields does it take?", "does it need any special permission?"):
+    topics = frozenset({"candidates", "candidate", "merge_fields", "fields", "field", "permissions", "permission",
+                        "tokens", "token"})
+    for question in ("ok, which fields does it take?", "does it need any special permission?",
+                     "what permissions does my token need for that?"):
         query = rewrite_query(question, history, topics=topics, operations=OPERATIONS).query
         assert query.subject == "box.paths./candidates.get" and query.keeps_subject, question
-    for question in ("How do I list the merge fields of an audience?", "how do I change a role's permissions?"):
+    for question in ("How do I list the merge fields of an audience?", "how do I change a role's permissions?",
+                     "how do I create a new token?"):
         assert not rewrite_query(question, history, topics=topics, operations=OPERATIONS).query.subject, question
