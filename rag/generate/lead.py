@@ -426,11 +426,19 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     one of its fields (an operation below a better-ranked guide or schema leads only then: "What changed in the
     LMS API?" is not about `GET /unified/lms/users`)."""
     chunk = anchor.chunk
-    if anchor is blocks[0] or performs(chunk) & query.analysis.methods():
+    if anchor is blocks[0]:
         return True
+    # Below a better-ranked documentation section, neither the verb ("how do I get the next page?": any GET) nor the
+    # words that ask for a fact ("page") make the question about an operation: the section may state the answer.
+    guide_first = blocks[0].chunk.kind == "doc"
+    if performs(chunk) & query.analysis.methods() and not guide_first:
+        return True
+    asked = question_words(query.focus)
+    if guide_first:
+        asked -= {word for kind in query.analysis.asks for cue in asked_cues(query.focus, kind)
+                  for word in question_words(cue)}
     named = (name_parts(chunk.path.replace("/", "_")) | question_words(operation_words(chunk))) - name_parts(chunk.api)
-    return bool(named & question_words(query.focus)) or any(
-        spells_field(f.name, query.focus) for f in chunk.every_field())
+    return bool(named & asked) or any(spells_field(f.name, query.focus) for f in chunk.every_field())
 
 
 def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:

@@ -57,3 +57,24 @@ def test_an_operation_keeps_the_lead_and_no_documentation_gives_none() -> None:
     sentence, _ = lead("How do I list employees?", RATE, EMPLOYEES)
     assert sentence.startswith("Use GET /unified/hris/employees")
     assert docs_lead(Query.of("What is the rate limit?"), build_context(retrieved(EMPLOYEES), 4000)) == ("", "", 0)
+
+
+def test_below_a_better_ranked_section_an_operation_leads_only_by_what_it_is_about() -> None:
+    """"how do I get the next page of results?" over a guide's Pagination section, ranked first, and another API's
+    operations below it: Notion's `GET /v1/pages/{id}` shares the verb and the word "page" with the question, and
+    the lead used to say how Notion's comments page. The section states the answer; an operation that the question
+    names by what it is about still leads ("How do I list employees?")."""
+    from dataclasses import replace
+
+    from rag.chunk import PaginationFacts
+
+    paging = section("Pagination", "List endpoints return at most 100 items. Pass the `starting_after` cursor "
+                     "from the last item to get the next page.")
+    page = replace(make_chunk("notion.paths./v1/pages/{id}.get", "GET /v1/pages/{id}", api="notion",
+                              kind="operation"), method="get", path="/v1/pages/{id}", summary="Retrieve a Page")
+    comments = replace(make_chunk("notion.paths./v1/comments.get", "GET /v1/comments", api="notion",
+                                  kind="operation"), method="get", path="/v1/comments", summary="Retrieve comments",
+                       pagination=PaginationFacts("cursor", cursor="start_cursor", size="page_size"))
+    sentence, _ = lead("how do I get the next page of results?", paging, page, comments)
+    assert sentence.startswith("List endpoints return at most 100 items.") and sentence.endswith("[1]")
+    assert lead("How do I list employees?", RATE, EMPLOYEES)[0].startswith("Use GET /unified/hris/employees")
