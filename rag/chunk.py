@@ -297,15 +297,14 @@ class Chunk:
         """Every typed field: parameters, request body fields, success response fields, schema fields, then their
         own fields one level down, named by their parent (`filter[status]` for a query parameter's, else
         `data.status`)."""
-        body = list(self.request_body.fields) if self.request_body else []
         response = [f for r in self.responses if r.success for f in r.fields]
-        top = [*self.parameters, *body, *response, *self.schema_fields]
-        def named(parent: FieldFacts, child: FieldFacts) -> str:
-            return f"{parent.name}[{child.name}]" if parent.location == "query" else f"{parent.name}.{child.name}"
+        return _with_nested([*self.input_fields(top_only=True), *response, *self.schema_fields])
 
-        nested = [replace(child, location=parent.location, name=named(parent, child))
-                  for parent in top for child in parent.fields]
-        return top + nested
+    def input_fields(self, top_only: bool = False) -> list[FieldFacts]:
+        """The fields a request sends: parameters and request body fields (and, unless `top_only`, their own
+        fields one level down, named as `every_field` names them)."""
+        top = [*self.parameters, *(self.request_body.fields if self.request_body else ())]
+        return top if top_only else _with_nested(top)
 
     def with_version(self, doc_version: str, api_version: str = "") -> Chunk:
         """Return this chunk tagged with the document version it belongs to (id prefixed) and the label of
@@ -430,3 +429,13 @@ def _request_example(stored: Any) -> RequestExample | None:
 def described(chunk: Chunk) -> bool:
     """Whether the spec says in words what the chunk does (a summary or a description)."""
     return bool(chunk.summary.strip() or chunk.description.strip())
+
+
+def _with_nested(top: list[FieldFacts]) -> list[FieldFacts]:
+    """`top` followed by each field's own fields one level down, named by their parent (`filter[status]` for a query
+    parameter's, else `data.status`)."""
+    def named(parent: FieldFacts, child: FieldFacts) -> str:
+        return f"{parent.name}[{child.name}]" if parent.location == "query" else f"{parent.name}.{child.name}"
+
+    return top + [replace(child, location=parent.location, name=named(parent, child))
+                  for parent in top for child in parent.fields]

@@ -414,7 +414,12 @@ def _asked_fact(
         sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
             f" ({field.description.rstrip('.')})" if field.description else "")
         stated = {field.name}
-    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]]):
+    # A field the question spells; asked how to do something, one the request sends ("how do I merge it once
+    # approved?" spells the response's `participants.approved` and `links.merge`, which say nothing of how to merge;
+    # "what currency is it in?" asks for the response's `currency`).
+    sent = set(chunk.input_fields()) if "how_to" in asks and "response" not in asks else None
+    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]
+                                   if sent is None or f in sent]):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described

@@ -534,3 +534,21 @@ def test_an_operation_below_a_guide_does_not_lead_for_sharing_only_its_apis_name
     assert not lead("What changed in the LMS API since 2025-02?", guide, users).startswith("Use GET /unified/lms/users")
     # A word of its own resource still makes the question about it.
     assert lead("What changed for users in the LMS API?", guide, users).startswith("Use GET /unified/lms/users")
+
+
+def test_asked_how_to_do_something_a_response_field_the_question_spells_does_not_lead() -> None:
+    """"how do I merge it once approved?" spells Bitbucket's response fields `participants.approved` and
+    `links.merge`, which say nothing of how to merge: the operation leads. Asked of a response field ("what currency
+    is it in?"), the field does."""
+    merged = ResponseFacts("200", "pullrequest", success=True, fields=(
+        FieldFacts("participants", "array", fields=(FieldFacts("approved", "boolean"),)),
+        FieldFacts("links", "object", fields=(FieldFacts("merge", "object"),))))
+    merge = replace(make_chunk("bitbucket.paths./pullrequests/{id}/merge.post", "POST /pullrequests/{id}/merge",
+                               kind="operation"), method="post", path="/pullrequests/{id}/merge",
+                    summary="Merge a pull request", responses=(merged,))
+    assert lead("how do I merge it once approved?", merge).startswith("Use POST /pullrequests/{id}/merge")
+    balance = replace(make_chunk("twilio.paths./Balance.json.get", "GET /Balance.json", kind="operation"),
+                      method="get", path="/Balance.json", summary="fetch balance", responses=(ResponseFacts(
+                          "200", "balance", success=True, fields=(FieldFacts(
+                              "currency", "string", description="The units of currency for the account balance"),)),))
+    assert lead("what currency is it in?", balance).startswith("In GET /Balance.json, `currency` (string)")
