@@ -30,6 +30,9 @@ def test_offset_and_page_numbers_in_any_naming_style() -> None:
     assert offset == PaginationFacts("offset", size="limit", offset="offset", next_field="next", total_field="total")
     page = pagination_of(query("pageNumber", "perPage"), ok("results", "totalCount"))
     assert page == PaginationFacts("page", size="perPage", page="pageNumber", total_field="totalCount")
+    # Atlassian's APIs (Jira, Confluence) page by `startAt` and `maxResults`.
+    jira = pagination_of(query("jql", "startAt", "maxResults"), ok("issues", "total"))
+    assert jira == PaginationFacts("offset", size="maxResults", offset="startAt", total_field="total")
 
 
 def test_a_size_alone_is_no_paging_unless_the_response_says_where_to_go_on() -> None:
