@@ -307,10 +307,13 @@ def rewrite_query(
     """
     subject = conversation_subject(history, operations) if history else None
     # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
-    # no new topic, nor does "which fields does it take?" (what any operation has); "How do I create a folder?" is
-    # a new request even where a note has a `folder_id`.
+    # no new topic, nor does one pointing back or asking a fact that names what any operation has ("which fields
+    # does it take?", "what fields are required?"); "How do I create a folder?" (or a custom field) is a new
+    # request even where a note has a `folder_id`.
     if subject is not None and POINTS_BACK.search(question):
         topics = without_operation_parts(topics - field_words(subject))
+    elif subject is not None and asked_kinds(question) & FACTS_OF_AN_OPERATION:
+        topics = without_operation_parts(topics)
     if not is_follow_up(question, history, topics):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")

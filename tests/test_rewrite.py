@@ -246,3 +246,14 @@ def test_a_part_of_any_operation_named_by_a_question_pointing_back_is_no_new_top
     for question in ("How do I list the merge fields of an audience?", "how do I change a role's permissions?",
                      "how do I create a new token?"):
         assert not rewrite_query(question, history, topics=topics, operations=OPERATIONS).query.subject, question
+
+
+def test_a_fact_asked_of_what_any_operation_has_is_a_follow_up_without_pointing_back() -> None:
+    """"what fields are required?" after creating an issue asks about that operation, though Jira has a `/field`
+    resource; "How do I create a custom field?" asks no fact and starts anew."""
+    history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
+    topics = frozenset({"candidates", "candidate", "field", "fields"})
+    query = rewrite_query("what fields are required?", history, topics=topics, operations=OPERATIONS).query
+    assert query.subject == "box.paths./candidates.get" and query.keeps_subject
+    assert not rewrite_query("How do I create a custom field?", history, topics=topics,
+                             operations=OPERATIONS).query.subject
