@@ -242,10 +242,13 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
     if not values or not is_lookup_operation(blocks[0].chunk):
         return Lead()
     lookup = blocks[0]
+    following = next((b for b in blocks[1:] if is_operation(b)), None)
+    if following is not None and (is_lookup_operation(following.chunk) or following.chunk.path == lookup.chunk.path):
+        # "how do I search issues with JQL?": the search is what is asked, not a first step before another search.
+        return Lead()
     required = [f"`{p.name}`" for p in lookup.chunk.parameters if p.required and p.location == "query"][:2]
     sentence = f"First find {' and '.join(values[:3])} with {operation_label(lookup.chunk)}"
     sentence += (f" ({', '.join(required)})" if required else "") + f" [{lookup.number}]"
-    following = next((b for b in blocks[1:] if is_operation(b)), None)
     if following is not None:
         sentence += f"; then {operation_heading(following.chunk)} [{following.number}]"
     return Lead(sentence + ".", operation=lookup.number)

@@ -552,3 +552,15 @@ def test_asked_how_to_do_something_a_response_field_the_question_spells_does_not
                           "200", "balance", success=True, fields=(FieldFacts(
                               "currency", "string", description="The units of currency for the account balance"),)),))
     assert lead("what currency is it in?", balance).startswith("In GET /Balance.json, `currency` (string)")
+
+
+def test_a_search_asked_for_is_no_first_step_before_another_search() -> None:
+    """"how do I search issues with JQL?" names `JQL` like a value, and Jira's `GET /api/2/search` and `POST
+    /api/2/search` rank first: the lead was "First find JQL with GET /api/2/search; then POST /api/2/search"."""
+    jql = FieldFacts("jql", "string", "query", description="a JQL query string")
+    search = replace(make_chunk("jira.paths./api/2/search.get", "GET /api/2/search", kind="operation"),
+                     method="get", path="/api/2/search", summary="search", parameters=(jql,))
+    posted = replace(make_chunk("jira.paths./api/2/search.post", "POST /api/2/search", kind="operation"),
+                     method="post", path="/api/2/search", summary="search using search request")
+    sentence = lead("how do I search issues with JQL?", search, posted)
+    assert not sentence.startswith("First find") and sentence.startswith("In GET /api/2/search, `jql`")
