@@ -564,3 +564,14 @@ def test_a_search_asked_for_is_no_first_step_before_another_search() -> None:
                      method="post", path="/api/2/search", summary="search using search request")
     sentence = lead("how do I search issues with JQL?", search, posted)
     assert not sentence.startswith("First find") and sentence.startswith("In GET /api/2/search, `jql`")
+
+
+def test_asked_how_to_do_something_a_field_named_by_what_the_operation_does_does_not_lead() -> None:
+    """"how do I upload a video to vimeo?" spells the `upload` object Vimeo's "Upload a video" takes: the question
+    names the operation, which leads ("In POST /users/{user_id}/videos, `upload` (object, required)" before)."""
+    upload = FieldFacts("upload", "object", required=True)
+    videos = replace(make_chunk("vimeo.paths./users/{user_id}/videos.post", "POST /users/{user_id}/videos",
+                                kind="operation"), method="post", path="/users/{user_id}/videos",
+                     summary="Upload a video",
+                     request_body=RequestBodyFacts(("application/json",), True, "", fields=(upload,)))
+    assert lead("how do I upload a video to vimeo?", videos).startswith("Use POST /users/{user_id}/videos")
