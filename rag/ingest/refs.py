@@ -61,8 +61,7 @@ STRUCTURE_TOKENS = frozenset({
     "items", "schema", "schemas", "properties", "additionalProperties", "allOf", "anyOf", "oneOf", "not", "content",
     "responses", "requestBody", "parameters", "prefixItems", "patternProperties",
 })
-
-
+# A ref to a definition itself (`#/components/schemas/items`, `#/definitions/Pet`): its last token is its name.
 _DEFINITION = re.compile(r"^#/(?:components/[^/]+|definitions)/[^/]+/?$")
 
 

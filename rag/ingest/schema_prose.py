@@ -92,8 +92,10 @@ class SchemaProse:
             if self.resolver.lookup(ref) is None:  # external or broken: never followed
                 return f"unresolved reference {ref}"
             self.note_ref(component_schema_name(ref))  # only component schemas become ref_ids
-            if names_a_definition(ref) or ref in self._expanding:
-                return ref_name(ref) if names_a_definition(ref) else "object"
+            if names_a_definition(ref):
+                return ref_name(ref)
+            if ref in self._expanding:  # a place in another structure that refers back to itself
+                return "object"
             self._expanding.add(ref)  # a place in another structure: what is there, described
             try:
                 return self.type_label(self.resolver.lookup(ref))
