@@ -88,17 +88,20 @@ class SavedRun:
             computed = api_figures(self.records.get(config) or [], int(self.manifest.get("k") or 5))
         except (TypeError, ValueError, KeyError, AttributeError):  # a hand-edited record: no breakdown
             return {}
-        return {api: {metric: number for metric, value in values.items()
-                      if (number := finite_number(value)) is not None} for api, values in computed.items()}
+        return _numbers(computed)
 
     def breakdown(self, config: str, block: str) -> dict[str, dict[str, float]]:
         """A configuration's figures per group of one breakdown block (`by_category`, `by_api`), numbers only."""
-        groups = (self.metrics.get(config) or {}).get(block)
-        if not isinstance(groups, dict):
-            return {}
-        return {str(group): {metric: number for metric, value in values.items()
-                             if (number := finite_number(value)) is not None}
-                for group, values in groups.items() if isinstance(values, dict)}
+        return _numbers((self.metrics.get(config) or {}).get(block))
+
+
+def _numbers(groups: Any) -> dict[str, dict[str, float]]:
+    """Each group's figures that are finite numbers (groups or figures that are not objects left out)."""
+    if not isinstance(groups, dict):
+        return {}
+    return {str(group): {metric: number for metric, value in values.items()
+                         if (number := finite_number(value)) is not None}
+            for group, values in groups.items() if isinstance(values, dict)}
 
 
 # ---------------------------------------------------------------------- where runs live

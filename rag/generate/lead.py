@@ -417,24 +417,28 @@ def _asked_fact(
         sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
             f" ({field.description.rstrip('.')})" if field.description else "")
         stated = {field.name}
-    # A field the question spells; asked how to do something, one the request sends ("how do I merge it once
-    # approved?" spells the response's `participants.approved` and `links.merge`, which say nothing of how to merge;
-    # "what currency is it in?" asks for the response's `currency`) and not one named by what the operation does
-    # ("how do I upload a video?" spells the `upload` object of "Upload a video": the question names the operation).
-    how_to = "how_to" in asks and "response" not in asks
-    sent = set(chunk.input_fields()) if how_to else None
-    does = name_parts(operation_words(chunk)) if how_to else set()
-    if not sentence and (spelt := [f for _, f in field_classes(query.focus, [anchor], described=False)[0]
-                                   if (sent is None or f in sent) and not _named_by(f, does)]):
+    if not sentence and (spelt := _spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
 
 
-def _named_by(field: FieldFacts, words: set[str]) -> bool:
-    """Whether every word of a field's name is among `words` (none for a name of short words only)."""
-    parts = name_parts(field.name)
-    return bool(parts) and parts <= words
+def _spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
+    """The fields of the anchor operation the question spells out; asked how to do something, only those the
+    request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
+    `links.merge`, which say nothing of how to merge; "what currency is it in?" asks for the response's `currency`)
+    and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
+    a video": the question names the operation)."""
+    spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]]
+    if "how_to" not in query.analysis.asks or "response" in query.analysis.asks:
+        return spelt
+    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
+
+    def names_the_action(field: FieldFacts) -> bool:
+        parts = name_parts(field.name)
+        return bool(parts) and parts <= does
+
+    return [field for field in spelt if field in sent and not names_the_action(field)]
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
