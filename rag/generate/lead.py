@@ -335,17 +335,12 @@ def _schema_name(chunk: Chunk) -> str:
     return (schema_name(chunk.covers[0]) if chunk.covers else "") or chunk.title
 
 
-ANCHOR_BLOCKS = 3
-
-
-def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
+def _anchor(blocks: Sequence[ContextBlock]) -> ContextBlock | None:
     """The operation the answer is about: the first operation among the blocks (those above it are schemas,
-    guides or overviews that support it) — the first of the top three that does what the question's verb asks
-    ("and how do I remove one of them?": a DELETE) when the first does not."""
-    operations = [block for block in blocks if is_operation(block)]
-    methods = query.analysis.methods()
-    doing = [block for block in operations[:ANCHOR_BLOCKS] if performs(block.chunk) & methods]
-    return (doing or operations or [None])[0]
+    guides or overviews that support it). The ranking already weighs what the question's verb asks against each
+    operation's method; a lower-ranked operation that merely does the verb ("check if someone is free": an email
+    service's GET below a calendar's POST /freeBusy) is a worse guess than the first."""
+    return next((block for block in blocks if is_operation(block)), None)
 
 
 def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -354,7 +349,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
     likeliest operations); then the
     operation's facts a reader acts on."""
     closest = gate == "partial"
-    anchor = _anchor(query, blocks)
+    anchor = _anchor(blocks)
     if anchor is None or not _about(query, anchor, blocks):
         return Lead()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)

@@ -575,3 +575,15 @@ def test_asked_how_to_do_something_a_field_named_by_what_the_operation_does_does
                      summary="Upload a video",
                      request_body=RequestBodyFacts(("application/json",), True, "", fields=(upload,)))
     assert lead("how do I upload a video to vimeo?", videos).startswith("Use POST /users/{user_id}/videos")
+
+
+def test_the_first_operation_leads_though_a_lower_one_does_the_question_s_verb() -> None:
+    """"how do I check if someone is free between 2 and 4pm?": a calendar's POST /freeBusy ranks first, an email
+    service's GET below it; "check" reads as a GET, and the lead was "Use GET /stats/outbound/opens" (the ranking
+    already weighs the verb against each operation's method)."""
+    free_busy = replace(make_chunk("calendar.paths./freeBusy.post", "POST /freeBusy", kind="operation"),
+                        method="post", path="/freeBusy", summary="Returns free/busy information for a set of calendars")
+    opens = replace(make_chunk("mail.paths./stats/outbound/opens.get", "GET /stats/outbound/opens", kind="operation"),
+                    method="get", path="/stats/outbound/opens", summary="Get email open counts")
+    assert lead("how do I check if someone is free between 2 and 4pm?", free_busy, opens).startswith(
+        "Use POST /freeBusy")

@@ -39,9 +39,10 @@ def answer(question: str, *chunks, **options):  # type: ignore[no-untyped-def]
 
 
 def test_an_answer_about_an_operation_carries_that_operations_example() -> None:
-    found = lead_for("How do I create a connect session?", build_context(retrieved(LIST, CREATE), 4000))
+    # Below an overview that supports it, the operation is the second block: its example, not the first block's.
+    found = lead_for("How do I create a connect session?", build_context(retrieved(OVERVIEW, CREATE), 4000))
     assert found.operation == 2 and found.sentence.startswith("Use POST /connect_sessions")
-    assert answer("How do I create a connect session?", LIST, CREATE).request_example == CREATE.request_example
+    assert answer("How do I create a connect session?", OVERVIEW, CREATE).request_example == CREATE.request_example
     # A fact of one field is still about its operation.
     generation = answer("What is the default of expires_in?", CREATE, LIST)
     assert generation.answer.startswith("In POST /connect_sessions, `expires_in`")
