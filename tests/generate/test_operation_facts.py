@@ -42,6 +42,26 @@ def test_a_fact_question_gets_the_field_it_names_else_the_page_size_never_a_path
     assert field_asked(Query("What is the default of the role?"), _anchor(ROLE)) == ("", [])
 
 
+def test_a_limit_per_page_is_the_page_size_before_another_limit_the_question_names_as_well() -> None:
+    """"what's the max number of events returned per page?" of Google Calendar's event list shares "max" with
+    `maxAttendees` and `maxResults` alike; the lead stated `maxAttendees` first."""
+    events = make_chunk(
+        "calendar.paths./calendars/{calendarId}/events.get", "GET /calendars/{calendarId}/events", kind="operation",
+        method="get", path="/calendars/{calendarId}/events",
+        parameters=(FieldFacts("maxAttendees", "integer", "query", minimum=1,
+                               description="The maximum number of attendees to include in the response."),
+                    FieldFacts("maxResults", "integer", "query", minimum=1,
+                               description="Maximum number of events returned on one result page."),
+                    FieldFacts("pageToken", "string", "query")),
+        pagination=PaginationFacts("cursor", cursor="pageToken", size="maxResults"),
+    )
+    question = "what's the max number of events returned per page?"
+    assert [f.name for f in field_asked(Query(question), _anchor(events))[1]] == ["maxResults", "maxAttendees"]
+    # Not asked per page, the field the question names comes first.
+    question = "what's the max number of attendees it includes?"
+    assert field_asked(Query(question), _anchor(events))[1][0].name == "maxAttendees"
+
+
 def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
     detail, named = operation_detail(_anchor(ROLE), set(), ())
     assert (detail, named) == (
