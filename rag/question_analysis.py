@@ -204,6 +204,15 @@ def asked_cues(question: str, kind: str) -> tuple[str, ...]:
     return tuple(match.group(0).lower() for match in _ask_cues()[kind].finditer(question.replace("’", "'")))
 
 
+def asked_action(question: str) -> str:
+    """The word a how-to question asks to do, lower case ("reactivate" of "how do I reactivate one?"); "" for a
+    question that asks how to do nothing (no `how_to` cue of the `[asks]` table, or nothing after it)."""
+    text = question.replace("’", "'")
+    match = _ask_cues()["how_to"].search(text)
+    following = _WORD.search(text.lower(), match.end()) if match else None
+    return following.group(0) if following else ""
+
+
 def is_yes_no(question: str) -> bool:
     """Whether the question asks yes or no ("Can I …?", "Is there …?", "Does …?")."""
     return bool(_yes_no_opening().match(question))

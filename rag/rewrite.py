@@ -25,6 +25,7 @@ from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import (
     FACTS_OF_AN_OPERATION,
     POINTS_BACK,
+    asked_action,
     asked_cues,
     asked_kinds,
     points_to_one,
@@ -231,6 +232,10 @@ def with_subject(
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
+        if not own_methods and asked_action(query.focus):
+            # "how do I reactivate one?" after listing bounces: an action on one of them that no verb of HTTP's
+            # own names, so not the subject's (`GET …/{id}`); one member's path is searched for, no operation leads.
+            return replace(query, subject=member.covers[0], subject_words=member.path, keeps_subject=False)
         # "how do I get a single one?" after listing employees: the operation on one of them (`GET …/{id}`).
         said = operation_words(member.summary, member.operation_id, member.method, member.path)
         return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",

@@ -10,6 +10,7 @@ from rag.question_analysis import (
     POSSESSIVE,
     QuestionAnalysis,
     WriteRequest,
+    asked_action,
     is_yes_no,
     question_methods,
     requested_write,
@@ -145,3 +146,10 @@ def test_one_table_says_what_kind_of_fact_a_question_asks_for() -> None:
     assert asked_kinds("List employees") == frozenset()
     # Whole words only: "paged" is no "page", "limitless" no "limit".
     assert asked_kinds("a limitless, paged world") == frozenset()
+
+
+def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
+    assert asked_action("how do I reactivate one?") == "reactivate"
+    assert asked_action("So, how can I  delete one") == "delete"
+    assert asked_action("and a single one?") == ""
+    assert asked_action("how do I") == ""

@@ -190,6 +190,18 @@ def test_getting_a_single_one_after_a_list_moves_the_subject_to_the_operation_on
     assert deleting.subject == EMPLOYEES.covers[0] and not deleting.keeps_subject
 
 
+def test_an_action_on_one_member_that_http_s_verbs_do_not_name_moves_no_get_to_the_lead() -> None:
+    """"how do I reactivate one?" after listing Postmark's bounces led with `GET /bounces/{bounceid}` (Get a single
+    bounce) at confidence 0.74: the subject moved to the member operation of the list's own method. An action no
+    verb of HTTP names searches one member's path and no operation leads."""
+    history = [*turns("How do I list employees in the HRIS API?", "Use GET /unified/hris/employees. [1]")]
+    history[1]["subject"] = EMPLOYEES.covers[0]
+    query = rewrite_query("how do I reactivate one?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert (query.subject, query.keeps_subject, query.moved_subject) == (EMPLOYEE.covers[0], False, False)
+    assert "/unified/hris/employees/{id}" in query.standalone and "GET /unified/hris/employees/{id}" not in (
+        query.standalone)
+
+
 def test_a_word_of_a_compound_resource_is_no_new_topic_when_a_question_points_back() -> None:
     """Issue 45: "what fields does it return?" names no `custom_field_definitions` (only all its words, or its last,
     name that resource), so it goes on about the subject; "custom field definitions" itself is a new topic."""
