@@ -126,11 +126,13 @@ def scheme_sentence(scheme: SecurityFacts) -> str:
 
 
 def schemes_text(schemes: Sequence[SecurityFacts]) -> str:
-    """The alternatives of a requirement, each with its schemes: "HTTP Basic: send … or an API key: send …"."""
+    """The alternatives of a requirement, each with its schemes: "HTTP Basic: send … or an API key: send …"; two
+    schemes said alike are said once (Telnyx declares `BearerAuth` and `bearerAuth`, both HTTP Bearer)."""
     alternatives: dict[int, list[SecurityFacts]] = {}
     for scheme in schemes:
         alternatives.setdefault(scheme.alternative, []).append(scheme)
-    return " or ".join(" and ".join(scheme_sentence(s) for s in group) for group in alternatives.values())
+    said = (" and ".join(dict.fromkeys(scheme_sentence(s) for s in group)) for group in alternatives.values())
+    return " or ".join(dict.fromkeys(said))
 
 
 def scheme_detail(schemes: Sequence[SecurityFacts]) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rag.chunk import FieldFacts
+from rag.chunk import FieldFacts, SecurityFacts
 from rag.generate.context import ContextBlock
-from rag.generate.said import ABOUT_CHARS, asked_part, cited, cut_at_word, field_facts_text
+from rag.generate.said import ABOUT_CHARS, asked_part, cited, cut_at_word, field_facts_text, schemes_text
 from rag.results import RetrievedChunk
 from tests.fakes import make_chunk
 
@@ -49,3 +49,14 @@ def test_a_cut_sentence_keeps_its_ellipsis_when_cited() -> None:
     block = ContextBlock(1, RetrievedChunk(make_chunk("a.paths./x.get", "GET /x")), "GET /x", "GET /x")
     assert cited("a maximum of…", block) == "a maximum of… [1]"
     assert cited("a maximum of 100.", block) == "a maximum of 100. [1]"
+
+
+def test_two_schemes_said_alike_are_said_once() -> None:
+    """Telnyx declares `BearerAuth` and `bearerAuth`, both HTTP Bearer: "The Telnyx API uses HTTP Bearer: send the
+    header `Authorization: Bearer <token>` or HTTP Bearer: send the header `Authorization: Bearer <token>`"."""
+    upper = SecurityFacts("BearerAuth", "http", scheme="bearer", location="header", parameter="Authorization")
+    lower = SecurityFacts("bearerAuth", "http", scheme="bearer", location="header", parameter="Authorization",
+                          alternative=1)
+    key = SecurityFacts("api_key", "apiKey", location="query", parameter="api_key", alternative=2)
+    said = schemes_text([upper, lower, key])
+    assert said.count("Authorization: Bearer") == 1 and " or " in said and "api_key" in said
