@@ -61,11 +61,9 @@ def action_words(text: str) -> tuple[str, ...]:
 
 def methods_of(words: tuple[str, ...], corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """The HTTP methods the verbs among `words` point to; `corpus_verbs` adds the verbs of the indexed
-    operation summaries (HTTP's own verbs win a conflict). A past form describes, it asks for nothing ("can I
-    include deleted events?", "who changed it?", "someone deleted a task, how do I bring it back?")."""
+    operation summaries (HTTP's own verbs win a conflict)."""
     verbs = {**(corpus_verbs or {}), **verb_methods()}
-    return {method for word in words for form in word_forms(word) if word == form or not word.endswith("ed")
-            for method in verbs.get(form, ())}
+    return {method for word in words for form in word_forms(word) for method in verbs.get(form, ())}
 
 
 def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:

@@ -153,12 +153,3 @@ def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
     assert asked_action("So, how can I  delete one") == "delete"
     assert asked_action("and a single one?") == ""
     assert asked_action("how do I") == ""
-
-
-def test_a_past_form_describes_and_asks_for_no_method() -> None:
-    """"and what about deleted events, can I include those?" after listing a calendar's events ranked and led with
-    `DELETE …/events/{eventId}`: "deleted" read as a request to delete."""
-    assert question_methods("and what about deleted events, can I include those?") == set()
-    assert question_methods("someone deleted a task by accident, how do I bring it back?") == set()
-    assert question_methods("how do I delete a task?") == {"delete"}
-    assert question_methods("which tasks were deleted?") == set()
