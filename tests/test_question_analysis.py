@@ -140,6 +140,7 @@ def test_one_table_says_what_kind_of_fact_a_question_asks_for() -> None:
     assert asked_kinds("How do I authenticate with the Music API?") == {"auth", "how_to"}
     assert asked_kinds("Which headers are required?") == {"header", "required"}
     assert asked_kinds("What does it return?") == {"response"}
+    assert asked_kinds("what fields come back?") == {"response"}  # Plaid's accounts: the lead named no response
     assert asked_kinds("Is `provider` still the right query param?") == {"deprecated"}
     assert asked_kinds("How do I list employees?") == {"how_to"}
     assert asked_kinds("Which call lists employees?") == {"endpoint"}
