@@ -155,6 +155,25 @@ def test_the_subject_kept_with_an_answer_is_read_not_its_text() -> None:
     assert conversation_subject([named_in_text[0], {**named_in_text[1], "subject": None}], OPERATIONS) is FILES
 
 
+def test_an_operation_written_as_other_docs_write_it_is_the_conversations_subject() -> None:
+    """A history from outside (a REST or MCP client's) names operations as other docs write them: a parameter named
+    otherwise (`{file.id}`, `:file_id`) or given a value, a full URL behind the servers' base path, "a DELETE request
+    to …". Only the spec's own spelling was found: the follow-up lost its subject."""
+    written = [
+        "Send a DELETE request to `https://api.box.com/2.0/files/12345`.",
+        "Call DELETE /files/:file_id.",
+        "Use DELETE /files/{file.id} and you are done.",
+        "DELETE /2.0/files/{file_id}",
+    ]
+    for answer in written:
+        history = turns("How do I remove a file?", answer)
+        history[1]["subject"] = None  # a REST history: the text is read
+        assert conversation_subject(history, OPERATIONS) is DELETE_FILE, answer
+    # A method the path has no operation of names none; nor does a path of another shape.
+    assert conversation_subject(turns("How do I remove a file?", "POST /files/12345"), OPERATIONS) is None
+    assert conversation_subject(turns("How do I remove a file?", "DELETE /files/1/versions/2"), OPERATIONS) is None
+
+
 def test_a_long_answer_keeps_the_conversations_subject_and_its_question() -> None:
     """An answer longer than the history's 2,000 characters (a large spec's field lists) used to drop the whole last
     exchange: the follow-up lost its subject and the question it follows. The older turns go first; the last
