@@ -86,6 +86,9 @@ def field_classes(
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")
+        # The API's name names the API, not a field ("how many recipients can a postmark email have?" names no
+        # `X-Postmark-Server-Token`).
+        asked = words - name_parts(block.chunk.api)
         seen: set[FieldFacts] = set()
         for field in block.chunk.every_field():
             # A field the request sends and the response returns alike (`defaults.offVariation` of a created flag,
@@ -101,14 +104,14 @@ def field_classes(
                 quoted = f"`{field.name.lower()}`" in question.lower()
                 (by_path if parts and parts <= resource_words and not quoted else exact).append(entry)
                 continue
-            shared = shares_a_word(parts, words)
+            shared = shares_a_word(parts, asked)
             if shared and field.location == "path":
                 identifying.append(entry)
             elif shared and not shared <= resource_words:
                 partial.append(entry)
             elif shared:
                 by_path.append(entry)
-            elif described and len(words & question_words(field.description)) >= 2:
+            elif described and len(asked & question_words(field.description)) >= 2:
                 by_description.append(entry)
     # The longest name spelt wins ("page size" names `page_size` more than `page`); a field not deprecated first.
     exact.sort(key=lambda entry: (entry[0].number, -len(entry[1].name.rsplit(".", 1)[-1]), entry[1].deprecated))

@@ -36,3 +36,18 @@ def test_a_field_sent_and_returned_alike_is_named_once_and_two_fields_of_one_nam
     blocks = build_context(retrieved(LIST_ACCOUNTS), 4000)
     exact, *_ = field_classes("Which values can the status of an account have?", blocks)
     assert [field for _, field in exact] == [STATUS_FILTER, STATUS]
+
+
+def test_the_api_s_name_in_a_question_names_no_field() -> None:
+    """"how many recipients can a postmark email have?" led with Postmark's `X-Postmark-Server-Token` header, which
+    shares only the API's name with the question."""
+    token = FieldFacts("X-Postmark-Server-Token", "string", "header", required=True,
+                       description="The token associated with the Server on which this request will operate.")
+    send = make_chunk("postmark.paths./email.post", "POST /email", kind="operation", method="post", path="/email",
+                      parameters=(token,),
+                      request_body=RequestBodyFacts(("application/json",), True, "SendEmailRequest",
+                                                    fields=(FieldFacts("To", "string"),)))
+    blocks = build_context(retrieved(send), 4000)
+    assert not any(field_classes("how many recipients can a postmark email have?", blocks))
+    # Named by its own words, the header is a field asked about.
+    assert field_classes("which server token header does postmark want?", blocks)[1][0][1] == token
