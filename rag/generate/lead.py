@@ -409,7 +409,9 @@ def _asked_fact(
     elif query.analysis.yes_no and clearly_named:
         field = clearly_named[0]
         kind = f"{field.location} parameter" if field.location else "field"
-        sentence = f"Yes: {label} takes the `{field.name}` {kind}" + (
+        # A field the request does not send (a response's, or read-only) is one the operation returns.
+        sent = field in set(chunk.input_fields()) and not field.read_only
+        sentence = f"Yes: {label} {'takes' if sent else 'returns'} the `{field.name}` {kind}" + (
             f" ({field.description.rstrip('.')})" if field.description else "")
         stated = {field.name}
     if not sentence and (spelt := _spelt_fields(query, anchor)):

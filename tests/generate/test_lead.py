@@ -149,6 +149,14 @@ def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_na
     assert sentence == (
         "Yes: GET /accounts takes the `provider` query parameter (The provider of the results to fetch). [1]"
     )
+    # A field the request does not send is one the operation returns (a Google Calendar event's read-only
+    # `updated` was said to be taken by the PATCH that updates the event).
+    updated = FieldFacts("updated", "string", read_only=True, description="Last modification time of the event")
+    patch = replace(make_chunk("calendar.paths./events/{eventId}.patch", "PATCH /events/{eventId}", kind="operation"),
+                    method="patch", path="/events/{eventId}",
+                    request_body=RequestBodyFacts(("application/json",), True, "Event", fields=(updated,)))
+    assert lead("does it support the updated time?", patch).startswith("Yes: PATCH /events/{eventId} returns the "
+                                                                       "`updated` field")
 
 
 def test_the_success_response_lists_only_its_current_top_level_fields() -> None:
