@@ -32,8 +32,15 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
     asks = query.analysis.asks
     exact, partial, by_path, by_description = ([f for _, f in found] for found in field_classes(query.focus, [anchor]))
     # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
-    # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too.
-    wanted = next((found for found in (with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
+    # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too. A
+    # field sharing a word but no part of a field spelt out is another field: "the allowed values for the event
+    # visibility" spells `visibility`, whose description states them, not `eventTypes`, which has an enum.
+    spelt = [f for f in exact if f.location != "path"]
+    if spelt and not with_asked_fact(exact, asks):
+        inside = [f for f in partial + by_path if any(f.name.startswith(s.name) for s in spelt)]
+        wanted = with_asked_fact(inside, asks) or spelt[:1]
+    else:
+        wanted = next((found for found in (with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
     # A path parameter identifies the resource the question names; it is the field asked about only when no
     # input answers (an operation that pages, for "how many can I get per request?").
     named = [f for f in exact + partial if f.location != "path"][:1]

@@ -62,6 +62,25 @@ def test_a_limit_per_page_is_the_page_size_before_another_limit_the_question_nam
     assert field_asked(Query(question), _anchor(events))[1][0].name == "maxAttendees"
 
 
+def test_a_field_spelt_out_is_stated_though_another_sharing_a_word_has_the_fact() -> None:
+    """"what are the allowed values for the event visibility?" spells `items.visibility`, whose description states
+    them; `eventTypes`, which shares only "event" but has an enum, led. A part of the field spelt still carries
+    the fact ("which statuses can I filter by?": `filter[status]` of `filter`)."""
+    visibility = FieldFacts("items.visibility", "string", description='Possible values are: "default", "public".')
+    events = make_chunk(
+        "calendar.paths./calendars/{calendarId}/events.get", "GET /calendars/{calendarId}/events", kind="operation",
+        method="get", path="/calendars/{calendarId}/events",
+        parameters=(FieldFacts("eventTypes", "array of string", "query", enum=("default", "focusTime")),),
+        responses=(ResponseFacts("200", "Events", success=True, fields=(visibility,)),),
+    )
+    question = "what are the allowed values for the event visibility?"
+    assert [f.name for f in field_asked(Query(question), _anchor(events))[1]] == ["items.visibility"]
+    filters = replace(events, parameters=(FieldFacts("filter", "object", "query"),
+                                          FieldFacts("filter[status]", "string", "query", enum=("open", "closed"))))
+    assert [f.name for f in field_asked(Query("which statuses can I filter by?"), _anchor(filters))[1]] == [
+        "filter[status]"]
+
+
 def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
     detail, named = operation_detail(_anchor(ROLE), set(), ())
     assert (detail, named) == (
