@@ -15,8 +15,10 @@ from rag.tokens import truncate_to_tokens
 
 Confidence = Literal["answer", "partial", "abstain"]
 
-
-SCORE_PRIORITY: tuple[str, ...] = ("rerank", "fused", "vector", "bm25")  # the score that decided the order
+# The score a reranker gives each candidate it orders (the learned ranker, a cross-encoder, an LLM); a candidate
+# without one was ordered by retrieval alone.
+RERANK_SCORE = "rerank"
+SCORE_PRIORITY: tuple[str, ...] = (RERANK_SCORE, "fused", "vector", "bm25")  # the score that decided the order
 
 
 def order_score_name(chunks: Sequence[RetrievedChunk]) -> str:

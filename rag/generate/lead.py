@@ -59,6 +59,7 @@ from rag.generate.said import (
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
+from rag.results import RERANK_SCORE
 
 
 @dataclass(frozen=True)
@@ -335,12 +336,23 @@ def _schema_name(chunk: Chunk) -> str:
     return (schema_name(chunk.covers[0]) if chunk.covers else "") or chunk.title
 
 
-def _anchor(blocks: Sequence[ContextBlock]) -> ContextBlock | None:
+# How far down a ranking that no reranker ordered the lead looks for an operation doing what the question's verb asks.
+ANCHOR_BLOCKS = 3
+
+
+def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
     """The operation the answer is about: the first operation among the blocks (those above it are schemas,
-    guides or overviews that support it). The ranking already weighs what the question's verb asks against each
-    operation's method; a lower-ranked operation that merely does the verb ("check if someone is free": an email
-    service's GET below a calendar's POST /freeBusy) is a worse guess than the first."""
-    return next((block for block in blocks if is_operation(block)), None)
+    guides or overviews that support it). A reranker (the learned ranker, a cross-encoder, an LLM) has weighed
+    what the question asks against each operation, so its first is the one ("check if someone is free": a
+    calendar's POST /freeBusy, not an email service's GET below it). Where retrieval alone ordered them (fused word
+    and vector scores, which do not read what is asked), the first of the top three that does what the question's
+    verb asks ("and how do I remove one of them?": a DELETE) when the first does not."""
+    operations = [block for block in blocks if is_operation(block)]
+    if not operations or RERANK_SCORE in operations[0].retrieved.scores:
+        return (operations or [None])[0]
+    methods = query.analysis.methods()
+    doing = [block for block in operations[:ANCHOR_BLOCKS] if performs(block.chunk) & methods]
+    return (doing or operations)[0]
 
 
 def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -349,7 +361,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
     likeliest operations); then the
     operation's facts a reader acts on."""
     closest = gate == "partial"
-    anchor = _anchor(blocks)
+    anchor = _anchor(query, blocks)
     if anchor is None or not _about(query, anchor, blocks):
         return Lead()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)

@@ -18,7 +18,7 @@ from rag.pipeline.state import PipelineState, Ranking, Scope, StageTrace, Step
 from rag.rerank.calibration import FirstPlace, first_place, load_calibrator
 from rag.rerank.features import QuestionSignals, question_signals
 from rag.rerank.learned import LearnedRanker, QuestionVectors, RankerUnavailable, RankingInputs, load_model
-from rag.results import RetrievedChunk
+from rag.results import RERANK_SCORE, RetrievedChunk
 from rag.retrieve.lookup import names_foreign_values
 from rag.retrieve.named_operations import NAMED_SCORE
 from rag.retrieve.short_texts import OperationTexts, ShortTexts
@@ -131,7 +131,7 @@ def first_place_confidence(
         return None
     learned_order = state.ranking.ranker == LEARNED
     try:
-        if not (learned_order and all("rerank" in c.scores for c in pool)):
+        if not (learned_order and all(RERANK_SCORE in c.scores for c in pool)):
             scope = state.scope
             ranker = ranker_for(scope.context.snapshot)
             pool = ranker.scored(signals_of(scope), question_vectors(scope, adapt), pool)

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from rag.errors import RagError
 from rag.query import Query
-from rag.results import RetrievedChunk
+from rag.results import RERANK_SCORE, RetrievedChunk
 
 
 class RerankerUnavailable(RagError):
@@ -28,8 +28,8 @@ def apply_scores(candidates: Sequence[RetrievedChunk], scores: Sequence[float]) 
     """Sort by score (stable), record `rank_before_rerank` and the `rerank` score, renumber ranks."""
     for position, (candidate, score) in enumerate(zip(candidates, scores, strict=True), start=1):
         candidate.rank_before_rerank = position
-        candidate.scores["rerank"] = float(score)
-    ordered = sorted(candidates, key=lambda c: (-c.scores["rerank"], c.rank_before_rerank or 0))
+        candidate.scores[RERANK_SCORE] = float(score)
+    ordered = sorted(candidates, key=lambda c: (-c.scores[RERANK_SCORE], c.rank_before_rerank or 0))
     for rank, candidate in enumerate(ordered, start=1):
         candidate.rank = rank
     return ordered

@@ -19,11 +19,11 @@ from pathlib import Path
 
 from rag.chunk import described
 from rag.errors import RagError
-from rag.results import RetrievedChunk
+from rag.results import RERANK_SCORE, RetrievedChunk
 
 CALIBRATION_FILE = Path(__file__).resolve().parent.parent / "data" / "ranker" / "calibration.json"
 # The learned ranker's score of a candidate and its short-text similarities, as the candidates carry them.
-LEARNED_SCORE, LEAD_SCORE, NAME_SCORE = "rerank", "lead", "name"
+LEARNED_SCORE, LEAD_SCORE, NAME_SCORE = RERANK_SCORE, "lead", "name"
 
 # From this probability on, an answer names one operation; below it, the likeliest ones (the gate's `partial`): the
 # first is then more likely wrong than right.

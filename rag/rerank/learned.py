@@ -36,7 +36,7 @@ from rag.rerank.features import (
     lead_text,
     name_text,
 )
-from rag.results import RetrievedChunk
+from rag.results import RERANK_SCORE, RetrievedChunk
 from rag.retrieve.short_texts import OperationTexts, ShortTexts
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "ranker"
@@ -293,5 +293,5 @@ class LearnedRanker:
             return []
         copies, scored = self._scored_copies(signals, vectors, candidates)
         for copy, score in zip(copies, scored.scores, strict=True):
-            copy.scores["rerank"] = float(score)
+            copy.scores[RERANK_SCORE] = float(score)
         return copies

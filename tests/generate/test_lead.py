@@ -11,6 +11,7 @@ from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.lead import lead_for
 from rag.query import Query
+from rag.results import RERANK_SCORE, RetrievedChunk
 from tests.fakes import make_chunk, retrieved
 
 BASIC = SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization")
@@ -587,11 +588,15 @@ def test_asked_how_to_do_something_a_field_named_by_what_the_operation_does_does
 
 def test_the_first_operation_leads_though_a_lower_one_does_the_question_s_verb() -> None:
     """"how do I check if someone is free between 2 and 4pm?": a calendar's POST /freeBusy ranks first, an email
-    service's GET below it; "check" reads as a GET, and the lead was "Use GET /stats/outbound/opens" (the ranking
-    already weighs the verb against each operation's method)."""
+    service's GET below it; "check" reads as a GET, and the lead was "Use GET /stats/outbound/opens". A reranker
+    (here the learned ranker, its `rerank` score) has weighed the verb against each method: its first leads.
+    Ordered by retrieval alone, the first of the top three doing what the verb asks still does."""
     free_busy = replace(make_chunk("calendar.paths./freeBusy.post", "POST /freeBusy", kind="operation"),
                         method="post", path="/freeBusy", summary="Returns free/busy information for a set of calendars")
     opens = replace(make_chunk("mail.paths./stats/outbound/opens.get", "GET /stats/outbound/opens", kind="operation"),
                     method="get", path="/stats/outbound/opens", summary="Get email open counts")
-    assert lead("how do I check if someone is free between 2 and 4pm?", free_busy, opens).startswith(
-        "Use POST /freeBusy")
+    question = "how do I check if someone is free between 2 and 4pm?"
+    reranked = [RetrievedChunk(chunk, {RERANK_SCORE: score}, rank=rank)
+                for rank, (chunk, score) in enumerate(((free_busy, 1.2), (opens, 0.4)), start=1)]
+    assert lead_for(question, build_context(reranked, 4000)).sentence.startswith("Use POST /freeBusy")
+    assert lead(question, free_busy, opens).startswith("Use GET /stats/outbound/opens")
