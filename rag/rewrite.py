@@ -121,10 +121,11 @@ def is_follow_up(
 def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:
     """The operation the conversation is about: the structural id the last answer carries (`subject`, as the app,
     the REST API and the evaluation keep it: "" for none), else (a history from outside) the first indexed
-    operation (`METHOD /path`) the last answer names, else the last question."""
+    operation the last answer names (`METHOD /path`, or as other docs write it: `written_operation`), else the last
+    question."""
     by_label = {operation_label(c).lower(): c for c in reversed(operations) if c.method and c.path}
     by_id = {c.covers[0]: c for c in operations if c.covers}
-    names: list[OperationNames] = []  # made only when an answer names an operation otherwise than the spec writes it
+    names: OperationNames | None = None  # made only when an answer names an operation otherwise than the spec does
     recent = [m for m in recent_history(list(history)) if m.get("content")]
     last_user = max((i for i, m in enumerate(recent) if m.get("role") == "user"), default=None)
     turns = [m for m in recent[last_user + 1:] if m.get("role") == "assistant"] if last_user is not None else []
@@ -139,8 +140,8 @@ def conversation_subject(history: Sequence[Mapping[str, str]], operations: Seque
             method, path = match.group(1).upper(), match.group(2).rstrip(".")
             found = by_label.get(f"{method} {path}".lower())
             if found is None:
-                names = names or [OperationNames.of(operations)]
-                found = written_operation(method, path, names[0])
+                names = names or OperationNames.of(operations)
+                found = written_operation(method, path, names)
             if found is not None:
                 return found
     return None

@@ -348,8 +348,10 @@ def _anchor(query: Query, blocks: Sequence[ContextBlock]) -> ContextBlock | None
     and vector scores, which do not read what is asked), the first of the top three that does what the question's
     verb asks ("and how do I remove one of them?": a DELETE) when the first does not."""
     operations = [block for block in blocks if is_operation(block)]
-    if not operations or RERANK_SCORE in operations[0].retrieved.scores:
-        return (operations or [None])[0]
+    if not operations:
+        return None
+    if RERANK_SCORE in operations[0].retrieved.scores:
+        return operations[0]
     methods = query.analysis.methods()
     doing = [block for block in operations[:ANCHOR_BLOCKS] if performs(block.chunk) & methods]
     return (doing or operations)[0]

@@ -48,11 +48,10 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         by_description, asks)
     if not wanted:
         return "", []
-    size = anchor.chunk.pagination.size if anchor.chunk.pagination else ""
-    if "pagination" in asks:
+    if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:
         # "the max number of events returned per page" names `maxAttendees` and `maxResults` alike: per page, the
         # page size is the limit asked for.
-        wanted.sort(key=lambda field: field.name != size)
+        wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
 
