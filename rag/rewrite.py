@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from rag.chunk import Chunk
-from rag.corpus.paths import path_shape, path_terms
+from rag.corpus.paths import METHOD_URL, path_shape, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_words,
@@ -121,8 +121,8 @@ def is_follow_up(
 def conversation_subject(history: Sequence[Mapping[str, str]], operations: Sequence[Chunk]) -> Chunk | None:
     """The operation the conversation is about: the structural id the last answer carries (`subject`, as the app,
     the REST API and the evaluation keep it: "" for none), else (a history from outside) the first indexed
-    operation the last answer names (`METHOD /path`, or as other docs write it: `written_operation`), else the last
-    question."""
+    operation the last answer names (`METHOD /path`, or as other docs write it: `OperationNames.written`), else the
+    last question."""
     by_label = {operation_label(c).lower(): c for c in reversed(operations) if c.method and c.path}
     by_id = {c.covers[0]: c for c in operations if c.covers}
     names: OperationNames | None = None  # made only when an answer names an operation otherwise than the spec does
@@ -136,36 +136,14 @@ def conversation_subject(history: Sequence[Mapping[str, str]], operations: Seque
             if subject in by_id:
                 return by_id[subject]
             continue
-        for match in _METHOD_URL.finditer(turn.get("content", "")):
+        for match in METHOD_URL.finditer(turn.get("content", "")):
             method, path = match.group(1).upper(), match.group(2).rstrip(".")
             found = by_label.get(f"{method} {path}".lower())
             if found is None:
                 names = names or OperationNames.of(operations)
-                found = written_operation(method, path, names)
+                found = names.written(method, path)
             if found is not None:
                 return found
-    return None
-
-
-# A method and a path or URL, as an answer written elsewhere names an operation (`POST /files/{id}/copy`,
-# "a POST request to `https://api.box.com/2.0/files/123/copy`"); a path parameter may be written `:file_id`.
-_METHOD_URL = re.compile(
-    r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(?:(?:request|call)\s+)?(?:(?:to|on|at|against)\s+)?`?"
-    r"(?:https?://[^/\s`'\"]+)?(/[^\s`'\"),;?]*)", re.IGNORECASE)
-_COLON_PARAMETER = re.compile(r"/:[A-Za-z_][\w.]*")
-# How many leading segments of a written path may be a base path the spec's servers carry (`/2.0`, `/api/v1`).
-BASE_SEGMENTS = 2
-
-
-def written_operation(method: str, path: str, names: OperationNames) -> Chunk | None:
-    """The operation a method and path written elsewhere name: its parameters named otherwise (`{guild.id}`,
-    `:file_id`) or given values (`/files/123`), behind a base path the spec's servers carry (`/2.0/files/{id}`);
-    None when none fits."""
-    segments = path_shape(_COLON_PARAMETER.sub("/{}", path)).split("/")[1:]
-    for dropped in range(min(BASE_SEGMENTS, len(segments) - 1) + 1):
-        found = names.on_path("/" + "/".join(segments[dropped:]), method.lower())
-        if found:
-            return found[0]
     return None
 
 

@@ -59,6 +59,11 @@ def path_shape(path: str) -> str:
 
 
 METHOD_PATH = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/[^\s`'\"),;?]*)", re.IGNORECASE)
+# A method and its path as prose written elsewhere names an operation: `METHOD_PATH`'s form, or "a POST request to
+# `https://api.box.com/2.0/files/123/copy`" (the method is group 1, the path, without scheme and host, group 2).
+METHOD_URL = re.compile(
+    r"\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(?:(?:request|call)\s+)?(?:(?:to|on|at|against)\s+)?`?"
+    r"(?:https?://[^/\s`'\"]+)?(/[^\s`'\"),;?]*)", re.IGNORECASE)
 PATH_IN_TEXT = re.compile(r"(?<![\w/.:])(/[A-Za-z0-9_{}.\-]+(?:/[A-Za-z0-9_{}.\-]*)*)")
 
 

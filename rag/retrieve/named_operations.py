@@ -63,6 +63,23 @@ class OperationNames:
                 found.append(op)
         return found
 
+    def written(self, method: str, path: str) -> Chunk | None:
+        """The operation a method and path written elsewhere name: its parameters named otherwise (`{guild.id}`,
+        `:file_id`) or given values (`/files/123`), behind a base path the spec's servers carry (`/2.0/files/{id}`);
+        None when none fits."""
+        segments = path_shape(_COLON_PARAMETER.sub("/{}", path)).split("/")[1:]
+        for dropped in range(min(BASE_SEGMENTS, len(segments) - 1) + 1):
+            found = self.on_path("/" + "/".join(segments[dropped:]), method.lower())
+            if found:
+                return found[0]
+        return None
+
+
+# A path parameter as other docs write it (`/files/:file_id`).
+_COLON_PARAMETER = re.compile(r"/:[A-Za-z_][\w.]*")
+# How many leading segments of a written path may be a base path the spec's servers carry (`/2.0`, `/api/v1`).
+BASE_SEGMENTS = 2
+
 
 @cache
 def _precondition() -> re.Pattern[str]:
