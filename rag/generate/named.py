@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
-from rag.corpus.vocabulary import function_words, readable_name, singular
+from rag.corpus.vocabulary import STOPWORDS, function_words, readable_name, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.question_analysis import verb_methods
@@ -81,8 +81,9 @@ def field_classes(
     that identify a resource the question names last: `ConferenceSid` ← "a conference call"), names sharing only
     a word of the operation's path (`calls` ← "list calls": the question names the resource, not the field), and
     (`described`) fields whose description shares two words with it."""
-    # The question's verb as written ("create") names the action, not a field (`created_at`).
-    words = {word for word in question_words(question) if word not in verb_methods()}
+    # The question's verb as written ("create") names the action, not a field (`created_at`); nor does a word the
+    # tokenizer drops ("what statuses can an envelope have?" names no `signerCanSignOnMobile`).
+    words = {word for word in question_words(question) if word not in verb_methods() and word not in STOPWORDS}
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")

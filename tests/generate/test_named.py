@@ -51,3 +51,18 @@ def test_the_api_s_name_in_a_question_names_no_field() -> None:
     assert not any(field_classes("how many recipients can a postmark email have?", blocks))
     # Named by its own words, the header is a field asked about.
     assert field_classes("which server token header does postmark want?", blocks)[1][0][1] == token
+
+
+def test_a_word_the_tokenizer_drops_names_no_field() -> None:
+    """"what statuses can an envelope have?" led with DocuSign's `signerCanSignOnMobile`, which shares only "can"
+    with the question; a field the question names by its own words still leads."""
+    on_mobile = FieldFacts("envelopes.signerCanSignOnMobile", "string", description="When true, recipients can sign.")
+    status = FieldFacts("envelopes.status", "string", description="Indicates the envelope status.")
+    update = make_chunk("docusign.paths./v2.1/accounts/{accountId}/envelopes/status.put", "PUT …/envelopes/status",
+                        kind="operation", method="put", path="/v2.1/accounts/{accountId}/envelopes/status",
+                        request_body=RequestBodyFacts(("application/json",), True, "envelopeIdsRequest",
+                                                      fields=(on_mobile, status)))
+    blocks = build_context(retrieved(update), 4000)
+    exact, shared, by_path, _ = field_classes("what statuses can an envelope have?", blocks)
+    assert not exact and not shared and status in [field for _, field in by_path]
+    assert [field for _, field in field_classes("can a signer sign on mobile?", blocks)[1]] == [on_mobile]
