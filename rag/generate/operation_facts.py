@@ -50,7 +50,10 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:
         # "the max number of events returned per page" names `maxAttendees` and `maxResults` alike: per page, the
-        # page size is the limit asked for.
+        # page size is the limit asked for, named or not ("how many videos can I list per page?" names only
+        # `currentPage`, whose spec says "the number of results per page").
+        size = next((f for f in anchor.chunk.parameters if f.name == pages.size), None) if "limit" in asks else None
+        wanted = ([size] if size is not None and size not in wanted else []) + wanted
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]

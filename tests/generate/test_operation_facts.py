@@ -62,6 +62,22 @@ def test_a_limit_per_page_is_the_page_size_before_another_limit_the_question_nam
     assert field_asked(Query(question), _anchor(events))[1][0].name == "maxAttendees"
 
 
+
+def test_how_many_per_page_is_the_page_size_though_the_question_names_only_another_paging_field() -> None:
+    """"how many videos can I list per page?" of api.video named only `currentPage` (sharing "page"), whose spec
+    describes it as "the number of search results to return per page"; the page size is what is asked."""
+    videos = make_chunk(
+        "apivideo.paths./videos.get", "GET /videos", kind="operation", method="get", path="/videos",
+        parameters=(FieldFacts("currentPage", "integer", "query", default="1", minimum=1,
+                               description="Choose the number of search results to return per page."),
+                    FieldFacts("pageSize", "integer", "query", default="25",
+                               description="Results per page. Allowed values 1-100, default is 25.")),
+        pagination=PaginationFacts("page", size="pageSize", page="currentPage"),
+    )
+    sentence, fields = field_asked(Query("how many videos can I list per page?"), _anchor(videos))
+    assert [f.name for f in fields] == ["pageSize", "currentPage"] and "Allowed values 1-100" in sentence
+
+
 def test_a_field_spelt_out_is_stated_though_another_sharing_a_word_has_the_fact() -> None:
     """"what are the allowed values for the event visibility?" spells `items.visibility`, whose description states
     them; `eventTypes`, which shares only "event" but has an enum, led. A part of the field spelt still carries

@@ -33,6 +33,9 @@ def test_offset_and_page_numbers_in_any_naming_style() -> None:
     # Atlassian's APIs (Jira, Confluence) page by `startAt` and `maxResults`.
     jira = pagination_of(query("jql", "startAt", "maxResults"), ok("issues", "total"))
     assert jira == PaginationFacts("offset", size="maxResults", offset="startAt", total_field="total")
+    # api.video pages by `currentPage` and `pageSize`, and says how many pages there are in `pagesTotal`.
+    video = pagination_of(query("title", "currentPage", "pageSize"), ok("data", "pagination.pagesTotal"))
+    assert video == PaginationFacts("page", size="pageSize", page="currentPage", total_field="pagination.pagesTotal")
 
 
 def test_a_size_alone_is_no_paging_unless_the_response_says_where_to_go_on() -> None:
