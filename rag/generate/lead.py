@@ -423,10 +423,13 @@ def _asked_fact(
     elif query.analysis.yes_no and clearly_named:
         field = clearly_named[0]
         kind = f"{field.location} parameter" if field.location else "field"
-        # A field the request does not send (a response's, or read-only) is one the operation returns.
-        sent = field in set(chunk.input_fields()) and not field.read_only
-        sentence = f"Yes: {label} {'takes' if sent else 'returns'} the `{field.name}` {kind}" + (
-            f" ({field.description.rstrip('.')})" if field.description else "")
+        # A field the request does not send (a response's, or read-only) is one the operation returns, and no yes
+        # to "can I set a custom id?": the request has no such field to set.
+        said = f" ({field.description.rstrip('.')})" if field.description else ""
+        if field in set(chunk.input_fields()) and not field.read_only:
+            sentence = f"Yes: {label} takes the `{field.name}` {kind}{said}"
+        else:
+            sentence = f"{label} returns the `{field.name}` {kind}{said}; its request does not send it"
         stated = {field.name}
     if not sentence and (spelt := _spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])

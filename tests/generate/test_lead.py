@@ -156,8 +156,18 @@ def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_na
     patch = replace(make_chunk("calendar.paths./events/{eventId}.patch", "PATCH /events/{eventId}", kind="operation"),
                     method="patch", path="/events/{eventId}",
                     request_body=RequestBodyFacts(("application/json",), True, "Event", fields=(updated,)))
-    assert lead("does it support the updated time?", patch).startswith("Yes: PATCH /events/{eventId} returns the "
-                                                                       "`updated` field")
+    assert lead("does it support the updated time?", patch).startswith(
+        "PATCH /events/{eventId} returns the `updated` field (Last modification time of the event); its request "
+        "does not send it")
+    # No yes to "can I set a custom id?" of a field only the response has (Mux's asset `data.id`).
+    asset_id = FieldFacts("data.id", "string", description="Unique identifier for the Asset. Max 255 characters.")
+    create = replace(make_chunk("mux.paths./video/v1/assets.post", "POST /video/v1/assets", kind="operation"),
+                     method="post", path="/video/v1/assets",
+                     request_body=RequestBodyFacts(("application/json",), True, "CreateAssetRequest",
+                                                   fields=(FieldFacts("passthrough", "string"),)),
+                     responses=(ResponseFacts("201", "AssetResponse", success=True, fields=(asset_id,)),))
+    assert lead("can I set a custom id on an asset?", create).startswith(
+        "POST /video/v1/assets returns the `data.id` field")
 
 
 def test_the_success_response_lists_only_its_current_top_level_fields() -> None:
