@@ -117,6 +117,24 @@ def _named_resource(words: Sequence[str], head: frozenset[str], resources: dict[
     return best[1] if best else None
 
 
+UPDATES = frozenset({"patch", "put"})
+
+
+def _updates_a_part(acting: Sequence[Chunk], operations: Sequence[Chunk]) -> bool:
+    """Whether an operation updates a part of one of the resource's items: a PATCH or PUT on a path below the item's
+    that names no other item (`PUT /playback-restrictions/{id}/referrer` updates a restriction's referrer; not
+    `PUT /courses/{id}/enrollments/{enrollment_id}`, which updates an enrollment)."""
+    items = {op.path.rstrip("/") for op in acting if op.path and is_item_path(op.path)}
+    for op in operations:
+        if (op.method or "").lower() not in UPDATES or not op.path:
+            continue
+        for item in items:
+            rest = op.path.rstrip("/")[len(item):]
+            if op.path.startswith(item + "/") and "{" not in rest:
+                return True
+    return False
+
+
 def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
@@ -138,6 +156,8 @@ def check_write_operation(
         return None
     acting = [op for op in operations if effects[id(op)][0] == resource]
     if any(effects[id(op)][1] & set(request.methods) for op in acting):
+        return None
+    if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):
         return None
     return MissingWrite(
         request.verb, resource, request.methods, tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))

@@ -108,3 +108,16 @@ def test_the_earlier_turn_s_write_is_not_claimed_missing_of_what_a_follow_up_poi
     assert check_write_operation(Query("and scale it down to 2 nodes?", previous=earlier), profile) is None
     carried = check_write_operation(Query("and for nodes?", previous=earlier), profile)
     assert carried is not None and carried.resource == "node"
+
+
+def test_an_update_of_a_part_of_an_item_is_an_update_but_a_sub_item_s_write_is_not() -> None:
+    """"how do I update it?" of a Mux playback restriction was told there is no endpoint to update one ("no
+    PATCH/PUT operation on a playback restriction path") though `PUT …/{id}/referrer` updates its referrer."""
+    mux = _ops("POST /playback-restrictions", "GET /playback-restrictions/{id}", "DELETE /playback-restrictions/{id}",
+               "PUT /playback-restrictions/{id}/referrer")
+    assert _claimed("How do I update a playback restriction?", mux) is None
+    # Deleting or updating an item below the restriction's does neither to the restriction itself.
+    courses = _ops("GET /courses/{id}", "DELETE /courses/{id}/enrollments/{enrollment_id}",
+                   "PUT /courses/{id}/enrollments/{enrollment_id}")
+    assert _claimed("How do I delete a course?", courses) == "course"
+    assert _claimed("How do I update a course?", courses) == "course"
