@@ -63,7 +63,9 @@ class OfflineIntentDetector:
         terms = {normalize_term(t) for t in tokenize(question)}
         # Only the user's own words name an API; glossary additions ("HR" → hris) are hints, not names.
         own = query.standalone
-        words = set(re.findall(r"[a-z0-9]+", own.lower()))
+        # A name written with dots or hyphens names the API whose name joins them ("api.video" → apivideo).
+        words = set(re.findall(r"[a-z0-9]+", own.lower())) | {
+            re.sub(r"[.-]", "", name) for name in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)+", own.lower())}
         own_terms = {normalize_term(t) for t in tokenize(own)}
         explicit = [api for api in profile.apis if api in words or normalize_term(api) in own_terms]
         multi = is_multi_api_question(question) or len(explicit) >= 2

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rag.config import Config
 from rag.corpus.paths import resource_of
-from rag.corpus.profile import profile_for
+from rag.corpus.profile import CorpusProfile, profile_for
 from rag.index.store import Index
 from rag.query import Query
 from rag.results import RetrievedChunk
@@ -73,6 +73,15 @@ def test_intent_detects_explicit_and_distinctive_apis(fixture_index: Index) -> N
     # Words the glossary appended are hints, not names: only the user's own words name an API.
     hinted = OfflineIntentDetector().detect(Query("how do I list the staff?", expansions=(people,)), profile)
     assert not hinted.explicit
+
+
+def test_an_api_name_written_with_dots_or_hyphens_names_the_api() -> None:
+    """"what's the rate limit for api.video?" searched every API (a Mux page-size parameter led): the index names
+    that API `apivideo`."""
+    profile = CorpusProfile(generation=1, apis=["apivideo", "mux"], term_apis={})
+    assert OfflineIntentDetector().detect("what's the rate limit for api.video?", profile).apis == ("apivideo",)
+    assert OfflineIntentDetector().detect("how do I list api-video players?", profile).explicit
+    assert OfflineIntentDetector().detect("how do I list videos?", profile).apis == ()
 
 
 def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
