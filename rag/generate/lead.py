@@ -438,13 +438,16 @@ def _asked_fact(
 
 
 def _spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
-    """The fields of the anchor operation the question spells out; asked how to do something, only those the
-    request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
+    """The fields of the anchor operation the question spells out; asked how to do something (or to do a write),
+    only those the request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
     `links.merge`, which say nothing of how to merge; "what currency is it in?" asks for the response's `currency`)
     and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
     a video": the question names the operation)."""
     spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]]
-    if "how_to" not in query.analysis.asks or "response" in query.analysis.asks:
+    # A write requested in the imperative asks how to do it as well ("create a signed playback id for asset x7y8"
+    # spells the response's `data.id`).
+    asks_how = "how_to" in query.analysis.asks or query.analysis.write is not None
+    if not asks_how or "response" in query.analysis.asks:
         return spelt
     sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
 

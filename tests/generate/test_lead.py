@@ -571,6 +571,16 @@ def test_asked_how_to_do_something_a_response_field_the_question_spells_does_not
                           "200", "balance", success=True, fields=(FieldFacts(
                               "currency", "string", description="The units of currency for the account balance"),)),))
     assert lead("what currency is it in?", balance).startswith("In GET /Balance.json, `currency` (string)")
+    # A write asked in the imperative asks how to do it too: Mux's "create a signed playback id for asset x7y8"
+    # led with the response's `data.id`.
+    created = ResponseFacts("201", "CreatePlaybackIDResponse", success=True, fields=(
+        FieldFacts("data.id", "string", description="Unique identifier for the PlaybackID."),))
+    playback = replace(make_chunk("mux.paths./video/v1/assets/{ASSET_ID}/playback-ids.post",
+                                  "POST /video/v1/assets/{ASSET_ID}/playback-ids", kind="operation"),
+                       method="post", path="/video/v1/assets/{ASSET_ID}/playback-ids", summary="Create a playback ID",
+                       responses=(created,))
+    assert lead("create a signed playback id for asset x7y8", playback).startswith(
+        "Use POST /video/v1/assets/{ASSET_ID}/playback-ids")
 
 
 def test_a_search_asked_for_is_no_first_step_before_another_search() -> None:
