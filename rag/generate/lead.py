@@ -420,8 +420,10 @@ def _asked_fact(
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif query.analysis.yes_no and clearly_named:
-        field = clearly_named[0]
+    elif query.analysis.yes_no and (asked := [f for f in clearly_named if f.location != "path"]):
+        # A path parameter identifies the resource the question names; it is no yes ("is there a cap on how many
+        # contacts go in one batch subscribe call?" named `batch_id` of `DELETE /batches/{batch_id}`).
+        field = asked[0]
         kind = f"{field.location} parameter" if field.location else "field"
         # A field the request does not send (a response's, or read-only) is one the operation returns, and no yes
         # to "can I set a custom id?": the request has no such field to set.

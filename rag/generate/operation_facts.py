@@ -41,11 +41,10 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         wanted = with_asked_fact(inside, asks) or spelt[:1]
     else:
         wanted = next((found for found in (with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
-    # A path parameter identifies the resource the question names; it is the field asked about only when no
-    # input answers (an operation that pages, for "how many can I get per request?").
+    # A path parameter identifies the resource the question names: without the asked fact, it says nothing of it
+    # ("the max number of data points I can get per request from a feed" names `feed_key`, "a valid feed key").
     named = [f for f in exact + partial if f.location != "path"][:1]
-    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or (exact + partial)[:1] or with_asked_fact(
-        by_description, asks)
+    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or with_asked_fact(by_description, asks)
     if not wanted:
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:

@@ -620,3 +620,22 @@ def test_the_first_operation_leads_though_a_lower_one_does_the_question_s_verb()
                 for rank, (chunk, score) in enumerate(((free_busy, 1.2), (opens, 0.4)), start=1)]
     assert lead_for(question, build_context(reranked, 4000)).sentence.startswith("Use POST /freeBusy")
     assert lead(question, free_busy, opens).startswith("Use GET /stats/outbound/opens")
+
+
+def test_a_path_parameter_the_question_names_is_neither_the_fact_asked_nor_a_yes() -> None:
+    """"what's the max number of data points I can get per request from a feed?" led with Adafruit IO's `feed_key`
+    ("a valid feed key"); "is there a length limit on a card comment?" with "Yes: … takes the `idCard` path
+    parameter". A path parameter identifies what the question names: the operation leads."""
+    feed_key = FieldFacts("feed_key", "string", "path", required=True, description="a valid feed key")
+    chart = replace(make_chunk("adafruit.paths./feeds/{feed_key}/data/chart.get", "GET /feeds/{feed_key}/data/chart",
+                               kind="operation"), method="get", path="/feeds/{feed_key}/data/chart",
+                    summary="Chart data for current feed", parameters=(feed_key,))
+    question = "what's the max number of data points I can get per request from a feed?"
+    assert lead(question, chart).startswith("Use GET /feeds/{feed_key}/data/chart")
+    id_card = FieldFacts("idCard", "string", "path", required=True, description="card id or shortlink")
+    comment = replace(make_chunk("trello.paths./cards/{idCard}/actions/comments.post",
+                                 "POST /cards/{idCard}/actions/comments", kind="operation"),
+                      method="post", path="/cards/{idCard}/actions/comments", parameters=(id_card,),
+                      operation_id="addCardsActionsCommentsByIdCard")
+    assert lead("is there a length limit on a card comment?", comment).startswith(
+        "Use POST /cards/{idCard}/actions/comments")
