@@ -185,8 +185,9 @@ def operation_detail(
     required = [p for p in chunk.parameters if p.required and p.name not in stated][:6]
     if required:
         parts.append("Requires " + ", ".join(f"`{p.name}` ({p.location})" for p in required))
-    optional = [p for p in chunk.parameters if not p.required and not p.deprecated and p.location == "query"
-                and p.name not in stated][:MAX_FIELDS_SHOWN]
+    # Its own first: the parameters most of the API's operations share (Google's `alt`, `key`, `fields`) last.
+    optional = sorted((p for p in chunk.parameters if not p.required and not p.deprecated and p.location == "query"
+                       and p.name not in stated), key=lambda p: p.shared_by > 0)[:MAX_FIELDS_SHOWN]
     if optional:
         parts.append("Query parameters " + ", ".join(brief(p) for p in optional))
     body = chunk.request_body

@@ -11,7 +11,7 @@ document itself (operations, parameters, security schemes) is `rag.ingest.spec`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rag.chunk import Chunk
@@ -37,6 +37,18 @@ class OpenAPIChunks:
     schema_count: int = 0
 
 
+def with_shared_parameters(chunk: Chunk, conventions: Chunk) -> Chunk:
+    """An operation chunk whose parameters most of its API's operations share (`$.xgafv`, `alt`, `key` of every
+    Google API operation; the conventions chunk's) are marked so (`shared_by`), an answer listing its own first;
+    its text is unchanged."""
+    shared = {(p.name, p.location): p for p in conventions.parameters}
+    if chunk.kind != "operation" or not any((p.name, p.location) in shared for p in chunk.parameters):
+        return chunk
+    marked = tuple(replace(p, shared_by=common.shared_by, operations=common.operations)
+                   if (common := shared.get((p.name, p.location))) is not None else p for p in chunk.parameters)
+    return replace(chunk, parameters=marked)
+
+
 def chunk_openapi(document: dict[str, Any], api: str, source: str) -> OpenAPIChunks:
     """Chunk a validated OpenAPI document into smart and naive chunks (see module docstring).
 
@@ -54,6 +66,7 @@ def chunk_openapi(document: dict[str, Any], api: str, source: str) -> OpenAPIChu
     result.smart.insert(0, overview_chunk(spec, operations))
     conventions = conventions_chunk(spec, operations, chunker)
     if conventions is not None:
+        result.smart = [with_shared_parameters(chunk, conventions) for chunk in result.smart]
         result.smart.insert(1, conventions)
     result.naive = naive_chunks(document, api, source)
     spec.resolver.check_all()

@@ -138,3 +138,16 @@ def test_a_body_of_one_object_is_named_down_to_its_fields() -> None:
     # A body of more fields is named field by field, without their insides.
     wide = replace(body, fields=(shared_link, FieldFacts("name", "string"), FieldFacts("tags", "array")))
     assert body_text(wide, [], set()) == "Takes a request body (fields `shared_link`, `name`, `tags`)"
+
+
+def test_the_query_parameters_listed_are_the_operation_s_own_before_those_most_operations_share() -> None:
+    """Google's APIs give every operation `$.xgafv`, `access_token`, `alt`, `callback`, `fields` and `key`: Gmail's
+    message list showed those six and not `q`, the search it takes."""
+    common = tuple(FieldFacts(name, "string", "query", shared_by=120, operations=128)
+                   for name in ("$.xgafv", "access_token", "alt", "callback", "fields", "key"))
+    messages = make_chunk("gmail.paths./users/{userId}/messages.get", "GET /users/{userId}/messages", kind="operation",
+                          method="get", path="/users/{userId}/messages",
+                          parameters=(*common, FieldFacts("maxResults", "integer", "query"),
+                                      FieldFacts("q", "string", "query")))
+    detail, _ = operation_detail(_anchor(messages), set(), [])
+    assert "Query parameters `maxResults`, `q`, `$.xgafv`" in detail

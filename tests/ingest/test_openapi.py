@@ -1485,6 +1485,11 @@ def test_conventions_chunk_states_what_most_operations_share() -> None:
     assert "- 429 → TooMany: Too many requests. — on 6 of 6." in text
     assert "Retries (x-speakeasy-retries on 6 operations): retry status codes 429, 408 with strategy backoff." in text
     assert "id (path" not in text and "- 200" not in text  # path ids and successes are not conventions
+    # Each operation's parameters say which most operations share, its text unchanged.
+    people = next(c for c in result.smart if c.covers == ("shared.paths./people.get",))
+    assert [(p.name, p.shared_by, p.operations) for p in people.parameters] == [("x-account-id", 6, 6),
+                                                                               ("page_size", 0, 0)]
+    assert "on 6 of 6" not in people.text
     single = {"openapi": "3.1.0", "info": {"title": "One", "version": "1"}, "paths": {"/a": {"get": operation([])}}}
     assert not any(c.covers == ("one.conventions",) for c in chunk_openapi(single, "one", "one.json").smart)
 
