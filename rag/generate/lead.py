@@ -200,9 +200,9 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
     words = question_words(query.focus) - stop_words()
-    for block in blocks:
+    for block in blocks:  # the conventions chunk's (an operation's own marks say the same of one operation)
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
-        if not headers:
+        if not headers or is_operation(block):
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
         if not matching and _header_kind(query.focus):
@@ -421,17 +421,14 @@ def _asked_fact(
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
     elif query.analysis.yes_no and (asked := [f for f in clearly_named if f.location != "path"]):
-        # A path parameter identifies the resource the question names; it is no yes ("is there a cap on how many
-        # contacts go in one batch subscribe call?" named `batch_id` of `DELETE /batches/{batch_id}`).
-        field = asked[0]
-        kind = f"{field.location} parameter" if field.location else "field"
-        # A field the request does not send (a response's, or read-only) is one the operation returns, and no yes
-        # to "can I set a custom id?": the request has no such field to set.
-        said = f" ({field.description.rstrip('.')})" if field.description else ""
-        if field in set(chunk.input_fields()) and not field.read_only:
-            sentence = f"Yes: {label} takes the `{field.name}` {kind}{said}"
-        else:
-            sentence = f"{label} returns the `{field.name}` {kind}{said}; its request does not send it"
+        # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts go in
+        # one batch?"); a field the request does not send (a response's, read-only) is returned, no yes to "can I
+        # set a custom id?".
+        field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"
+        said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
+        sent = field in set(chunk.input_fields()) and not field.read_only
+        sentence = f"Yes: {label} takes the {said}" if sent else (
+            f"{label} returns the {said}; its request does not send it")
         stated = {field.name}
     if not sentence and (spelt := _spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
@@ -446,10 +443,8 @@ def _spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
     a video": the question names the operation)."""
     spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]]
-    # A write requested in the imperative asks how to do it as well ("create a signed playback id for asset x7y8"
-    # spells the response's `data.id`).
-    asks_how = "how_to" in query.analysis.asks or query.analysis.write is not None
-    if not asks_how or "response" in query.analysis.asks:
+    # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
+    if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
     sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
 
