@@ -125,14 +125,8 @@ def _updates_a_part(acting: Sequence[Chunk], operations: Sequence[Chunk]) -> boo
     that names no other item (`PUT /playback-restrictions/{id}/referrer` updates a restriction's referrer; not
     `PUT /courses/{id}/enrollments/{enrollment_id}`, which updates an enrollment)."""
     items = {op.path.rstrip("/") for op in acting if op.path and is_item_path(op.path)}
-    for op in operations:
-        if (op.method or "").lower() not in UPDATES or not op.path:
-            continue
-        for item in items:
-            rest = op.path.rstrip("/")[len(item):]
-            if op.path.startswith(item + "/") and "{" not in rest:
-                return True
-    return False
+    updates = [op.path for op in operations if (op.method or "").lower() in UPDATES and op.path]
+    return any(path.startswith(item + "/") and "{" not in path[len(item):] for path in updates for item in items)
 
 
 def check_write_operation(

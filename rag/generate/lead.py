@@ -200,9 +200,9 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
     words = question_words(query.focus) - stop_words()
-    for block in blocks:  # the conventions chunk's (an operation's own marks say the same of one operation)
+    for block in (b for b in blocks if not is_operation(b)):  # the conventions chunk, not an operation's own marks
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
-        if not headers or is_operation(block):
+        if not headers:
             continue
         matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
         if not matching and _header_kind(query.focus):

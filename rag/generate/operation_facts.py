@@ -51,7 +51,7 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         # "the max number of events returned per page" names `maxAttendees` and `maxResults` alike: per page, the
         # page size is the limit asked for, named or not ("how many videos can I list per page?" names only
         # `currentPage`, whose spec says "the number of results per page").
-        size = next((f for f in anchor.chunk.parameters if f.name == pages.size), None) if "limit" in asks else None
+        size = page_size_field(anchor.chunk) if "limit" in asks else None
         wanted = ([size] if size is not None and size not in wanted else []) + wanted
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
@@ -61,13 +61,19 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
 def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     """The field a question naming none asks about: the page size of an operation that pages, for a limit;
     else the one input (not a path parameter) that carries the asked kind of fact."""
+    if "limit" in asks and chunk.pagination is not None and chunk.pagination.size:
+        return [size] if (size := page_size_field(chunk)) is not None else []
     inputs = [f for f in chunk.parameters if f.location != "path"] + list(
         chunk.request_body.fields if chunk.request_body else ())
-    size = chunk.pagination.size if chunk.pagination else ""
-    if "limit" in asks and size:
-        return [f for f in inputs if f.name == size][:1]
     carrying = with_asked_fact(inputs, asks)
     return carrying if len(carrying) == 1 else []
+
+
+def page_size_field(chunk: Chunk) -> FieldFacts | None:
+    """The query parameter that sets the page size of an operation that pages (`PaginationFacts.size`); None
+    when it has none."""
+    size = chunk.pagination.size if chunk.pagination else ""
+    return next((f for f in chunk.parameters if f.location == "query" and f.name == size), None) if size else None
 
 
 def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, FieldFacts
 from rag.ingest.naive_chunks import naive_chunks
 from rag.ingest.operation_chunks import OperationChunker
 from rag.ingest.overview_chunks import conventions_chunk, overview_chunk
@@ -37,11 +37,10 @@ class OpenAPIChunks:
     schema_count: int = 0
 
 
-def with_shared_parameters(chunk: Chunk, conventions: Chunk) -> Chunk:
-    """An operation chunk whose parameters most of its API's operations share (`$.xgafv`, `alt`, `key` of every
-    Google API operation; the conventions chunk's) are marked so (`shared_by`), an answer listing its own first;
-    its text is unchanged."""
-    shared = {(p.name, p.location): p for p in conventions.parameters}
+def with_shared_parameters(chunk: Chunk, shared: dict[tuple[str, str], FieldFacts]) -> Chunk:
+    """An operation chunk whose parameters most of its API's operations share (`shared`, by name and location: the
+    conventions chunk's, such as `$.xgafv`, `alt`, `key` of every Google API operation) are marked so (`shared_by`),
+    an answer listing its own first; its text is unchanged."""
     if chunk.kind != "operation" or not any((p.name, p.location) in shared for p in chunk.parameters):
         return chunk
     marked = tuple(replace(p, shared_by=common.shared_by, operations=common.operations)
@@ -66,7 +65,8 @@ def chunk_openapi(document: dict[str, Any], api: str, source: str) -> OpenAPIChu
     result.smart.insert(0, overview_chunk(spec, operations))
     conventions = conventions_chunk(spec, operations, chunker)
     if conventions is not None:
-        result.smart = [with_shared_parameters(chunk, conventions) for chunk in result.smart]
+        shared = {(p.name, p.location): p for p in conventions.parameters}
+        result.smart = [with_shared_parameters(chunk, shared) for chunk in result.smart]
         result.smart.insert(1, conventions)
     result.naive = naive_chunks(document, api, source)
     spec.resolver.check_all()
