@@ -407,9 +407,10 @@ def _asked_fact(
         stated = described = {f.name for f in wanted}
     elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
         anchor, sentence, stated = paged
-    elif "auth" in asks and chunk.security and not _auth_names_the_resource(query, chunk):
+    elif "auth" in asks and chunk.security and not _cues_name_the_resource(query, chunk, "auth"):
         sentence = f"{label} uses {schemes_text(chunk.security)}"
-    elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
+    elif ("header" in asks and not _cues_name_the_resource(query, chunk, "header")
+          and (headers := [p for p in chunk.parameters if p.location == "header"])):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated = {h.name for h in headers[:4]}
     elif "required" in asks and (required := required_inputs(chunk)):
@@ -476,10 +477,11 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     return bool(named & asked) or any(spells_field(f.name, query.focus) for f in chunk.every_field())
 
 
-def _auth_names_the_resource(query: Query, chunk: Chunk) -> bool:
-    """"How do I create a new API key?" of `POST /keys`: the words that read as an authentication question
-    name the operation's own resource, so the question is about the operation, not about how to authenticate."""
-    cues = asked_cues(query.focus, "auth")
+def _cues_name_the_resource(query: Query, chunk: Chunk, kind: str) -> bool:
+    """"How do I create a new API key?" of `POST /keys`, "can I add custom headers to webhooks?" of `PUT
+    …/endpoint/{endpoint_id}/headers`: the words that ask for `kind` (auth, header) name the operation's own
+    resource, so the question is about the operation, not about how to authenticate or which headers it takes."""
+    cues = asked_cues(query.focus, kind)
     resource = path_words(chunk.path)
     return bool(cues) and all(question_words(cue) & resource for cue in cues)
 

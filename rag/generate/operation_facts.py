@@ -37,7 +37,7 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
     # visibility" spells `visibility`, whose description states them, not `eventTypes`, which has an enum.
     spelt = [f for f in exact if f.location != "path"]
     if spelt and not with_asked_fact(exact, asks):
-        inside = [f for f in partial + by_path if any(f.name.startswith(s.name) for s in spelt)]
+        inside = [f for f in partial + by_path if any(_inside(f, s) for s in spelt)]
         wanted = with_asked_fact(inside, asks) or spelt[:1]
     else:
         wanted = next((found for found in (with_asked_fact(c, asks) for c in (exact, partial, by_path)) if found), [])
@@ -56,6 +56,12 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+def _inside(field: FieldFacts, outer: FieldFacts) -> bool:
+    """Whether `field` is a part of `outer` (`filter[status]` of `filter`, `HostConfig.Memory` of `HostConfig`),
+    not a field whose name only begins like it (`HostConfig.MemorySwappiness` is no part of `HostConfig.Memory`)."""
+    return field.name.startswith(outer.name) and field.name[len(outer.name):][:1] in {".", "["}
 
 
 def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:

@@ -340,6 +340,27 @@ def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() 
     assert lead("Which shared header do I need?", HRIS_CONVENTIONS).startswith("The HRIS API's operations share")
 
 
+def test_headers_that_are_the_operations_own_resource_are_not_asked_as_its_header_parameters() -> None:
+    """"can I add custom headers to webhook requests in svix?" of `PUT …/endpoint/{endpoint_id}/headers/`, which
+    sets them: the lead said it "takes the headers `idempotency-key`", a header parameter of the request."""
+    headers = make_chunk(
+        "svix.paths./api/v1/app/{app_id}/endpoint/{endpoint_id}/headers/.put",
+        "PUT /api/v1/app/{app_id}/endpoint/{endpoint_id}/headers/  [svix API]", kind="operation", method="put",
+        path="/api/v1/app/{app_id}/endpoint/{endpoint_id}/headers/", summary="Update Endpoint Headers",
+        description="Set the additional headers to be sent with the webhook",
+        parameters=(FieldFacts("app_id", "string", "path", required=True),
+                    FieldFacts("endpoint_id", "string", "path", required=True),
+                    FieldFacts("idempotency-key", "string", "header", description="The request's idempotency key")),
+        request_body=RequestBodyFacts(("application/json",), True, "EndpointHeadersIn",
+                                      fields=(FieldFacts("headers", "map of string to string", required=True),)))
+    sentence = lead("can I add custom headers to webhook requests in svix?", headers)
+    assert sentence.startswith("Use PUT /api/v1/app/{app_id}/endpoint/{endpoint_id}/headers/ (Update Endpoint Headers)")
+    assert "idempotency-key" not in sentence
+    # Asked which headers the same operation takes, it names them.
+    assert "takes the headers `idempotency-key`" in lead("which header parameters does updating endpoint headers "
+                                                         "take?", replace(headers, path="/endpoint/{id}/settings"))
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")

@@ -97,6 +97,18 @@ def test_a_field_spelt_out_is_stated_though_another_sharing_a_word_has_the_fact(
         "filter[status]"]
 
 
+def test_a_field_whose_name_only_begins_like_the_one_spelt_is_no_part_of_it() -> None:
+    """"can I limit the memory of a container?" spells Docker's `HostConfig.Memory` ("Memory limit in bytes");
+    `HostConfig.MemorySwappiness` has a minimum and a maximum, and led as if it were a part of it."""
+    create = make_chunk(
+        "docker.paths./containers/create.post", "POST /containers/create", kind="operation", method="post",
+        path="/containers/create", request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+            FieldFacts("HostConfig.Memory", "integer", description="Memory limit in bytes.", default="0"),
+            FieldFacts("HostConfig.MemorySwappiness", "integer", minimum=0, maximum=100))))
+    question = "can I limit the memory of a container when creating it?"
+    assert [f.name for f in field_asked(Query(question), _anchor(create))[1]] == ["HostConfig.Memory"]
+
+
 def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() -> None:
     detail, named = operation_detail(_anchor(ROLE), set(), ())
     assert (detail, named) == (
