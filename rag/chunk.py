@@ -215,6 +215,15 @@ def _flow_words(flow: str) -> str:
 
 
 @dataclass(frozen=True)
+class ProseStatement(JsonFacts):
+    """One statement of an API's description (a paragraph, list item or table row) and the heading it sits under
+    ("" before any): "The default limit is 3600 requests per hour." under "Rate Limiting"."""
+
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
 class PaginationFacts(JsonFacts):
     """How an operation pages through results, recognised from its structure (`rag.ingest.pagination`).
 
@@ -254,7 +263,8 @@ class Chunk:
     (`used_by`), so later stages read fields instead of parsing `text`. `security` is an operation's
     security requirement resolved to its schemes (an overview's: every scheme the spec defines), `pagination`
     how a list operation pages, `request_example` a request that calls the operation; a conventions chunk's
-    `parameters` are the parameters its operations share.
+    `parameters` are the parameters its operations share; an overview's `prose` the statements of the API's
+    description under their headings (its `description` is the same text as one line, headings flattened into it).
     """
 
     chunk_id: str
@@ -291,6 +301,7 @@ class Chunk:
     security: tuple[SecurityFacts, ...] = ()
     pagination: PaginationFacts | None = None
     request_example: RequestExample | None = None
+    prose: tuple[ProseStatement, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def every_field(self) -> list[FieldFacts]:
@@ -347,6 +358,7 @@ class Chunk:
             "security": json.dumps([scheme.to_dict() for scheme in self.security]),
             "pagination": json.dumps(self.pagination.to_dict()) if self.pagination else "",
             "request_example": json.dumps(self.request_example.to_dict()) if self.request_example else "",
+            "prose": json.dumps([statement.to_dict() for statement in self.prose]) if self.prose else "",
         }
 
     @classmethod
@@ -387,6 +399,7 @@ class Chunk:
             security=tuple(SecurityFacts.from_dict(s) for s in json.loads(metadata.get("security") or "[]")),
             pagination=_pagination(metadata.get("pagination")),
             request_example=_request_example(metadata.get("request_example")),
+            prose=tuple(ProseStatement.from_dict(p) for p in json.loads(metadata.get("prose") or "[]")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -407,6 +420,7 @@ class Chunk:
             security=[scheme.to_dict() for scheme in self.security],
             pagination=self.pagination.to_dict() if self.pagination else None,
             request_example=self.request_example.to_dict() if self.request_example else None,
+            prose=[statement.to_dict() for statement in self.prose],
         )
         return data
 

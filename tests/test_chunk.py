@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, RequestExample, ResponseFacts, SecurityFacts
+from rag.chunk import (
+    Chunk,
+    FieldFacts,
+    ProseStatement,
+    RequestBodyFacts,
+    RequestExample,
+    ResponseFacts,
+    SecurityFacts,
+)
 from rag.index.build import ingest_paths
 from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
@@ -54,8 +62,16 @@ SCHEMA = Chunk(
 )
 
 
+OVERVIEW = Chunk(
+    chunk_id="smart/shop.overview", strategy="smart", api="shop", kind="overview", text="API overview: Shop API",
+    embedding_text="Shop API overview.", covers=("shop.overview",), source="shop.yaml",
+    description="Rate limits. 100 requests per minute.",
+    prose=(ProseStatement("Rate limits", "100 requests per minute."),),
+)
+
+
 def test_metadata_round_trips_the_operation_and_schema_facts() -> None:
-    for chunk in (OPERATION, SCHEMA):
+    for chunk in (OPERATION, SCHEMA, OVERVIEW):
         metadata = chunk.to_metadata()
         assert all(isinstance(value, (str, int, bool)) for value in metadata.values())  # Chroma takes scalars only
         assert Chunk.from_metadata(chunk.chunk_id, chunk.text, metadata) == chunk
@@ -67,6 +83,7 @@ def test_metadata_without_facts_reads_as_no_facts() -> None:
     assert facts == ("", "", (), None, ())
     assert (bare.schema_fields, bare.used_by) == ((), ())  # an index written before schema facts still loads
     assert bare.request_example is None  # nor before request examples
+    assert bare.prose == ()  # nor before an overview's statements
     older = ResponseFacts.from_dict({"code": "200", "schema": "Order", "description": "", "success": True})
     assert (older.headers, older.fields) == ((), ())
 

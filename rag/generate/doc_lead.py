@@ -1,5 +1,5 @@
-"""The lead of an answer from documentation (guides, crawled pages): what a section states about the question,
-then where it stands (the section's heading path and the page's URL).
+"""The lead of an answer from documentation (guides, crawled pages, an API's own description in its overview):
+what a section states about the question, then where it stands (the section's heading path and the page's URL).
 
 Of the documentation blocks among the first `MAX_BLOCKS`, each statement (a paragraph, list item or table row; a
 long one sentence by sentence) is scored by how many of the question's words it and its section's headings say
@@ -9,7 +9,7 @@ again the words that ask for a kind of fact ("header" and "API key" in "Which he
 table `[asks]` of question_words.toml: "Authorizing requests > Sending the token" for an API key), then the one
 whose headings say least besides ("Rate limits" before "Rate limits > Bursts"), then the better-ranked block and
 its earlier statement (a section opens with what it is about). All of it reads only what the chunk carries: its
-heading path and its text.
+heading path and its text, or an overview's statements under their headings (`Chunk.prose`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from rag.query import Query
 from rag.question_analysis import asked_cues
 
 MAX_STATEMENT_CHARS = 320
+MIN_OVERVIEW_WORDS = 4  # fewer: a heading flattened into an old overview's description ("Rate Limiting.")
+DOCUMENTATION_KINDS = ("doc", "overview")  # prose: a guide's section, an API's description
 FORM_KINDS = ("how_to", "endpoint", "which_apis")  # how a question is put, not what it is about
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -39,9 +41,24 @@ def content_words(text: str) -> set[str]:
 
 def statements(block: ContextBlock) -> list[str]:
     """What a documentation block states, in order: each paragraph, list item or table row of its text (a long one
-    sentence by sentence), not its breadcrumb (the first line), its headings or its code."""
-    headings = section_headings(block.chunk)
-    found: list[str] = []
+    sentence by sentence), not its breadcrumb (the first line), its headings or its code; an API overview's, those
+    of the API's description."""
+    return [statement for _, statement in headed_statements(block)]
+
+
+def headed_statements(block: ContextBlock) -> list[tuple[str, str]]:
+    """`statements` each with the headings it sits under: a documentation section's title and heading path; in an
+    API's description (an overview), the heading above the statement ("Rate Limiting"). An overview indexed
+    before its description's statements were kept gives the description's sentences, under no heading."""
+    chunk = block.chunk
+    if chunk.kind == "overview":
+        if not chunk.prose:
+            return [("", part.strip()) for part in _SENTENCE_END.split(chunk.description)
+                    if len(part.split()) >= MIN_OVERVIEW_WORDS]
+        return [(p.heading, part) for p in chunk.prose for part in _sentences(p.text)]
+    headings = section_headings(chunk)
+    titles = " ".join(headings)
+    found: list[tuple[str, str]] = []
     in_code = False
     for line in block.text.splitlines()[1:]:
         if _FENCE.match(line):
@@ -50,9 +67,15 @@ def statements(block: ContextBlock) -> list[str]:
         text = clean_line(line)
         if in_code or not text or text.lower() in headings or text.startswith("… (truncated)"):
             continue
-        found.extend([text] if len(text) <= MAX_STATEMENT_CHARS else
-                     [part.strip() for part in _SENTENCE_END.split(text) if part.strip()])
+        found.extend((titles, part) for part in _sentences(text))
     return found
+
+
+def _sentences(text: str) -> list[str]:
+    """A statement as it is, a long one sentence by sentence."""
+    if len(text) <= MAX_STATEMENT_CHARS:
+        return [text]
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
 
 
 def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, int]:
@@ -63,30 +86,53 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
     vocabulary = {word for kind in kinds for phrase in data_table("question_words")["asks"][kind]
                   for word in content_words(phrase)}
     cues = {cue for kind in kinds for cue in asked_cues(query.focus, kind)}
-    best: tuple[tuple[int, ...], str, ContextBlock] | None = None
+    best: tuple[tuple[int, ...], int, ContextBlock] | None = None
     for block in blocks[:MAX_BLOCKS]:
-        if block.chunk.kind != "doc":
+        if block.chunk.kind not in DOCUMENTATION_KINDS:
             continue
-        titles = " ".join(section_headings(block.chunk))
-        heading = content_words(titles)
-        # How many words of the kinds of fact asked for its headings hold, and what else they say.
-        kind_titled, beside = len(shares_a_word(vocabulary, heading)), len(heading - shares_a_word(asked, heading))
-        for position, statement in enumerate(statements(block)):
-            said = len(shares_a_word(heading | content_words(statement), asked)) + sum(
+        # An API's description says its name (and "API") everywhere: only what it says besides is about the question.
+        overview = block.chunk.kind == "overview"
+        about = asked - content_words(f"{block.chunk.title} {block.chunk.api} API") if overview else asked
+        for position, (titles, statement) in enumerate(headed_statements(block)):
+            heading = content_words(titles)
+            # How many words of the kinds of fact asked for its headings hold, and what else they say.
+            kind_titled, beside = len(shares_a_word(vocabulary, heading)), len(heading - shares_a_word(asked, heading))
+            said = len(shares_a_word(heading | content_words(statement), about)) + sum(
                 1 for cue in cues if re.search(rf"(?<!\w){re.escape(cue)}", f"{titles} {statement}".lower()))
+            if overview and not said:
+                continue
             rank = (said, kind_titled, -beside, -block.number, -position)
             if best is None or rank > best[0]:
-                best = (rank, statement, block)
+                best = (rank, position, block)
     if best is None:
         return "", "", 0
-    _, statement, block = best
+    _, position, block = best
+    titles, statement = _with_its_list(headed_statements(block), position)
     if len(statement) > MAX_STATEMENT_CHARS:
         statement = statement[:MAX_STATEMENT_CHARS].rsplit(" ", 1)[0] + " …"
-    return cited(statement, block), f"{where(block)} [{block.number}]", block.number
+    return cited(statement, block), f"{where(block, titles)} [{block.number}]", block.number
 
 
-def where(block: ContextBlock) -> str:
-    """Where a documentation block stands: "From Authentication > API keys, https://docs.acme.test/auth.html"."""
+def _with_its_list(found: Sequence[tuple[str, str]], position: int) -> tuple[str, str]:
+    """The statement at `position` with its headings; one that introduces a list ("Current rate limits:") with the
+    items that follow it under the same headings, as long as they fit in `MAX_STATEMENT_CHARS`."""
+    titles, statement = found[position]
+    if not statement.endswith(":"):
+        return titles, statement
+    items: list[str] = []
+    for following_titles, following in found[position + 1:]:
+        if following_titles != titles or len(statement) + len("; ".join([*items, following])) > MAX_STATEMENT_CHARS:
+            break
+        items.append(following.rstrip(".;"))
+    return titles, f"{statement} " + "; ".join(items) if items else statement
+
+
+def where(block: ContextBlock, heading: str = "") -> str:
+    """Where a documentation block stands: "From Authentication > API keys, https://docs.acme.test/auth.html"; a
+    statement of an API's description, under its heading: "From Hetzner Cloud API overview > Rate Limiting,
+    hetzner.json"."""
     chunk = block.chunk
     place = chunk.section_path or chunk.title
+    if chunk.kind == "overview" and heading:
+        place = f"{place} > {heading}"
     return f"From {place}, {chunk.source}" if chunk.source and chunk.source != place else f"From {place}"

@@ -81,6 +81,12 @@ def clean_text(text: str, documentation: bool = False) -> str:
     return _clean_text(text, documentation)
 
 
+def headed_statements(text: str) -> list[tuple[str, str]]:
+    """The statements of a text (Markdown, HTML or plain: its paragraphs, list items and table rows, as `clean_text`
+    renders them; no code) each with the heading it sits under ("" before any)."""
+    return list(_headed_statements(text))
+
+
 def navigation_only(own_text: str, link_words: int, page_words: frozenset[str] = frozenset()) -> bool:
     """Whether a block is navigation rather than content: it holds links, and of its own words (those outside the
     links) at most `NAVIGATION_OWN_WORDS` say anything — English function words and the page's own title words (a
@@ -181,6 +187,18 @@ def _clean_text(text: str, documentation: bool) -> str:
             lines.append(block.text)
         previous = block.kind
     return "\n".join(lines).strip("\n")
+
+
+@lru_cache(maxsize=256)
+def _headed_statements(text: str) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    heading = ""
+    for block in _blocks(_unescaped(text), html=True, documentation=False):
+        if block.kind == "heading":
+            heading = block.text
+        elif block.kind != "code":
+            found.append((heading, block.text))
+    return tuple(found)
 
 
 def _unescaped(text: str) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import Chunk, conventions_id, overview_id
-from rag.ingest.clean_text import clean_prose
+from rag.chunk import Chunk, ProseStatement, conventions_id, overview_id
+from rag.ingest.clean_text import clean_prose, headed_statements
 from rag.ingest.conventions import conventions_text, count_conventions, response_label, shared_by_most
 from rag.ingest.operation_chunks import OperationChunker
 from rag.ingest.schema_prose import SchemaProse
@@ -69,7 +69,10 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
     # What the API says it does (`info.summary` and `info.description`) as fields: the gate reads them.
     chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
                              summary=clean_prose(info.get("summary")), description=clean_prose(info.get("description")))
-    return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)))
+    description = str(info.get("description") or "")
+    prose = tuple(ProseStatement(heading, text) for heading, text in headed_statements(description))
+    return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)),
+                   prose=prose)
 
 
 def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str,

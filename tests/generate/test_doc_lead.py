@@ -78,3 +78,47 @@ def test_below_a_better_ranked_section_an_operation_leads_only_by_what_it_is_abo
     sentence, _ = lead("how do I get the next page of results?", paging, page, comments)
     assert sentence.startswith("List endpoints return at most 100 items.") and sentence.endswith("[1]")
     assert lead("How do I list employees?", RATE, EMPLOYEES)[0].startswith("Use GET /unified/hris/employees")
+
+
+def overview(description: str, *prose: tuple[str, str]) -> Chunk:
+    """An API's overview as ingest makes it: its description as one line, and its statements under their
+    headings (none: an overview indexed before they were kept)."""
+    from dataclasses import replace
+
+    from rag.chunk import ProseStatement
+
+    chunk = make_chunk("cloud.overview", "API overview: Cloud API  [cloud API]", api="cloud", kind="overview",
+                       title="Cloud API overview", source="cloud.json")
+    return replace(chunk, description=description, prose=tuple(ProseStatement(h, t) for h, t in prose))
+
+
+CLOUD = overview(
+    "The Cloud API manages servers. Rate Limiting. All requests are rate limited. Current limits:; 3600 requests "
+    "per hour; 60 per minute. Authentication. Send your token in the `Authorization` header.",
+    ("", "The Cloud API manages servers."),
+    ("Rate Limiting", "All requests are rate limited. Current limits:"),
+    ("Rate Limiting", "3600 requests per hour"), ("Rate Limiting", "60 per minute."),
+    ("Authentication", "Send your token in the `Authorization` header."))
+
+
+def test_an_apis_description_answers_under_its_heading_with_the_list_a_statement_introduces() -> None:
+    """DigitalOcean's "Current rate limits:" is followed by the limits, as list items; Hetzner's rate limit
+    stands under its description's "Rate Limiting" heading, where no sentence says "rate limit" in full."""
+    assert lead("What's the rate limit of the cloud api?", CLOUD) == (
+        "All requests are rate limited. Current limits: 3600 requests per hour; 60 per minute. [1]",
+        "From Cloud API overview > Rate Limiting, cloud.json [1]")
+    assert lead("How do I authenticate?", CLOUD)[0] == "Send your token in the `Authorization` header. [1]"
+
+
+def test_a_description_statement_that_only_names_the_api_answers_nothing() -> None:
+    """"The documentation for the StackOne API." is no answer to "How do I list tickets from the StackOne ticketing
+    API?": a description says its API's name everywhere."""
+    described = overview("The documentation for the Cloud API.", ("", "The documentation for the Cloud API."))
+    assert docs_lead(Query.of("How do I list tickets from the Cloud API?"),
+                     build_context(retrieved(described), 4000)) == ("", "", 0)
+
+
+def test_an_overview_indexed_before_its_statements_were_kept_reads_its_description_by_sentence() -> None:
+    older = overview("Intro. The Cloud API manages servers. Rate Limiting. Each token may send 3600 requests an hour.")
+    assert statements(build_context(retrieved(older), 4000)[0]) == [
+        "The Cloud API manages servers.", "Each token may send 3600 requests an hour."]
