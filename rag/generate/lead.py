@@ -397,7 +397,9 @@ def _asked_fact(
     pages, its security, headers, required inputs, response or deprecated inputs; "Yes: it takes `x`"; a field
     the question spells), the block it is about (an operation that pages may be another), the names it states
     and the fields it states in full; "" when the question asks for no fact the operation has."""
-    asks, chunk = query.analysis.asks, anchor.chunk
+    chunk = anchor.chunk
+    # A kind of fact whose words name the operation's own resource is not asked ("a return label": `…/return`).
+    asks = frozenset(kind for kind in query.analysis.asks if not _cues_name_the_resource(query, chunk, kind))
     label = operation_label(chunk)
     sentence = ""
     stated: set[str] = set()
@@ -407,10 +409,9 @@ def _asked_fact(
         stated = described = {f.name for f in wanted}
     elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
         anchor, sentence, stated = paged
-    elif "auth" in asks and chunk.security and not _cues_name_the_resource(query, chunk, "auth"):
+    elif "auth" in asks and chunk.security:
         sentence = f"{label} uses {schemes_text(chunk.security)}"
-    elif ("header" in asks and not _cues_name_the_resource(query, chunk, "header")
-          and (headers := [p for p in chunk.parameters if p.location == "header"])):
+    elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated = {h.name for h in headers[:4]}
     elif "required" in asks and (required := required_inputs(chunk)):
@@ -478,9 +479,8 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
 
 
 def _cues_name_the_resource(query: Query, chunk: Chunk, kind: str) -> bool:
-    """"How do I create a new API key?" of `POST /keys`, "can I add custom headers to webhooks?" of `PUT
-    …/endpoint/{endpoint_id}/headers`: the words that ask for `kind` (auth, header) name the operation's own
-    resource, so the question is about the operation, not about how to authenticate or which headers it takes."""
+    """Whether the words asking for `kind` name the operation's own resource ("create a new API key" of `POST
+    /keys`, "add custom headers" of `PUT …/headers`, "a return label" of `POST …/return`): not a fact asked of it."""
     cues = asked_cues(query.focus, kind)
     resource = path_words(chunk.path)
     return bool(cues) and all(question_words(cue) & resource for cue in cues)

@@ -361,6 +361,26 @@ def test_headers_that_are_the_operations_own_resource_are_not_asked_as_its_heade
                                                          "take?", replace(headers, path="/endpoint/{id}/settings"))
 
 
+def test_words_asking_for_what_an_operation_returns_or_how_it_pages_may_name_its_resource() -> None:
+    """"how do I create a return label?" of ShipEngine's `POST /v1/labels/{label_id}/return` led "… returns 200
+    with …"; "inject a script into the head of every page" led with how Mailchimp's landing pages page."""
+    returns = make_chunk(
+        "ship.paths./v1/labels/{label_id}/return.post", "POST /v1/labels/{label_id}/return  [ship API]",
+        kind="operation", method="post", path="/v1/labels/{label_id}/return", summary="Create a return label",
+        parameters=(FieldFacts("label_id", "string", "path", required=True),),
+        responses=(ResponseFacts("200", "ReturnLabel", success=True, fields=(FieldFacts("label_id", "string"),)),))
+    assert lead("how do I create a return label?", returns).startswith(
+        "Use POST /v1/labels/{label_id}/return (Create a return label)")
+    assert "returns 200 with `ReturnLabel`" in lead("what does creating a label return?", replace(
+        returns, path="/v1/labels/{label_id}/copy"))  # its path does not say "return": the response is asked
+    pages = make_chunk("mc.paths./landing-pages.get", "GET /landing-pages  [mc API]", kind="operation", method="get",
+                       path="/landing-pages", summary="List landing pages",
+                       parameters=(FieldFacts("count", "integer", "query", maximum=1000, default="10"),),
+                       pagination=PaginationFacts("page", size="count"))
+    assert "pages by" not in lead("which landing pages do I have on every page of my site?", pages)
+    assert "pages by" in lead("how do I get the next page of landing pages?", replace(pages, path="/landings"))
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
