@@ -99,7 +99,7 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
             kind_titled, beside = len(shares_a_word(vocabulary, heading)), len(heading - shares_a_word(asked, heading))
             said = len(shares_a_word(heading | content_words(statement), about)) + sum(
                 1 for cue in cues if re.search(rf"(?<!\w){re.escape(cue)}", f"{titles} {statement}".lower()))
-            if overview and not said:
+            if overview and said * 2 <= len(about):  # "does it support webhooks?": "… support of the API, contact …"
                 continue
             rank = (said, kind_titled, -beside, -block.number, -position)
             if best is None or rank > best[0]:

@@ -116,6 +116,11 @@ def test_a_description_statement_that_only_names_the_api_answers_nothing() -> No
     described = overview("The documentation for the Cloud API.", ("", "The documentation for the Cloud API."))
     assert docs_lead(Query.of("How do I list tickets from the Cloud API?"),
                      build_context(retrieved(described), 4000)) == ("", "", 0)
+    # Nor one saying half of what the question asks: Paylocity's "For general questions and support of the API,
+    # contact: …" is no answer to "does paylocity support webhooks?".
+    contact = overview("For support, contact: help@cloud.test.", ("", "For support, contact: help@cloud.test."))
+    assert docs_lead(Query.of("does the cloud api support webhooks?"),
+                     build_context(retrieved(contact), 4000)) == ("", "", 0)
 
 
 def test_an_overview_indexed_before_its_statements_were_kept_reads_its_description_by_sentence() -> None:
