@@ -168,8 +168,8 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
 
 
 ASK_KINDS = (
-    "auth", "default", "limit", "allowed_values", "required", "response", "pagination", "header", "deprecated",
-    "how_to", "which_apis", "endpoint",
+    "auth", "default", "limit", "allowed_values", "required", "response", "errors", "pagination", "header",
+    "deprecated", "how_to", "which_apis", "endpoint",
 )
 # The kinds that ask for an operation — how to do something, which endpoint, which APIs have it — as against a
 # fact of the operation a question is about.

@@ -34,6 +34,7 @@ from rag.generate.named import (
 )
 from rag.generate.operation_facts import (
     MAX_FIELDS,
+    errors_text,
     field_asked,
     offered_operations,
     operation_detail,
@@ -158,8 +159,8 @@ def _missing_operation(query: Query, blocks: Sequence[ContextBlock], facts: Sequ
 
 
 def _from_documentation(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
-    """A question no operation answers, asked of documentation sections: the sentence that states it and where it
-    stands (`rag.generate.doc_lead`); the lines below come from that section."""
+    """A question no operation answers, asked of documentation (a guide, an API's description): the sentence that
+    states it and where it stands (`rag.generate.doc_lead`); the lines below come from that section."""
     sentence, detail, number = docs_lead(query, blocks)
     return Lead(sentence, detail, (number,)) if sentence else Lead()
 
@@ -186,8 +187,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
     if source is None:
         return Lead()
-    schemes = source.chunk.security
-    name = _api_title(source)
+    schemes, name = source.chunk.security, _api_title(source)
     text = f"The {name}{'' if name.lower().endswith('api') else ' API'} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)
     return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False,
@@ -394,14 +394,13 @@ def _asked_fact(
     query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock], clearly_named: Sequence[FieldFacts]
 ) -> tuple[ContextBlock, str, set[str], set[str]]:
     """The sentence stating the asked fact of the operation (a field's default, limit or allowed values, how it
-    pages, its security, headers, required inputs, response or deprecated inputs; "Yes: it takes `x`"; a field
-    the question spells), the block it is about (an operation that pages may be another), the names it states
-    and the fields it states in full; "" when the question asks for no fact the operation has."""
+    pages, its security, headers, required inputs, errors, response or deprecated inputs; "Yes: it takes `x`"; a
+    field the question spells), the block it is about (an operation that pages may be another), the names it
+    states and the fields it states in full; "" when the question asks for no fact the operation has."""
     chunk = anchor.chunk
     # A kind of fact whose words name the operation's own resource is not asked ("a return label": `…/return`).
     asks = frozenset(kind for kind in query.analysis.asks if not _cues_name_the_resource(query, chunk, kind))
-    label = operation_label(chunk)
-    sentence = ""
+    label, sentence = operation_label(chunk), ""
     stated: set[str] = set()
     described: set[str] = set()
     if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
@@ -417,15 +416,16 @@ def _asked_fact(
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
+    elif "errors" in asks and (failures := errors_text(chunk)):
+        sentence, stated = f"{label} can fail with {failures}", {"returns"}
     elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
         sentence, stated = f"{label} returns {returned}", {"returns"}
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
     elif query.analysis.yes_no and (asked := [f for f in clearly_named if f.location != "path"]):
-        # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts go in
-        # one batch?"); a field the request does not send (a response's, read-only) is returned, no yes to "can I
-        # set a custom id?".
+        # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
+        # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
         field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"
         said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
         sent = field in set(chunk.input_fields()) and not field.read_only

@@ -145,6 +145,15 @@ def returns_text(chunk: Chunk) -> str:
     return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
 
 
+def errors_text(chunk: Chunk) -> str:
+    """"400 (`error_response_body`: The request contained errors); 404 …" from the responses that are not the
+    operation's success; "" when the spec gives none."""
+    failures = [r for r in chunk.responses if not r.success and r.code != "default"]
+    return "; ".join(f"{r.code} (" + ": ".join(part for part in (f"`{r.schema}`" if r.schema and r.schema != "no body"
+                                                                   else "", r.description.rstrip(".")) if part) + ")"
+                     for r in failures[:MAX_FIELDS]).replace(" ()", "")
+
+
 # An enum of more values than this is left to the quoted lines (a name list, not a value list, is the point).
 BRIEF_ENUM = 4
 # A body of at most this many fields shown is named down to the fields of its objects.

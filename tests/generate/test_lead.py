@@ -381,6 +381,22 @@ def test_words_asking_for_what_an_operation_returns_or_how_it_pages_may_name_its
     assert "pages by" in lead("how do I get the next page of landing pages?", replace(pages, path="/landings"))
 
 
+def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success() -> None:
+    """"what error codes can purchasing a label return?" led with the 200 response; its 400, 404 and 500 are
+    typed from the spec like the success."""
+    labels = make_chunk(
+        "ship.paths./v1/labels.post", "POST /v1/labels  [ship API]", kind="operation", method="post",
+        path="/v1/labels", summary="Purchase Label",
+        responses=(ResponseFacts("200", "create_label_response_body", success=True),
+                   ResponseFacts("400", "error_response_body", "The request contained errors."),
+                   ResponseFacts("404", "error_response_body", "The specified resource does not exist."),
+                   ResponseFacts("429", "no body", "Too Many Requests")))
+    assert lead("what error codes can purchasing a label return?", labels) == (
+        "POST /v1/labels can fail with 400 (`error_response_body`: The request contained errors); 404 "
+        "(`error_response_body`: The specified resource does not exist); 429 (Too Many Requests). [1]")
+    assert lead("what does purchasing a label return?", labels).startswith("POST /v1/labels returns 200")
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
