@@ -1,17 +1,19 @@
 """A request example (`RequestExample`, built at ingest from the operation's spec) as a curl command and a Python
 snippet (httpx): the one place both are written. Secrets are environment variables named after the API
-(`$STACKONE_USERNAME`, `$OPENAI_API_KEY`, `$SPOTIFY_ACCESS_TOKEN`), never values."""
+(`$STACKONE_USERNAME`, `$OPENAI_API_KEY`, `$SPOTIFY_ACCESS_TOKEN`), never values. A question that names the item
+it acts on ("the logs of container web-1") gets that value in the path (`with_question_values`)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
-from rag.chunk import RequestExample, SecurityFacts
+from rag.chunk import RequestExample, SecurityFacts, segment_words
+from rag.corpus.vocabulary import singular
 
 FILE_PLACEHOLDER = "<path to file>"
 JSON_MEDIA = re.compile(  # a JSON media type: application/json, application/vnd.x+json, text/json
@@ -94,6 +96,65 @@ def _single_quoted(text: str) -> str:
 
 def _url_part(text: str) -> str:
     return quote(text, safe="<>")
+
+
+_PATH_PARAMETER = re.compile(r"^\{([^}]+)\}$")
+# A value as people write one: quoted, or a token holding a digit or an identifier's punctuation (`web-1`, `x7y8`,
+# `nginx:latest`, `ep_123`); a plain word ("container that …") is none.
+_VALUE = re.compile(r"[\"'“‘]([^\"'”’]{1,100})[\"'”’]|(\w(?:[\w\-:.@/]*\w)?)")
+# Words that may stand between the item's noun and its value: "container id web-1", "employee number 12" (not
+# "named": a name is no id).
+_BETWEEN = frozenset({"id", "number", "no", "key", "uuid", "slug", "code"})
+_WITH_ID = re.compile(r"\bwith (?:the |an? )?(id|key|uuid|name|slug|code|number)\b", re.I)  # "with id E-77": "id E-77"
+_ID_WORDS = frozenset({"id", "ids", "key", "uuid", "name", "slug", "code", "number", "gid", "sid", "ref"})
+
+
+def with_question_values(example: RequestExample, path: str, question: str) -> RequestExample:
+    """The example with each path parameter the question gives a value for filled with it: the value right after
+    the word naming the parameter's item (`/containers/{id}/logs` and "the logs of container web-1" →
+    `/containers/web-1/logs`; `{employeeId}` and "employee 123"). Other parameters keep the spec's example or
+    their `<name>` placeholder."""
+    template = [segment for segment in path.partition("#")[0].strip("/").split("/") if segment]
+    filled = example.url.split("?", 1)[0].rstrip("/").split("/")
+    if not template or len(filled) < len(template) + 3:  # scheme, "", host before the path
+        return example
+    offset, url = len(filled) - len(template), list(filled)
+    taken: set[str] = set()
+    for index, segment in enumerate(template):
+        parameter = _PATH_PARAMETER.match(segment)
+        if parameter is None:
+            continue
+        before = template[index - 1] if index and not _PATH_PARAMETER.match(template[index - 1]) else ""
+        value = _value_after(question, _item_words(parameter.group(1), before), taken)
+        if value:
+            taken.add(value)
+            url[offset + index] = quote(value, safe=":@")
+    if not taken:
+        return example
+    trailing = "/" if example.url.split("?", 1)[0].endswith("/") else ""
+    return replace(example, url="/".join(url) + trailing)
+
+
+def _item_words(parameter: str, before: str) -> set[str]:
+    """The words that name a path parameter's item: its own name's (`employeeId` → employee) and, for a bare id,
+    the segment before it (`/containers/{id}` → container)."""
+    own = {singular(word) for word in segment_words(parameter) if word not in _ID_WORDS}
+    return own or {singular(word) for word in segment_words(before)[-1:]}
+
+
+def _value_after(question: str, nouns: set[str], taken: set[str]) -> str:
+    """The first value in `question` right after one of `nouns` (a few connecting words allowed between)."""
+    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", question)))
+    for position, token in enumerate(tokens):
+        if token.group(2) is None or singular(token.group(2).lower()) not in nouns:
+            continue
+        for following in tokens[position + 1:position + 4]:
+            quoted, word = following.group(1), following.group(2)
+            if quoted or (word and re.search(r"[\d\-:_.@/]", word) and word not in taken):
+                return quoted or word or ""
+            if word is None or word.lower() not in _BETWEEN:
+                break
+    return ""
 
 
 def curl_command(example: RequestExample) -> str:

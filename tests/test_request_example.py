@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from rag.chunk import RequestExample, SecurityFacts
-from rag.request_example import curl_command, example_view, form_pairs, python_snippet
+from rag.request_example import curl_command, example_view, form_pairs, python_snippet, with_question_values
 
 BASIC = SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization")
 BEARER = SecurityFacts("token", "http", scheme="bearer", location="header", parameter="Authorization")
@@ -237,3 +237,32 @@ def test_curl_and_python_send_the_same_request(kind: str, capsys: pytest.Capture
         assert by_curl["headers"]["authorization"] == "Bearer k-123"
         assert by_curl["query"] == {"q": ["kind of blue"], "type": ["album"]}
     assert "200" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("path", "url", "question", "filled"), [
+    ("/containers/{id}/logs", "https://<host>/v1.33/containers/<id>/logs",
+     "how do I get the logs of my running container web-1 from docker?", "https://<host>/v1.33/containers/web-1/logs"),
+    ("/images/{name}/tag", "https://<host>/images/<name>/tag", "how do I tag image nginx:latest as myrepo/nginx:v2?",
+     "https://<host>/images/nginx:latest/tag"),
+    ("/api/v1/app/{app_id}/endpoint/{endpoint_id}/secret/rotate/",
+     "https://api.svix.com/api/v1/app/app_1sr/endpoint/<endpoint_id>/secret/rotate/",
+     "rotate the secret of endpoint ep_2ab in app app_9", "https://api.svix.com/api/v1/app/app_9/endpoint/ep_2ab/secret/rotate/"),
+    ("/v2/companies/{companyId}/employees/{employeeId}", "https://api.x.test/v2/companies/<companyId>/employees/<employeeId>",
+     "get the employee with id E-77 of company 'ACME CO'", "https://api.x.test/v2/companies/ACME%20CO/employees/E-77"),
+])
+def test_a_path_parameter_takes_the_value_the_question_names_after_its_item(
+    path: str, url: str, question: str, filled: str
+) -> None:
+    example = RequestExample("GET", url, query=(("all", "true"),))
+    assert with_question_values(example, path, question) == RequestExample("GET", filled, query=(("all", "true"),))
+
+
+@pytest.mark.parametrize("question", [
+    "how do I get an employee?",  # no value
+    "create a server with 2 cpus for an employee",  # a number, not after the item's noun
+    'get the employee named "Ann Lee"',  # a name is no id
+    "list the employees that joined",  # a plain word is no value
+])
+def test_a_question_naming_no_value_for_the_item_leaves_the_spec_s_example(question: str) -> None:
+    example = RequestExample("GET", "https://api.x.test/v2/companies/acme/employees/<employeeId>")
+    assert with_question_values(example, "/v2/companies/{companyId}/employees/{employeeId}", question) == example

@@ -60,6 +60,7 @@ from rag.generate.said import (
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
+from rag.request_example import with_question_values
 from rag.results import RERANK_SCORE
 
 
@@ -71,8 +72,7 @@ class Lead:
     overview's security scheme, the header the operations share) or an established missing operation keeps
     the quoted lines to the blocks it cites. `related` says whether the other blocks are listed after them
     (not after an API-wide statement or an absence, where another operation would read as a contradiction).
-    `operation` is the block of the operation the answer is about: its request example goes with the answer.
-    """
+    `operation` is the block of the operation the answer is about: its request example goes with the answer."""
 
     sentence: str = ""
     detail: str = ""
@@ -92,11 +92,12 @@ class Lead:
                 "without a sentence; allowed: an empty scope and detail and no operation when there is no sentence"
             )
 
-    def request_example(self, blocks: Sequence[ContextBlock]) -> RequestExample | None:
-        """The request example of the operation the answer is about (None when it is about none, or the
-        operation has none: a webhook, an index built before examples were)."""
-        block = self._operation_block(blocks)
-        return block.chunk.request_example if block is not None else None
+    def request_example(self, blocks: Sequence[ContextBlock], question: str = "") -> RequestExample | None:
+        """The request example of the operation the answer is about, with the values `question` names for its path
+        (None when it is about none, or the operation has none: a webhook, an index built before examples were)."""
+        if (block := self._operation_block(blocks)) is None or block.chunk.request_example is None:
+            return None
+        return with_question_values(block.chunk.request_example, block.chunk.path, question)
 
     def subject(self, blocks: Sequence[ContextBlock]) -> str:
         """The structural id of the operation the answer is about ("" when it is about none): a follow-up's
@@ -104,13 +105,13 @@ class Lead:
         block = self._operation_block(blocks)
         return block.chunk.covers[0] if block is not None and block.chunk.covers else ""
 
-    def applied(self, generation: Generation, blocks: Sequence[ContextBlock]) -> Generation:
-        """The generation with what this lead says it is about: the operation's request example, the subject and
-        the rule that fired (none of them for an abstention)."""
+    def applied(self, generation: Generation, blocks: Sequence[ContextBlock], question: str = "") -> Generation:
+        """The generation with what this lead says it is about: the operation's request example (with the values
+        `question` names), the subject and the rule that fired (none of them for an abstention)."""
         if generation.abstained:
             return generation
-        return replace(generation, request_example=self.request_example(blocks), subject=self.subject(blocks),
-                       lead_rule=self.rule)
+        return replace(generation, request_example=self.request_example(blocks, question),
+                       subject=self.subject(blocks), lead_rule=self.rule)
 
     def _operation_block(self, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
         block = next((b for b in blocks if self.operation and b.number == self.operation), None)
@@ -242,8 +243,7 @@ def _look_up_first(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
     values = name_phrases(query.focus)
     if not values or not is_lookup_operation(blocks[0].chunk):
         return Lead()
-    lookup = blocks[0]
-    following = next((b for b in blocks[1:] if is_operation(b)), None)
+    lookup, following = blocks[0], next((b for b in blocks[1:] if is_operation(b)), None)
     if following is not None and (is_lookup_operation(following.chunk) or following.chunk.path == lookup.chunk.path):
         # "how do I search issues with JQL?": the search is what is asked, not a first step before another search.
         return Lead()

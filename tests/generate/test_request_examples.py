@@ -90,3 +90,19 @@ def test_a_compact_prompt_leaves_the_command_out_but_the_result_carries_it() -> 
     generation = LLMGenerator(model, compact=True).generate(request)
     assert REQUEST_FACT not in model.user_prompt and "curl" not in model.user_prompt
     assert generation.request_example == CREATE.request_example
+
+
+def test_the_example_calls_the_item_the_question_names() -> None:
+    """"how do I get employee E-77?": the example's path carries E-77, for the extractive answer and in the curl
+    command an LLM is given as a key fact."""
+    one = with_example(make_chunk("hris.paths./unified/hris/employees/{id}.get", "GET /unified/hris/employees/{id}",
+                                  kind="operation", method="get", path="/unified/hris/employees/{id}",
+                                  summary="Get Employee"))
+    generation = answer("how do I get employee E-77?", one)
+    assert generation.request_example is not None
+    assert generation.request_example.url == "https://api.stackone.com/unified/hris/employees/E-77"
+    model = FakeChatModel([json.dumps({"abstained": False, "answer": "Use GET /unified/hris/employees/{id} [1].",
+                                       "citations": [1]})])
+    LLMGenerator(model).generate(GenerationRequest(query=Query("how do I get employee E-77?"),
+                                                   chunks=retrieved(one)))
+    assert "https://api.stackone.com/unified/hris/employees/E-77" in model.user_prompt
