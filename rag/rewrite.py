@@ -101,13 +101,14 @@ def is_follow_up(
     """Whether the question leans on earlier turns (pronouns, "what about …", very short, only a fact of an
     operation: "how do I get the next page?") and does not name an API or resource of its own that the previous
     question did not (`topics`: the index's names) — unless it asks the earlier request again for that ("the same
-    for folders")."""
+    for folders"), not a request of its own ("what about firewalls, how do I create one?")."""
     if not history:
         return False
+    if names_a_new_topic(question, history, topics):
+        # "what about firewalls, how do I create one?" asks a request of its own, not the earlier one again.
+        return is_elliptical(question) and not asked_action(question)
     if is_elliptical(question):
         return True
-    if names_a_new_topic(question, history, topics):
-        return False
     if _FOLLOW_UP.search(question):
         return True
     # A short question is a follow-up ("Which fields?") unless it names something of its own ("What's the

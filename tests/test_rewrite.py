@@ -58,6 +58,16 @@ def test_a_paging_follow_up_keeps_the_subject_and_another_action_does_not() -> N
     assert narrowed.focus == "what about just the ones in one file?"
 
 
+def test_what_about_a_new_resource_with_a_request_of_its_own_is_a_new_question() -> None:
+    """"what about firewalls, how do I create one?" after deleting a Hetzner volume searched the volume's delete;
+    "what about firewalls?" asks the earlier request again, of firewalls."""
+    history = turns("and delete the volume?", "Use DELETE /volumes/{id} (Delete a Volume). [1]")
+    topics = frozenset({"volume", "volumes", "firewall", "firewalls"})
+    assert not is_follow_up("what about firewalls, how do I create one?", history, topics)
+    assert is_follow_up("what about firewalls?", history, topics)
+    assert is_follow_up("what about the volume, how do I resize it?", history, topics)  # no new topic
+
+
 def test_a_field_of_the_subject_named_by_a_question_pointing_back_is_no_new_topic() -> None:
     history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
     topics = frozenset({"candidates", "email", "emails", "templates"})
