@@ -26,6 +26,8 @@ _STATE_PARTICIPLE = re.compile(
     r"(?=\s+(?:after|since|before|between|on or|in the last|recently)\b)"
     r"|\b(?:was|were|been|is|are|recently|newly|only)\s+\w+ed\b"
 )
+# "notified of new transactions", "a webhook for new orders": what is new is watched for, not created.
+_WATCHED_NEW = re.compile(r"\b(of|about|for|on|to|with|from|any|all|every)\s+new\b", re.I)
 _GET_BACK = re.compile(r"\bget(s|ting)? back\b")
 _GET_RID_OF = re.compile(r"\b(?:get|gets|getting|got) rid of\b")
 _WORD = re.compile(r"[a-z]+")
@@ -115,6 +117,7 @@ def requested_write(question: str) -> WriteRequest | None:
     # A path the question names (`call DELETE /users/{id}`) is an operation it asks about, not a write request.
     # Names and values ("the song Yesterday", 'My Rock') are not what a write is about.
     without_paths = without_names_and_values(PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))
+    without_paths = _WATCHED_NEW.sub(r"\1", without_paths)
     tokens = [POSSESSIVE if token in ("'s", "’s") else token for token in _TOKEN.findall(without_paths.lower())]
     ends = _object_ends()
     for position, token in enumerate(tokens):

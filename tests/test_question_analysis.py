@@ -52,6 +52,14 @@ def test_a_past_form_describes_what_was_done_and_requests_no_write() -> None:
     assert requested_write("Show the deleted users") is None
 
 
+def test_what_is_new_is_watched_for_not_created() -> None:
+    """"how do I get notified of new transactions?" answered "There is no endpoint to create transaction records"."""
+    assert requested_write("how do I get notified of new transactions in increase?") is None
+    assert requested_write("is there a webhook for new orders?") is None
+    assert requested_write("new employee via the api?") is not None
+    assert requested_write("how do I create a new role?") is not None
+
+
 @pytest.mark.parametrize(
     ("question", "written"),
     [
