@@ -42,6 +42,7 @@ from rag.generate.operation_facts import (
     performs,
     required_inputs,
     returns_text,
+    spelt_fields,
     with_asked_fact,
 )
 from rag.generate.said import (
@@ -432,29 +433,10 @@ def _asked_fact(
         sentence = f"Yes: {label} takes the {said}" if sent else (
             f"{label} returns the {said}; its request does not send it")
         stated = {field.name}
-    if not sentence and (spelt := _spelt_fields(query, anchor)):
+    if not sentence and (spelt := spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
-
-
-def _spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
-    """The fields of the anchor operation the question spells out; asked how to do something (or to do a write),
-    only those the request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
-    `links.merge`, which say nothing of how to merge; "what currency is it in?" asks for the response's `currency`)
-    and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
-    a video": the question names the operation)."""
-    spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]]
-    # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
-    if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
-        return spelt
-    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
-
-    def names_the_action(field: FieldFacts) -> bool:
-        parts = name_parts(field.name)
-        return bool(parts) and parts <= does
-
-    return [field for field in spelt if field in sent and not names_the_action(field)]
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.generate.context import ContextBlock
-from rag.generate.named import field_classes
-from rag.generate.said import cited, field_facts_text, is_operation, operation_label, value_facts
+from rag.generate.named import field_classes, name_parts
+from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
 from rag.write_check import write_target
 
@@ -56,6 +56,28 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
+    """The fields of the anchor operation the question spells out; asked how to do something (or to do a write),
+    only those the request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
+    `links.merge`, which say nothing of how to merge; "what currency is it in?" asks for the response's `currency`)
+    and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
+    a video": the question names the operation)."""
+    # A word naming a path parameter identifies the item ("add a user to realm acme": `{realm}`), no field of it.
+    named = {p.name.lower() for p in anchor.chunk.parameters if p.location == "path"}
+    spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]
+             if field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named]
+    # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
+    if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
+        return spelt
+    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
+
+    def names_the_action(field: FieldFacts) -> bool:
+        parts = name_parts(field.name)
+        return bool(parts) and parts <= does
+
+    return [field for field in spelt if field in sent and not names_the_action(field)]
 
 
 def _inside(field: FieldFacts, outer: FieldFacts) -> bool:

@@ -397,6 +397,21 @@ def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success(
     assert lead("what does purchasing a label return?", labels).startswith("POST /v1/labels returns 200")
 
 
+def test_a_word_naming_a_path_parameter_spells_no_field_of_the_body() -> None:
+    """"how do I add a user to realm acme in keycloak?" led with `composites.realm` of the body of `POST
+    /{realm}/users/{id}/role-mappings/realm`: "realm acme" names the `{realm}` the request goes to."""
+    mappings = make_chunk(
+        "kc.paths./{realm}/users/{id}/role-mappings/realm.post", "POST /{realm}/users/{id}/role-mappings/realm",
+        kind="operation", method="post", path="/{realm}/users/{id}/role-mappings/realm",
+        summary="Add realm-level role mappings to the user",
+        parameters=(FieldFacts("realm", "string", "path", required=True), FieldFacts("id", "string", "path")),
+        request_body=RequestBodyFacts(("application/json",), True, "array of RoleRepresentation", fields=(
+            FieldFacts("composites.realm", "array of string"), FieldFacts("description", "string"))))
+    assert lead("how do I add a user to realm acme in keycloak?", mappings).startswith(
+        "Use POST /{realm}/users/{id}/role-mappings/realm")
+    assert "`description`" in lead("how do I set the description of a role mapping?", mappings)
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
