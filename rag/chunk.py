@@ -216,11 +216,13 @@ def _flow_words(flow: str) -> str:
 
 @dataclass(frozen=True)
 class ProseStatement(JsonFacts):
-    """One statement of an API's description (a paragraph, list item or table row) and the heading it sits under
-    ("" before any): "The default limit is 3600 requests per hour." under "Rate Limiting"."""
+    """One statement of an API's description (a paragraph, list item, table row or, with `code`, a block of code)
+    and the heading it sits under ("" before any): "The default limit is 3600 requests per hour." under "Rate
+    Limiting"."""
 
     heading: str
     text: str
+    code: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from rag.generate.context import ContextBlock
 from rag.generate.named import question_words, shares_a_word
 from rag.generate.said import cited
 from rag.generate.scored_lines import MAX_BLOCKS, clean_line, section_headings
+from rag.ingest.clean_text import code_span
 from rag.query import Query
 from rag.question_analysis import asked_cues
 
@@ -50,24 +51,35 @@ def headed_statements(block: ContextBlock) -> list[tuple[str, str]]:
     """`statements` each with the headings it sits under: a documentation section's title and heading path; in an
     API's description (an overview), the heading above the statement ("Rate Limiting"). An overview indexed
     before its description's statements were kept gives the description's sentences, under no heading."""
+    return [(titles, statement) for titles, statement, code in _headed_parts(block) if not code]
+
+
+def _headed_parts(block: ContextBlock) -> list[tuple[str, str, bool]]:
+    """`headed_statements` with the code between them (a block of code as one code span, marked True)."""
     chunk = block.chunk
     if chunk.kind == "overview":
         if not chunk.prose:
-            return [("", part.strip()) for part in _SENTENCE_END.split(chunk.description)
+            return [("", part.strip(), False) for part in _SENTENCE_END.split(chunk.description)
                     if len(part.split()) >= MIN_OVERVIEW_WORDS]
-        return [(p.heading, part) for p in chunk.prose for part in _sentences(p.text)]
+        return [(p.heading, part, p.code) for p in chunk.prose
+                for part in ([code_span(p.text)] if p.code else _sentences(p.text))]
     headings = section_headings(chunk)
     titles = " ".join(headings)
-    found: list[tuple[str, str]] = []
-    in_code = False
+    found: list[tuple[str, str, bool]] = []
+    code: list[str] | None = None
     for line in block.text.splitlines()[1:]:
         if _FENCE.match(line):
-            in_code = not in_code
+            if code is not None and (span := code_span("\n".join(code))):
+                found.append((titles, span, True))
+            code = [] if code is None else None
+            continue
+        if code is not None:
+            code.append(line)
             continue
         text = clean_line(line)
-        if in_code or not text or text.lower() in headings or text.startswith("… (truncated)"):
+        if not text or text.lower() in headings or text.startswith("… (truncated)"):
             continue
-        found.extend((titles, part) for part in _sentences(text))
+        found.extend((titles, part, False) for part in _sentences(text))
     return found
 
 
@@ -93,7 +105,9 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
         # An API's description says its name (and "API") everywhere: only what it says besides is about the question.
         overview = block.chunk.kind == "overview"
         about = asked - content_words(f"{block.chunk.title} {block.chunk.api} API") if overview else asked
-        for position, (titles, statement) in enumerate(headed_statements(block)):
+        for position, (titles, statement, code) in enumerate(_headed_parts(block)):
+            if code:
+                continue
             heading = content_words(titles)
             # How many words of the kinds of fact asked for its headings hold, and what else they say.
             kind_titled, beside = len(shares_a_word(vocabulary, heading)), len(heading - shares_a_word(asked, heading))
@@ -107,20 +121,21 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
     if best is None:
         return "", "", 0
     _, position, block = best
-    titles, statement = _with_its_list(headed_statements(block), position)
+    titles, statement = _with_its_list(_headed_parts(block), position)
     if len(statement) > MAX_STATEMENT_CHARS:
         statement = statement[:MAX_STATEMENT_CHARS].rsplit(" ", 1)[0] + " …"
     return cited(statement, block), f"{where(block, titles)} [{block.number}]", block.number
 
 
-def _with_its_list(found: Sequence[tuple[str, str]], position: int) -> tuple[str, str]:
-    """The statement at `position` with its headings; one that introduces a list ("Current rate limits:") with the
-    items that follow it under the same headings, as long as they fit in `MAX_STATEMENT_CHARS`."""
-    titles, statement = found[position]
+def _with_its_list(found: Sequence[tuple[str, str, bool]], position: int) -> tuple[str, str]:
+    """The statement at `position` with its headings; one that introduces a list or an example ("Current rate
+    limits:", "JSON in the following format:") with the items or the code that follow it under the same
+    headings, as long as they fit in `MAX_STATEMENT_CHARS`."""
+    titles, statement, _ = found[position]
     if not statement.endswith(":"):
         return titles, statement
     items: list[str] = []
-    for following_titles, following in found[position + 1:]:
+    for following_titles, following, _ in found[position + 1:]:
         if following_titles != titles or len(statement) + len("; ".join([*items, following])) > MAX_STATEMENT_CHARS:
             break
         items.append(following.rstrip(".;"))

@@ -81,9 +81,9 @@ def clean_text(text: str, documentation: bool = False) -> str:
     return _clean_text(text, documentation)
 
 
-def headed_statements(text: str) -> list[tuple[str, str]]:
-    """The statements of a text (Markdown, HTML or plain: its paragraphs, list items and table rows, as `clean_text`
-    renders them; no code) each with the heading it sits under ("" before any)."""
+def headed_statements(text: str) -> list[tuple[str, str, bool]]:
+    """The statements of a text (Markdown, HTML or plain: its paragraphs, list items, table rows and blocks of code,
+    as `clean_text` renders them) each with the heading it sits under ("" before any) and whether it is code."""
     return list(_headed_statements(text))
 
 
@@ -190,14 +190,14 @@ def _clean_text(text: str, documentation: bool) -> str:
 
 
 @lru_cache(maxsize=256)
-def _headed_statements(text: str) -> tuple[tuple[str, str], ...]:
-    found: list[tuple[str, str]] = []
+def _headed_statements(text: str) -> tuple[tuple[str, str, bool], ...]:
+    found: list[tuple[str, str, bool]] = []
     heading = ""
     for block in _blocks(_unescaped(text), html=True, documentation=False):
         if block.kind == "heading":
             heading = block.text
-        elif block.kind != "code":
-            found.append((heading, block.text))
+        else:
+            found.append((heading, block.text, block.kind == "code"))
     return tuple(found)
 
 

@@ -70,7 +70,7 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
     chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
                              summary=clean_prose(info.get("summary")), description=clean_prose(info.get("description")))
     description = str(info.get("description") or "")
-    prose = tuple(ProseStatement(heading, text) for heading, text in headed_statements(description))
+    prose = tuple(ProseStatement(heading, text, code) for heading, text, code in headed_statements(description))
     return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)),
                    prose=prose)
 

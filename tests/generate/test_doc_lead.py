@@ -127,3 +127,21 @@ def test_an_overview_indexed_before_its_statements_were_kept_reads_its_descripti
     older = overview("Intro. The Cloud API manages servers. Rate Limiting. Each token may send 3600 requests an hour.")
     assert statements(build_context(retrieved(older), 4000)[0]) == [
         "The Cloud API manages servers.", "Each token may send 3600 requests an hour."]
+
+
+def test_a_statement_introducing_an_example_comes_with_its_code_which_never_leads_alone() -> None:
+    """Docker's "The body of the response will be JSON in the following format:" is followed by the format, as code;
+    a guide's fenced example likewise."""
+    from dataclasses import replace
+
+    from rag.chunk import ProseStatement
+
+    errors = replace(CLOUD, prose=(
+        ProseStatement("Errors", "The API uses HTTP status codes. Errors come as JSON in the following format:"),
+        ProseStatement("Errors", '{\n  "message": "page not found"\n}', code=True)))
+    assert lead("How are errors returned?", errors)[0] == (
+        'The API uses HTTP status codes. Errors come as JSON in the following format: `{ "message": "page not '
+        'found" }`. [1]')
+    guide = section("Errors", 'Errors come as JSON like this:\n\n```json\n{"error": "bad_request"}\n```')
+    assert lead("What do errors look like?", guide)[0] == 'Errors come as JSON like this: `{"error": "bad_request"}`. [1]'
+    assert statements(build_context(retrieved(guide), 4000)[0]) == ["Errors come as JSON like this:"]

@@ -1138,15 +1138,16 @@ def test_overview_lists_security_used_by_operations_without_a_global_default() -
 def test_the_overview_keeps_the_description_statements_under_their_headings() -> None:
     """Hetzner Cloud's `info.description` is a guide in Markdown: its rate limit stands under "Rate Limiting". The
     overview's one-line `description` (the text, as before) flattens the headings; `prose` keeps each statement
-    under its heading, without the code."""
+    under its heading, code marked as code."""
     description = ("Introduction\n\nThe API uses JSON.\n\n## Rate Limiting\n\nAll requests are rate limited. "
                    "Current limits:\n\n- 3600 requests per hour\n- bursts allowed\n\n```json\n{\"a\": 1}\n```\n")
     document = {"openapi": "3.0.0", "info": {"title": "T", "version": "1", "description": description}, "paths": {}}
     overview = chunk_openapi(document, "t", "t.json").smart[0]
-    assert [(p.heading, p.text) for p in overview.prose] == [
-        ("", "Introduction"), ("", "The API uses JSON."),
-        ("Rate Limiting", "All requests are rate limited. Current limits:"),
-        ("Rate Limiting", "3600 requests per hour"), ("Rate Limiting", "bursts allowed")]
+    assert [(p.heading, p.text, p.code) for p in overview.prose] == [
+        ("", "Introduction", False), ("", "The API uses JSON.", False),
+        ("Rate Limiting", "All requests are rate limited. Current limits:", False),
+        ("Rate Limiting", "3600 requests per hour", False), ("Rate Limiting", "bursts allowed", False),
+        ("Rate Limiting", '{"a": 1}', True)]
     assert overview.description.startswith("Introduction. The API uses JSON. Rate Limiting. All requests")
 
 
