@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import schema_name, stop_words
+from rag.corpus.vocabulary import function_words, schema_name, stop_words
 from rag.data import data_table
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
@@ -57,6 +57,7 @@ from rag.generate.said import (
     operation_words,
     scheme_detail,
     schemes_text,
+    value_facts,
 )
 from rag.names import name_phrases
 from rag.query import Query
@@ -424,19 +425,30 @@ def _asked_fact(
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif query.analysis.yes_no and (asked := [f for f in clearly_named if f.location != "path"]):
+    elif query.analysis.yes_no and (asked := (valued := _valued(query, chunk)) + [f for f in clearly_named
+                                                                                   if f.location != "path"]):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
         field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"
         said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
+        said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
         sent = field in set(chunk.input_fields()) and not field.read_only
-        sentence = f"Yes: {label} takes the {said}" if sent else (
+        # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
+        sentence = f"{'' if valued else 'Yes: '}{label} takes the {said}" if sent else (
             f"{label} returns the {said}; its request does not send it")
         stated = {field.name}
     if not sentence and (spelt := spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
+
+
+def _valued(query: Query, chunk: Chunk) -> list[FieldFacts]:
+    """The fields a request sends one of whose allowed values the question names ("can I get it as a png?":
+    ShipEngine's `label_format`, one of pdf, png, zpl)."""
+    words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
+    return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
+            and words & {value.lower() for value in field.enum if len(value) > 2}]
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:

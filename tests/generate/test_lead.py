@@ -412,6 +412,23 @@ def test_a_word_naming_a_path_parameter_spells_no_field_of_the_body() -> None:
     assert "`description`" in lead("how do I set the description of a role mapping?", mappings)
 
 
+def test_a_question_naming_allowed_values_is_answered_by_the_field_that_takes_them() -> None:
+    """"can I get it as a png instead of pdf?" of ShipEngine's label purchase said "deprecated: `test_label`" (by
+    "instead"), then "returns the `label_download.pdf` field"; the request's `label_format` takes pdf, png or zpl."""
+    labels = make_chunk(
+        "ship.paths./v1/labels.post", "POST /v1/labels  [ship API]", kind="operation", method="post",
+        path="/v1/labels", summary="Purchase Label",
+        request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+            FieldFacts("label_format", "string", enum=("pdf", "png", "zpl"), default="pdf"),
+            FieldFacts("display_scheme", "string", enum=("label", "qr_code")),
+            FieldFacts("test_label", "boolean", deprecated=True))),
+        responses=(ResponseFacts("200", "Label", success=True, fields=(
+            FieldFacts("label_download.pdf", "string", read_only=True),)),))
+    assert lead("can I get the label as a png instead of pdf?", labels) == (
+        "POST /v1/labels takes the `label_format` field, one of pdf, png, zpl. [1]")
+    assert "deprecated" in lead("which fields are deprecated?", labels)
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
