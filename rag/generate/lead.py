@@ -282,12 +282,15 @@ def _where(block: ContextBlock) -> str:
 
 
 def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
-    """"What is the default of expires_in?": the field the question spells out, wherever it is among the
-    blocks, with the kind of fact asked for (a default, a limit, allowed values)."""
+    """"What is the default of expires_in?": the field the question spells out, wherever it is among the blocks (of
+    the API it names: another's `per_page` is no answer to "how many orders per page from ebay?"), with the kind
+    of fact asked for (a default, a limit, allowed values)."""
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
     if not asks:
         return Lead()
-    exact, _, by_path, _ = field_classes(query.focus, blocks, described=False)
+    named = {b.chunk.api for b in blocks if re.search(rf"\b{re.escape(b.chunk.api)}\b", query.focus, re.I)}
+    exact, _, by_path, _ = field_classes(query.focus, [b for b in blocks if len(named) != 1 or b.chunk.api in named],
+                                         described=False)
     # Spelt out, a field named like the resource counts too ("the most `messages` one bulk delete takes"), in an
     # operation that does what the question's verb asks ("how many messages can I get" is no bulk delete).
     methods = query.analysis.methods()

@@ -52,7 +52,8 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         # page size is the limit asked for, named or not ("how many videos can I list per page?" names only
         # `currentPage`, whose spec says "the number of results per page").
         size = page_size_field(anchor.chunk) if "limit" in asks else None
-        wanted = ([size] if size is not None and size not in wanted else []) + wanted
+        if size is not None:  # fields named by the question's other words without the fact say nothing of pages
+            wanted = [size] + [f for f in wanted if f != size and with_asked_fact([f], asks)]
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]

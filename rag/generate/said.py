@@ -10,6 +10,7 @@ from rag.chunk import Chunk, FieldFacts, SecurityFacts
 from rag.corpus.vocabulary import operation_words as spoken_operation
 from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
+from rag.question_analysis import asked_cues
 
 MAX_VALUES = 8
 
@@ -85,23 +86,26 @@ def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), abo
     text = f"`{field.name}` ({where})" + (": " + ", ".join(facts) if facts else "")
     description = field.description.rstrip(".")
     if about and description:
-        text += f" — {cut_at_word(asked_part(description, asked), ABOUT_CHARS).rstrip('.')}"
+        text += f" — {cut_at_word(asked_part(description, asked, name=field.name), ABOUT_CHARS).rstrip('.')}"
     return text
 
 
-def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS) -> str:
+def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS, name: str = "") -> str:
     """The part of a description to quote in `room` characters: asked for a limit, and its first sentence that
-    states a number would be cut off, from that sentence ("You can only add invoice items to draft invoices and
-    there is a maximum of 250 items per invoice"); else from its start."""
+    states a number in words of a limit (else any number) would be cut off, from that sentence ("You can only add
+    invoice items to draft invoices and there is a maximum of 250 items per invoice"); else from its start."""
     text = " ".join(description.split())
     if "limit" not in asked or len(text) <= room:
         return description
-    start = 0
-    for sentence in text.split(". "):
-        if any(char.isdigit() for char in sentence):
-            return text if start + len(sentence) <= room else text[start:]
-        start += len(sentence) + 2
-    return description
+    sentences = text.split(". ")
+    numbered = [i for i, sentence in enumerate(sentences) if any(char.isdigit() for char in sentence)]
+    # One saying a limit in words beats an example's numbers ("if offset is set to 10 and limit is set to 10 …").
+    limiting = [i for i in numbered if set(asked_cues(sentences[i], "limit")) - {name.lower()}]  # not `limit`'s own
+    if not (numbered or limiting):
+        return description
+    first = (limiting or numbered)[0]
+    start = sum(len(sentence) + 2 for sentence in sentences[:first])
+    return text if start + len(sentences[first]) <= room else text[start:]
 
 
 def value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:

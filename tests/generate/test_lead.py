@@ -429,6 +429,29 @@ def test_a_question_naming_allowed_values_is_answered_by_the_field_that_takes_th
     assert "deprecated" in lead("which fields are deprecated?", labels)
 
 
+def test_a_field_of_another_api_than_the_one_named_does_not_lead() -> None:
+    """"how many orders can I get per page from ebay?" led with Shutterstock's `per_page`, a block below eBay's
+    orders, whose page size is `limit` ("If a limit is not set, the limit defaults to 50 …", after an example's
+    numbers)."""
+    catalog = make_chunk(
+        "shutterstock.paths./v2/catalog/collections.get", "GET /v2/catalog/collections", api="shutterstock",
+        kind="operation", method="get", path="/v2/catalog/collections",
+        parameters=(FieldFacts("per_page", "integer", "query", minimum=2, maximum=50, default="20"),))
+    limit = FieldFacts("limit", "string", "query", description=(
+        "The number of orders to return per page. For example, if offset is set to 10 and limit is set to 10, the "
+        "call retrieves orders 11 thru 20 from the result set. If a limit is not set, the limit defaults to 50 and "
+        "returns up to 50 orders. If a requested limit is more than 200, the call fails and returns an error."))
+    orders = make_chunk(
+        "ebay.paths./order.get", "GET /order", api="ebay", kind="operation", method="get", path="/order",
+        summary="get orders", parameters=(limit, FieldFacts("offset", "string", "query")),
+        pagination=PaginationFacts("offset", offset="offset", size="limit"),
+        responses=(ResponseFacts("200", "Orders", success=True, fields=(FieldFacts("orders.tax", "boolean"),)),))
+    sentence = lead("how many orders can I get per page from ebay?", orders, catalog)
+    assert sentence.startswith("In GET /order, `limit` (query, string) — If a limit is not set, the limit defaults "
+                               "to 50") and "orders.tax" not in sentence
+    assert lead("how many orders can I get per page?", catalog, orders).startswith("In GET /v2/catalog/collections")
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")

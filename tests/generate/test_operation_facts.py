@@ -76,6 +76,16 @@ def test_how_many_per_page_is_the_page_size_though_the_question_names_only_anoth
     )
     sentence, fields = field_asked(Query("how many videos can I list per page?"), _anchor(videos))
     assert [f.name for f in fields] == ["pageSize", "currentPage"] and "Allowed values 1-100" in sentence
+    # A field the question's other words name, without the asked fact, says nothing of pages (Mailchimp's
+    # `lists.campaign_defaults` of "listing members of an audience: … what's the most per page?").
+    members = make_chunk(
+        "mc.paths./lists/{list_id}/members.get", "GET /lists/{list_id}/members", kind="operation", method="get",
+        path="/lists/{list_id}/members", parameters=(FieldFacts("count", "integer", "query", default="10"),),
+        pagination=PaginationFacts("offset", size="count"),
+        responses=(ResponseFacts("200", "Members", success=True, fields=(
+            FieldFacts("members.audience_defaults", "object"),)),))
+    question = "listing members of an audience: how many do I get per page at most?"
+    assert [f.name for f in field_asked(Query(question), _anchor(members))[1]] == ["count"]
 
 
 def test_a_field_spelt_out_is_stated_though_another_sharing_a_word_has_the_fact() -> None:
