@@ -143,5 +143,6 @@ def test_a_statement_introducing_an_example_comes_with_its_code_which_never_lead
         'The API uses HTTP status codes. Errors come as JSON in the following format: `{ "message": "page not '
         'found" }`. [1]')
     guide = section("Errors", 'Errors come as JSON like this:\n\n```json\n{"error": "bad_request"}\n```')
-    assert lead("What do errors look like?", guide)[0] == 'Errors come as JSON like this: `{"error": "bad_request"}`. [1]'
+    assert lead("What do errors look like?", guide)[0] == (
+        'Errors come as JSON like this: `{"error": "bad_request"}`. [1]')
     assert statements(build_context(retrieved(guide), 4000)[0]) == ["Errors come as JSON like this:"]
