@@ -101,9 +101,12 @@ def field_classes(
             entry = (block, field)
             parts = name_parts(field.name)
             if spells_field(field.name, question):
-                # `calls` of "list calls" on GET /calls: the question names the resource, not the field.
+                # `calls` of "list calls" on GET /calls: the question names the resource, not the field; nor
+                # `fields[builds]` of "list the builds of my app" on GET /v1/apps/{id}/builds (its bracket's word).
                 quoted = f"`{field.name.lower()}`" in question.lower()
-                (by_path if parts and parts <= resource_words and not quoted else exact).append(entry)
+                bracket = name_parts(field.name.rsplit("[", 1)[-1]) if "[" in field.name else set()
+                resource = any(named and named <= resource_words for named in (parts, bracket))
+                (by_path if resource and not quoted else exact).append(entry)
                 continue
             shared = shares_a_word(parts, asked)
             if shared and field.location == "path":

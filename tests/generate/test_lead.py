@@ -452,6 +452,23 @@ def test_a_field_of_another_api_than_the_one_named_does_not_lead() -> None:
     assert lead("how many orders can I get per page?", catalog, orders).startswith("In GET /v2/catalog/collections")
 
 
+def test_a_bracketed_field_named_by_the_resource_is_not_spelt_by_it() -> None:
+    """"how do I list the builds of my app?" of App Store Connect's `GET /v1/apps/{id}/builds` led with its
+    `fields[builds]` (which fields of each build to return); `filter[status]` is still spelt by "status"."""
+    builds = make_chunk(
+        "asc.paths./v1/apps/{id}/builds.get", "GET /v1/apps/{id}/builds", kind="operation", method="get",
+        path="/v1/apps/{id}/builds", summary="apps builds get to many related",
+        parameters=(FieldFacts("id", "string", "path", required=True),
+                    FieldFacts("fields[builds]", "array of string", "query", item_enum=("version", "uploadedDate")),
+                    FieldFacts("filter[status]", "string", "query", enum=("VALID", "EXPIRED"))))
+    assert lead("how do I list the builds of my app?", builds).startswith("Use GET /v1/apps/{id}/builds")
+    from rag.generate.named import field_classes
+
+    blocks = build_context(retrieved(builds), 4000)
+    exact, _, by_path, _ = field_classes("how do I list builds by their status?", blocks)
+    assert [f.name for _, f in exact] == ["filter[status]"] and [f.name for _, f in by_path] == ["fields[builds]"]
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
