@@ -89,13 +89,16 @@ def _inside(field: FieldFacts, outer: FieldFacts) -> bool:
 
 def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     """The field a question naming none asks about: the page size of an operation that pages, for a limit;
-    else the one input (not a path parameter) that carries the asked kind of fact."""
+    else the one input (not a path parameter) that carries the asked kind of fact, or the one such input that is
+    no part of another (`limit`, not `limit[apps]`)."""
     if "limit" in asks and chunk.pagination is not None and chunk.pagination.size:
         return [size] if (size := page_size_field(chunk)) is not None else []
     inputs = [f for f in chunk.parameters if f.location != "path"] + list(
         chunk.request_body.fields if chunk.request_body else ())
     carrying = with_asked_fact(inputs, asks)
-    return carrying if len(carrying) == 1 else []
+    # JSON:API's `limit` beside `limit[apps]`, `limit[builds]`: those limit what each result includes.
+    plain = [field for field in carrying if "[" not in field.name and "." not in field.name]
+    return next((found for found in (carrying, plain) if len(found) == 1), [])
 
 
 def page_size_field(chunk: Chunk) -> FieldFacts | None:

@@ -173,3 +173,16 @@ def test_the_query_parameters_listed_are_the_operation_s_own_before_those_most_o
                                       FieldFacts("q", "string", "query")))
     detail, _ = operation_detail(_anchor(messages), set(), [])
     assert "Query parameters `maxResults`, `q`, `$.xgafv`" in detail
+
+
+def test_asked_a_limit_naming_no_field_the_one_limit_that_is_no_part_of_another_is_it() -> None:
+    """"how many beta testers can I list per request?" of App Store Connect's `GET /v1/betaTesters`, which pages by
+    its response's links: `limit` (maximum 200) beside `limit[apps]` and `limit[builds]` (maximum 50 each, the
+    related items included)."""
+    testers = make_chunk(
+        "asc.paths./v1/betaTesters.get", "GET /v1/betaTesters", kind="operation", method="get", path="/v1/betaTesters",
+        parameters=(FieldFacts("limit", "integer", "query", maximum=200, description="maximum resources per page"),
+                    FieldFacts("limit[apps]", "integer", "query", maximum=50),
+                    FieldFacts("limit[builds]", "integer", "query", maximum=50)))
+    sentence, fields = field_asked(Query("how many beta testers can I list per request?"), _anchor(testers))
+    assert [f.name for f in fields] == ["limit"] and sentence.startswith("In GET /v1/betaTesters, `limit`")
