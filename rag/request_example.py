@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from rag.chunk import RequestExample, SecurityFacts, segment_words
+from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
 from rag.corpus.vocabulary import singular
 
 FILE_PLACEHOLDER = "<path to file>"
@@ -106,6 +107,7 @@ _VALUE = re.compile(r"[\"'“‘]([^\"'”’]{1,100})[\"'”’]|(\w(?:[\w\-:.@
 # "named": a name is no id).
 _BETWEEN = frozenset({"id", "number", "no", "key", "uuid", "slug", "code"})
 _WITH_ID = re.compile(r"\bwith (?:the |an? )?(id|key|uuid|name|slug|code|number)\b", re.I)  # "with id E-77": "id E-77"
+_CITATION = re.compile(r"\[\d+\]")
 _ID_WORDS = frozenset({"id", "ids", "key", "uuid", "name", "slug", "code", "number", "gid", "sid", "ref"})
 
 
@@ -144,7 +146,8 @@ def _item_words(parameter: str, before: str) -> set[str]:
 
 def _value_after(question: str, nouns: set[str], taken: set[str]) -> str:
     """The first value in `question` right after one of `nouns` (a few connecting words allowed between)."""
-    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", question)))
+    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))  # no `/x/{id}`, no "[1]"
+    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", text)))
     for position, token in enumerate(tokens):
         if token.group(2) is None or singular(token.group(2).lower()) not in nouns:
             continue

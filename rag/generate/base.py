@@ -8,7 +8,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from rag.chunk import RequestExample
 from rag.facts import Fact
-from rag.query import Query
+from rag.query import ANSWER_EXCERPT, Query
 from rag.results import Citation, Confidence, RetrievedChunk
 
 ABSTAIN_MESSAGE = "I don't have enough information in the indexed documentation to answer this question."
@@ -45,6 +45,13 @@ class GenerationRequest:
     def asked(self) -> str:
         """The question itself, as asked or as an LLM rewrote it, without the earlier turn."""
         return self.query.focus
+
+    @property
+    def with_earlier_question(self) -> str:
+        """The question, then the earlier question a follow-up continues (not its answer): where the values a
+        request example takes are named ("how do I stop it?" after "start container web-1")."""
+        earlier = self.query.previous.split(ANSWER_EXCERPT)[0].strip()
+        return f"{self.asked} {earlier}".strip()
 
     def stated_facts(self, besides: Sequence[Fact] = ()) -> list[str]:
         """The facts as the sentences an answer or a prompt states (empty ones left out), but those `besides` (the

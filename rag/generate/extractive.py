@@ -276,7 +276,7 @@ class ExtractiveGenerator:
             lines.extend(["", "Also relevant: " + "; ".join(related)])
         answer = "\n".join(lines).strip("\n")
         return found.applied(Generation(answer=answer, citations=cited_blocks(answer, blocks), generator=self.name),
-                             blocks, request.asked)
+                             blocks, request.with_earlier_question)
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         """The answer line by line as token events, then the sources, then done."""

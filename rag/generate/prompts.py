@@ -111,7 +111,8 @@ REQUEST_FACT = "A request that calls it (built from the spec; secrets are enviro
 def about_the_lead(generation: Generation, request: GenerationRequest, blocks: Sequence[ContextBlock]) -> Generation:
     """The generation with what the extractive lead says the answer is about: the operation's request example, the
     subject and the rule that fired (`Lead.applied`)."""
-    return lead_for(request.asked, blocks, request.facts, request.gate).applied(generation, blocks, request.asked)
+    lead = lead_for(request.asked, blocks, request.facts, request.gate)
+    return lead.applied(generation, blocks, request.with_earlier_question)
 
 
 def closing_parts(
@@ -128,7 +129,7 @@ def closing_parts(
     else:
         lead = lead_for(request.asked, blocks, request.facts, request.gate)
         key = [line for line in (lead.sentence, lead.detail) if line]
-        example = lead.request_example(blocks, request.asked) if with_request and key else None
+        example = lead.request_example(blocks, request.with_earlier_question) if with_request and key else None
         if example is not None:
             key.append(f"{REQUEST_FACT}\n```sh\n{curl_command(example)}\n```")
         if key:

@@ -106,3 +106,19 @@ def test_the_example_calls_the_item_the_question_names() -> None:
     LLMGenerator(model).generate(GenerationRequest(query=Query("how do I get employee E-77?"),
                                                    chunks=retrieved(one)))
     assert "https://api.stackone.com/unified/hris/employees/E-77" in model.user_prompt
+
+
+def test_a_follow_up_s_example_takes_the_value_its_earlier_question_named_not_its_answer_s() -> None:
+    """"how do I delete it?" after "how do I get employee E-77?": the example deletes E-77; the earlier answer's
+    words ("… [1]") name no value."""
+    one = with_example(make_chunk("hris.paths./unified/hris/employees/{id}.delete",
+                                  "DELETE /unified/hris/employees/{id}", kind="operation", method="delete",
+                                  path="/unified/hris/employees/{id}", summary="Delete Employee"))
+    query = Query("how do I delete it?", previous="how do I get employee E-77? | earlier answer: Use GET "
+                                                   "/unified/hris/employees/{id} (Get Employee) [1]")
+    generation = ExtractiveGenerator().generate(GenerationRequest(query=query, chunks=retrieved(one)))
+    assert generation.request_example is not None
+    assert generation.request_example.url == "https://api.stackone.com/unified/hris/employees/E-77"
+    earlier = Query("how do I delete it?", previous="Use GET /unified/hris/employees/{id} (Get Employee) [1]")
+    assert ExtractiveGenerator().generate(GenerationRequest(query=earlier, chunks=retrieved(one))).request_example == (
+        one.request_example)
