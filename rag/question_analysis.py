@@ -171,8 +171,8 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
 
 
 ASK_KINDS = (
-    "auth", "default", "limit", "allowed_values", "required", "response", "errors", "pagination", "header",
-    "deprecated", "how_to", "which_apis", "endpoint",
+    "auth", "default", "limit", "allowed_values", "required", "response", "errors", "rate_limit", "pagination",
+    "header", "deprecated", "how_to", "which_apis", "endpoint",
 )
 # The kinds that ask for an operation — how to do something, which endpoint, which APIs have it — as against a
 # fact of the operation a question is about.
@@ -195,9 +195,12 @@ def _ask_cues() -> dict[str, re.Pattern[str]]:
 @lru_cache(maxsize=512)
 def asked_kinds(question: str) -> frozenset[str]:
     """The kinds of fact a question asks for (`ASK_KINDS`; the table `[asks]` of question_words.toml): "what's
-    the biggest page_size" asks for a limit, "and how do I page through them?" for pagination."""
+    the biggest page_size" asks for a limit, "and how do I page through them?" for pagination. A rate limit's words
+    ask nothing else ("what's the rate limit?" asks no field's limit)."""
     text = question.replace("’", "'")
-    return frozenset(kind for kind, cue in _ask_cues().items() if cue.search(text))
+    cues = _ask_cues()
+    rest = cues["rate_limit"].sub(" ", text)
+    return frozenset(kind for kind, cue in cues.items() if cue.search(text if kind == "rate_limit" else rest))
 
 
 def asked_cues(question: str, kind: str) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import function_words, schema_name, stop_words
+from rag.corpus.vocabulary import schema_name, stop_words
 from rag.data import data_table
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
@@ -43,8 +43,10 @@ from rag.generate.operation_facts import (
     required_inputs,
     returns_text,
     spelt_fields,
+    valued_fields,
     with_asked_fact,
 )
+from rag.generate.rate_limits import rate_limit_lead
 from rag.generate.said import (
     api_name,
     cited,
@@ -281,6 +283,13 @@ def _where(block: ContextBlock) -> str:
     return operation_label(chunk) if chunk.kind == "operation" else f"the {_schema_name(chunk)} schema"
 
 
+def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
+    """"What's the rate limit?": what the documentation says, else the 429 and the rate headers of an operation
+    (`rag.generate.rate_limits`), never a field's limit."""
+    sentence, detail, scope = rate_limit_lead(query, blocks) if "rate_limit" in query.analysis.asks else ("", "", ())
+    return Lead(sentence, detail, scope, related=False) if sentence else Lead()
+
+
 def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"What is the default of expires_in?": the field the question spells out, wherever it is among the blocks (of
     the API it names: another's `per_page` is no answer to "how many orders per page from ebay?"), with the kind
@@ -428,7 +437,7 @@ def _asked_fact(
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif query.analysis.yes_no and (asked := (valued := _valued(query, chunk)) + [f for f in clearly_named
+    elif query.analysis.yes_no and (asked := (valued := valued_fields(query, chunk)) + [f for f in clearly_named
                                                                                    if f.location != "path"]):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
@@ -444,14 +453,6 @@ def _asked_fact(
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
-
-
-def _valued(query: Query, chunk: Chunk) -> list[FieldFacts]:
-    """The fields a request sends one of whose allowed values the question names ("can I get it as a png?":
-    ShipEngine's `label_format`, one of pdf, png, zpl)."""
-    words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
-    return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
-            and words & {value.lower() for value in field.enum if len(value) > 2}]
 
 
 def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> bool:
@@ -490,6 +491,7 @@ LEAD_RULES: tuple[tuple[str, LeadRule], ...] = (
     ("shared_header", _shared_header),
     ("look_up_first", _look_up_first),
     ("operations_per_api", _operations_per_api),
+    ("rate_limits", _rate_limits),
     ("asked_field", _asked_field),
     ("schema_asked", _schema_asked),
     ("about_an_operation", _about_an_operation),

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
+from rag.corpus.vocabulary import function_words
 from rag.generate.context import ContextBlock
-from rag.generate.named import field_classes, name_parts
+from rag.generate.named import field_classes, name_parts, path_words, question_words
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
 from rag.write_check import write_target
@@ -79,6 +80,14 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
         return bool(parts) and parts <= does
 
     return [field for field in spelt if field in sent and not names_the_action(field)]
+
+
+def valued_fields(query: Query, chunk: Chunk) -> list[FieldFacts]:
+    """The fields a request sends one of whose allowed values the question names ("can I get it as a png?":
+    ShipEngine's `label_format`, one of pdf, png, zpl)."""
+    words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
+    return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
+            and words & {value.lower() for value in field.enum if len(value) > 2}]
 
 
 def _inside(field: FieldFacts, outer: FieldFacts) -> bool:

@@ -1,0 +1,38 @@
+"""The lead of an answer about rate limits (`rag.generate.rate_limits`): the documentation's statement, else how an
+operation signals one (its 429 and rate headers), never a field's limit."""
+
+from __future__ import annotations
+
+from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.question_analysis import asked_kinds
+from tests.fakes import make_chunk
+from tests.generate.test_doc_lead import CLOUD, lead
+
+RATES = make_chunk(
+    "ship.paths./v1/rates.post", "POST /v1/rates  [ship API]", api="ship", kind="operation", method="post",
+    path="/v1/rates", summary="Get Shipping Rates",
+    request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+        FieldFacts("rate_request_id", "string", max_length=25),)),
+    responses=(ResponseFacts("200", "Rates", success=True),
+               ResponseFacts("429", "TooManyRequestsResponse", "Too many requests",
+                             headers=(("Retry-After", "Seconds to wait."), ("Content-Type", "")))))
+
+
+def test_a_rate_limit_is_asked_by_its_own_words_not_as_a_field_s_limit() -> None:
+    assert asked_kinds("what's the rate limit of the shipengine api?") == frozenset({"rate_limit"})
+    assert asked_kinds("what happens if I send too many requests?") == frozenset({"rate_limit"})
+    assert "limit" in asked_kinds("what's the max length of rate_request_id?")
+
+
+def test_the_documentation_states_the_rate_limit_before_any_operation() -> None:
+    sentence, detail = lead("what's the rate limit of the cloud api?", RATES, CLOUD)
+    assert sentence.startswith("All requests are rate limited. Current limits: 3600 requests per hour")
+    assert detail.startswith("From Cloud API overview > Rate Limiting")
+
+
+def test_without_documentation_the_429_and_the_rate_headers_answer_never_a_field() -> None:
+    """ShipEngine's "what's the rate limit?" led with `rate_request_id` (max length 25)."""
+    sentence, _ = lead("what's the rate limit for ship?", RATES)
+    assert sentence == ("POST /v1/rates answers 429 (`TooManyRequestsResponse`: Too many requests) when requests "
+                        "come too fast, and its responses carry `Retry-After` (Seconds to wait). [1]")
+    assert "rate_request_id" in lead("what's the max length of rate_request_id?", RATES)[0]
