@@ -287,7 +287,7 @@ def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     """"What's the rate limit?": what the documentation says, else the 429 and the rate headers of an operation
     (`rag.generate.rate_limits`), never a field's limit."""
     sentence, detail, scope = rate_limit_lead(query, blocks) if "rate_limit" in query.analysis.asks else ("", "", ())
-    return Lead(sentence, detail, scope, related=False) if sentence else Lead()
+    return Lead(sentence, detail, scope) if sentence else Lead()
 
 
 def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -431,14 +431,14 @@ def _asked_fact(
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
     elif "errors" in asks and (failures := errors_text(chunk)):
-        sentence, stated = f"{label} can fail with {failures}", {"returns"}
+        sentence = f"{label} can fail with {failures}"  # the success response is still said below
     elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
         sentence, stated = f"{label} returns {returned}", {"returns"}
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif query.analysis.yes_no and (asked := (valued := valued_fields(query, chunk)) + [f for f in clearly_named
-                                                                                   if f.location != "path"]):
+    elif query.analysis.yes_no and (asked := valued_fields(query, chunk, clearly_named)
+                                    + [f for f in clearly_named if f.location != "path"]):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
         field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"
@@ -446,6 +446,7 @@ def _asked_fact(
         said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
         sent = field in set(chunk.input_fields()) and not field.read_only
         # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
+        valued = field not in clearly_named
         sentence = f"{'' if valued else 'Yes: '}{label} takes the {said}" if sent else (
             f"{label} returns the {said}; its request does not send it")
         stated = {field.name}

@@ -82,9 +82,13 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     return [field for field in spelt if field in sent and not names_the_action(field)]
 
 
-def valued_fields(query: Query, chunk: Chunk) -> list[FieldFacts]:
+def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) -> list[FieldFacts]:
     """The fields a request sends one of whose allowed values the question names ("can I get it as a png?":
-    ShipEngine's `label_format`, one of pdf, png, zpl)."""
+    ShipEngine's `label_format`, one of pdf, png, zpl); none when the first field it `named` is one the request
+    sends (that field is what it asks about)."""
+    first = next((f for f in named if f.location != "path"), None)
+    if first is not None and first in set(chunk.input_fields()) and not first.read_only:
+        return []
     words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
     return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
             and words & {value.lower() for value in field.enum if len(value) > 2}]

@@ -19,12 +19,12 @@ from rag.query import Query
 
 TOO_MANY_REQUESTS = "429"
 RATE_HEADER = re.compile(r"rate.?limit|retry.?after", re.I)
-MAX_HEADERS = 3
+MAX_HEADERS = 8  # limit, remaining, reset, reset-after, bucket, scope, global, retry-after
 
 
 def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, tuple[int, ...]]:
-    """The sentence about the rate limit, the line under it and the blocks it cites; ("", "", ()) when neither the
-    documentation nor an operation's responses say anything of one."""
+    """The sentence about the rate limit, the line under it and the blocks the lines below it may come from (none
+    named: any); ("", "", ()) when neither the documentation nor an operation's responses say anything of one."""
     sentence, detail, number = docs_lead(query, blocks)
     if sentence:
         return sentence, detail, (number,)
@@ -39,7 +39,7 @@ def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, 
         if headers:
             said.append("its responses carry " + "; ".join(
                 f"`{name}`" + (f" ({text.rstrip('.')})" if text else "") for name, text in headers[:MAX_HEADERS]))
-        return cited(f"{operation_label(block.chunk)} " + ", and ".join(said), block), "", (block.number,)
+        return cited(f"{operation_label(block.chunk)} " + ", and ".join(said), block), "", ()
     return "", "", ()
 
 

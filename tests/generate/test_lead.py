@@ -395,6 +395,9 @@ def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success(
         "POST /v1/labels can fail with 400 (`error_response_body`: The request contained errors); 404 "
         "(`error_response_body`: The specified resource does not exist); 429 (Too Many Requests). [1]")
     assert lead("what does purchasing a label return?", labels).startswith("POST /v1/labels returns 200")
+    # The line under the errors still says what succeeds.
+    found = lead_for("what error codes can purchasing a label return?", build_context(retrieved(labels), 4000))
+    assert "Returns 200 with `create_label_response_body`" in found.detail
 
 
 def test_a_word_naming_a_path_parameter_spells_no_field_of_the_body() -> None:

@@ -36,3 +36,13 @@ def test_without_documentation_the_429_and_the_rate_headers_answer_never_a_field
     assert sentence == ("POST /v1/rates answers 429 (`TooManyRequestsResponse`: Too many requests) when requests "
                         "come too fast, and its responses carry `Retry-After` (Seconds to wait). [1]")
     assert "rate_request_id" in lead("what's the max length of rate_request_id?", RATES)[0]
+
+
+def test_every_rate_header_is_named() -> None:
+    headers = tuple((f"X-RateLimit-{part}", "") for part in ("Limit", "Remaining", "Reset", "Reset-After", "Bucket"))
+    limited = make_chunk(
+        "chat.paths./channels/{id}/messages.post", "POST /channels/{id}/messages", api="chat", kind="operation",
+        method="post", path="/channels/{id}/messages",
+        responses=(ResponseFacts("200", "Message", success=True, headers=headers),))
+    sentence, _ = lead("what are the rate limits on sending messages?", limited)
+    assert all(f"`{name}`" in sentence for name, _ in headers)
