@@ -102,7 +102,7 @@ def _url_part(text: str) -> str:
 _PATH_PARAMETER = re.compile(r"^\{([^}]+)\}$")
 # A value as people write one: quoted, or a token holding a digit or an identifier's punctuation (`web-1`, `x7y8`,
 # `nginx:latest`, `ep_123`); a plain word ("container that …") is none.
-_VALUE = re.compile(r"[\"'“‘]([^\"'”’]{1,100})[\"'”’]|(\w(?:[\w\-:.@/]*\w)?)")
+_VALUE = re.compile(r"(?<!\w)[\"'“‘]([^\"'”’]{1,100})[\"'”’](?!\w)|(\w(?:[\w\-:.@/]*\w)?)")
 # Words that may stand between the item's noun and its value: "container id web-1", "employee number 12" (not
 # "named": a name is no id).
 _BETWEEN = frozenset({"id", "number", "no", "key", "uuid", "slug", "code"})
