@@ -81,10 +81,10 @@ def clean_text(text: str, documentation: bool = False) -> str:
     return _clean_text(text, documentation)
 
 
-def headed_statements(text: str) -> list[tuple[str, str, bool]]:
+def statements_under_headings(text: str) -> list[tuple[str, str, bool]]:
     """The statements of a text (Markdown, HTML or plain: its paragraphs, list items, table rows and blocks of code,
     as `clean_text` renders them) each with the heading it sits under ("" before any) and whether it is code."""
-    return list(_headed_statements(text))
+    return list(_statements_under_headings(text))
 
 
 def navigation_only(own_text: str, link_words: int, page_words: frozenset[str] = frozenset()) -> bool:
@@ -190,7 +190,7 @@ def _clean_text(text: str, documentation: bool) -> str:
 
 
 @lru_cache(maxsize=256)
-def _headed_statements(text: str) -> tuple[tuple[str, str, bool], ...]:
+def _statements_under_headings(text: str) -> tuple[tuple[str, str, bool], ...]:
     found: list[tuple[str, str, bool]] = []
     heading = ""
     for block in _blocks(_unescaped(text), html=True, documentation=False):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag.chunk import Chunk, ProseStatement, conventions_id, overview_id
-from rag.ingest.clean_text import clean_prose, headed_statements
+from rag.ingest.clean_text import clean_prose, statements_under_headings
 from rag.ingest.conventions import conventions_text, count_conventions, response_label, shared_by_most
 from rag.ingest.operation_chunks import OperationChunker
 from rag.ingest.schema_prose import SchemaProse
@@ -70,7 +70,7 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
     chunk = spec_level_chunk(spec, tuple(covers), text, embedding, f"{title} overview",
                              summary=clean_prose(info.get("summary")), description=clean_prose(info.get("description")))
     description = str(info.get("description") or "")
-    prose = tuple(ProseStatement(heading, text, code) for heading, text, code in headed_statements(description))
+    prose = tuple(ProseStatement(heading, text, code) for heading, text, code in statements_under_headings(description))
     return replace(chunk, security=tuple(spec.scheme_facts(name, alternative=n) for n, name in enumerate(spec.schemes)),
                    prose=prose)
 
