@@ -28,12 +28,12 @@ from rag.generate.named import (
     name_parts,
     named_fields,
     names_the_operation,
-    path_words,
     question_words,
     spells_field,
 )
 from rag.generate.operation_facts import (
     MAX_FIELDS,
+    cues_name_the_resource,
     errors_text,
     field_asked,
     offered_operations,
@@ -290,6 +290,13 @@ def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     return Lead(sentence, detail, scope) if sentence else Lead()
 
 
+def _described_paging(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
+    """"How do I page through hetzner servers?" where no operation's facts say how it pages: the documentation's."""
+    if "pagination" not in query.analysis.asks or any(b.chunk.pagination for b in blocks if is_operation(b)):
+        return Lead()
+    return _from_documentation(query, blocks, gate)
+
+
 def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"What is the default of expires_in?": the field the question spells out, wherever it is among the blocks (of
     the API it names: another's `per_page` is no answer to "how many orders per page from ebay?"), with the kind
@@ -413,7 +420,7 @@ def _asked_fact(
     states and the fields it states in full; "" when the question asks for no fact the operation has."""
     chunk = anchor.chunk
     # A kind of fact whose words name the operation's own resource is not asked ("a return label": `…/return`).
-    asks = frozenset(kind for kind in query.analysis.asks if not _cues_name_the_resource(query, chunk, kind))
+    asks = frozenset(kind for kind in query.analysis.asks if not cues_name_the_resource(query, chunk, kind))
     label, sentence = operation_label(chunk), ""
     stated: set[str] = set()
     described: set[str] = set()
@@ -477,14 +484,6 @@ def _about(query: Query, anchor: ContextBlock, blocks: Sequence[ContextBlock]) -
     return bool(named & asked) or any(spells_field(f.name, query.focus) for f in chunk.every_field())
 
 
-def _cues_name_the_resource(query: Query, chunk: Chunk, kind: str) -> bool:
-    """Whether the words asking for `kind` name the operation's own resource ("create a new API key" of `POST
-    /keys`, "add custom headers" of `PUT …/headers`, "a return label" of `POST …/return`): not a fact asked of it."""
-    cues = asked_cues(query.focus, kind)
-    resource = path_words(chunk.path)
-    return bool(cues) and all(question_words(cue) & resource for cue in cues)
-
-
 MISSING_OPERATION = "missing_operation"  # the lead of an established absence (`_missing_operation`), before any rule
 # The lead's rules, tried in this order; the first whose lead has a sentence makes the lead (its name is recorded).
 LEAD_RULES: tuple[tuple[str, LeadRule], ...] = (
@@ -493,6 +492,7 @@ LEAD_RULES: tuple[tuple[str, LeadRule], ...] = (
     ("look_up_first", _look_up_first),
     ("operations_per_api", _operations_per_api),
     ("rate_limits", _rate_limits),
+    ("described_paging", _described_paging),
     ("asked_field", _asked_field),
     ("schema_asked", _schema_asked),
     ("about_an_operation", _about_an_operation),

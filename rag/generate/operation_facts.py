@@ -12,6 +12,7 @@ from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
+from rag.question_analysis import asked_cues
 from rag.write_check import write_target
 
 MAX_FIELDS = 8
@@ -92,6 +93,13 @@ def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) 
     words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
     return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
             and words & {value.lower() for value in field.enum if len(value) > 2}]
+
+
+def cues_name_the_resource(query: Query, chunk: Chunk, kind: str) -> bool:
+    """Whether the words asking for `kind` name the operation's own resource ("create a new API key" of `POST
+    /keys`, "add custom headers" of `PUT …/headers`, "a return label" of `POST …/return`): not a fact asked of it."""
+    cues = asked_cues(query.focus, kind)
+    return bool(cues) and all(question_words(cue) & path_words(chunk.path) for cue in cues)
 
 
 def _inside(field: FieldFacts, outer: FieldFacts) -> bool:

@@ -146,3 +146,22 @@ def test_a_statement_introducing_an_example_comes_with_its_code_which_never_lead
     assert lead("What do errors look like?", guide)[0] == (
         'Errors come as JSON like this: `{"error": "bad_request"}`. [1]')
     assert statements(build_context(retrieved(guide), 4000)[0]) == ["Errors come as JSON like this:"]
+
+
+def test_paging_no_operation_s_facts_describe_is_answered_from_the_api_s_description() -> None:
+    """Hetzner's list operations have no paging parameters in the spec; its description's "Pagination" section says
+    how they page. An operation whose facts say how it pages still answers."""
+    from dataclasses import replace
+
+    from rag.chunk import FieldFacts, PaginationFacts, ProseStatement
+
+    paged = replace(CLOUD, prose=(ProseStatement("Pagination", "Lists page with the `page` and `per_page` query "
+                                                               "parameters; `per_page` is at most 50."),))
+    servers = make_chunk("cloud.paths./servers.get", "GET /servers  [cloud API]", api="cloud", kind="operation",
+                         title="GET /servers", method="get", path="/servers", summary="Get all Servers")
+    sentence, detail = lead("how do I page through my servers?", servers, paged)
+    assert sentence.startswith("Lists page with the `page` and `per_page` query parameters")
+    assert detail.startswith("From Cloud API overview > Pagination")
+    listing = replace(servers, parameters=(FieldFacts("page", "integer", "query"),),
+                      pagination=PaginationFacts("page", page="page"))
+    assert lead("how do I page through my servers?", listing, paged)[0].startswith("GET /servers pages by page")
