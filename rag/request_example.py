@@ -121,13 +121,15 @@ def with_question_values(example: RequestExample, path: str, question: str) -> R
     if not template or len(filled) < len(template) + 3:  # scheme, "", host before the path
         return example
     offset, url = len(filled) - len(template), list(filled)
+    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))  # no `/x/{id}`, no "[1]"
+    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", text)))
     taken: set[str] = set()
     for index, segment in enumerate(template):
         parameter = _PATH_PARAMETER.match(segment)
         if parameter is None:
             continue
         before = template[index - 1] if index and not _PATH_PARAMETER.match(template[index - 1]) else ""
-        value = _value_after(question, _item_words(parameter.group(1), before), taken)
+        value = _value_after(tokens, _item_words(parameter.group(1), before), taken)
         if value:
             taken.add(value)
             url[offset + index] = quote(value, safe=":@")
@@ -144,10 +146,9 @@ def _item_words(parameter: str, before: str) -> set[str]:
     return own or {singular(word) for word in segment_words(before)[-1:]}
 
 
-def _value_after(question: str, nouns: set[str], taken: set[str]) -> str:
-    """The first value in `question` right after one of `nouns` (a few connecting words allowed between)."""
-    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))  # no `/x/{id}`, no "[1]"
-    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", text)))
+def _value_after(tokens: Sequence[re.Match[str]], nouns: set[str], taken: set[str]) -> str:
+    """The first value among the question's `tokens` right after one of `nouns` (a few connecting words allowed
+    between)."""
     for position, token in enumerate(tokens):
         if token.group(2) is None or singular(token.group(2).lower()) not in nouns:
             continue

@@ -54,6 +54,7 @@ from rag.generate.said import (
     first_sentence,
     is_operation,
     lower_first,
+    names_api,
     operation_heading,
     operation_label,
     operation_words,
@@ -266,9 +267,7 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock], gate: str 
     named: dict[str, ContextBlock] = {}
     for block in blocks:
         api = block.chunk.api
-        if api and api not in named and is_operation(block) and (
-            every or re.search(rf"\b{re.escape(api)}\b", query.focus, re.I)
-        ):
+        if api and api not in named and is_operation(block) and (every or names_api(query.focus, api)):
             named[api] = block
     if len(named) < 2:
         return Lead()
@@ -304,7 +303,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
     if not asks:
         return Lead()
-    named = {b.chunk.api for b in blocks if re.search(rf"\b{re.escape(b.chunk.api)}\b", query.focus, re.I)}
+    named = {b.chunk.api for b in blocks if names_api(query.focus, b.chunk.api)}
     exact, _, by_path, _ = field_classes(query.focus, [b for b in blocks if len(named) != 1 or b.chunk.api in named],
                                          described=False)
     # Spelt out, a field named like the resource counts too ("the most `messages` one bulk delete takes"), in an

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
+from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.corpus.vocabulary import function_words
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words
@@ -196,9 +196,15 @@ def errors_text(chunk: Chunk) -> str:
     """"400 (`error_response_body`: The request contained errors); 404 …" from the responses that are not the
     operation's success; "" when the spec gives none."""
     failures = [r for r in chunk.responses if not r.success and r.code != "default"]
-    return "; ".join(f"{r.code} (" + ": ".join(part for part in (f"`{r.schema}`" if r.schema and r.schema != "no body"
-                                                                   else "", r.description.rstrip(".")) if part) + ")"
-                     for r in failures[:MAX_FIELDS]).replace(" ()", "")
+    return "; ".join(response_text(r) for r in failures[:MAX_FIELDS])
+
+
+def response_text(response: ResponseFacts) -> str:
+    """"400 (`error_response_body`: The request contained errors)": a response's code, with its schema and
+    description where the spec gives them."""
+    schema = f"`{response.schema}`" if response.schema and response.schema != "no body" else ""
+    described = ": ".join(part for part in (schema, response.description.rstrip(".")) if part)
+    return response.code + (f" ({described})" if described else "")
 
 
 # An enum of more values than this is left to the quoted lines (a name list, not a value list, is the point).

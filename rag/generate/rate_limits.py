@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import ResponseFacts
 from rag.generate.context import ContextBlock
 from rag.generate.doc_lead import docs_lead
+from rag.generate.operation_facts import response_text
 from rag.generate.said import cited, is_operation, operation_label
 from rag.query import Query
 
@@ -35,17 +35,10 @@ def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, 
         headers = [(name, text) for r in block.chunk.responses for name, text in r.headers if RATE_HEADER.search(name)]
         if throttled is None and not headers:
             continue
-        said = [_throttled_text(throttled)] if throttled is not None else []
+        said = [f"answers {response_text(throttled)} when requests come too fast"] if throttled is not None else []
         if headers:
             said.append("its responses carry " + "; ".join(
                 f"`{name}`" + (f" ({text.rstrip('.')})" if text else "") for name, text in headers[:MAX_HEADERS]))
         return cited(f"{operation_label(block.chunk)} " + ", and ".join(said), block), "", ()
     return "", "", ()
 
-
-def _throttled_text(response: ResponseFacts) -> str:
-    """"answers 429 (`TooManyRequestsResponse`: Too many requests) when requests come too fast"."""
-    parts = [f"`{response.schema}`" if response.schema and response.schema != "no body" else "",
-             response.description.rstrip(".")]
-    described = ": ".join(part for part in parts if part)
-    return f"answers {response.code}" + (f" ({described})" if described else "") + " when requests come too fast"

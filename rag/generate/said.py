@@ -4,6 +4,7 @@ reader acts on ("`page_size` (query, number): maximum 100, default 25", "HTTP Ba
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
@@ -39,6 +40,11 @@ def is_operation(block: ContextBlock) -> bool:
 def api_name(api: str) -> str:
     """How a sentence names an API: short names are acronyms (HRIS, ATS, LMS), others keep their spelling."""
     return api.upper() if len(api) <= 4 else api
+
+
+def names_api(question: str, api: str) -> bool:
+    """Whether the question names the API by its indexed name ("… in the HRIS API", "… from ebay")."""
+    return bool(api) and re.search(rf"\b{re.escape(api)}\b", question, re.I) is not None
 
 
 def lower_first(text: str) -> str:
@@ -101,7 +107,7 @@ def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS,
     numbered = [i for i, sentence in enumerate(sentences) if any(char.isdigit() for char in sentence)]
     # One saying a limit in words beats an example's numbers ("if offset is set to 10 and limit is set to 10 …").
     limiting = [i for i in numbered if set(asked_cues(sentences[i], "limit")) - {name.lower()}]  # not `limit`'s own
-    if not (numbered or limiting):
+    if not numbered:
         return description
     first = (limiting or numbered)[0]
     start = sum(len(sentence) + 2 for sentence in sentences[:first])
