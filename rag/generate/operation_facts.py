@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words
@@ -139,9 +140,14 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
 
 
 def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str, set[str]] | None:
-    """How the operation pages (the anchor, else the first block that pages): the sentence and the names it
-    states."""
-    block = anchor if anchor.chunk.pagination else next((b for b in blocks if b.chunk.pagination), None)
+    """How the operation pages: the anchor, else the listing of the anchor's own collection among the blocks
+    ("is that paginated?" of `POST /lists/{list_id}/webhooks` asks of `GET /lists/{list_id}/webhooks`, which may
+    take no paging parameters: then it says so, not how another resource's list pages), else the first block that
+    pages: the sentence and the names it states."""
+    listing = anchor if anchor.chunk.pagination else own_listing(anchor, blocks)
+    if listing is not None and listing.chunk.pagination is None:
+        return listing, f"{operation_label(listing.chunk)} takes no paging parameters", set()
+    block = listing or next((b for b in blocks if b.chunk.pagination), None)
     if block is None or block.chunk.pagination is None:
         return None
     pages = block.chunk.pagination
@@ -172,6 +178,14 @@ def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[Contex
     sentence = f"{label} pages by {pages.style}: " + "; ".join(parts)
     stated = {name for name in (*pages.parameters, pages.next_field) if name}
     return block, sentence, stated
+
+
+def own_listing(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
+    """The block listing the collection the anchor operation acts on: a GET of the anchor's path without a last
+    parameter (`POST /webhooks`, `DELETE /webhooks/{id}` → `GET /webhooks`); None when none is among the blocks."""
+    collection = path_shape(anchor.chunk.path).removesuffix("/{}") or "/"
+    return next((block for block in blocks if is_operation(block) and block.chunk.api == anchor.chunk.api
+                 and block.chunk.method.lower() == "get" and path_shape(block.chunk.path) == collection), None)
 
 
 def required_inputs(chunk: Chunk) -> list[FieldFacts]:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
-from rag.generate.operation_facts import body_text, brief, field_asked, operation_detail, performs
+from rag.generate.operation_facts import body_text, brief, field_asked, operation_detail, paging, performs
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
@@ -186,3 +186,32 @@ def test_asked_a_limit_naming_no_field_the_one_limit_that_is_no_part_of_another_
                     FieldFacts("limit[builds]", "integer", "query", maximum=50)))
     sentence, fields = field_asked(Query("how many beta testers can I list per request?"), _anchor(testers))
     assert [f.name for f in fields] == ["limit"] and sentence.startswith("In GET /v1/betaTesters, `limit`")
+
+
+def test_paging_asked_of_a_write_answers_for_its_own_collection_even_when_that_list_does_not_page() -> None:
+    """"is that paginated?" after Mailchimp's `POST /lists/{list_id}/webhooks` answered how `GET /batch-webhooks`
+    pages (another resource's list, the first block that paged); the list of the webhooks takes no paging
+    parameters, and says so."""
+    add = make_chunk("mc.paths./lists/{list_id}/webhooks.post", "POST /lists/{list_id}/webhooks", kind="operation",
+                     method="post", path="/lists/{list_id}/webhooks")
+    listed = make_chunk("mc.paths./lists/{list_id}/webhooks.get", "GET /lists/{list_id}/webhooks",
+                        kind="operation", method="get", path="/lists/{list_id}/webhooks")
+    one = make_chunk("mc.paths./lists/{list_id}/webhooks/{webhook_id}.delete",
+                     "DELETE /lists/{list_id}/webhooks/{webhook_id}", kind="operation", method="delete",
+                     path="/lists/{list_id}/webhooks/{webhook_id}")
+    batch = make_chunk("mc.paths./batch-webhooks.get", "GET /batch-webhooks", kind="operation", method="get",
+                       path="/batch-webhooks", parameters=(FieldFacts("offset", "integer", "query"),),
+                       pagination=PaginationFacts("offset", offset="offset"))
+    blocks = build_context(retrieved(add, batch, listed), 4000)
+    block, sentence, stated = paging(blocks[0], blocks)
+    assert block.chunk is listed and sentence == "GET /lists/{list_id}/webhooks takes no paging parameters"
+    assert not stated
+    # An item's operation asks of the collection it belongs to; one whose list pages says how.
+    paged = replace(listed, parameters=(FieldFacts("offset", "integer", "query"),),
+                    pagination=PaginationFacts("offset", offset="offset"))
+    blocks = build_context(retrieved(one, paged, batch), 4000)
+    block, sentence, _ = paging(blocks[0], blocks)
+    assert block.chunk is paged and sentence.startswith("GET /lists/{list_id}/webhooks pages by offset")
+    # Without the collection's list among the blocks, the first that pages.
+    blocks = build_context(retrieved(add, batch), 4000)
+    assert paging(blocks[0], blocks)[0].chunk is batch
