@@ -17,8 +17,7 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import Chunk, FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import schema_name, stop_words
-from rag.data import data_table
+from rag.corpus.vocabulary import schema_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
 from rag.generate.context import ContextBlock
@@ -38,6 +37,7 @@ from rag.generate.operation_facts import (
     field_asked,
     offered_operations,
     operation_detail,
+    page_size_field,
     paging,
     performs,
     required_inputs,
@@ -53,7 +53,6 @@ from rag.generate.said import (
     field_facts_text,
     first_sentence,
     is_operation,
-    lower_first,
     names_api,
     operation_heading,
     operation_label,
@@ -62,6 +61,7 @@ from rag.generate.said import (
     schemes_text,
     value_facts,
 )
+from rag.generate.shared_headers import shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_cues
@@ -205,41 +205,8 @@ def _shared_header(query: Query, blocks: Sequence[ContextBlock], gate: str = "an
     answered from the parameters the operations share (the conventions chunk), not from the first operation."""
     if "header" not in query.analysis.asks or _names_first_operation(query, blocks):
         return Lead()
-    words = question_words(query.focus) - stop_words()
-    for block in (b for b in blocks if not is_operation(b)):  # the conventions chunk, not an operation's own marks
-        headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
-        if not headers:
-            continue
-        matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
-        if not matching and _header_kind(query.focus):
-            return Lead()  # "the rate-limit header": no shared header is that kind; the required ones are no answer
-        chosen = matching or [h for h in headers if h.required]
-        if not chosen:
-            continue
-        described = "; ".join(
-            f"`{h.name}` ("
-            + "; ".join(part for part in (lower_first(h.description.rstrip(".")),
-                                          ("required " if h.required else "")
-                                          + f"on {h.shared_by} of {h.operations} operations")
-                        if part)
-            + ")"
-            for h in chosen
-        )
-        noun = "header" if len(chosen) == 1 else "headers"
-        sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
-        return Lead(cited(sentence, block), scope=(block.number,), related=False, quoted=False)
-    return Lead()
-
-
-_BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)
-
-
-def _header_kind(question: str) -> list[str]:
-    """The words before "header" that name a kind of header ("rate-limit" in "what's the rate-limit header?");
-    none for "which header", "the shared header" (`shared_header_words` of question_words.toml)."""
-    shared = frozenset(data_table("question_words")["shared_header_words"])
-    return [word for match in _BEFORE_HEADER.finditer(question) for word in match.group(1).lower().split("-")
-            if word not in shared and word not in stop_words() and len(word) > 2]
+    sentence, number = shared_header_statement(query, blocks)
+    return Lead(sentence, scope=(number,), related=False, quoted=False) if sentence else Lead()
 
 
 def _look_up_first(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -314,6 +281,9 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     for block, field in spelt:
         if methods and is_operation(block) and not performs(block.chunk) & methods:
             continue
+        # "how many volumes can I list per page?" spells `page`: per page, its page size is the limit asked for.
+        if {"limit", "pagination"} <= query.analysis.asks and (size := page_size_field(block.chunk)) is not None:
+            field = size
         if with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
             detail, stated = (operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation"
@@ -426,7 +396,7 @@ def _asked_fact(
     if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
         sentence, wanted = asked
         stated = described = {f.name for f in wanted}
-    elif "pagination" in asks and (paged := paging(anchor, blocks)) is not None:
+    elif "pagination" in asks and (paged := paging(anchor, blocks, query.subject in chunk.covers)) is not None:
         anchor, sentence, stated = paged
     elif "auth" in asks and chunk.security:
         sentence = f"{label} uses {schemes_text(chunk.security)}"

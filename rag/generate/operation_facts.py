@@ -139,14 +139,19 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
     return [field for field in fields if carries(field)]
 
 
-def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str, set[str]] | None:
+def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock], settled: bool = False
+           ) -> tuple[ContextBlock, str, set[str]] | None:
     """How the operation pages: the anchor, else the listing of the anchor's own collection among the blocks
     ("is that paginated?" of `POST /lists/{list_id}/webhooks` asks of `GET /lists/{list_id}/webhooks`, which may
     take no paging parameters: then it says so, not how another resource's list pages), else the first block that
-    pages: the sentence and the names it states."""
+    pages: the sentence and the names it states. A list that takes none is said to only when it is another
+    operation than the anchor or the conversation's subject (`settled`): a new question's first list may be the
+    wrong one where another block pages."""
     listing = anchor if anchor.chunk.pagination else own_listing(anchor, blocks)
     if listing is not None and listing.chunk.pagination is None:
-        return listing, f"{operation_label(listing.chunk)} takes no paging parameters", set()
+        if listing is not anchor or settled:
+            return listing, f"{operation_label(listing.chunk)} takes no paging parameters", set()
+        listing = None
     block = listing or next((b for b in blocks if b.chunk.pagination), None)
     if block is None or block.chunk.pagination is None:
         return None

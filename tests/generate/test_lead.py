@@ -632,6 +632,23 @@ def test_a_limit_question_naming_no_field_gets_the_page_size_not_a_path_paramete
     assert found == "In GET /channels/{channel_id}/messages, `limit` (query, integer): minimum 1, maximum 100. [1]"
 
 
+def test_a_limit_per_page_is_the_page_size_though_the_question_spells_the_page_parameter() -> None:
+    """"how many volumes can I list per page in linode?" spells `page` (minimum 1, default 1), which the rule for a
+    field spelt anywhere among the blocks stated; per page, the page size is the limit asked for."""
+    volumes = make_chunk(
+        "linode.paths./volumes.get", "GET /volumes", kind="operation", method="get", path="/volumes",
+        parameters=(FieldFacts("page", "integer", "query", minimum=1, default="1",
+                               description="The page of a collection to return."),
+                    FieldFacts("page_size", "integer", "query", minimum=25, maximum=500, default="100",
+                               description="The number of items to return per page.")),
+        pagination=PaginationFacts("page", page="page", size="page_size"),
+    )
+    found = lead("how many volumes can I list per page in linode?", volumes)
+    assert found.startswith("In GET /volumes, `page_size` (query, integer): minimum 25, maximum 500, default 100")
+    # Asked of the page itself, not per page, the field spelt is the answer.
+    assert lead("what is the default page in linode?", volumes).startswith("In GET /volumes, `page` (query")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326

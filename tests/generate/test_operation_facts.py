@@ -215,3 +215,8 @@ def test_paging_asked_of_a_write_answers_for_its_own_collection_even_when_that_l
     # Without the collection's list among the blocks, the first that pages.
     blocks = build_context(retrieved(add, batch), 4000)
     assert paging(blocks[0], blocks)[0].chunk is batch
+    # A list first that takes no paging parameters: of a new question, the first block that pages (the list may be
+    # the wrong one); of the conversation's subject, the list is what is asked about.
+    blocks = build_context(retrieved(listed, batch), 4000)
+    assert paging(blocks[0], blocks)[0].chunk is batch
+    assert paging(blocks[0], blocks, settled=True)[1] == "GET /lists/{list_id}/webhooks takes no paging parameters"

@@ -1,0 +1,55 @@
+"""The lead of a question about a header the operations share ("Which header selects the account?"): the
+parameters the conventions chunk records as shared by many operations, read from their typed facts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag.corpus.vocabulary import stop_words
+from rag.data import data_table
+from rag.generate.context import ContextBlock
+from rag.generate.named import name_parts, question_words
+from rag.generate.said import api_name, cited, is_operation, lower_first
+from rag.query import Query
+
+
+def shared_header_statement(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, int]:
+    """The sentence naming the shared headers the question asks about (those its words describe, else the required
+    ones), cited, and the number of the block they come from; ("", 0) when no block records one, or the question
+    names a kind of header none of them is ("the rate-limit header")."""
+    words = question_words(query.focus) - stop_words()
+    for block in (b for b in blocks if not is_operation(b)):  # the conventions chunk, not an operation's own marks
+        headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
+        if not headers:
+            continue
+        matching = [h for h in headers if words & (question_words(h.description) | name_parts(h.name))]
+        if not matching and header_kind(query.focus):
+            return "", 0  # "the rate-limit header": no shared header is that kind; the required ones are no answer
+        chosen = matching or [h for h in headers if h.required]
+        if not chosen:
+            continue
+        described = "; ".join(
+            f"`{h.name}` ("
+            + "; ".join(part for part in (lower_first(h.description.rstrip(".")),
+                                          ("required " if h.required else "")
+                                          + f"on {h.shared_by} of {h.operations} operations")
+                        if part)
+            + ")"
+            for h in chosen
+        )
+        noun = "header" if len(chosen) == 1 else "headers"
+        sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
+        return cited(sentence, block), block.number
+    return "", 0
+
+
+BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)
+
+
+def header_kind(question: str) -> list[str]:
+    """The words before "header" that name a kind of header ("rate-limit" in "what's the rate-limit header?");
+    none for "which header", "the shared header" (`shared_header_words` of question_words.toml)."""
+    shared = frozenset(data_table("question_words")["shared_header_words"])
+    return [word for match in BEFORE_HEADER.finditer(question) for word in match.group(1).lower().split("-")
+            if word not in shared and word not in stop_words() and len(word) > 2]
