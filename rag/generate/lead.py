@@ -32,6 +32,7 @@ from rag.generate.named import (
 )
 from rag.generate.operation_facts import (
     MAX_FIELDS,
+    cues_name_a_field,
     cues_name_the_resource,
     errors_text,
     field_asked,
@@ -187,7 +188,8 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     """"How do I authenticate with the Spotify Web API?": a question naming no operation is answered with the
     API's own schemes (the overview's), whatever operation ranked first; without the overview, with the
     schemes the first operation requires, said of the API."""
-    if "auth" not in query.analysis.asks or _names_first_operation(query, blocks):
+    if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (
+            is_operation(blocks[0]) and cues_name_a_field(query, blocks[0].chunk, "auth")):
         return Lead()
     source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
@@ -388,8 +390,10 @@ def _asked_fact(
     field the question spells), the block it is about (an operation that pages may be another), the names it
     states and the fields it states in full; "" when the question asks for no fact the operation has."""
     chunk = anchor.chunk
-    # A kind of fact whose words name the operation's own resource is not asked ("a return label": `…/return`).
-    asks = frozenset(kind for kind in query.analysis.asks if not cues_name_the_resource(query, chunk, kind))
+    # A kind of fact whose words name the operation's own resource is not asked ("a return label": `…/return`), nor
+    # security whose words name a field of it ("which scopes can I give it?": `scopes` of `POST /api_keys`).
+    asks = frozenset(kind for kind in query.analysis.asks if not cues_name_the_resource(query, chunk, kind)
+                     and not (kind == "auth" and cues_name_a_field(query, chunk, kind)))
     label, sentence = operation_label(chunk), ""
     stated: set[str] = set()
     described: set[str] = set()

@@ -10,7 +10,7 @@ from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words
 from rag.generate.context import ContextBlock
-from rag.generate.named import field_classes, name_parts, path_words, question_words
+from rag.generate.named import field_classes, name_parts, path_words, question_words, spells_field
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
 from rag.question_analysis import asked_cues
@@ -70,8 +70,12 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     a video": the question names the operation)."""
     # A word naming a path parameter identifies the item ("add a user to realm acme": `{realm}`), no field of it.
     named = {p.name.lower() for p in anchor.chunk.parameters if p.location == "path"}
-    spelt = [field for _, field in field_classes(query.focus, [anchor], described=False)[0]
-             if field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named]
+    spelt: list[FieldFacts] = []
+    for _, field in field_classes(query.focus, [anchor], described=False)[0]:
+        # One field of a name: the request's `scopes`, not the response's again.
+        if (field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named) and all(
+                field.name != other.name for other in spelt):
+            spelt.append(field)
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
     if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
@@ -101,6 +105,13 @@ def cues_name_the_resource(query: Query, chunk: Chunk, kind: str) -> bool:
     /keys`, "add custom headers" of `PUT …/headers`, "a return label" of `POST …/return`): not a fact asked of it."""
     cues = asked_cues(query.focus, kind)
     return bool(cues) and all(question_words(cue) & path_words(chunk.path) for cue in cues)
+
+
+def cues_name_a_field(query: Query, chunk: Chunk, kind: str) -> bool:
+    """Whether every word asking for `kind` spells a field of the operation ("which scopes can I give it?" of
+    SendGrid's `POST /api_keys`, whose body takes `scopes`): the field is asked about, not the kind of fact."""
+    cues = asked_cues(query.focus, kind)
+    return bool(cues) and all(any(spells_field(f.name, cue) for f in chunk.every_field()) for cue in cues)
 
 
 def _inside(field: FieldFacts, outer: FieldFacts) -> bool:

@@ -649,6 +649,29 @@ def test_a_limit_per_page_is_the_page_size_though_the_question_spells_the_page_p
     assert lead("what is the default page in linode?", volumes).startswith("In GET /volumes, `page` (query")
 
 
+def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:
+    """"which scopes can I give it?" after creating a SendGrid API key answered with the API's security scheme
+    (the words "scopes" and "api key" ask for auth) and named `scopes` twice (the request's and the response's):
+    the operation's own field is what is asked, once."""
+    keys = make_chunk(
+        "sendgrid.paths./api_keys.post", "POST /api_keys", kind="operation", method="post", path="/api_keys",
+        summary="Create API keys", security=(SecurityFacts("api_key", "apiKey", location="header",
+                                                           parameter="Authorization"),),
+        request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+            FieldFacts("name", "string", required=True),
+            FieldFacts("scopes", "array of string",
+                       description="The individual permissions that you are giving to this API Key"))),
+        responses=(ResponseFacts("201", "object", success=True, fields=(
+            FieldFacts("api_key", "string"), FieldFacts("scopes", "array of string"))),),
+    )
+    question = Query("which scopes can I give it?", previous="how do I create an api key in sendgrid?")
+    assert lead(question, keys, OVERVIEW) == (
+        "In POST /api_keys, `scopes` (array of string) — The individual permissions that you are giving to this API "
+        "Key. [1]")
+    # Asked how to authenticate ("authenticate" is no field), the scheme answers as before.
+    assert lead("how do I authenticate with an api key?", keys, OVERVIEW).startswith("POST /api_keys uses an API key")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
