@@ -417,8 +417,8 @@ def _asked_fact(
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif query.analysis.yes_no and (asked := valued_fields(query, chunk, clearly_named)
-                                    + [f for f in clearly_named if f.location != "path"]):
+    elif asked := valued_fields(query, chunk, clearly_named) + (
+            [f for f in clearly_named if f.location != "path"] if query.analysis.yes_no else []):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
         field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"

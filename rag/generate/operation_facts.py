@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words
+from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words, spells_field
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
@@ -95,7 +96,9 @@ def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) 
     first = next((f for f in named if f.location != "path"), None)
     if first is not None and first in set(chunk.input_fields()) and not first.read_only:
         return []
-    words = question_words(query.focus) - function_words() - path_words(chunk.path)  # "label" names the resource
+    # "label" names the resource; "new" of "deploy a new version" asks to create, no `state` of `new`.
+    words = question_words(query.focus) - function_words() - path_words(chunk.path) - set(
+        data_table("question_words")["verbs"])
     return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
             and words & {value.lower() for value in field.enum if len(value) > 2}]
 

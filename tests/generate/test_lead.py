@@ -672,6 +672,28 @@ def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_state
     assert lead("how do I authenticate with an api key?", keys, OVERVIEW).startswith("POST /api_keys uses an API key")
 
 
+def test_a_question_naming_an_allowed_value_gets_the_field_that_takes_it() -> None:
+    """"only the ones that are running?" after listing GitLab pipelines offered three operations; it names one of
+    `scope`'s values. "deploy a new version" names no `state` of `new`: "new" asks to create."""
+    pipelines = make_chunk(
+        "gitlab.paths./projects/{id}/pipelines.get", "GET /projects/{id}/pipelines", kind="operation", method="get",
+        path="/projects/{id}/pipelines", summary="Get all Pipelines of the project",
+        parameters=(FieldFacts("id", "string", "path", required=True),
+                    FieldFacts("scope", "string", "query", description="Either running, branches, or tags",
+                               enum=("running", "branches", "tags"))),
+    )
+    question = Query("only the ones that are running?", previous="how do I list the pipelines of a project?")
+    assert lead(question, pipelines) == (
+        "GET /projects/{id}/pipelines takes the `scope` query parameter (Either running, branches, or tags), one of "
+        "running, branches, tags. [1]")
+    deploys = make_chunk(
+        "netlify.paths./sites/{site_id}/deploys.post", "POST /sites/{site_id}/deploys", kind="operation",
+        method="post", path="/sites/{site_id}/deploys", summary="create site deploy",
+        parameters=(FieldFacts("state", "string", "query", enum=("new", "pending_review", "ready")),),
+    )
+    assert lead("deploy a new version of my site", deploys).startswith("Use POST /sites/{site_id}/deploys")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
