@@ -31,7 +31,7 @@ MAX_STATEMENT_CHARS = 320
 MIN_OVERVIEW_WORDS = 4  # fewer: a heading flattened into an old overview's description ("Rate Limiting.")
 DOCUMENTATION_KINDS = ("doc", "overview")  # prose: a guide's section, an API's description
 FORM_KINDS = ("how_to", "endpoint", "which_apis")  # how a question is put, not what it is about
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -59,7 +59,7 @@ def _headed_parts(block: ContextBlock) -> list[tuple[str, str, bool]]:
     chunk = block.chunk
     if chunk.kind == "overview":
         if not chunk.prose:
-            return [("", part.strip(), False) for part in _SENTENCE_END.split(chunk.description)
+            return [("", part.strip(), False) for part in SENTENCE_END.split(chunk.description)
                     if len(part.split()) >= MIN_OVERVIEW_WORDS]
         return [(p.heading, part, p.code) for p in chunk.prose
                 for part in ([code_span(p.text)] if p.code else _sentences(p.text))]
@@ -87,7 +87,7 @@ def _sentences(text: str) -> list[str]:
     """A statement as it is, a long one sentence by sentence."""
     if len(text) <= MAX_STATEMENT_CHARS:
         return [text]
-    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    return [part.strip() for part in SENTENCE_END.split(text) if part.strip()]
 
 
 def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.question_analysis import asked_kinds
 from tests.fakes import make_chunk
-from tests.generate.test_doc_lead import CLOUD, lead
+from tests.generate.test_doc_lead import CLOUD, lead, overview
 
 RATES = make_chunk(
     "ship.paths./v1/rates.post", "POST /v1/rates  [ship API]", api="ship", kind="operation", method="post",
@@ -46,3 +46,25 @@ def test_every_rate_header_is_named() -> None:
         responses=(ResponseFacts("200", "Message", success=True, headers=headers),))
     sentence, _ = lead("what are the rate limits on sending messages?", limited)
     assert all(f"`{name}`" in sentence for name, _ in headers)
+
+
+def test_an_operation_s_description_stating_a_rate_limit_answers_before_a_429() -> None:
+    """SendGrid states no API-wide rate limit; `POST /contactdb/recipients` says "The rate limit is three requests
+    every 2 seconds." in its description, which the answer quoted only below a random operation's 429."""
+    recipients = make_chunk(
+        "ship.paths./contactdb/recipients.post", "POST /contactdb/recipients  [ship API]", api="ship",
+        kind="operation", method="post", path="/contactdb/recipients", summary="Add recipients",
+        description="This endpoint allows you to add a recipient. The rate limit is three requests every 2 seconds. "
+                    "You can upload 1000 contacts per request.")
+    sentence, _ = lead("what's the rate limit for ship?", RATES, recipients)
+    assert sentence == ("POST /contactdb/recipients (Add recipients): The rate limit is three requests every 2 "
+                        "seconds. [2]")
+
+
+def test_documentation_saying_rates_and_limited_apart_states_no_rate_limit() -> None:
+    """ShipEngine's description: "comparing rates across carriers … rate estimates with limited address info" was
+    quoted for "what's the rate limit of the shipengine api?"."""
+    shipping = overview("Compare rates.", ("Compare Shipping Costs", "Compare rates across carriers, or get rate "
+                                          "estimates with limited address info."))
+    sentence, _ = lead("what's the rate limit of the ship api?", RATES, shipping)
+    assert sentence.startswith("POST /v1/rates answers 429")
