@@ -34,6 +34,9 @@ from rag.names import without_names_and_values
 from rag.query import Query
 from rag.results import Confidence
 
+# What a question asks of a whole API, which no operation does and documentation states ("what's the rate limit of
+# hetzner?"): being far from every operation's summary is no evidence that the index cannot answer it.
+OF_THE_API = frozenset({"rate_limit", "auth"})
 PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"
 
 
@@ -240,6 +243,7 @@ def decide(
     similarity to an operation's summary (None: the index has no operations).
     """
     thresholds = thresholds or GateThresholds()
+    of_the_api = bool(Query.of(question).analysis.asks & OF_THE_API)
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = Query.of(question).focus
     evidence = gather_evidence(question, profile, known_words)
@@ -252,7 +256,7 @@ def decide(
     reasons.append(f"out-of-scope similarity {out_of_scope_similarity:.2f}")
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
-    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical, summary_similarity)
+    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical, summary_similarity, of_the_api)
     reason = abstain_reason(evidence, thresholds, signals)
     tier: Confidence = "answer"
     if reason:
@@ -279,6 +283,7 @@ class Signals:
     out_of_scope: float = 0.0
     weak_is_evidence: bool = True
     summary: float | None = None
+    of_the_api: bool = False  # it asks what no operation does: the API's rate limit, how to authenticate
 
     def closest(self) -> float:
         """The best similarity to anything indexed: a chunk or an operation's summary."""
@@ -287,7 +292,8 @@ class Signals:
     def no_operation_matches(self, thresholds: GateThresholds) -> bool:
         """Whether the question is far from every operation's summary and no chunk is a strong match, with
         half its similarity to off-topic requests counted against it."""
-        if thresholds.no_operation_below is None or self.summary is None or not self.weak_is_evidence:
+        if thresholds.no_operation_below is None or self.summary is None or not self.weak_is_evidence or (
+                self.of_the_api):
             return False
         penalty = 0.5 * self.out_of_scope
         return (

@@ -219,3 +219,13 @@ def test_values_the_user_names_are_no_identifiers() -> None:
     assert identifiers_in("Email jane_doe@example.com the report at https://x.io/a_b for user_42") == []
     assert identifiers_in("Rename the playlist 'road_trip_mix'") == []
     assert identifiers_in("What does `user_42` mean and blood_type?") == ["user_42", "blood_type"]
+
+
+def test_a_question_asked_of_the_whole_api_is_not_abstained_for_being_far_from_every_operation() -> None:
+    """"what's the rate limit of hetzner?" abstained ("no operation does this") though Hetzner's description has a
+    Rate Limiting section: no operation does what a rate limit or authentication question asks."""
+    for question in ("what's the rate limit of stackone?", "how do I authenticate to stackone?"):
+        decision = decide(question, 0.50, profile(), out_of_scope_similarity=0.26, summary_similarity=0.17)
+        assert decision.tier != "abstain", decision.reasons
+    # Nothing similar enough still abstains.
+    assert decide("what's the rate limit of stackone?", 0.10, profile(), summary_similarity=0.17).tier == "abstain"
