@@ -227,8 +227,12 @@ def returns_text(chunk: Chunk) -> str:
 
 def errors_text(chunk: Chunk) -> str:
     """"400 (`error_response_body`: The request contained errors); 404 …" from the responses that are not the
-    operation's success; "" when the spec gives none."""
+    operation's success; a spec naming no error code but a `default` response: "any error status (`object`:
+    Error)" (Linode's); "" when the spec gives none."""
     failures = [r for r in chunk.responses if not r.success and r.code != "default"]
+    if not failures:
+        return next(("any error status" + response_text(r).removeprefix("default") for r in chunk.responses
+                     if r.code == "default" and not r.success), "")
     return "; ".join(response_text(r) for r in failures[:MAX_FIELDS])
 
 

@@ -398,6 +398,11 @@ def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success(
     # The line under the errors still says what succeeds.
     found = lead_for("what error codes can purchasing a label return?", build_context(retrieved(labels), 4000))
     assert "Returns 200 with `create_label_response_body`" in found.detail
+    # A spec naming no error code but a `default` response (Linode's): any error status, not "Use …".
+    domains = replace(labels, responses=(ResponseFacts("200", "object", success=True),
+                                         ResponseFacts("default", "object", "Error")))
+    assert lead("what errors can purchasing a label give me?", domains) == (
+        "POST /v1/labels can fail with any error status (`object`: Error). [1]")
 
 
 def test_a_word_naming_a_path_parameter_spells_no_field_of_the_body() -> None:
