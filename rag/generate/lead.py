@@ -421,10 +421,13 @@ def _asked_fact(
             [f for f in clearly_named if f.location != "path"] if query.analysis.yes_no else []):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
-        field, kind = asked[0], f"{asked[0].location} parameter" if asked[0].location else "field"
+        # Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not `matches.metadata`).
+        inputs = set(chunk.input_fields())
+        field = min(asked, key=lambda f: f not in inputs or f.read_only)
+        kind = f"{field.location} parameter" if field.location else "field"
         said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
         said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
-        sent = field in set(chunk.input_fields()) and not field.read_only
+        sent = field in inputs and not field.read_only
         # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
         valued = field not in clearly_named
         sentence = f"{'' if valued else 'Yes: '}{label} takes the {said}" if sent else (

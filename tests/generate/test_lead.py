@@ -168,6 +168,16 @@ def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_na
                      responses=(ResponseFacts("201", "AssetResponse", success=True, fields=(asset_id,)),))
     assert lead("can I set a custom id on an asset?", create).startswith(
         "POST /video/v1/assets returns the `data.id` field")
+    # Named with a field the request sends, that one answers ("can I filter by metadata?" of Pinecone's query named
+    # the response's `matches.metadata` first: "its request does not send it", though it sends `filter`).
+    query = replace(make_chunk("pinecone.paths./query.post", "POST /query", kind="operation"), method="post",
+                    path="/query",
+                    request_body=RequestBodyFacts(("application/json",), True, "QueryRequest", fields=(
+                        FieldFacts("filter", "object", description="The filter to apply"),)),
+                    responses=(ResponseFacts("200", "QueryResponse", success=True, fields=(
+                        FieldFacts("matches.metadata", "object"),)),))
+    assert lead("can I filter by metadata?", query) == (
+        "Yes: POST /query takes the `filter` field (The filter to apply). [1]")
 
 
 def test_the_success_response_lists_only_its_current_top_level_fields() -> None:
