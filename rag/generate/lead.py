@@ -65,7 +65,7 @@ from rag.generate.said import (
 from rag.generate.shared_headers import shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
-from rag.question_analysis import asked_cues
+from rag.question_analysis import asked_action, asked_cues
 from rag.request_example import with_question_values
 from rag.results import RERANK_SCORE
 
@@ -188,8 +188,13 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     """"How do I authenticate with the Spotify Web API?": a question naming no operation is answered with the
     API's own schemes (the overview's), whatever operation ranked first; without the overview, with the
     schemes the first operation requires, said of the API."""
-    if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (
-            is_operation(blocks[0]) and cues_name_a_field(query, blocks[0].chunk, "auth")):
+    # "how do I rotate an api key?" where the first operation acts on keys (`PATCH /apps/{app_id}/keys/{key_id}`)
+    # or takes the `scopes` asked about: words of the operation, not of how to authenticate ("how do I
+    # authenticate?" asks it, whatever path says "authenticate").
+    first = next((b.chunk for b in blocks if is_operation(b)), None)
+    acts = asked_action(query.focus) in {word for cue in asked_cues(query.focus, "auth") for word in cue.split()}
+    if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (first is not None and (
+            cues_name_a_field(query, first, "auth") or (not acts and cues_name_the_resource(query, first, "auth")))):
         return Lead()
     source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)

@@ -709,6 +709,19 @@ def test_a_question_naming_an_allowed_value_gets_the_field_that_takes_it() -> No
     assert lead("deploy a new version of my site", deploys).startswith("Use POST /sites/{site_id}/deploys")
 
 
+def test_security_words_naming_the_first_operation_s_resource_ask_about_that_operation() -> None:
+    """"how do I rotate an ably api key?" answered with Ably's Bearer scheme: "api key" names the keys the first
+    operation updates. Asked how to authenticate, a path saying "authenticate" changes nothing."""
+    keys = make_chunk("ably.paths./apps/{app_id}/keys/{key_id}.patch", "PATCH /apps/{app_id}/keys/{key_id}",
+                      kind="operation", method="patch", path="/apps/{app_id}/keys/{key_id}", summary="Updates a key")
+    assert lead("how do I rotate an api key?", OVERVIEW, keys).startswith("Use PATCH /apps/{app_id}/keys/{key_id}")
+    authenticate = make_chunk("stackone.paths./connect_sessions/authenticate.post",
+                              "POST /connect_sessions/authenticate", kind="operation", method="post",
+                              path="/connect_sessions/authenticate", summary="Authenticate Connect Session")
+    assert lead("How do I authenticate against the API?", authenticate, OVERVIEW).startswith(
+        "The StackOne API uses HTTP Basic")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
