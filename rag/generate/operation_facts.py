@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.corpus.paths import path_shape
-from rag.corpus.vocabulary import function_words
+from rag.corpus.vocabulary import function_words, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words, spells_field
@@ -71,16 +71,19 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     a video": the question names the operation)."""
     # A word naming a path parameter identifies the item ("add a user to realm acme": `{realm}`), no field of it.
     named = {p.name.lower() for p in anchor.chunk.parameters if p.location == "path"}
+    sent, resource = set(anchor.chunk.input_fields()), path_words(anchor.chunk.path)
     spelt: list[FieldFacts] = []
     for _, field in field_classes(query.focus, [anchor], described=False)[0]:
-        # One field of a name: the request's `scopes`, not the response's again.
-        if (field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named) and all(
-                field.name != other.name for other in spelt):
+        leaf = field.name.rsplit(".", 1)[-1].lower()
+        # One field of a name: the request's `scopes`, not the response's again. A response field named like the
+        # resource is what the operation returns ("and get their recent tweets?": `includes.tweets`), no part of it.
+        if (field.location == "path" or leaf not in named) and all(field.name != other.name for other in spelt) and (
+                field in sent or singular(leaf) not in resource):
             spelt.append(field)
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
     if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
-    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
+    does = name_parts(operation_words(anchor.chunk))
 
     def names_the_action(field: FieldFacts) -> bool:
         parts = name_parts(field.name)

@@ -6,7 +6,15 @@ from dataclasses import replace
 
 from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
-from rag.generate.operation_facts import body_text, brief, field_asked, operation_detail, paging, performs
+from rag.generate.operation_facts import (
+    body_text,
+    brief,
+    field_asked,
+    operation_detail,
+    paging,
+    performs,
+    spelt_fields,
+)
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
@@ -220,3 +228,21 @@ def test_paging_asked_of_a_write_answers_for_its_own_collection_even_when_that_l
     blocks = build_context(retrieved(listed, batch), 4000)
     assert paging(blocks[0], blocks)[0].chunk is batch
     assert paging(blocks[0], blocks, settled=True)[1] == "GET /lists/{list_id}/webhooks takes no paging parameters"
+
+
+def test_a_response_field_named_like_the_resource_is_spelt_by_no_question() -> None:
+    """"and get their recent tweets?" led with the response's `includes.tweets` (min items 1) of `GET
+    /2/tweets/search/recent`; Gitea's "fork someone else's repo" with the response's `parent.fork`. A field the
+    request sends is spelt as before."""
+    search = make_chunk(
+        "twitter.paths./2/tweets/search/recent.get", "GET /2/tweets/search/recent", kind="operation", method="get",
+        path="/2/tweets/search/recent", summary="Recent search",
+        parameters=(FieldFacts("query", "string", "query", required=True),
+                    FieldFacts("tweet.fields", "array of string", "query")),
+        responses=(ResponseFacts("200", "Get2TweetsSearchRecentResponse", success=True, fields=(
+            FieldFacts("includes.tweets", "array of Tweet", min_items=1),
+            FieldFacts("meta.result_count", "integer"))),),
+    )
+    assert spelt_fields(Query("and get their recent tweets?"), _anchor(search)) == []
+    assert [f.name for f in spelt_fields(Query("which tweet fields can I ask for?"), _anchor(search))] == [
+        "tweet.fields"]
