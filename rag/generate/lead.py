@@ -43,6 +43,7 @@ from rag.generate.operation_facts import (
     performs,
     required_inputs,
     returns_text,
+    returns_the_resource,
     spelt_fields,
     valued_fields,
     with_asked_fact,
@@ -291,6 +292,8 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
         # "how many volumes can I list per page?" spells `page`: per page, its page size is the limit asked for.
         if {"limit", "pagination"} <= query.analysis.asks and (size := page_size_field(block.chunk)) is not None:
             field = size
+        if is_operation(block) and returns_the_resource(field, block.chunk):  # "how many tweets … per request?"
+            continue
         if with_asked_fact([field], asks):
             sentence = f"In {_where(block)}, {field_facts_text(field, asks, about=True)}"
             detail, stated = (operation_detail(block, {field.name}, ()) if block.chunk.kind == "operation"

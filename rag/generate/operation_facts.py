@@ -34,7 +34,8 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
     of an operation that pages ("how many can I get per request?") or the one field that carries the fact.
     ("", []) when the operation has no such field."""
     asks = query.analysis.asks
-    exact, partial, by_path, by_description = ([f for _, f in found] for found in field_classes(query.focus, [anchor]))
+    exact, partial, by_path, by_description = ([f for _, f in found if not returns_the_resource(f, anchor.chunk)]
+                                               for found in field_classes(query.focus, [anchor]))
     # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
     # named like the resource ("how many messages can I delete at once?": `messages`) may carry the limit too. A
     # field sharing a word but no part of a field spelt out is another field: "the allowed values for the event
@@ -71,25 +72,29 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     a video": the question names the operation)."""
     # A word naming a path parameter identifies the item ("add a user to realm acme": `{realm}`), no field of it.
     named = {p.name.lower() for p in anchor.chunk.parameters if p.location == "path"}
-    sent, resource = set(anchor.chunk.input_fields()), path_words(anchor.chunk.path)
     spelt: list[FieldFacts] = []
     for _, field in field_classes(query.focus, [anchor], described=False)[0]:
-        leaf = field.name.rsplit(".", 1)[-1].lower()
-        # One field of a name: the request's `scopes`, not the response's again. A response field named like the
-        # resource is what the operation returns ("and get their recent tweets?": `includes.tweets`), no part of it.
-        if (field.location == "path" or leaf not in named) and all(field.name != other.name for other in spelt) and (
-                field in sent or singular(leaf) not in resource):
+        # One field of a name: the request's `scopes`, not the response's again.
+        if (field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named) and all(
+                field.name != other.name for other in spelt) and not returns_the_resource(field, anchor.chunk):
             spelt.append(field)
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
     if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
-    does = name_parts(operation_words(anchor.chunk))
+    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
 
     def names_the_action(field: FieldFacts) -> bool:
         parts = name_parts(field.name)
         return bool(parts) and parts <= does
 
     return [field for field in spelt if field in sent and not names_the_action(field)]
+
+
+def returns_the_resource(field: FieldFacts, chunk: Chunk) -> bool:
+    """Whether `field` is a response field named like the operation's resource ("and get their recent tweets?":
+    `includes.tweets` of `GET /2/tweets/search/recent`): what the operation returns, no part of it a question spells."""
+    leaf = field.name.rsplit(".", 1)[-1].lower()
+    return field not in set(chunk.input_fields()) and singular(leaf) in path_words(chunk.path)
 
 
 def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) -> list[FieldFacts]:

@@ -722,6 +722,22 @@ def test_security_words_naming_the_first_operation_s_resource_ask_about_that_ope
         "The StackOne API uses HTTP Basic")
 
 
+def test_a_limit_asked_of_what_an_operation_returns_is_the_limit_its_request_sets() -> None:
+    """"how many tweets can I fetch per request when searching?" spells the response's `includes.tweets` (min items
+    1), which both the rule for a field spelt anywhere and the operation's asked fact stated; the page size answers."""
+    search = make_chunk(
+        "twitter.paths./2/tweets/search/recent.get", "GET /2/tweets/search/recent", kind="operation", method="get",
+        path="/2/tweets/search/recent", summary="Recent search",
+        parameters=(FieldFacts("query", "string", "query", required=True),
+                    FieldFacts("max_results", "integer", "query", minimum=10, maximum=100, default="10"),
+                    FieldFacts("next_token", "string", "query")),
+        pagination=PaginationFacts("cursor", cursor="next_token", size="max_results"),
+        responses=(ResponseFacts("200", "Get2TweetsSearchRecentResponse", success=True, fields=(
+            FieldFacts("includes.tweets", "array of Tweet", min_items=1),)),))
+    assert lead("how many tweets can I fetch per request when searching?", search) == (
+        "In GET /2/tweets/search/recent, `max_results` (query, integer): minimum 10, maximum 100, default 10. [1]")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
