@@ -34,8 +34,8 @@ from rag.names import without_names_and_values
 from rag.query import Query
 from rag.results import Confidence
 
-# What a question asks of a whole API, which no operation does and documentation states ("what's the rate limit of
-# hetzner?"): being far from every operation's summary is no evidence that the index cannot answer it.
+# What a question asks of a whole API it names, which no operation does and documentation states ("what's the rate
+# limit of hetzner?"): being far from every operation's summary is no evidence that the index cannot answer it.
 OF_THE_API = frozenset({"rate_limit", "auth"})
 PROTOTYPES_FILE = Path(__file__).resolve().parent / "data" / "out_of_scope_prototypes.txt"
 
@@ -243,7 +243,8 @@ def decide(
     similarity to an operation's summary (None: the index has no operations).
     """
     thresholds = thresholds or GateThresholds()
-    of_the_api = bool(Query.of(question).analysis.asks & OF_THE_API)
+    named = set(re.findall(r"[a-z0-9]+", Query.of(question).focus.lower())) & set(profile.apis)
+    of_the_api = bool(named and Query.of(question).analysis.asks & OF_THE_API)
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = Query.of(question).focus
     evidence = gather_evidence(question, profile, known_words)
@@ -283,7 +284,7 @@ class Signals:
     out_of_scope: float = 0.0
     weak_is_evidence: bool = True
     summary: float | None = None
-    of_the_api: bool = False  # it asks what no operation does: the API's rate limit, how to authenticate
+    of_the_api: bool = False  # it asks what no operation does of an API it names: its rate limit, how to authenticate
 
     def closest(self) -> float:
         """The best similarity to anything indexed: a chunk or an operation's summary."""

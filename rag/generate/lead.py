@@ -63,7 +63,7 @@ from rag.generate.said import (
     schemes_text,
     value_facts,
 )
-from rag.generate.shared_headers import shared_header_statement
+from rag.generate.shared_headers import of_the_kind, shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_action, asked_cues
@@ -412,7 +412,8 @@ def _asked_fact(
         anchor, sentence, stated = paged
     elif "auth" in asks and chunk.security:
         sentence = f"{label} uses {schemes_text(chunk.security)}"
-    elif "header" in asks and (headers := [p for p in chunk.parameters if p.location == "header"]):
+    elif "header" in asks and (headers := of_the_kind([p for p in chunk.parameters if p.location == "header"],
+                                                      query.focus)):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated = {h.name for h in headers[:4]}
     elif "required" in asks and (required := required_inputs(chunk)):

@@ -40,7 +40,10 @@ def names_the_operation(question: str, block: ContextBlock) -> bool:
 def spells_field(name: str, question: str) -> bool:
     """Whether the question spells a field's name: as written (`page_size`, `filter[status]`'s `status`) or in
     words (`page size`, `expiresIn` as "expires in")."""
-    own = name.rsplit(".", 1)[-1].rsplit("[", 1)[-1].rstrip("]").lower()
+    # `statuses[]` is `statuses` sent as an array; `filter[status]` is `status` of `filter`.
+    own = name.rsplit(".", 1)[-1].removesuffix("[]").rsplit("[", 1)[-1].rstrip("]").lower()
+    if not own:
+        return False
     lowered = question.lower()
     if own in function_words():
         # `To`, `from`, `next`: a name that is one of English's own words is spelt only when quoted as code.

@@ -6,19 +6,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.chunk import FieldFacts
 from rag.corpus.vocabulary import stop_words
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import name_parts, question_words
 from rag.generate.said import api_name, cited, is_operation, lower_first
 from rag.query import Query
+from rag.question_analysis import asked_cues
 
 
 def shared_header_statement(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, int]:
     """The sentence naming the shared headers the question asks about (those its words describe, else the required
     ones), cited, and the number of the block they come from; ("", 0) when no block records one, or the question
     names a kind of header none of them is ("the rate-limit header")."""
-    words = question_words(query.focus) - stop_words()
+    # The words asking for a header say nothing of which: "the rate-limit header" is no `Accept` "versioning header".
+    cues = {word for cue in asked_cues(query.focus, "header") for word in question_words(cue)}
+    words = question_words(query.focus) - stop_words() - cues
     for block in (b for b in blocks if not is_operation(b)):  # the conventions chunk, not an operation's own marks
         headers = [p for p in block.chunk.parameters if p.location == "header" and p.shared_by]
         if not headers:
@@ -53,3 +57,12 @@ def header_kind(question: str) -> list[str]:
     shared = frozenset(data_table("question_words")["shared_header_words"])
     return [word for match in BEFORE_HEADER.finditer(question) for word in match.group(1).lower().split("-")
             if word not in shared and word not in stop_words() and len(word) > 2]
+
+
+def of_the_kind(headers: Sequence[FieldFacts], question: str) -> list[FieldFacts]:
+    """The headers of the kind the question names ("the rate-limit header": those whose name or description says
+    rate or limit); all of them when it names no kind ("which headers does it take?")."""
+    kind = set(header_kind(question))
+    if not kind:
+        return list(headers)
+    return [h for h in headers if kind & (question_words(h.description) | name_parts(h.name))]

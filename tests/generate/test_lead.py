@@ -345,8 +345,18 @@ def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() 
     assert [c.structural_id for c in generation.citations] == ["hris.conventions"]
     # A question naming the operation is about that operation, not the conventions.
     assert "share" not in lead("Which headers does getting a benefit take?", HRIS_BENEFIT, HRIS_CONVENTIONS)
-    # A question about a kind of header no shared header is gets no shared header as its answer.
+    # A question about a kind of header no shared header is gets no shared header as its answer, though the shared
+    # header's description says "header" too (PagerDuty's `Accept`: "used as a versioning header"), nor an
+    # operation's header of another kind.
     assert "share" not in lead("What's the rate-limit header?", HRIS_CONVENTIONS, HRIS_BENEFIT)
+    versioning = replace(ACCOUNT_HEADER, name="Accept", shared_by=18, operations=18,
+                         description="The `Accept` header is used as a versioning header")
+    conventions = replace(HRIS_CONVENTIONS, parameters=(versioning,))
+    benefit = replace(HRIS_BENEFIT, parameters=(replace(versioning, shared_by=0, operations=0),))
+    assert "Accept" not in lead("What's the rate-limit header?", conventions, benefit)
+    assert "Accept" not in lead("What's the rate-limit header of getting a benefit?", benefit)
+    assert lead("Which headers does getting a benefit take?", benefit).startswith(
+        "GET /unified/hris/benefits/{id} takes the headers `Accept`")
     assert lead("Which shared header do I need?", HRIS_CONVENTIONS).startswith("The HRIS API's operations share")
 
 

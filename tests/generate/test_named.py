@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.generate.context import build_context
-from rag.generate.named import field_classes
+from rag.generate.named import field_classes, spells_field
 from rag.generate.operation_facts import field_asked
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
@@ -66,3 +66,11 @@ def test_a_word_the_tokenizer_drops_names_no_field() -> None:
     exact, shared, by_path, _ = field_classes("what statuses can an envelope have?", blocks)
     assert not exact and not shared and status in [field for _, field in by_path]
     assert [field for _, field in field_classes("can a signer sign on mobile?", blocks)[1]] == [on_mobile]
+
+
+def test_a_field_sent_as_an_array_is_spelt_by_its_name_and_no_question_spells_an_empty_name() -> None:
+    """PagerDuty's `statuses[]`, `urgencies[]`: the name left after the bracket was empty, which every question
+    "spelt" ("what's the rate-limit header?" led with `service_ids[]` and `urgencies[]`)."""
+    assert not spells_field("urgencies[]", "what's the rate-limit header?")
+    assert spells_field("urgencies[]", "can I filter by urgencies?")
+    assert spells_field("filter[status]", "which status can I filter by?")
