@@ -243,10 +243,11 @@ def decide(
     similarity to an operation's summary (None: the index has no operations).
     """
     thresholds = thresholds or GateThresholds()
-    named = set(re.findall(r"[a-z0-9]+", Query.of(question).focus.lower())) & set(profile.apis)
-    of_the_api = bool(named and Query.of(question).analysis.asks & OF_THE_API)
+    query = Query.of(question)
+    named = set(re.findall(r"[a-z0-9]+", query.focus.lower())) & set(profile.apis)
+    of_the_api = bool(named and query.analysis.asks & OF_THE_API)
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
-    question = Query.of(question).focus
+    question = query.focus
     evidence = gather_evidence(question, profile, known_words)
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
