@@ -38,6 +38,7 @@ from rag.generate.operation_facts import (
     field_asked,
     offered_operations,
     operation_detail,
+    own_listing,
     page_size_field,
     paging,
     performs,
@@ -368,7 +369,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
         return Lead()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
-    anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
+    asked_of, (anchor, sentence, stated, described) = anchor, _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
     if not sentence and closest:
         # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.
@@ -386,8 +387,11 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
             sentence += f": {gist}"
     sentence = cited(sentence, anchor)
     detail, said = operation_detail(anchor, stated, clearly_named)
+    # How the list of its collection pages is a fact of the operation asked about ("is that paginated?" after
+    # creating an invite): the conversation stays with it ("can I limit how many people use it?" is of the invite).
+    about = asked_of if anchor is own_listing(asked_of, blocks) else anchor
     return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described),
-                operation=anchor.number)
+                operation=about.number)
 
 
 def _asked_fact(

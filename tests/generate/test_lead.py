@@ -748,6 +748,21 @@ def test_a_limit_asked_of_what_an_operation_returns_is_the_limit_its_request_set
         "In GET /2/tweets/search/recent, `max_results` (query, integer): minimum 10, maximum 100, default 10. [1]")
 
 
+def test_how_its_collection_s_list_pages_keeps_the_conversation_on_the_operation_asked_about() -> None:
+    """"is that paginated?" after creating a Discord invite is answered by the invites' list, but the conversation
+    stays with the invite: "Can I limit how many people use it?" was read of the list and lost `max_uses`."""
+    create = make_chunk("chat.paths./channels/{channel_id}/invites.post", "POST /channels/{channel_id}/invites",
+                        kind="operation", method="post", path="/channels/{channel_id}/invites",
+                        operation_id="create_channel_invite")
+    listed = make_chunk("chat.paths./channels/{channel_id}/invites.get", "GET /channels/{channel_id}/invites",
+                        kind="operation", method="get", path="/channels/{channel_id}/invites",
+                        operation_id="list_channel_invites")
+    blocks = build_context(retrieved(create, listed), 4000)
+    found = lead_for(Query("is that paginated?", previous="How do I create an invite link for a channel?"), blocks)
+    assert found.sentence == "GET /channels/{channel_id}/invites takes no paging parameters. [2]"
+    assert found.scope == (2,) and found.subject(blocks) == "chat.paths./channels/{channel_id}/invites.post"
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
