@@ -63,6 +63,11 @@ class Query:
         return f"{self.focus.strip()}{REGARDING}{regarding})" if regarding else self.focus
 
     @property
+    def earlier_question(self) -> str:
+        """The earlier question an offline rewrite attached, without the start of its answer ("" when none)."""
+        return self.previous.split(ANSWER_EXCERPT)[0].strip()
+
+    @property
     def follows_up(self) -> bool:
         """Whether the query continues a conversation (an earlier turn, a subject, or an LLM's rewrite)."""
         return bool(self.previous or self.subject or self.rewritten)

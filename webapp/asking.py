@@ -52,7 +52,7 @@ def rewritten_question(result: AnswerResult) -> str:
     if query is not None:
         if query.rewritten and query.rewritten != query.asked:
             return query.rewritten
-        previous = query.previous.split(ANSWER_EXCERPT)[0].strip()
+        previous = query.earlier_question
         return f"{query.asked} — continuing “{previous}”" if previous else ""
     standalone = result.standalone_query  # a result read back from a saved conversation keeps only the text
     if not standalone or standalone == result.question:

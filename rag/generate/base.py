@@ -8,7 +8,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from rag.chunk import RequestExample
 from rag.facts import Fact
-from rag.query import ANSWER_EXCERPT, Query
+from rag.query import Query
 from rag.results import Citation, Confidence, RetrievedChunk
 
 ABSTAIN_MESSAGE = "I don't have enough information in the indexed documentation to answer this question."
@@ -50,8 +50,7 @@ class GenerationRequest:
     def with_earlier_question(self) -> str:
         """The question, then the earlier question a follow-up continues (not its answer): where the values a
         request example takes are named ("how do I stop it?" after "start container web-1")."""
-        earlier = self.query.previous.split(ANSWER_EXCERPT)[0].strip()
-        return f"{self.asked} {earlier}".strip()
+        return f"{self.asked} {self.query.earlier_question}".strip()
 
     def stated_facts(self, besides: Sequence[Fact] = ()) -> list[str]:
         """The facts as the sentences an answer or a prompt states (empty ones left out), but those `besides` (the

@@ -259,8 +259,8 @@ def _where(block: ContextBlock) -> str:
 
 
 def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
-    """"What's the rate limit?": what the documentation says, else the 429 and the rate headers of an operation
-    (`rag.generate.rate_limits`), never a field's limit."""
+    """"What's the rate limit?": what the documentation says, else what an operation's description says, else the
+    429 and the rate headers of an operation (`rag.generate.rate_limits`), never a field's limit."""
     sentence, detail, scope = rate_limit_lead(query, blocks) if "rate_limit" in query.analysis.asks else ("", "", ())
     return Lead(sentence, detail, scope) if sentence else Lead()
 
@@ -369,7 +369,8 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
         return Lead()
     clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
                      if not f.deprecated or spells_field(f.name, query.focus)]
-    asked_of, (anchor, sentence, stated, described) = anchor, _asked_fact(query, anchor, blocks, clearly_named)
+    asked_of = anchor
+    anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
     if not sentence and closest:
         # The first operation is more likely wrong than right: the likeliest ones, so a reader sees the choice.

@@ -48,7 +48,6 @@ def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, 
     return "", "", ()
 
 
-
 def described_rate_limit(blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str] | None:
     """The first sentence of an operation's description that states a rate limit (SendGrid's `POST
     /contactdb/recipients`: "The rate limit is three requests every 2 seconds."), with its block; None when no
