@@ -69,10 +69,24 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     segments = resource_segments(path)
     if resource != resource_of(path):
         segments = segments[:-1]  # the path ends in the write verb, not in the resource
+    elif (named := _verb_first(method, segments)) is not None:
+        resource, methods = named
     if method == "post" and is_item_path(path):
         methods = methods | {"patch", "put"}
     above = segment_words(segments[-2]) if len(segments) > 1 else []
     return resource, methods, frozenset(normalize_term(word) for word in above)
+
+
+def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[str]] | None:
+    """The write a last segment that starts with a write verb names, on the words after it: Asana's `POST
+    /tasks/{task_gid}/addDependencies` adds dependencies (a task's), `…/removeFollowers` removes followers. None for
+    a GET, a segment of one word or one whose first word is no write verb."""
+    words = segment_words(segments[-1]) if segments and method in ("post", "put", "patch") else []
+    performs = write_verbs().get(words[0].lower()) if len(words) >= 2 else None
+    if not performs:
+        return None
+    named = "_".join(word.lower() for word in words[1:])
+    return resource_of("/" + "/".join([*segments[:-1], named])), frozenset(performs)
 
 
 def _forms(part: str) -> frozenset[str]:

@@ -69,6 +69,19 @@ def test_an_operation_s_effect_is_read_from_its_path_as_well_as_its_method() -> 
     assert _claimed("How do I delete a file?", box) == "file"
 
 
+def test_a_segment_that_starts_with_a_write_verb_writes_what_the_words_after_it_name() -> None:
+    """Asana: "how do I add a dependency between two tasks?" was told "There is no endpoint to add dependency
+    records" although `POST /tasks/{task_gid}/addDependencies` ranked first."""
+    asana = _ops("GET /tasks/{task_gid}/dependencies", "POST /tasks/{task_gid}/addDependencies",
+                 "POST /tasks/{task_gid}/removeDependencies", "GET /tasks/{task_gid}/followers",
+                 "POST /tasks/{task_gid}/addFollowers")
+    assert _claimed("how do I add a dependency between two tasks?", asana) is None
+    assert _claimed("how do I delete a dependency?", asana) is None
+    assert _claimed("how do I remove a follower from a task?", asana) == "follower"
+    # Read by the check only: the ranker's reading of the path is unchanged.
+    assert write_target("post", "/tasks/{task_gid}/addDependencies") == ("add_dependency", frozenset({"post"}))
+
+
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:
     templates = _ops("GET /templates/sms", "GET /templates/sms/{id}", "DELETE /templates/email/{id}")
     assert _claimed("How do I delete an SMS template?", templates) == "sms"
