@@ -182,7 +182,8 @@ def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
         if lowered in _NOT_A_NAME or lowered in stop_words():
             continue
         parts = [p for p in re.split(r"[-_]", lowered) if p]
-        if any(p in profile.apis or any(f in profile.structural_terms for f in word_forms(p)) for p in parts):
+        known = (*profile.apis, *profile.api_aliases)
+        if any(p in known or any(f in profile.structural_terms for f in word_forms(p)) for p in parts):
             continue
         names.append(lowered)
     return names

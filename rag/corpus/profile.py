@@ -19,6 +19,7 @@ from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, singular, tokenize, word_forms
 from rag.data import data_table
 from rag.index.snapshot import Snapshot
+from rag.ingest.spec import api_alias_from_source
 
 # "per minute", "/s": how the docs would state a rate (e.g. a rate limit) if they stated one.
 
@@ -35,6 +36,8 @@ class CorpusProfile:
     # What changed between versions of an API (the change chunks a 'can I still …' question is answered from).
     changes: list[Chunk] = field(default_factory=list)
     api_titles: dict[str, str] = field(default_factory=dict)
+    # Another name a question may call an API by (`asana` for `asana_com`, from `asana.com.json`), to the API.
+    api_aliases: dict[str, str] = field(default_factory=dict)
     # Each API's main resource: the top-level path segment with the most operations
     # (hris → employees, ats → applications, stackone → accounts).
     main_resources: frozenset[tuple[str, str]] = frozenset()
@@ -95,6 +98,9 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
     profile = CorpusProfile(snapshot.generation, apis)
     for record in snapshot.documents:
         profile.api_titles[record.api] = record.title
+        alias = api_alias_from_source(record.source) if record.doc_type == "openapi" else ""
+        if alias and alias not in apis and profile.api_aliases.setdefault(alias, record.api) != record.api:
+            profile.api_aliases[alias] = ""  # two APIs' files name the same domain: the name is neither's
     for chunk in snapshot.chunks.values():
         if chunk.strategy == "naive":
             continue

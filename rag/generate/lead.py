@@ -243,7 +243,7 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock], gate: str 
     named: dict[str, ContextBlock] = {}
     for block in blocks:
         api = block.chunk.api
-        if api and api not in named and is_operation(block) and (every or names_api(query.focus, api)):
+        if api and api not in named and is_operation(block) and (every or names_api(query.focus, block.chunk)):
             named[api] = block
     if len(named) < 2:
         return Lead()
@@ -279,7 +279,7 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
     if not asks:
         return Lead()
-    named = {b.chunk.api for b in blocks if names_api(query.focus, b.chunk.api)}
+    named = {b.chunk.api for b in blocks if names_api(query.focus, b.chunk)}
     exact, _, by_path, _ = field_classes(query.focus, [b for b in blocks if len(named) != 1 or b.chunk.api in named],
                                          described=False)
     # Spelt out, a field named like the resource counts too ("the most `messages` one bulk delete takes"), in an

@@ -11,6 +11,7 @@ from rag.chunk import Chunk, FieldFacts, SecurityFacts
 from rag.corpus.vocabulary import operation_words as spoken_operation
 from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
+from rag.ingest.spec import api_alias_from_source
 from rag.question_analysis import asked_cues
 
 MAX_VALUES = 8
@@ -42,9 +43,11 @@ def api_name(api: str) -> str:
     return api.upper() if len(api) <= 4 else api
 
 
-def names_api(question: str, api: str) -> bool:
-    """Whether the question names the API by its indexed name ("… in the HRIS API", "… from ebay")."""
-    return bool(api) and re.search(rf"\b{re.escape(api)}\b", question, re.I) is not None
+def names_api(question: str, chunk: Chunk) -> bool:
+    """Whether the question names the chunk's API by its indexed name ("… in the HRIS API", "… from ebay") or by the
+    domain its file is named after ("… in asana" of `asana_com`, from `asana.com.json`)."""
+    names = [name for name in (chunk.api, api_alias_from_source(chunk.source)) if name]
+    return any(re.search(rf"\b{re.escape(name)}\b", question, re.I) for name in names)
 
 
 def lower_first(text: str) -> str:

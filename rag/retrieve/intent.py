@@ -67,7 +67,9 @@ class OfflineIntentDetector:
         words = set(re.findall(r"[a-z0-9]+", own.lower())) | {
             re.sub(r"[.-]", "", name) for name in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)+", own.lower())}
         own_terms = {normalize_term(t) for t in tokenize(own)}
-        explicit = [api for api in profile.apis if api in words or normalize_term(api) in own_terms]
+        called = {api for alias, api in profile.api_aliases.items() if alias in words}
+        explicit = [api for api in profile.apis if {api, api.replace("_", "")} & words
+                    or normalize_term(api) in own_terms or api in called]
         multi = is_multi_api_question(question) or len(explicit) >= 2
         scores: dict[str, float] = {}
         for term in terms:

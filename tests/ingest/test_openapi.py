@@ -27,7 +27,13 @@ from rag.ingest.parts import split_field_lines
 from rag.ingest.refs import RefResolver
 from rag.ingest.schema_chunks import SCHEMA_PART_TOKENS
 from rag.ingest.schema_prose import SchemaProse, show_value
-from rag.ingest.spec import api_name_from_source, describe_scheme, iter_operations, parameter_schema
+from rag.ingest.spec import (
+    api_alias_from_source,
+    api_name_from_source,
+    describe_scheme,
+    iter_operations,
+    parameter_schema,
+)
 from rag.tokens import estimate_tokens
 from tests.conftest import FIXTURES
 
@@ -303,6 +309,16 @@ def people() -> tuple[dict[str, Any], OpenAPIChunks]:
 )
 def test_api_name_from_source(source: str, api: str) -> None:
     assert api_name_from_source(source) == api
+
+
+@pytest.mark.parametrize(
+    ("source", "alias"),
+    [("asana.com.json", "asana"), ("specs/api.getpostman.com.yaml", "getpostman"),
+     ("ote-godaddy.com.json", "ote-godaddy"), ("dev.to.json", ""), ("hris.json", ""), ("My Spec.v2.yaml", ""),
+     ("twilio_api_v2010.json", "")],
+)
+def test_an_api_named_after_its_domain_is_also_called_by_the_domain_s_name(source: str, alias: str) -> None:
+    assert api_alias_from_source(source) == alias
 
 
 @pytest.mark.parametrize(

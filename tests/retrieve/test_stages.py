@@ -84,6 +84,16 @@ def test_an_api_name_written_with_dots_or_hyphens_names_the_api() -> None:
     assert OfflineIntentDetector().detect("how do I list videos?", profile).apis == ()
 
 
+def test_an_api_is_named_by_the_domain_its_file_is_named_after() -> None:
+    """`asana.com.json` is indexed as `asana_com`: "what's the max page size for asana list endpoints?" searched every
+    API and a dev.to parameter led; `dev.to.json` is `dev_to`, which "dev.to" names."""
+    profile = CorpusProfile(1, ["asana_com", "dev_to"], api_aliases={"asana": "asana_com"})
+    detector = OfflineIntentDetector()
+    assert detector.detect("what's the max page size for asana list endpoints?", profile).apis == ("asana_com",)
+    assert detector.detect("how do I publish an article on dev.to?", profile).apis == ("dev_to",)
+    assert detector.detect("how do I list tasks?", profile).apis == ()
+
+
 def test_write_check_reports_missing_operations(fixture_index: Index) -> None:
     profile = profile_for(fixture_index.snapshot())
     resources = {resource_of(op.path) for op in profile.operations}
