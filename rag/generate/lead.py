@@ -367,8 +367,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
     anchor = _anchor(query, blocks)
     if anchor is None or not _about(query, anchor, blocks):
         return Lead()
-    clearly_named = [f for _, f in named_fields(query.focus, [anchor], described=False)
-                     if not f.deprecated or spells_field(f.name, query.focus)]
+    clearly_named = _clearly_named(query, anchor)
     asked_of = anchor
     anchor, sentence, stated, described = _asked_fact(query, anchor, blocks, clearly_named)
     chunk = anchor.chunk
@@ -387,12 +386,20 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
         if gist := first_sentence(chunk.description, chunk.summary):
             sentence += f": {gist}"
     sentence = cited(sentence, anchor)
+    if anchor is not asked_of:  # the fact came from another operation (its collection's list): that one's fields
+        clearly_named = _clearly_named(query, anchor)
     detail, said = operation_detail(anchor, stated, clearly_named)
     # How the list of its collection pages is a fact of the operation asked about ("is that paginated?" after
     # creating an invite): the conversation stays with it ("can I limit how many people use it?" is of the invite).
     about = asked_of if anchor is own_listing(asked_of, blocks) else anchor
     return Lead(sentence, detail, (anchor.number,), stated=said, described=frozenset(described),
                 operation=about.number)
+
+
+def _clearly_named(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
+    """The fields of the anchor the question names, a deprecated one only when spelt out."""
+    return [f for _, f in named_fields(query.focus, [anchor], described=False)
+            if not f.deprecated or spells_field(f.name, query.focus)]
 
 
 def _asked_fact(

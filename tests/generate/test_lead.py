@@ -763,6 +763,27 @@ def test_how_its_collection_s_list_pages_keeps_the_conversation_on_the_operation
     assert found.scope == (2,) and found.subject(blocks) == "chat.paths./channels/{channel_id}/invites.post"
 
 
+def test_the_second_line_lists_the_fields_of_the_operation_whose_paging_answers() -> None:
+    """Asana: "how do I paginate through tasks in a project?" ranked `POST /tasks/{task_gid}/addProject` first and
+    the lead answered from `GET /projects/{project_gid}/tasks`, whose second line began with the first operation's
+    body field "`data.project` (string, required)", cited [2]."""
+    add_project = make_chunk("asana.paths./tasks/{task_gid}/addProject.post", "POST /tasks/{task_gid}/addProject",
+                             kind="operation", method="post", path="/tasks/{task_gid}/addProject",
+                             summary="Add a project to a task",
+                             request_body=RequestBodyFacts(("application/json",), True, "object", fields=(
+                                 FieldFacts("data.project", "string", required=True),)))
+    tasks = make_chunk("asana.paths./projects/{project_gid}/tasks.get", "GET /projects/{project_gid}/tasks",
+                       kind="operation", method="get", path="/projects/{project_gid}/tasks",
+                       summary="Get tasks from a project",
+                       parameters=(FieldFacts("project_gid", "string", "path", required=True),
+                                   FieldFacts("limit", "integer", "query"), FieldFacts("offset", "string", "query")),
+                       pagination=PaginationFacts("offset", size="limit", offset="offset"))
+    context = build_context(retrieved(add_project, tasks), 4000)
+    found = lead_for("how do I paginate through tasks in a project?", context)
+    assert found.sentence.startswith("GET /projects/{project_gid}/tasks pages by offset"), found.sentence
+    assert "data.project" not in found.detail and found.detail.endswith("[2]"), found.detail
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
