@@ -297,7 +297,13 @@ def operation_detail(
     what both lines state."""
     chunk = anchor.chunk
     parts: list[str] = []
-    named = [f for f in asked if f.name not in stated][:2]
+    # Each name once, as the request sends it rather than as the response returns it (Asana's `data.followers`).
+    sent, chosen = set(chunk.input_fields()), dict[str, FieldFacts]()
+    for field in asked:
+        if field.name in stated or (field.name in chosen and (field not in sent or chosen[field.name] in sent)):
+            continue
+        chosen[field.name] = field
+    named = list(chosen.values())[:2]
     if named:
         parts.append("; ".join(field_facts_text(f) for f in named))
         stated = stated | {f.name for f in named}

@@ -135,6 +135,14 @@ def test_the_second_line_says_what_a_request_needs_and_what_both_lines_name() ->
     optional = replace(ROLE, request_body=replace(ROLE.request_body, schema="object", fields=(
         FieldFacts("max_age", "integer"), FieldFacts("id", "string", read_only=True))))
     assert operation_detail(_anchor(optional), set(), ())[0] == "Takes a request body (fields `max_age`). [1]"
+    # A name the request sends and the response returns is stated once (Asana's `data.followers`).
+    sent, returned = FieldFacts("data.followers", "array of string", required=True), FieldFacts(
+        "data.followers", "array of UserCompact")
+    followers = make_chunk("asana.paths./tasks/{task_gid}/removeFollowers.post", "POST …/removeFollowers",
+                           kind="operation", method="post", path="/tasks/{task_gid}/removeFollowers",
+                           request_body=RequestBodyFacts(("application/json",), True, "object", fields=(sent,)))
+    assert operation_detail(_anchor(followers), set(), (returned, sent))[0] == (
+        "`data.followers` (array of string, required). Takes a request body. [1]")
     detail, named = operation_detail(_anchor(MEMBERS), {"limit"}, ())
     assert detail == ("Requires `guild_id` (path). Query parameters `after`. Returns 200 with `GuildMemberList` "
                       "(fields `id`). [1]")  # `limit` is stated already
