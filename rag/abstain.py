@@ -32,6 +32,7 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import GENERIC_TERMS, stop_words, tokenize, word_forms
 from rag.names import without_names_and_values
 from rag.query import Query
+from rag.question_analysis import asked_cues
 from rag.results import Confidence
 
 # What a question asks of a whole API it names, which no operation does and documentation states ("what's the rate
@@ -245,11 +246,14 @@ def decide(
     """
     thresholds = thresholds or GateThresholds()
     query = Query.of(question)
-    named = set(re.findall(r"[a-z0-9]+", query.focus.lower())) & set(profile.apis)
-    of_the_api = bool(named and query.analysis.asks & OF_THE_API)
+    named = set(re.findall(r"[a-z0-9]+", query.focus.lower())) & {*profile.apis, *profile.api_aliases}
     # A follow-up's earlier turn was in scope when it was asked; judge the words of this one.
     question = query.focus
     evidence = gather_evidence(question, profile, known_words)
+    # "How do I authenticate?", naming nothing but how to authenticate, asks it of the indexed APIs.
+    cue_words = {word for cue in asked_cues(question, "auth") for word in cue.split()}
+    only_auth = bool(cue_words) and set(evidence.terms) <= cue_words and not evidence.unindexed_apis
+    of_the_api = bool(named and query.analysis.asks & OF_THE_API) or only_auth
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))
@@ -259,7 +263,8 @@ def decide(
     reasons.append(f"out-of-scope similarity {out_of_scope_similarity:.2f}")
     if unknown:
         reasons.append("words the docs never use: " + ", ".join(unknown))
-    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical, summary_similarity, of_the_api)
+    signals = Signals(top_similarity, out_of_scope_similarity, not elliptical, summary_similarity, of_the_api,
+                      only_auth)
     reason = abstain_reason(evidence, thresholds, signals)
     tier: Confidence = "answer"
     if reason:
@@ -287,6 +292,9 @@ class Signals:
     weak_is_evidence: bool = True
     summary: float | None = None
     of_the_api: bool = False  # it asks what no operation does of an API it names: its rate limit, how to authenticate
+    # It asks only how to authenticate ("how do I authenticate?"): of the indexed APIs, however close a request
+    # about a dashboard's login is.
+    only_auth: bool = False
 
     def closest(self) -> float:
         """The best similarity to anything indexed: a chunk or an operation's summary."""
@@ -316,9 +324,8 @@ def abstain_reason(evidence: Evidence, thresholds: GateThresholds, signals: Sign
         return "names not in the docs: " + ", ".join(evidence.unknown_identifiers)
     if not names_known and signals.no_operation_matches(thresholds):
         return "no operation does this (far from every operation's summary)"
-    if signals.out_of_scope >= thresholds.out_of_scope_floor and signals.out_of_scope > signals.closest() + (
-        thresholds.out_of_scope_margin
-    ):
+    if not signals.only_auth and signals.out_of_scope >= thresholds.out_of_scope_floor and (
+            signals.out_of_scope > signals.closest() + thresholds.out_of_scope_margin):
         return f"closer to an out-of-scope request ({signals.out_of_scope:.2f})"
     return ""
 

@@ -229,3 +229,16 @@ def test_a_question_asked_of_the_whole_api_is_not_abstained_for_being_far_from_e
         assert decision.tier != "abstain", decision.reasons
     # Nothing similar enough still abstains.
     assert decide("what's the rate limit of stackone?", 0.10, profile(), summary_similarity=0.17).tier == "abstain"
+
+
+def test_a_question_asking_only_how_to_authenticate_is_asked_of_the_indexed_apis() -> None:
+    """Seven of ten public specs uploaded alone declare a security scheme, yet "how do I authenticate?" abstained:
+    far from every operation's summary, and closer to the out-of-scope request about a dashboard's login. Naming
+    nothing but how to authenticate, it asks it of the indexed APIs; a request of its own still abstains."""
+    asked = {"out_of_scope_similarity": 0.46, "summary_similarity": 0.20}
+    for question in ("how do I authenticate?", "how do I get an access token?", "what auth does it use?"):
+        decision = decide(question, 0.30, profile(), **asked)
+        assert decision.tier != "abstain", (question, decision.reasons)
+    for question in ("how do I authenticate with facebook?", "How do I reset my password?",
+                     "How do I turn on two-factor authentication?"):
+        assert decide(question, 0.30, profile(), **asked).tier == "abstain", question
