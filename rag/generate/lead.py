@@ -49,7 +49,7 @@ from rag.generate.operation_facts import (
     valued_fields,
     with_asked_fact,
 )
-from rag.generate.rate_limits import rate_limit_lead
+from rag.generate.rate_limits import rate_limit_lead, unstated_rate_limit
 from rag.generate.said import (
     api_name,
     cited,
@@ -260,9 +260,12 @@ def _where(block: ContextBlock) -> str:
 
 def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"What's the rate limit?": what the documentation says, else what an operation's description says, else the
-    429 and the rate headers of an operation (`rag.generate.rate_limits`), never a field's limit."""
-    sentence, detail, scope = rate_limit_lead(query, blocks) if "rate_limit" in query.analysis.asks else ("", "", ())
-    return Lead(sentence, detail, scope) if sentence else Lead()
+    429 and the rate headers of an operation (`rag.generate.rate_limits`), never a field's limit; else that none of
+    it states one (not an operation whose path says `rate`)."""
+    if "rate_limit" not in query.analysis.asks:
+        return Lead()
+    sentence, detail, scope = rate_limit_lead(query, blocks)
+    return Lead(sentence, detail, scope) if sentence else Lead(unstated_rate_limit(blocks), related=False)
 
 
 def _described_paging(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rag.generate.context import ContextBlock
 from rag.generate.doc_lead import SENTENCE_END, docs_lead
 from rag.generate.operation_facts import response_text
-from rag.generate.said import cited, is_operation, operation_heading, operation_label
+from rag.generate.said import api_name, cited, is_operation, operation_heading, operation_label
 from rag.query import Query
 
 TOO_MANY_REQUESTS = "429"
@@ -46,6 +46,14 @@ def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, 
                 f"`{name}`" + (f" ({text.rstrip('.')})" if text else "") for name, text in headers[:MAX_HEADERS]))
         return cited(f"{operation_label(block.chunk)} " + ", and ".join(said), block), "", ()
     return "", "", ()
+
+
+def unstated_rate_limit(blocks: Sequence[ContextBlock]) -> str:
+    """What a reader asking for the rate limit is told when nothing retrieved states one: that nothing does, of
+    which APIs' documentation, and what was looked for."""
+    apis = ", ".join(dict.fromkeys(api_name(block.chunk.api) for block in blocks if block.chunk.api))
+    return (f"Nothing retrieved from the {apis} documentation states a rate limit: no page or operation description "
+            f"mentions one, and no operation answers {TOO_MANY_REQUESTS} (Too Many Requests).")
 
 
 def described_rate_limit(blocks: Sequence[ContextBlock]) -> tuple[ContextBlock, str] | None:

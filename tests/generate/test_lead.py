@@ -784,6 +784,17 @@ def test_the_second_line_lists_the_fields_of_the_operation_whose_paging_answers(
     assert "data.project" not in found.detail and found.detail.endswith("[2]"), found.detail
 
 
+def test_a_rate_limit_nothing_retrieved_states_is_said_to_be_unstated_not_answered_by_a_rate_operation() -> None:
+    """"what's the rate limit?" on VocaDB's spec alone led "Use POST /api/songs/{id}/ratings" (confidence 0.67), on a
+    metals price API "Use GET /api/v1/Currencies/rate": a path that says `rate` states no rate limit."""
+    ratings = make_chunk("vocadb.paths./api/songs/{id}/ratings.post", "POST /api/songs/{id}/ratings", kind="operation",
+                         method="post", path="/api/songs/{id}/ratings", summary="Rate a song")
+    found = lead_for("what's the rate limit?", build_context(retrieved(ratings), 4000))
+    assert found.sentence == ("Nothing retrieved from the vocadb documentation states a rate limit: no page or "
+                              "operation description mentions one, and no operation answers 429 (Too Many Requests).")
+    assert found.rule == "rate_limits" and not found.related
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
