@@ -11,13 +11,11 @@ two lines answer it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from rag.chunk import Chunk, FieldFacts, RequestExample
+from rag.chunk import FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import schema_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
 from rag.generate.context import ContextBlock
@@ -64,6 +62,7 @@ from rag.generate.said import (
     schemes_text,
     value_facts,
 )
+from rag.generate.schema_lead import schema_lead, schema_title
 from rag.generate.shared_headers import of_the_kind, shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
@@ -255,7 +254,7 @@ def _operations_per_api(query: Query, blocks: Sequence[ContextBlock], gate: str 
 def _where(block: ContextBlock) -> str:
     """"POST /connect_sessions" for an operation, "the ConnectSessionCreate schema" for a schema."""
     chunk = block.chunk
-    return operation_label(chunk) if chunk.kind == "operation" else f"the {_schema_name(chunk)} schema"
+    return operation_label(chunk) if chunk.kind == "operation" else f"the {schema_title(chunk)} schema"
 
 
 def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -309,35 +308,9 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
 
 def _schema_asked(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """A question about a schema (named, or retrieved first): its required fields, or its fields, and the
-    operations that use it."""
-    question = query.focus
-    schemas = [b for b in blocks if b.chunk.kind == "schema" and b.chunk.schema_fields]
-    named = [b for b in schemas if re.search(rf"\b{re.escape(_schema_name(b.chunk))}\b", question)]
-    first = schemas[0] if schemas and blocks[0] is schemas[0] else None
-    if first is not None and not name_parts(_schema_name(first.chunk)) & question_words(question):
-        first = None  # retrieved first, but nothing in the question is about it
-    chosen = named[0] if named else first
-    if chosen is None:
-        return Lead()
-    name, fields = _schema_name(chosen.chunk), chosen.chunk.schema_fields
-    asks = query.analysis.asks
-    if "required" in asks:
-        required = [f"`{f.name}`" for f in fields if f.required]
-        sentence = (f"In the {name} schema, the required fields are {', '.join(required)}" if required
-                    else f"The {name} schema marks no field as required")
-    else:
-        asked = [f for _, f in named_fields(question, [chosen]) if asks & {"default", "limit", "allowed_values"}]
-        if asked:
-            sentence = f"In the {name} schema, {field_facts_text(asked[0], asks, about=True)}"
-        else:
-            listed = ", ".join(f"`{f.name}`" for f in fields[:MAX_FIELDS]) + (", …" if len(fields) > MAX_FIELDS else "")
-            sentence = f"The {name} schema has the fields {listed}"
-    used = f"Used by {', '.join(chosen.chunk.used_by[:4])}" if chosen.chunk.used_by else ""
-    return Lead(cited(sentence, chosen), cited(used, chosen) if used else "", ())
-
-
-def _schema_name(chunk: Chunk) -> str:
-    return (schema_name(chunk.covers[0]) if chunk.covers else "") or chunk.title
+    operations that use it (`rag.generate.schema_lead`)."""
+    sentence, detail = schema_lead(query, blocks)
+    return Lead(sentence, detail, ()) if sentence else Lead()
 
 
 # How far down a ranking that no reranker ordered the lead looks for an operation doing what the question's verb asks.
