@@ -259,7 +259,7 @@ class ExtractiveGenerator:
         if not blocks:
             answer = "\n".join([*_fact_lines(facts), NO_CONTEXT_ANSWER])
             return Generation(answer=answer, generator=self.name)
-        found = lead_for(request.asked, blocks, request.facts, request.gate)
+        found = lead_for(request.query, blocks, request.facts, request.gate)
         chosen = lines_to_quote(request, blocks, found)
         # The generator's name is shown beside the answer; the facts the lead states are not said twice.
         lines = answer_opening(request.gate, found, request.stated_facts(besides=found.facts))

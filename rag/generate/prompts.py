@@ -111,7 +111,7 @@ REQUEST_FACT = "A request that calls it (built from the spec; secrets are enviro
 def about_the_lead(generation: Generation, request: GenerationRequest, blocks: Sequence[ContextBlock]) -> Generation:
     """The generation with what the extractive lead says the answer is about: the operation's request example, the
     subject and the rule that fired (`Lead.applied`)."""
-    lead = lead_for(request.asked, blocks, request.facts, request.gate)
+    lead = lead_for(request.query, blocks, request.facts, request.gate)
     return lead.applied(generation, blocks, request.with_earlier_question)
 
 
@@ -127,7 +127,7 @@ def closing_parts(
     if facts:
         parts.append(f"{facts_heading}\n" + "\n".join(f"- {fact}" for fact in facts))
     else:
-        lead = lead_for(request.asked, blocks, request.facts, request.gate)
+        lead = lead_for(request.query, blocks, request.facts, request.gate)
         key = [line for line in (lead.sentence, lead.detail) if line]
         example = lead.request_example(blocks, request.with_earlier_question) if with_request and key else None
         if example is not None:

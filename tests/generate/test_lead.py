@@ -795,6 +795,18 @@ def test_a_rate_limit_nothing_retrieved_states_is_said_to_be_unstated_not_answer
     assert found.rule == "rate_limits" and not found.related
 
 
+def test_the_generator_reads_the_lead_of_the_whole_query_its_subject_included() -> None:
+    """"is that paginated?" of a list that takes no paging parameters, the conversation's subject, said "Use GET
+    /ppa/predicted": the generator gave the lead the question's words alone, so the subject was never known there."""
+    predicted = make_chunk("football.paths./ppa/predicted.get", "GET /ppa/predicted", kind="operation", method="get",
+                           path="/ppa/predicted", summary="Predicted Points",
+                           parameters=(FieldFacts("down", "integer", "query", required=True),))
+    query = Query("is that paginated?", previous="how do I delete one?", subject="football.paths./ppa/predicted.get",
+                  subject_words="GET /ppa/predicted Predicted Points", keeps_subject=True)
+    answer = ExtractiveGenerator().generate(GenerationRequest(query=query, chunks=retrieved(predicted))).answer
+    assert answer.splitlines()[0] == "GET /ppa/predicted takes no paging parameters. [1]", answer
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
