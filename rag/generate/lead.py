@@ -372,6 +372,11 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
                 operation=about.number)
 
 
+def _named_by_a_word(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
+    """The fields of the anchor whose name shares a word with the question (`statuses` ← "status")."""
+    return [f for _, f in field_classes(query.focus, [anchor], described=False)[1]]
+
+
 def _clearly_named(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     """The fields of the anchor the question names, a deprecated one only when spelt out."""
     return [f for _, f in named_fields(query.focus, [anchor], described=False)
@@ -414,11 +419,13 @@ def _asked_fact(
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
-    elif asked := valued_fields(query, chunk, clearly_named) + (
-            [f for f in clearly_named if f.location != "path"] if query.analysis.yes_no else []):
+    elif asked := (by_value := valued_fields(query, chunk, clearly_named)) + (
+            [f for f in [*clearly_named, *_named_by_a_word(query, anchor)] if f.location != "path"]
+            if query.analysis.yes_no else []):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
-        # Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not `matches.metadata`).
+        # Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not `matches.metadata`;
+        # "filtering by status?": the `statuses` parameter, not the `status` returned).
         inputs = set(chunk.input_fields())
         field = min(asked, key=lambda f: f not in inputs or f.read_only)
         kind = f"{field.location} parameter" if field.location else "field"
@@ -426,7 +433,7 @@ def _asked_fact(
         said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
         sent = field in inputs and not field.read_only
         # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
-        valued = field not in clearly_named
+        valued = field in by_value and field not in clearly_named
         sentence = f"{'' if valued else 'Yes: '}{label} takes the {said}" if sent else (
             f"{label} returns the {said}; its request does not send it")
         stated = {field.name}

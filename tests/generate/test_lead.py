@@ -807,6 +807,21 @@ def test_the_generator_reads_the_lead_of_the_whole_query_its_subject_included() 
     assert answer.splitlines()[0] == "GET /ppa/predicted takes no paging parameters. [1]", answer
 
 
+def test_yes_or_no_a_parameter_named_by_a_word_is_sent_before_a_field_spelt_out_is_returned() -> None:
+    """GoDaddy: "does the domain list endpoint support filtering by status?" answered "GET /v1/domains returns the
+    `status` field"; the request sends `statuses`."""
+    domains = make_chunk("godaddy.paths./v1/domains.get", "GET /v1/domains", kind="operation", method="get",
+                         path="/v1/domains", summary="Retrieve a list of Domains",
+                         parameters=(FieldFacts("statuses", "array of string", "query",
+                                                description="Only include results with `status` value in the set"),),
+                         responses=(ResponseFacts("200", "array of DomainSummary", success=True, fields=(
+                             FieldFacts("status", "string", description="Processing status of the domain"),)),))
+    found = lead_for("does the domain list endpoint support filtering by status?",
+                     build_context(retrieved(domains), 4000))
+    assert found.sentence == ("Yes: GET /v1/domains takes the `statuses` query parameter (Only include results with "
+                              "`status` value in the set). [1]"), found.sentence
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
