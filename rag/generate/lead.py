@@ -409,6 +409,13 @@ def _asked_fact(
                                                       query.focus)):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated = {h.name for h in headers[:4]}
+    elif "required" in asks and (sent := [f for f in clearly_named if f.location != "path"
+                                          and f in chunk.input_fields() and spells_field(f.name, query.focus)]):
+        # "is the period required when renewing a domain?": that field, not every input the operation requires.
+        field, answer = sent[0], ("Yes: in" if sent[0].required else "No: in") if query.analysis.yes_no else "In"
+        facts = "".join(f", {fact}" for fact in value_facts(field, asks))
+        sentence = f"{answer} {label}, `{field.name}` is {'required' if field.required else 'optional'}{facts}"
+        stated = described = {field.name}
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}

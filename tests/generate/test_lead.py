@@ -822,6 +822,24 @@ def test_yes_or_no_a_parameter_named_by_a_word_is_sent_before_a_field_spelt_out_
                               "`status` value in the set). [1]"), found.sentence
 
 
+def test_asked_whether_a_field_it_spells_is_required_the_answer_is_of_that_field() -> None:
+    """GoDaddy: "is the period required when renewing a domain?" answered "POST /v1/domains/{domain}/renew requires
+    `domain`"; "which field is required?" still lists what the operation requires (it spells no field)."""
+    renew = make_chunk("godaddy.paths./v1/domains/{domain}/renew.post", "POST /v1/domains/{domain}/renew",
+                       kind="operation", method="post", path="/v1/domains/{domain}/renew", summary="Renew a Domain",
+                       parameters=(FieldFacts("domain", "string", "path", required=True),),
+                       request_body=RequestBodyFacts(("application/json",), True, "DomainRenew", fields=(
+                           FieldFacts("period", "integer", minimum=1, maximum=10),
+                           FieldFacts("consent", "object", required=True))))
+    context = build_context(retrieved(renew), 4000)
+    assert lead_for("is the period required when renewing a domain?", context).sentence == (
+        "No: in POST /v1/domains/{domain}/renew, `period` is optional, minimum 1, maximum 10. [1]")
+    assert lead_for("is consent required to renew a domain?", context).sentence == (
+        "Yes: in POST /v1/domains/{domain}/renew, `consent` is required. [1]")
+    assert lead_for("which field is required to renew a domain?", context).sentence.startswith(
+        "POST /v1/domains/{domain}/renew requires `domain`")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
