@@ -419,8 +419,9 @@ def _asked_fact(
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
-    elif "errors" in asks and (failures := errors_text(chunk)):
-        sentence = f"{label} can fail with {failures}"  # the success response is still said below
+    elif "errors" in asks:  # the success response is still said below
+        failures = errors_text(chunk)
+        sentence = f"{label} can fail with {failures}" if failures else f"{label} documents no error response"
     elif "response" in asks and "endpoint" not in asks and (returned := returns_text(chunk)):
         sentence, stated = f"{label} returns {returned}", {"returns"}
     elif "deprecated" in asks and (old := [f for f in chunk.every_field() if f.deprecated and "." not in f.name]):

@@ -423,6 +423,11 @@ def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success(
                                          ResponseFacts("default", "object", "Error")))
     assert lead("what errors can purchasing a label give me?", domains) == (
         "POST /v1/labels can fail with any error status (`object`: Error). [1]")
+    # A spec documenting only the success says so (ClickSend's "what errors can sending an sms return?" led
+    # "POST /sms/send returns 200."), the success still said below.
+    quiet = replace(labels, responses=(ResponseFacts("200", "object", success=True),))
+    assert lead("what errors can purchasing a label give me?", quiet) == (
+        "POST /v1/labels documents no error response. [1]")
 
 
 def test_a_word_naming_a_path_parameter_spells_no_field_of_the_body() -> None:
