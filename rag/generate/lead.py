@@ -202,7 +202,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     if source is None:
         return Lead()
     schemes, name = source.chunk.security, _api_title(source)
-    text = f"The {name}{'' if name.lower().endswith('api') else ' API'} uses {schemes_text(schemes)}"
+    text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)
     return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False,
                 quoted=False)

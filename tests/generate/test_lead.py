@@ -329,6 +329,10 @@ def test_an_api_wide_authentication_lead_holds_for_any_spec_and_names_no_raw_sch
     assert "oauth_2_0" not in found.sentence and "/playlists" not in found.sentence
     # Without the overview among the blocks the API's scheme still comes from an operation's typed facts.
     assert lead("How do I authenticate with the Music Web API?", playlists).startswith("The music API uses OAuth2")
+    # A title naming the API with its version ("Forem API V1", dev.to's) is not called "… V1 API".
+    versioned = replace(overview, title="Forem API V1 overview")
+    assert lead_for("How do I authenticate?", build_context(retrieved(versioned), 4000)).sentence.startswith(
+        "The Forem API V1 uses OAuth2")
 
 
 def test_a_header_question_naming_no_operation_is_answered_by_the_conventions() -> None:
