@@ -98,7 +98,7 @@ def build_profile(snapshot: Snapshot) -> CorpusProfile:
     profile = CorpusProfile(snapshot.generation, apis)
     for record in snapshot.documents:
         profile.api_titles[record.api] = record.title
-        alias = api_alias_from_source(record.source) if record.doc_type == "openapi" else ""
+        alias = api_alias_from_source(record.source)
         if alias and alias not in apis and profile.api_aliases.setdefault(alias, record.api) != record.api:
             profile.api_aliases[alias] = ""  # two APIs' files name the same domain: the name is neither's
     for chunk in snapshot.chunks.values():

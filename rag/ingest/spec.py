@@ -27,11 +27,10 @@ _DOMAIN = re.compile(r"(?:[a-z0-9-]+\.)*([a-z0-9-]{4,})\.[a-z]{2,}")
 
 def api_alias_from_source(source: str) -> str:
     """How people name an API whose file is named after its domain: `asana.com.json` (indexed as `asana_com`) →
-    `asana`, `api.getpostman.com.yaml` → `getpostman`; "" for any other file name or a name under four letters
-    (`dev.to.json`)."""
-    stem = source.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    for suffix in (".json", ".yaml", ".yml"):
-        stem = stem.removesuffix(suffix)
+    `asana`, `api.getpostman.com.yaml` → `getpostman`; "" for any other file name (a page of documentation, a spec
+    not named after a domain) or a name under four letters (`dev.to.json`)."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    stem = next((name.removesuffix(suffix) for suffix in (".json", ".yaml", ".yml") if name.endswith(suffix)), "")
     found = _DOMAIN.fullmatch(stem)
     return found.group(1) if found else ""
 

@@ -315,7 +315,7 @@ def test_api_name_from_source(source: str, api: str) -> None:
     ("source", "alias"),
     [("asana.com.json", "asana"), ("specs/api.getpostman.com.yaml", "getpostman"),
      ("ote-godaddy.com.json", "ote-godaddy"), ("dev.to.json", ""), ("hris.json", ""), ("My Spec.v2.yaml", ""),
-     ("twilio_api_v2010.json", "")],
+     ("twilio_api_v2010.json", ""), ("https://docs.example.com/guides/page.html", ""), ("readme.md", "")],
 )
 def test_an_api_named_after_its_domain_is_also_called_by_the_domain_s_name(source: str, alias: str) -> None:
     assert api_alias_from_source(source) == alias
