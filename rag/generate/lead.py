@@ -44,7 +44,9 @@ from rag.generate.operation_facts import (
     returns_text,
     returns_the_resource,
     spelt_fields,
+    taken_field,
     valued_fields,
+    whether_required,
     with_asked_fact,
 )
 from rag.generate.rate_limits import rate_limit_lead, unstated_rate_limit
@@ -60,7 +62,6 @@ from rag.generate.said import (
     operation_words,
     scheme_detail,
     schemes_text,
-    value_facts,
 )
 from rag.generate.schema_lead import schema_lead, schema_title
 from rag.generate.shared_headers import of_the_kind, shared_header_statement
@@ -264,7 +265,10 @@ def _rate_limits(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     if "rate_limit" not in query.analysis.asks:
         return Lead()
     sentence, detail, scope = rate_limit_lead(query, blocks)
-    return Lead(sentence, detail, scope) if sentence else Lead(unstated_rate_limit(blocks), related=False)
+    if sentence:
+        return Lead(sentence, detail, scope)
+    # Documentation that answers in other words ("5,000 requests per day" under "Limits") is quoted by a later rule.
+    return Lead() if docs_lead(query, blocks)[0] else Lead(unstated_rate_limit(blocks), related=False)
 
 
 def _described_paging(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
@@ -409,12 +413,8 @@ def _asked_fact(
                                                       query.focus)):
         sentence = f"{label} takes the headers " + "; ".join(field_facts_text(h) for h in headers[:4])
         stated = {h.name for h in headers[:4]}
-    elif "required" in asks and (sent := [f for f in clearly_named if f.location != "path"
-                                          and f in chunk.input_fields() and spells_field(f.name, query.focus)]):
-        # "is the period required when renewing a domain?": that field, not every input the operation requires.
-        field, answer = sent[0], ("Yes: in" if sent[0].required else "No: in") if query.analysis.yes_no else "In"
-        facts = "".join(f", {fact}" for fact in value_facts(field, asks))
-        sentence = f"{answer} {label}, `{field.name}` is {'required' if field.required else 'optional'}{facts}"
+    elif "required" in asks and (whether := whether_required(query, chunk, clearly_named, asks)):
+        sentence, field = whether
         stated = described = {field.name}
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
@@ -431,19 +431,12 @@ def _asked_fact(
             [f for f in [*clearly_named, *_named_by_a_word(query, anchor)] if f.location != "path"]
             if query.analysis.yes_no else []):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
-        # batch?"); a field the request does not send (read-only) is returned, no yes to "can I set a custom id?".
-        # Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not `matches.metadata`;
-        # "filtering by status?": the `statuses` parameter, not the `status` returned).
+        # batch?"). Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not
+        # `matches.metadata`; "filtering by status?": the `statuses` parameter, not the `status` returned).
         inputs = set(chunk.input_fields())
         field = min(asked, key=lambda f: f not in inputs or f.read_only)
-        kind = f"{field.location} parameter" if field.location else "field"
-        said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
-        said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
-        sent = field in inputs and not field.read_only
         # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
-        valued = field in by_value and field not in clearly_named
-        sentence = f"{'' if valued else 'Yes: '}{label} takes the {said}" if sent else (
-            f"{label} returns the {said}; its request does not send it")
+        sentence = taken_field(chunk, field, valued=field in by_value and field not in clearly_named)
         stated = {field.name}
     if not sentence and (spelt := spelt_fields(query, anchor)):
         sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])

@@ -90,6 +90,35 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     return [field for field in spelt if field in sent and not names_the_action(field)]
 
 
+def whether_required(query: Query, chunk: Chunk, named: Sequence[FieldFacts], asks: frozenset[str]
+                     ) -> tuple[str, FieldFacts] | None:
+    """Whether the input the question spells (of the fields it `named`) is required, with its limits ("is the period
+    required when renewing a domain?": "No: in POST /v1/domains/{domain}/renew, `period` is optional, minimum 1,
+    maximum 10"), not every input the operation requires; None when it spells no input."""
+    inputs = set(chunk.input_fields())
+    field = next((f for f in named if f.location != "path" and f in inputs and spells_field(f.name, query.focus)),
+                 None)
+    if field is None:
+        return None
+    answer = ("Yes: in" if field.required else "No: in") if query.analysis.yes_no else "In"
+    facts = "".join(f", {fact}" for fact in value_facts(field, asks))
+    state = "required" if field.required else "optional"
+    return f"{answer} {operation_label(chunk)}, `{field.name}` is {state}{facts}", field
+
+
+def taken_field(chunk: Chunk, field: FieldFacts, valued: bool) -> str:
+    """"Yes: POST /x takes the `a` field (its description)", without the yes when the question named the field by one
+    of its values (`valued`: "public or private?"); a field the request does not send (read-only) is returned ("can
+    I set a custom id?" gets no yes)."""
+    kind = f"{field.location} parameter" if field.location else "field"
+    said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
+    said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
+    label = operation_label(chunk)
+    if field in set(chunk.input_fields()) and not field.read_only:
+        return f"{'' if valued else 'Yes: '}{label} takes the {said}"
+    return f"{label} returns the {said}; its request does not send it"
+
+
 def returns_the_resource(field: FieldFacts, chunk: Chunk) -> bool:
     """Whether `field` is a response field named like the operation's resource ("and get their recent tweets?":
     `includes.tweets` of `GET /2/tweets/search/recent`): what the operation returns, no part of it a question spells."""
