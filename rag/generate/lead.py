@@ -64,7 +64,7 @@ from rag.generate.said import (
     schemes_text,
 )
 from rag.generate.schema_lead import schema_lead, schema_title
-from rag.generate.shared_headers import of_the_kind, shared_header_statement
+from rag.generate.shared_headers import credential_header_statement, of_the_kind, shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_action, asked_cues
@@ -200,8 +200,9 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
         return Lead()
     source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
-    if source is None:
-        return Lead()
+    if source is None:  # no scheme declared: the credential header the operations take, if any
+        sentence, number = credential_header_statement(blocks)
+        return Lead(sentence, scope=(number,), related=False, quoted=False) if sentence else Lead()
     schemes, name = source.chunk.security, _api_title(source)
     text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)

@@ -7,11 +7,11 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import FieldFacts
-from rag.corpus.vocabulary import stop_words
+from rag.corpus.vocabulary import readable_name, stop_words
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import name_parts, question_words
-from rag.generate.said import api_name, cited, is_operation, lower_first
+from rag.generate.said import api_name, cited, first_sentence, is_operation, lower_first
 from rag.query import Query
 from rag.question_analysis import asked_cues
 
@@ -46,6 +46,24 @@ def shared_header_statement(query: Query, blocks: Sequence[ContextBlock]) -> tup
         sentence = f"The {api_name(block.chunk.api)} API's operations share the {noun} {described}"
         return cited(sentence, block), block.number
     return "", 0
+
+
+def credential_header_statement(blocks: Sequence[ContextBlock]) -> tuple[str, int]:
+    """For operations that declare no security scheme, the header they take whose name reads as a credential
+    (`xi-api-key`, `Api-Key`, `X-Auth-Token`: words of a question about authenticating), the most shared first, said
+    of the API and cited to the operation that takes it; ("", 0) when no operation among the blocks takes one."""
+    taken = [(block, header) for block in blocks if is_operation(block) for header in block.chunk.parameters
+             if header.location == "header" and asked_cues(readable_name(header.name), "auth")]
+    if not taken:
+        return "", 0
+    block, header = max(taken, key=lambda pair: pair[1].shared_by)
+    said = [lower_first(gist)] if (gist := first_sentence(header.description)) else []
+    if header.shared_by:
+        said.append(f"{'required ' if header.required else ''}on {header.shared_by} of {header.operations} operations")
+    described = f" ({'; '.join(said)})" if said else ""
+    sentence = (f"The {api_name(block.chunk.api)} API's operations declare no security scheme; they take the "
+                f"`{header.name}` header{described}")
+    return cited(sentence, block), block.number
 
 
 BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)

@@ -294,6 +294,22 @@ HRIS_CONVENTIONS = make_chunk(
 )
 
 
+def test_without_a_security_scheme_authentication_is_the_credential_header_the_operations_take() -> None:
+    """ElevenLabs' spec declares no security scheme; its operations take `xi-api-key`. "how do I authenticate?" offered
+    the likeliest operations; Discourse's answered "Use POST /users.json (Creates a user)"."""
+    user = make_chunk("voices.paths./v1/user.get", "GET /v1/user", kind="operation", method="get", path="/v1/user",
+                      summary="Get User Info", parameters=(
+                          FieldFacts("xi-api-key", "string", "header", description="Your API key. Required by most.",
+                                     shared_by=18, operations=19),
+                          FieldFacts("X-Request-Id", "string", "header", shared_by=19, operations=19)))
+    found = lead_for("how do I authenticate?", build_context(retrieved(user), 4000))
+    assert found.sentence == ("The voices API's operations declare no security scheme; they take the `xi-api-key` "
+                              "header (your API key; on 18 of 19 operations). [1]"), found.sentence
+    # No header reads as a credential: no lead of this kind.
+    plain = replace(user, parameters=(FieldFacts("X-Request-Id", "string", "header"),))
+    assert "security scheme" not in lead_for("how do I authenticate?", build_context(retrieved(plain), 4000)).sentence
+
+
 def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the_first_operation() -> None:
     generation = ExtractiveGenerator().generate(
         GenerationRequest(query=Query("How do I authenticate with the StackOne API?"),
