@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
+from rag.corpus.vocabulary import readable_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
 from rag.generate.context import ContextBlock
@@ -200,8 +201,9 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
         return Lead()
     source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
-    if source is None:  # no scheme declared: the credential header the operations take, if any
-        sentence, number = credential_header_statement(blocks)
+    if source is None:  # no scheme declared: the credential header the operations take, unless the first logs in
+        logs_in = first is not None and asked_cues(f"{readable_name(first.path)} {first.summary}", "auth")
+        sentence, number = ("", 0) if logs_in else credential_header_statement(blocks)
         return Lead(sentence, scope=(number,), related=False, quoted=False) if sentence else Lead()
     schemes, name = source.chunk.security, _api_title(source)
     text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"

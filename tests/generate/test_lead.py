@@ -305,6 +305,11 @@ def test_without_a_security_scheme_authentication_is_the_credential_header_the_o
     found = lead_for("how do I authenticate?", build_context(retrieved(user), 4000))
     assert found.sentence == ("The voices API's operations declare no security scheme; they take the `xi-api-key` "
                               "header (your API key; on 18 of 19 operations). [1]"), found.sentence
+    # The first operation logs in ("Use POST /auth/login"): it answers, not the header its token goes in.
+    login = make_chunk("voices.paths./auth/login.post", "POST /auth/login", kind="operation", method="post",
+                       path="/auth/login", summary="Log In")
+    assert lead_for("how do I authenticate?", build_context(retrieved(login, user), 4000)).sentence.startswith(
+        "Use POST /auth/login (Log In)")
     # No header reads as a credential: no lead of this kind.
     plain = replace(user, parameters=(FieldFacts("X-Request-Id", "string", "header"),))
     assert "security scheme" not in lead_for("how do I authenticate?", build_context(retrieved(plain), 4000)).sentence
