@@ -32,7 +32,7 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import GENERIC_TERMS, stop_words, tokenize, word_forms
 from rag.names import without_names_and_values
 from rag.query import Query
-from rag.question_analysis import asked_cues
+from rag.question_analysis import asked_cue_words
 from rag.results import Confidence
 
 # What a question asks of a whole API it names, which no operation does and documentation states ("what's the rate
@@ -251,7 +251,7 @@ def decide(
     question = query.focus
     evidence = gather_evidence(question, profile, known_words)
     # "How do I authenticate?", naming nothing but how to authenticate, asks it of the indexed APIs.
-    cue_words = {word for cue in asked_cues(question, "auth") for word in cue.split()}
+    cue_words = asked_cue_words(question, "auth")
     only_auth = bool(cue_words) and set(evidence.terms) <= cue_words and not evidence.unindexed_apis
     of_the_api = bool(named and query.analysis.asks & OF_THE_API) or only_auth
     terms, unknown = evidence.terms, evidence.unknown

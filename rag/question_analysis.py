@@ -210,6 +210,11 @@ def asked_cues(question: str, kind: str) -> tuple[str, ...]:
     return tuple(match.group(0).lower() for match in _ask_cues()[kind].finditer(question.replace("’", "'")))
 
 
+def asked_cue_words(question: str, kind: str) -> frozenset[str]:
+    """The words of the question's cues for `kind` ("api", "key" of "which api key do I send?")."""
+    return frozenset(word for cue in asked_cues(question, kind) for word in cue.split())
+
+
 def asked_action(question: str) -> str:
     """The word a how-to question asks to do, lower case ("reactivate" of "how do I reactivate one?"); "" for a
     question that asks how to do nothing (no `how_to` cue of the `[asks]` table, or nothing after it)."""

@@ -68,7 +68,7 @@ from rag.generate.schema_lead import schema_lead, schema_title
 from rag.generate.shared_headers import credential_header_statement, of_the_kind, shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
-from rag.question_analysis import asked_action, asked_cues
+from rag.question_analysis import asked_action, asked_cue_words, asked_cues
 from rag.request_example import with_question_values
 from rag.results import RERANK_SCORE
 
@@ -195,7 +195,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     # or takes the `scopes` asked about: words of the operation, not of how to authenticate ("how do I
     # authenticate?" asks it, whatever path says "authenticate").
     first = next((b.chunk for b in blocks if is_operation(b)), None)
-    acts = asked_action(query.focus) in {word for cue in asked_cues(query.focus, "auth") for word in cue.split()}
+    acts = asked_action(query.focus) in asked_cue_words(query.focus, "auth")
     if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (first is not None and (
             cues_name_a_field(query, first, "auth") or (not acts and cues_name_the_resource(query, first, "auth")))):
         return Lead()
