@@ -33,10 +33,13 @@ def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[Response
     A size alone (`limit`) is no paging unless the response says where the next page starts or how many
     results there are; a cursor or an offset or a page number is."""
     query = [p.name for p in parameters if p.location == "query" and not p.deprecated]
+    # A first page needs no position: a required `from` or `start` that is no number bounds a range (a date).
+    positions = [p.name for p in parameters if p.location == "query" and not p.deprecated
+                 and not (p.required and not p.type.startswith(("integer", "number")))]
     success = [f.name for response in responses if response.success for f in response.fields if not f.deprecated]
     headers = [name for response in responses if response.success for name, _ in response.headers]
-    cursor, size = _first(query, "cursor_parameters"), _first(query, "size_parameters")
-    offset, page = _first(query, "offset_parameters"), _first(query, "page_parameters")
+    cursor, size = _first(positions, "cursor_parameters"), _first(query, "size_parameters")
+    offset, page = _first(positions, "offset_parameters"), _first(query, "page_parameters")
     next_field, total_field = _first(success, "next_fields"), _first(success, "total_fields")
     more_field = _first(success, "more_fields")
     link_header = any(name.lower() == "link" for name in headers)

@@ -45,6 +45,20 @@ def test_a_size_alone_is_no_paging_unless_the_response_says_where_to_go_on() -> 
     assert pagination_of(query("q"), ok("results", "next")) is None
 
 
+def test_a_required_range_bound_is_no_paging_position() -> None:
+    # Hetzner's server metrics take a required `start` and `end` (ISO-8601 times); Zoom's reports a required `from`.
+    metrics = (FieldFacts("type", "string", "query", required=True),
+               FieldFacts("start", "string", "query", required=True),
+               FieldFacts("end", "string", "query", required=True), FieldFacts("step", "string", "query"))
+    assert pagination_of(metrics, ok("metrics")) is None
+    report = (FieldFacts("from", "string (date)", "query", required=True), FieldFacts("page_size", "integer", "query"),
+              FieldFacts("page_token", "string", "query"))
+    assert pagination_of(report, ok("users")) == PaginationFacts("cursor", cursor="page_token", size="page_size")
+    # A required number is a position still (Discourse's user actions take a required `offset`).
+    actions = (FieldFacts("offset", "integer", "query", required=True), FieldFacts("username", "string", "query"))
+    assert pagination_of(actions, ok("user_actions")) == PaginationFacts("offset", offset="offset")
+
+
 def test_ingest_stores_pagination_and_security_with_each_operation() -> None:
     spec = Path(__file__).parents[1] / "fixtures" / "specs" / "notes-3.1.yaml"
     chunks = {c.title: c for c in parse_path(spec).chunks if c.strategy == "smart"}
