@@ -18,7 +18,7 @@ from functools import lru_cache
 from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
-from rag.corpus.vocabulary import function_words, normalize_term, word_forms
+from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite
 from rag.query import Query
 from rag.question_analysis import POINTS_BACK, POSSESSIVE, write_verbs
@@ -89,6 +89,21 @@ def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[st
     return resource_of("/" + "/".join([*segments[:-1], named])), frozenset(performs)
 
 
+@lru_cache(maxsize=65536)
+def _owned_name(method: str, path: str) -> str:
+    """For an operation whose last segment starts with a write verb, the resource it writes named with the item it
+    belongs to (`POST /servers/{id}/actions/change_type` changes a server's type: `server_type`); "" for any other
+    operation or a path with no item before that segment."""
+    segments = resource_segments(path)
+    named = _verb_first(method, segments)
+    parts = path.rstrip("/").split("/")
+    items = [i for i, part in enumerate(parts) if part.startswith("{")]
+    if named is None or not items or items[-1] < 2 or parts[items[-1] - 1].startswith("{"):
+        return ""
+    owner = "_".join(singular(word.lower()) for word in segment_words(parts[items[-1] - 1]))
+    return f"{owner}_{named[0]}" if owner else ""
+
+
 def _forms(part: str) -> frozenset[str]:
     """The forms of one word of a resource name (`batche`, from `batches`, is also `batch`)."""
     return word_forms(part) | word_forms(part + "s")
@@ -156,13 +171,15 @@ def check_write_operation(
         return None
     operations = [op for op in profile.operations if not apis or op.api in apis]
     effects = {id(op): _written_by(op.method or "", op.path or "") for op in operations}
-    parents: dict[str, frozenset[str]] = {}
+    owned = {id(op): _owned_name(op.method or "", op.path or "") for op in operations}
+    parents: dict[str, frozenset[str]] = {name: frozenset() for name in owned.values() if name}
     for name, _, parent in effects.values():
         parents[name] = parents.get(name, frozenset()) | parent
     resource = written_resource(request.object, parents)
     if resource is None:
         return None
-    acting = [op for op in operations if effects[id(op)][0] == resource]
+    # `POST /servers/{id}/actions/change_type` writes a `type` and, named with its item, a `server_type`.
+    acting = [op for op in operations if resource in (effects[id(op)][0], owned[id(op)])]
     if any(effects[id(op)][1] & set(request.methods) for op in acting):
         return None
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):

@@ -82,6 +82,15 @@ def test_a_segment_that_starts_with_a_write_verb_writes_what_the_words_after_it_
     assert write_target("post", "/tasks/{task_gid}/addDependencies") == ("add_dependency", frozenset({"post"}))
 
 
+def test_a_write_on_an_item_is_also_named_with_the_item() -> None:
+    """Hetzner: "can I change the server type of an existing server?" was told "There is no endpoint to change server
+    type records" although `POST /servers/{id}/actions/change_type` ranked first (`/server_types` is read-only)."""
+    hetzner = _ops("GET /server_types", "GET /server_types/{id}", "GET /servers", "PUT /servers/{id}",
+                   "POST /servers/{id}/actions/change_type", "POST /servers/{id}/actions/reboot")
+    assert _claimed("can I change the server type of an existing server?", hetzner) is None
+    assert _claimed("how do I delete a server type?", hetzner) == "server_type"
+
+
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:
     templates = _ops("GET /templates/sms", "GET /templates/sms/{id}", "DELETE /templates/email/{id}")
     assert _claimed("How do I delete an SMS template?", templates) == "sms"
