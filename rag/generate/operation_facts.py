@@ -253,11 +253,16 @@ def required_inputs(chunk: Chunk) -> list[FieldFacts]:
 
 
 def returns_text(chunk: Chunk) -> str:
-    """"200 with `EmployeesPaginated` (fields `next`, `data`)" from the first success response."""
+    """"200 with `EmployeesPaginated` (fields `next`, `data`)" from the first success response; a response of one
+    object field names that object's fields too ("200 with `AccountsResponse` (fields `data` (fields `accounts`,
+    `server_knowledge`))")."""
     response = next((r for r in chunk.responses if r.success), None)
     if response is None:
         return ""
-    fields = [f"`{f.name}`" for f in response.fields if not f.deprecated][:MAX_FIELDS]
+    shown = [f for f in response.fields if not f.deprecated][:MAX_FIELDS]
+    fields = [f"`{f.name}`" for f in shown]
+    if len(shown) == 1 and (inner := [f"`{g.name}`" for g in shown[0].fields if not g.deprecated][:MAX_FIELDS]):
+        fields = [f"`{shown[0].name}` (fields {', '.join(inner)})"]
     schema = f" with `{response.schema}`" if response.schema and response.schema != "no body" else ""
     return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
 

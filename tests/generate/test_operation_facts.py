@@ -13,6 +13,7 @@ from rag.generate.operation_facts import (
     operation_detail,
     paging,
     performs,
+    returns_text,
     spelt_fields,
 )
 from rag.query import Query
@@ -254,3 +255,17 @@ def test_a_response_field_named_like_the_resource_is_spelt_by_no_question() -> N
     assert spelt_fields(Query("and get their recent tweets?"), _anchor(search)) == []
     assert [f.name for f in spelt_fields(Query("which tweet fields can I ask for?"), _anchor(search))] == [
         "tweet.fields"]
+
+
+def test_a_response_of_one_object_field_names_that_objects_fields() -> None:
+    """YNAB wraps every response in `data`: "what fields does it return?" of its account list said only `data`."""
+    wrapped = FieldFacts("data", "object", required=True,
+                         fields=(FieldFacts("accounts", "array of Account", required=True),
+                                 FieldFacts("server_knowledge", "integer", required=True)))
+    accounts = make_chunk(
+        "budget.paths./budgets/{budget_id}/accounts.get", "GET /budgets/{budget_id}/accounts", kind="operation",
+        method="get", path="/budgets/{budget_id}/accounts",
+        responses=(ResponseFacts("200", "AccountsResponse", success=True, fields=(wrapped,)),))
+    assert returns_text(accounts) == (
+        "200 with `AccountsResponse` (fields `data` (fields `accounts`, `server_knowledge`))")
+    assert returns_text(MEMBERS) == "200 with `GuildMemberList` (fields `id`)"
