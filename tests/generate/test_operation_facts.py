@@ -269,3 +269,21 @@ def test_a_response_of_one_object_field_names_that_objects_fields() -> None:
     assert returns_text(accounts) == (
         "200 with `AccountsResponse` (fields `data` (fields `accounts`, `server_knowledge`))")
     assert returns_text(MEMBERS) == "200 with `GuildMemberList` (fields `id`)"
+
+
+def test_a_limit_asked_of_a_field_with_no_bound_says_the_schema_sets_none() -> None:
+    """Mux: "what's the max number of assets per page?" was answered with `limit`'s default of 25 alone, which reads
+    as the maximum; a field whose schema or description states a bound is quoted as it is."""
+    assets = make_chunk(
+        "video.paths./video/v1/assets.get", "GET /video/v1/assets", kind="operation", method="get",
+        path="/video/v1/assets", parameters=(
+            FieldFacts("limit", "integer", "query", default="25", description="Number of items to include"),
+            FieldFacts("page", "integer", "query", default="1")),
+        pagination=PaginationFacts("page", size="limit", page="page"))
+    sentence, _ = field_asked(Query("what's the max number of assets per page?"), _anchor(assets))
+    assert "default 25" in sentence and sentence.endswith("its schema sets no minimum or maximum")
+    sentence, _ = field_asked(Query("what is the max page size when listing members?"), _anchor(MEMBERS))
+    assert "maximum 1000" in sentence and "sets no" not in sentence
+    said = replace(assets, parameters=(FieldFacts("limit", "integer", "query", description="At most 100 per page"),))
+    sentence, _ = field_asked(Query("what's the max number of assets per page?"), _anchor(said))
+    assert "At most 100" in sentence and "sets no" not in sentence
