@@ -178,12 +178,12 @@ _NOT_A_NAME = frozenset(
 def unindexed_api_names(question: str, profile: CorpusProfile) -> list[str]:
     """Names in "the <name> API" that no indexed API, title, path, tag, operationId or schema uses."""
     names = []
+    known = {*profile.apis, *profile.api_aliases}
     for name in _NAMED_API.findall(question):
         lowered = name.lower()
         if lowered in _NOT_A_NAME or lowered in stop_words():
             continue
         parts = [p for p in re.split(r"[-_]", lowered) if p]
-        known = (*profile.apis, *profile.api_aliases)
         if any(p in known or any(f in profile.structural_terms for f in word_forms(p)) for p in parts):
             continue
         names.append(lowered)

@@ -61,22 +61,13 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
             wanted = [size] + [f for f in wanted if f != size and with_asked_fact([f], asks)]
         wanted.sort(key=lambda field: field.name != pages.size)
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
-    if ("limit" in asks and wanted[0].type.startswith(("integer", "number", "array")) and not bounded(wanted[0])
-            and not any(char.isdigit() for char in wanted[0].description)):
+    first = wanted[0]
+    if ("limit" in asks and first.type.startswith(("integer", "number", "array")) and not (first.limits or first.enum)
+            and not any(char.isdigit() for char in first.description)):
         # "what's the max number of assets per page?": `limit` has a default only, and the reader must not take it
         # for the maximum.
         text += "; its schema sets no minimum or maximum"
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
-
-
-BOUNDS = ("minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "min_length", "max_length", "min_items",
-          "max_items")
-
-
-def bounded(field: FieldFacts) -> bool:
-    """Whether the field's schema sets a bound: a minimum or maximum value, length or number of items, or allowed
-    values."""
-    return any(getattr(field, bound) is not None for bound in BOUNDS) or bool(field.enum)
 
 
 def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
