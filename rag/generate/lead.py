@@ -31,6 +31,7 @@ from rag.generate.named import (
 )
 from rag.generate.operation_facts import (
     MAX_FIELDS,
+    asks_page_size,
     cues_name_a_field,
     cues_name_the_resource,
     errors_text,
@@ -39,6 +40,7 @@ from rag.generate.operation_facts import (
     operation_detail,
     own_listing,
     page_size_field,
+    page_size_in_response,
     paging,
     performs,
     required_inputs,
@@ -299,9 +301,10 @@ def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answ
     for block, field in spelt:
         if methods and is_operation(block) and not performs(block.chunk) & methods:
             continue
-        # "how many volumes can I list per page?" spells `page`: per page, its page size is the limit asked for.
-        if {"limit", "pagination"} <= query.analysis.asks and (size := page_size_field(block.chunk)) is not None:
-            field = size
+        # "how many volumes can I list per page?" spells `page`: per page, the page size's limit (or default) is the
+        # one asked for; where no query parameter sets it, the response's (`pagelen` beside `page`).
+        if asks_page_size(query.focus, query.analysis.asks):
+            field = page_size_field(block.chunk) or page_size_in_response(field, block.chunk) or field
         if is_operation(block) and returns_the_resource(field, block.chunk):  # "how many tweets … per request?"
             continue
         if with_asked_fact([field], asks):

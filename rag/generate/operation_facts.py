@@ -4,6 +4,7 @@ reads the operation's typed facts, never its text."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
@@ -13,6 +14,7 @@ from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import field_classes, name_parts, path_words, question_words, spells_field
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
+from rag.ingest.pagination import page_size_beside
 from rag.query import Query
 from rag.question_analysis import asked_cues
 from rag.write_check import write_target
@@ -56,7 +58,7 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         # "the max number of events returned per page" names `maxAttendees` and `maxResults` alike: per page, the
         # page size is the limit asked for, named or not ("how many videos can I list per page?" names only
         # `currentPage`, whose spec says "the number of results per page").
-        size = page_size_field(anchor.chunk) if "limit" in asks else None
+        size = page_size_field(anchor.chunk) if asks_page_size(query.focus, asks) else None
         if size is not None:  # fields named by the question's other words without the fact say nothing of pages
             wanted = [size] + [f for f in wanted if f != size and with_asked_fact([f], asks)]
         wanted.sort(key=lambda field: field.name != pages.size)
@@ -178,6 +180,27 @@ def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     # JSON:API's `limit` beside `limit[apps]`, `limit[builds]`: those limit what each result includes.
     plain = [field for field in carrying if "[" not in field.name and "." not in field.name]
     return next((found for found in (carrying, plain) if len(found) == 1), [])
+
+
+# "the default number of results per page": what each page holds, its size (not "the default page", its number).
+_PER_PAGE = re.compile(r"\b(?:per|each|every|a) page\b", re.IGNORECASE)
+
+
+def asks_page_size(question: str, asks: frozenset[str]) -> bool:
+    """Whether a question about pages asks the page size's fact, whatever field it spells: a limit per page
+    ("how many volumes can I list per page?" spells `page`), or a default per page ("what's the default number of
+    results per page?"; "what is the default page?" asks the page number's)."""
+    return "pagination" in asks and ("limit" in asks or ("default" in asks and bool(_PER_PAGE.search(question))))
+
+
+def page_size_in_response(field: FieldFacts, chunk: Chunk) -> FieldFacts | None:
+    """The success response's page size beside a page number it returns (`pagelen` beside `page`): what a limit or
+    default asked per page means where no query parameter sets the page size; None otherwise."""
+    fields = [f for response in chunk.responses if response.success for f in response.fields]
+    if field not in fields:
+        return None
+    size = page_size_beside(field.name, [f.name for f in fields])
+    return next((f for f in fields if f.name == size), None) if size else None
 
 
 def page_size_field(chunk: Chunk) -> FieldFacts | None:

@@ -704,6 +704,41 @@ def test_a_limit_per_page_is_the_page_size_though_the_question_spells_the_page_p
     assert lead("what is the default page in linode?", volumes).startswith("In GET /volumes, `page` (query")
 
 
+def test_a_default_per_page_is_the_page_size_default_and_a_response_page_beside_its_size() -> None:
+    """"what's the default number of results per page in bitbucket?" stated `page` (default 1), the page number the
+    question spells; "how many pull requests can I get per page?" stated the response's `page` (minimum 1) where
+    Bitbucket's paginated response says of `pagelen` beside it "The default value is 10 with 100 being the maximum
+    allowed value"."""
+    search = make_chunk(
+        "bitbucket.paths./workspaces/{workspace}/search/code.get", "GET /workspaces/{workspace}/search/code",
+        kind="operation", method="get", path="/workspaces/{workspace}/search/code",
+        parameters=(FieldFacts("page", "integer (int32)", "query", default="1",
+                               description="Which page of the search results to retrieve"),
+                    FieldFacts("pagelen", "integer (int32)", "query", default="10",
+                               description="How many search results to retrieve per page")),
+        pagination=PaginationFacts("page", size="pagelen", page="page"),
+    )
+    found = lead("what's the default number of results per page in bitbucket?", search)
+    assert found.startswith("In GET /workspaces/{workspace}/search/code, `pagelen` (query, integer (int32)): default 10")
+    # The default page is the page number's.
+    assert lead("what is the default page in bitbucket?", search).startswith(
+        "In GET /workspaces/{workspace}/search/code, `page` (query")
+    pulls = make_chunk(
+        "bitbucket.paths./repositories/{workspace}/{repo_slug}/pullrequests.get",
+        "GET /repositories/{workspace}/{repo_slug}/pullrequests", kind="operation", method="get",
+        path="/repositories/{workspace}/{repo_slug}/pullrequests",
+        parameters=(FieldFacts("state", "string", "query", enum=("OPEN", "MERGED")),),
+        responses=(ResponseFacts("200", "paginated_pullrequests", success=True, fields=(
+            FieldFacts("page", "integer", minimum=1, description="Page number of the current results."),
+            FieldFacts("pagelen", "integer", minimum=1, description=(
+                "Current number of objects on the existing page. The default value is 10 with 100 being the maximum "
+                "allowed value.")),
+            FieldFacts("size", "integer", minimum=0, description="Total number of objects in the response."))),),
+    )
+    found = lead("how many pull requests can I get per page?", pulls)
+    assert found.startswith("In GET /repositories/{workspace}/{repo_slug}/pullrequests, `pagelen` (integer): minimum 1")
+
+
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:
     """"which scopes can I give it?" after creating a SendGrid API key answered with the API's security scheme
     (the words "scopes" and "api key" ask for auth) and named `scopes` twice (the request's and the response's):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rag.chunk import FieldFacts, PaginationFacts, ResponseFacts
-from rag.ingest.pagination import pagination_of
+from rag.ingest.pagination import page_size_beside, pagination_of
 from rag.ingest.pipeline import parse_path
 
 
@@ -57,6 +57,21 @@ def test_a_required_range_bound_is_no_paging_position() -> None:
     # A required number is a position still (Discourse's user actions take a required `offset`).
     actions = (FieldFacts("offset", "integer", "query", required=True), FieldFacts("username", "string", "query"))
     assert pagination_of(actions, ok("user_actions")) == PaginationFacts("offset", offset="offset")
+
+
+def test_bitbucket_pages_by_page_and_pagelen() -> None:
+    # Bitbucket's search takes `page` and `pagelen` ("How many search results to retrieve per page").
+    search = pagination_of(query("search_query", "page", "pagelen"), ok("values", "next", "size"))
+    assert search == PaginationFacts("page", size="pagelen", page="page", next_field="next")
+
+
+def test_the_page_size_beside_a_page_number() -> None:
+    # Bitbucket's paginated responses return `page` beside `pagelen` (the page size) and `size` (every result).
+    returned = ["next", "page", "pagelen", "previous", "size", "values"]
+    assert page_size_beside("page", returned) == "pagelen"
+    assert page_size_beside("data.page", ["data.page", "data.per_page", "page_size"]) == "data.per_page"
+    assert page_size_beside("next", returned) == ""  # no page number
+    assert page_size_beside("page", ["page", "size", "values"]) == ""  # `size` may count every result
 
 
 def test_ingest_stores_pagination_and_security_with_each_operation() -> None:
