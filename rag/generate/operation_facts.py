@@ -95,7 +95,9 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
         parts = name_parts(field.name)
         return bool(parts) and parts <= does
 
-    return [field for field in spelt if field in sent and not names_the_action(field)]
+    # Nor a path parameter: asked how, the item it identifies is named ("how do I create a repository in a
+    # workspace?" names the workspace, and asks nothing of `{workspace}`).
+    return [field for field in spelt if field in sent and field.location != "path" and not names_the_action(field)]
 
 
 def whether_required(query: Query, chunk: Chunk, named: Sequence[FieldFacts], asks: frozenset[str]

@@ -719,7 +719,8 @@ def test_a_default_per_page_is_the_page_size_default_and_a_response_page_beside_
         pagination=PaginationFacts("page", size="pagelen", page="page"),
     )
     found = lead("what's the default number of results per page in bitbucket?", search)
-    assert found.startswith("In GET /workspaces/{workspace}/search/code, `pagelen` (query, integer (int32)): default 10")
+    assert found.startswith(
+        "In GET /workspaces/{workspace}/search/code, `pagelen` (query, integer (int32)): default 10")
     # The default page is the page number's.
     assert lead("what is the default page in bitbucket?", search).startswith(
         "In GET /workspaces/{workspace}/search/code, `page` (query")
@@ -737,6 +738,25 @@ def test_a_default_per_page_is_the_page_size_default_and_a_response_page_beside_
     )
     found = lead("how many pull requests can I get per page?", pulls)
     assert found.startswith("In GET /repositories/{workspace}/{repo_slug}/pullrequests, `pagelen` (integer): minimum 1")
+
+
+def test_asked_how_a_path_parameter_the_question_names_is_no_field_asked() -> None:
+    """"how do I create a repository in a workspace?" led, below the 0.5 line, with "In POST
+    /repositories/{workspace}/{repo_slug}/environments, `workspace` (path, string, required) — This can either be the
+    workspace ID …": the question names the workspace the operation acts in, and asks nothing of `{workspace}`."""
+    environments = make_chunk(
+        "bitbucket.paths./repositories/{workspace}/{repo_slug}/environments.post",
+        "POST /repositories/{workspace}/{repo_slug}/environments", kind="operation", method="post",
+        path="/repositories/{workspace}/{repo_slug}/environments", summary="Create an environment",
+        parameters=(FieldFacts("workspace", "string", "path", required=True,
+                               description="This can either be the workspace ID (slug) or the workspace UUID."),
+                    FieldFacts("repo_slug", "string", "path", required=True)),
+    )
+    found = lead("how do I create a repository in a workspace?", environments)
+    assert "`workspace` (path" not in found and found.startswith("Use POST /repositories/{workspace}/{repo_slug}")
+    # Asked of the parameter itself, it answers.
+    assert lead("what do I put for workspace?", environments).startswith(
+        "In POST /repositories/{workspace}/{repo_slug}/environments, `workspace` (path, string, required)")
 
 
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:
