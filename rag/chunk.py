@@ -89,11 +89,22 @@ def conventions_id(api: str) -> str:
 
 
 @dataclass(frozen=True)
+class BodyAlternative(JsonFacts):
+    """One of the objects a request body's `oneOf` / `anyOf` allows: its type label (`single_droplet_request`,
+    `object`) and its top-level fields (the body schema's own properties with the alternative's)."""
+
+    schema: str
+    fields: tuple[FieldFacts, ...] = ()
+
+
+@dataclass(frozen=True)
 class RequestBodyFacts(JsonFacts):
     """An operation's request body: media types, whether it is required, its schema and top-level fields.
 
     `schema` is the type label of the first media type's schema (`Employee`, `array of Order`);
-    `fields` the top-level fields of every media type's schema, in the order the chunk shows them."""
+    `fields` the top-level fields of every media type's schema, in the order the chunk shows them;
+    `alternatives` the objects the first media type's schema allows where it is a `oneOf` / `anyOf` of several
+    (DigitalOcean's Droplet create takes one Droplet's `name` or several's `names`), each with its own fields."""
 
     media_types: tuple[str, ...]
     required: bool
@@ -101,6 +112,22 @@ class RequestBodyFacts(JsonFacts):
     name: str = ""  # the `components.requestBodies` entry it came from, if any
     description: str = ""
     fields: tuple[FieldFacts, ...] = ()
+    alternatives: tuple[BodyAlternative, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (`alternatives` only when there are some)."""
+        data = super().to_dict()
+        data.pop("alternatives", None)
+        if self.alternatives:
+            data["alternatives"] = [alternative.to_dict() for alternative in self.alternatives]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild from `to_dict` (its alternatives as `BodyAlternative`)."""
+        plain = super().from_dict({key: value for key, value in data.items() if key != "alternatives"})
+        return replace(plain, alternatives=tuple(BodyAlternative.from_dict(item)
+                                                 for item in data.get("alternatives") or ()))
 
 
 

@@ -31,6 +31,7 @@ from rag.generate.named import (
 )
 from rag.generate.operation_facts import (
     MAX_FIELDS,
+    alternatives_text,
     asks_page_size,
     cues_name_a_field,
     cues_name_the_resource,
@@ -43,9 +44,11 @@ from rag.generate.operation_facts import (
     page_size_in_response,
     paging,
     performs,
+    required_alternatives,
     required_inputs,
     returns_text,
     returns_the_resource,
+    sent_fields,
     spelt_fields,
     taken_field,
     valued_fields,
@@ -425,6 +428,10 @@ def _asked_fact(
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
+    elif "required" in asks and required_alternatives(chunk):
+        assert chunk.request_body is not None
+        sentence = f"{label} takes " + alternatives_text(chunk.request_body, set())
+        stated = {f.name for option in required_alternatives(chunk) for f in option}
     elif "errors" in asks:  # the success response is still said below
         failures = errors_text(chunk)
         sentence = f"{label} can fail with {failures}" if failures else f"{label} documents no error response"
@@ -439,7 +446,7 @@ def _asked_fact(
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
         # batch?"). Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not
         # `matches.metadata`; "filtering by status?": the `statuses` parameter, not the `status` returned).
-        inputs = set(chunk.input_fields())
+        inputs = set(sent_fields(chunk))
         field = min(asked, key=lambda f: f not in inputs or f.read_only)
         # Named by its values ("public or private?"), the field's values answer: no yes to an alternative.
         sentence = taken_field(chunk, field, valued=field in by_value and field not in clearly_named)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import FieldFacts
+from rag.chunk import Chunk, FieldFacts
 from rag.corpus.vocabulary import STOPWORDS, function_words, readable_name, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
@@ -76,6 +76,14 @@ def shares_a_word(parts: set[str], words: set[str]) -> set[str]:
     }
 
 
+def alternative_fields(chunk: Chunk) -> list[FieldFacts]:
+    """The fields of the objects a request body's `oneOf` / `anyOf` allows (each of a name once where they
+    agree: DigitalOcean's `region` of one Droplet or several)."""
+    body = chunk.request_body
+    found = [field for alternative in (body.alternatives if body else ()) for field in alternative.fields]
+    return list(dict.fromkeys(found))
+
+
 def field_classes(
     question: str, blocks: Sequence[ContextBlock], described: bool = True
 ) -> tuple[list[tuple[ContextBlock, FieldFacts]], ...]:
@@ -94,7 +102,7 @@ def field_classes(
         # `X-Postmark-Server-Token`).
         asked = words - name_parts(block.chunk.api)
         seen: set[FieldFacts] = set()
-        for field in block.chunk.every_field():
+        for field in [*block.chunk.every_field(), *alternative_fields(block.chunk)]:
             # A field the request sends and the response returns alike (`defaults.offVariation` of a created flag,
             # the same facts) is one field to the question; a query parameter and a response field of one name
             # (a `status` filter, a `status` with its allowed values) are two.

@@ -12,7 +12,7 @@ from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
-from rag.generate.named import field_classes, name_parts, path_words, question_words, spells_field
+from rag.generate.named import alternative_fields, field_classes, name_parts, path_words, question_words, spells_field
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.ingest.pagination import page_size_beside
 from rag.query import Query
@@ -22,6 +22,8 @@ from rag.write_check import write_target
 MAX_FIELDS = 8
 # Fields of a request body the second line names (its required ones first).
 MAX_FIELDS_SHOWN = 6
+# How many objects of a request body's `oneOf` / `anyOf` an answer spells out.
+MAX_ALTERNATIVE_BODIES = 3
 
 
 def performs(chunk: Chunk) -> frozenset[str]:
@@ -89,7 +91,7 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
     if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
-    sent, does = set(anchor.chunk.input_fields()), name_parts(operation_words(anchor.chunk))
+    sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk))
 
     def names_the_action(field: FieldFacts) -> bool:
         parts = name_parts(field.name)
@@ -105,7 +107,7 @@ def whether_required(query: Query, chunk: Chunk, named: Sequence[FieldFacts], as
     """Whether the input the question spells (of the fields it `named`) is required, with its limits ("is the period
     required when renewing a domain?": "No: in POST /v1/domains/{domain}/renew, `period` is optional, minimum 1,
     maximum 10"), not every input the operation requires; None when it spells no input."""
-    inputs = set(chunk.input_fields())
+    inputs = set(sent_fields(chunk))
     field = next((f for f in named if f.location != "path" and f in inputs and spells_field(f.name, query.focus)),
                  None)
     if field is None:
@@ -124,7 +126,7 @@ def taken_field(chunk: Chunk, field: FieldFacts, valued: bool) -> str:
     said = f"`{field.name}` {kind}" + (f" ({field.description.rstrip('.')})" if field.description else "")
     said += "".join(f", {fact}" for fact in value_facts(field, frozenset({"allowed_values"}))[:1] if field.enum)
     label = operation_label(chunk)
-    if field in set(chunk.input_fields()) and not field.read_only:
+    if field in set(sent_fields(chunk)) and not field.read_only:
         return f"{'' if valued else 'Yes: '}{label} takes the {said}"
     return f"{label} returns the {said}; its request does not send it"
 
@@ -133,7 +135,7 @@ def returns_the_resource(field: FieldFacts, chunk: Chunk) -> bool:
     """Whether `field` is a response field named like the operation's resource ("and get their recent tweets?":
     `includes.tweets` of `GET /2/tweets/search/recent`): what the operation returns, no part of it a question spells."""
     leaf = field.name.rsplit(".", 1)[-1].lower()
-    return field not in set(chunk.input_fields()) and singular(leaf) in path_words(chunk.path)
+    return field not in set(sent_fields(chunk)) and singular(leaf) in path_words(chunk.path)
 
 
 def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) -> list[FieldFacts]:
@@ -141,12 +143,12 @@ def valued_fields(query: Query, chunk: Chunk, named: Sequence[FieldFacts] = ()) 
     ShipEngine's `label_format`, one of pdf, png, zpl); none when the first field it `named` is one the request
     sends (that field is what it asks about)."""
     first = next((f for f in named if f.location != "path"), None)
-    if first is not None and first in set(chunk.input_fields()) and not first.read_only:
+    if first is not None and first in set(sent_fields(chunk)) and not first.read_only:
         return []
     # "label" names the resource; "new" of "deploy a new version" asks to create, no `state` of `new`.
     words = question_words(query.focus) - function_words() - path_words(chunk.path) - set(
         data_table("question_words")["verbs"])
-    return [field for field in chunk.input_fields() if not field.read_only and field.location != "path"
+    return [field for field in sent_fields(chunk) if not field.read_only and field.location != "path"
             and words & {value.lower() for value in field.enum if len(value) > 2}]
 
 
@@ -339,10 +341,41 @@ def brief(field: FieldFacts, inner: bool = False) -> str:
     return f"`{field.name}`" + (f" ({', '.join(facts)})" if facts else "")
 
 
+def sent_fields(chunk: Chunk) -> list[FieldFacts]:
+    """The fields a request sends (`Chunk.input_fields`), with those of the objects its body's `oneOf` / `anyOf`
+    allows."""
+    return [*chunk.input_fields(), *alternative_fields(chunk)]
+
+
+def required_alternatives(chunk: Chunk) -> list[list[FieldFacts]]:
+    """The required fields of each object the request body's `oneOf` / `anyOf` allows, where the body has no
+    fields of its own (DigitalOcean's Droplet create: `name`, `image`, `size` or `names`, `image`, `size`)."""
+    body = chunk.request_body
+    if body is None or body.fields or not body.alternatives:
+        return []
+    return [[f for f in alternative.fields if f.required] for alternative in body.alternatives]
+
+
+def alternatives_text(body: RequestBodyFacts, stated: set[str]) -> str:
+    """"one of 2 bodies: `name`, `image`, `size` required (also `backups`, `ipv6`); or `names`, …": each object the
+    body's `oneOf` / `anyOf` allows, its required fields, then a few others."""
+    shown = []
+    for alternative in body.alternatives[:MAX_ALTERNATIVE_BODIES]:
+        must = [f for f in alternative.fields if f.required]
+        may = [f for f in alternative.fields if not f.required and sendable(f) and f.name not in stated]
+        may = may[: max(0, MAX_FIELDS_SHOWN - len(must))]
+        said = f"{', '.join(f'`{f.name}`' for f in must)} required" if must else "no field required"
+        shown.append(said + (f" (also {', '.join(f'`{f.name}`' for f in may)})" if may else ""))
+    more = len(body.alternatives) - len(shown)
+    return f"one of {len(body.alternatives)} bodies: " + "; or ".join(shown) + (f"; or {more} more" if more > 0 else "")
+
+
 def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[str]) -> str:
     """"Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in`, `type`)": the body's schema
     (an inline `object` is no name), its required fields, then the others a request may send, at most
     `MAX_FIELDS_SHOWN` in all."""
+    if not body.fields and body.alternatives:
+        return "Takes " + alternatives_text(body, stated)
     body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
     may = [f for f in body.fields if not f.required and sendable(f) and f.name not in stated][
         : max(0, MAX_FIELDS_SHOWN - len(must))]
@@ -363,7 +396,7 @@ def operation_detail(
     chunk = anchor.chunk
     parts: list[str] = []
     # Each name once, as the request sends it rather than as the response returns it (Asana's `data.followers`).
-    sent, chosen = set(chunk.input_fields()), dict[str, FieldFacts]()
+    sent, chosen = set(sent_fields(chunk)), dict[str, FieldFacts]()
     for field in asked:
         if field.name in stated or (field.name in chosen and (field not in sent or chosen[field.name] in sent)):
             continue
@@ -382,7 +415,9 @@ def operation_detail(
         parts.append("Query parameters " + ", ".join(brief(p) for p in optional))
     body = chunk.request_body
     must: list[FieldFacts] = []
-    if body is not None:
+    stated_alternatives = bool(options := required_alternatives(chunk)) and all(
+        f.name in stated for option in options for f in option)
+    if body is not None and not stated_alternatives:  # the lead did not say which bodies it takes
         must = [f for f in body.fields if f.required and f.name not in stated][:6]
         parts.append(body_text(body, must, stated))
     returned = "" if "returns" in stated else returns_text(chunk)

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
+from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
 from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.pagination import pagination_of
@@ -106,6 +106,7 @@ class OperationChunker:
         lines: list[str] = []
         labels: list[str] = []
         fields: list[FieldFacts] = []
+        alternatives: list[BodyAlternative] = []
         rendered: set[str] = set()
         for media_type, media in content.items():
             schema = media.get("schema") if isinstance(media, dict) else None
@@ -120,6 +121,7 @@ class OperationChunker:
                 rendered.add(key)
                 lines.extend(prose.field_lines(schema, 1, 1, ()) or ["  " + " ".join(prose.schema_summary(schema))])
                 fields.extend(prose.top_level_fields(schema, nested=1))
+                alternatives = alternatives or prose.alternatives(schema)
         facts = RequestBodyFacts(
             media_types=tuple(str(media_type) for media_type in content),
             required=bool(body.get("required")),
@@ -127,6 +129,7 @@ class OperationChunker:
             name=body_name or "",
             description=description,
             fields=tuple(fields),
+            alternatives=tuple(alternatives),
         )
         return lines, facts
 

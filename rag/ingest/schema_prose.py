@@ -11,10 +11,11 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rag.chunk import FieldFacts
+from rag.chunk import BodyAlternative, FieldFacts
 from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose, one_line
 from rag.ingest.refs import RefResolver, component_schema_name, names_a_definition, ref_name
+from rag.ingest.request_example import joined
 
 MAX_EXAMPLE_CHARS = 300
 # Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
@@ -203,6 +204,24 @@ class SchemaProse:
         if isinstance(target.get("required"), list):
             required |= {str(r) for r in target["required"]}
         return properties, required
+
+    def alternatives(self, schema: Any) -> list[BodyAlternative]:
+        """The objects a `oneOf` / `anyOf` schema allows, each with its fields (the schema's own properties with
+        the alternative's, `nested` one level down); none unless at least two alternatives have fields."""
+        target, _ = self.resolver.deref(schema)
+        if not isinstance(target, dict):
+            return []
+        options = next((target[key] for key in ("oneOf", "anyOf") if isinstance(target.get(key), list)), [])
+        own = {key: value for key, value in target.items() if key not in ("oneOf", "anyOf")}
+        found = []
+        for option in options:
+            inner, _ = self.resolver.deref(option)
+            if not isinstance(inner, dict):
+                continue
+            fields = self.top_level_fields(joined(own, inner), nested=1)
+            if fields:
+                found.append(BodyAlternative(self.type_label(option), tuple(fields)))
+        return found if len(found) >= 2 else []
 
     def expandable(self, schema: Any) -> tuple[Any, str | None]:
         """The schema whose fields should be shown under a field (through arrays and refs)."""

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import Chunk, FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts, SecurityFacts
+from rag.chunk import (
+    BodyAlternative,
+    Chunk,
+    FieldFacts,
+    PaginationFacts,
+    RequestBodyFacts,
+    ResponseFacts,
+    SecurityFacts,
+)
 from rag.facts import Fact, MissingWrite, Statement
 from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
@@ -757,6 +765,27 @@ def test_asked_how_a_path_parameter_the_question_names_is_no_field_asked() -> No
     # Asked of the parameter itself, it answers.
     assert lead("what do I put for workspace?", environments).startswith(
         "In POST /repositories/{workspace}/{repo_slug}/environments, `workspace` (path, string, required)")
+
+
+def test_a_body_of_one_of_several_objects_is_read_by_its_alternatives() -> None:
+    """DigitalOcean's Droplet create takes one Droplet or several: "what fields are required to create a droplet?"
+    answered "Use POST /v2/droplets … Body `one of object`", and "can I enable backups when creating a droplet?" that
+    it returns `backups` and its request does not send it."""
+    shared = (FieldFacts("image", "string", required=True), FieldFacts("size", "string", required=True),
+              FieldFacts("backups", "boolean", default="false",
+                         description="A boolean indicating whether automated backups should be enabled."))
+    droplets = make_chunk(
+        "do.paths./v2/droplets.post", "POST /v2/droplets", kind="operation", method="post", path="/v2/droplets",
+        summary="Create a New Droplet", request_body=RequestBodyFacts(("application/json",), True, "one of object",
+            alternatives=(BodyAlternative("object", (FieldFacts("name", "string", required=True), *shared)),
+                          BodyAlternative("object", (FieldFacts("names", "array of string", required=True),
+                                                     *shared)))),
+    )
+    assert lead("what fields are required to create a droplet?", droplets) == (
+        "POST /v2/droplets takes one of 2 bodies: `name`, `image`, `size` required (also `backups`); or `names`, "
+        "`image`, `size` required (also `backups`). [1]")
+    assert lead("can I enable backups when creating a droplet?", droplets).startswith(
+        "Yes: POST /v2/droplets takes the `backups` field")
 
 
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:

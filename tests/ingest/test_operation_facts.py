@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.ingest.openapi import chunk_openapi
 from rag.ingest.operation_chunks import response_line
 from rag.ingest.schema_prose import field_line
 from tests.ingest.test_openapi import chunk_file, line_of, one
@@ -82,3 +83,31 @@ def test_schema_chunks_carry_their_top_level_fields_and_users() -> None:
     for field in money.schema_fields:
         assert line_of(money.text, f"- {field.name} ") == field_line(field)
     assert one(result, "shop.components.AliasB").used_by == ()
+
+
+def test_a_body_of_one_of_several_objects_keeps_each_objects_fields() -> None:
+    """DigitalOcean's Droplet create takes one Droplet (`name`) or several (`names`), both with `image` and `size`:
+    the body has no fields of its own, and each alternative keeps its own, with what it requires (also through a
+    metadata round trip)."""
+    shared = {"type": "object", "required": ["image", "size"], "properties": {
+        "image": {"type": "string"}, "size": {"type": "string"}, "backups": {"type": "boolean", "default": False}}}
+    one_droplet = {"allOf": [{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+                             shared]}
+    several = {"allOf": [{"type": "object", "required": ["names"],
+                          "properties": {"names": {"type": "array", "items": {"type": "string"}}}}, shared]}
+    spec = {"openapi": "3.0.0", "info": {"title": "Droplets", "version": "1"}, "paths": {"/v2/droplets": {"post": {
+        "summary": "Create a New Droplet", "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"oneOf": [one_droplet, several]}}}}, "responses": {"202": {"description": "Accepted"}}}}}}
+    post = one(chunk_openapi(spec, "droplets", "droplets.json"), "droplets.paths./v2/droplets.post")
+    body = post.request_body
+    assert body is not None and body.fields == ()
+    required = [sorted(f.name for f in alternative.fields if f.required) for alternative in body.alternatives]
+    assert required == [["image", "name", "size"], ["image", "names", "size"]]
+    assert next(f for f in body.alternatives[0].fields if f.name == "backups").default == "false"
+    again = Chunk.from_metadata(post.chunk_id, post.text, post.to_metadata())
+    assert again.request_body == body
+    # A body of one object has none.
+    assert one(chunk_openapi(spec | {"paths": {"/v2/droplets": {"post": {
+        "requestBody": {"content": {"application/json": {"schema": one_droplet}}},
+        "responses": {"202": {"description": "Accepted"}}}}}}, "droplets", "droplets.json"),
+        "droplets.paths./v2/droplets.post").request_body.alternatives == ()  # type: ignore[union-attr]
