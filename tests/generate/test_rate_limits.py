@@ -48,6 +48,21 @@ def test_every_rate_header_is_named() -> None:
     assert all(f"`{name}`" in sentence for name, _ in headers)
 
 
+def test_a_rate_header_every_response_carries_is_named_once() -> None:
+    """DigitalOcean's responses (200, 401, 429) each carry `ratelimit-limit`, `ratelimit-remaining` and
+    `ratelimit-reset`: the answer named the three three times over."""
+    headers = (("ratelimit-limit", "The default limit."), ("ratelimit-remaining", "The requests that remain."),
+               ("ratelimit-reset", "The time when the oldest request will expire."))
+    metrics = make_chunk(
+        "do.paths./v2/apps/metrics.post", "POST /v2/apps/metrics", api="do", kind="operation", method="post",
+        path="/v2/apps/metrics", responses=tuple(ResponseFacts(code, "object", success=code == "200", headers=headers)
+                                                 for code in ("200", "401", "429")))
+    sentence, _ = lead("which header tells me when the rate limit resets?", metrics)
+    assert sentence.endswith("its responses carry `ratelimit-limit` (The default limit); `ratelimit-remaining` (The "
+                             "requests that remain); `ratelimit-reset` (The time when the oldest request will expire)."
+                             " [1]")
+
+
 def test_an_operation_s_description_stating_a_rate_limit_answers_before_a_429() -> None:
     """SendGrid states no API-wide rate limit; `POST /contactdb/recipients` says "The rate limit is three requests
     every 2 seconds." in its description, which the answer quoted only below a random operation's 429."""
