@@ -94,12 +94,16 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk))
 
     def names_the_action(field: FieldFacts) -> bool:
-        parts = name_parts(field.name)
+        # The part the question spells: "how do I create a database cluster?" spells `database` of
+        # `connection.database`, a word of "Create a New Database Cluster".
+        parts = name_parts(field.name.rsplit(".", 1)[-1])
         return bool(parts) and parts <= does
 
     # Nor a path parameter: asked how, the item it identifies is named ("how do I create a repository in a
-    # workspace?" names the workspace, and asks nothing of `{workspace}`).
-    return [field for field in spelt if field in sent and field.location != "path" and not names_the_action(field)]
+    # workspace?" names the workspace, and asks nothing of `{workspace}`); nor a field the request does not send
+    # (read-only).
+    return [field for field in spelt if field in sent and field.location != "path" and not field.read_only
+            and not names_the_action(field)]
 
 
 def whether_required(query: Query, chunk: Chunk, named: Sequence[FieldFacts], asks: frozenset[str]

@@ -767,6 +767,22 @@ def test_asked_how_a_path_parameter_the_question_names_is_no_field_asked() -> No
         "In POST /repositories/{workspace}/{repo_slug}/environments, `workspace` (path, string, required)")
 
 
+def test_asked_how_a_field_spelt_by_a_word_of_what_the_operation_does_is_no_field_asked() -> None:
+    """"how do I create a database cluster?" led with "In POST /v2/databases, `connection.database` (string) — The
+    name of the default database": the question spells `database` of "Create a New Database Cluster", and the
+    request does not send `connection` (read-only)."""
+    databases = make_chunk(
+        "do.paths./v2/databases.post", "POST /v2/databases", kind="operation", method="post", path="/v2/databases",
+        summary="Create a New Database Cluster",
+        request_body=RequestBodyFacts(("application/json",), True, "", fields=(
+            FieldFacts("name", "string", required=True), FieldFacts("engine", "string", required=True),
+            FieldFacts("connection", "object", read_only=True, fields=(
+                FieldFacts("database", "string", description="The name of the default database."),)))),
+    )
+    assert lead("how do I create a database cluster?", databases).startswith(
+        "Use POST /v2/databases (Create a New Database Cluster)")
+
+
 def test_a_body_of_one_of_several_objects_is_read_by_its_alternatives() -> None:
     """DigitalOcean's Droplet create takes one Droplet or several: "what fields are required to create a droplet?"
     answered "Use POST /v2/droplets … Body `one of object`", and "can I enable backups when creating a droplet?" that
