@@ -91,10 +91,12 @@ def conventions_id(api: str) -> str:
 @dataclass(frozen=True)
 class BodyAlternative(JsonFacts):
     """One of the objects a request body's `oneOf` / `anyOf` allows: its type label (`single_droplet_request`,
-    `object`) and its top-level fields (the body schema's own properties with the alternative's)."""
+    `object`), its top-level fields (the body schema's own properties with the alternative's) and what the spec
+    calls it, if anything: its discriminator value (`A` of a DNS record's `type`), its title or its schema's name."""
 
     schema: str
     fields: tuple[FieldFacts, ...] = ()
+    name: str = ""
 
 
 @dataclass(frozen=True)

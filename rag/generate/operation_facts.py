@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
+from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words, singular
 from rag.data import data_table
@@ -361,16 +361,25 @@ def required_alternatives(chunk: Chunk) -> list[list[FieldFacts]]:
 
 
 def alternatives_text(body: RequestBodyFacts, stated: set[str]) -> str:
-    """"one of 2 bodies: `name`, `image`, `size` required (also `backups`, `ipv6`); or `names`, …": each object the
-    body's `oneOf` / `anyOf` allows, its required fields, then a few others."""
+    """"one of 2 bodies: `name`, `image`, `size` required (also `backups`, `ipv6`); or `names`, …": the objects the
+    body's `oneOf` / `anyOf` allows, those requiring the same fields said once (named as the spec names them: "A,
+    AAAA: `data`, `name`, `type` required"), with a few other fields of the first."""
+    groups: dict[tuple[str, ...], list[BodyAlternative]] = {}
+    for alternative in body.alternatives:
+        groups.setdefault(tuple(f.name for f in alternative.fields if f.required), []).append(alternative)
     shown = []
-    for alternative in body.alternatives[:MAX_ALTERNATIVE_BODIES]:
-        must = [f for f in alternative.fields if f.required]
-        may = [f for f in alternative.fields if not f.required and sendable(f) and f.name not in stated]
+    for must, members in list(groups.items())[:MAX_ALTERNATIVE_BODIES]:
+        may = [f.name for f in members[0].fields if not f.required and sendable(f) and f.name not in stated]
         may = may[: max(0, MAX_FIELDS_SHOWN - len(must))]
-        said = f"{', '.join(f'`{f.name}`' for f in must)} required" if must else "no field required"
-        shown.append(said + (f" (also {', '.join(f'`{f.name}`' for f in may)})" if may else ""))
-    more = len(body.alternatives) - len(shown)
+        names = [m.name for m in members if m.name]
+        said = f"{', '.join(f'`{name}`' for name in must)} required" if must else "no field required"
+        said += f" (also {', '.join(f'`{name}`' for name in may)})" if may else ""
+        if names:
+            said = f"{', '.join(names)}: {said}"
+        elif len(members) > 1:
+            said += f" ({len(members)} of them)"
+        shown.append(said)
+    more = len(groups) - len(shown)
     return f"one of {len(body.alternatives)} bodies: " + "; or ".join(shown) + (f"; or {more} more" if more > 0 else "")
 
 

@@ -212,16 +212,42 @@ class SchemaProse:
         if not isinstance(target, dict):
             return []
         options = next((target[key] for key in ("oneOf", "anyOf") if isinstance(target.get(key), list)), [])
-        own = {key: value for key, value in target.items() if key not in ("oneOf", "anyOf")}
+        own = {key: value for key, value in target.items() if key not in ("oneOf", "anyOf", "discriminator")}
+        discriminator = target.get("discriminator") if isinstance(target.get("discriminator"), dict) else {}
         found = []
         for option in options:
             inner, _ = self.resolver.deref(option)
             if not isinstance(inner, dict):
                 continue
-            fields = self.top_level_fields(joined(own, inner), nested=1)
+            whole = joined(own, inner)
+            fields = self.top_level_fields(whole, nested=1)
             if fields:
-                found.append(BodyAlternative(self.type_label(option), tuple(fields)))
+                name = self.alternative_name(option, whole, discriminator)
+                found.append(BodyAlternative(self.type_label(option), tuple(fields), name))
         return found if len(found) >= 2 else []
+
+    def alternative_name(self, option: Any, whole: dict[str, Any], discriminator: dict[str, Any]) -> str:
+        """What the spec calls one alternative of a `oneOf` / `anyOf`: the discriminator value that maps to its
+        `$ref`, else the one value its discriminator property allows, else its title, else its schema's name."""
+        ref = option.get("$ref") if isinstance(option, dict) else None
+        mapping = discriminator.get("mapping")
+        if isinstance(ref, str) and isinstance(mapping, dict):
+            for value, target in mapping.items():
+                if isinstance(target, str) and (target == ref or target.rsplit("/", 1)[-1] == ref.rsplit("/", 1)[-1]):
+                    return str(value)
+        prop = discriminator.get("propertyName")
+        if isinstance(prop, str):
+            properties, _ = self.merged_object(whole, ())
+            chosen, _ = self.resolver.deref(properties.get(prop))
+            if isinstance(chosen, dict):
+                if "const" in chosen:
+                    return str(chosen["const"])
+                if isinstance(chosen.get("enum"), list) and len(chosen["enum"]) == 1:
+                    return str(chosen["enum"][0])
+        inner, _ = self.resolver.deref(option)
+        if isinstance(inner, dict) and isinstance(inner.get("title"), str) and inner["title"].strip():
+            return inner["title"].strip()
+        return ref_name(ref) if isinstance(ref, str) and names_a_definition(ref) else ""
 
     def expandable(self, schema: Any) -> tuple[Any, str | None]:
         """The schema whose fields should be shown under a field (through arrays and refs)."""

@@ -802,6 +802,18 @@ def test_a_body_of_one_of_several_objects_is_read_by_its_alternatives() -> None:
         "`image`, `size` required (also `backups`). [1]")
     assert lead("can I enable backups when creating a droplet?", droplets).startswith(
         "Yes: POST /v2/droplets takes the `backups` field")
+    # Objects requiring the same fields are said once, named as the spec names them.
+    record = (FieldFacts("type", "string", required=True), FieldFacts("data", "string", required=True))
+    records = make_chunk(
+        "do.paths./v2/records.post", "POST /v2/records", kind="operation", method="post", path="/v2/records",
+        request_body=RequestBodyFacts(("application/json",), True, "any of object", alternatives=(
+            BodyAlternative("object", record, "A"), BodyAlternative("object", record, "AAAA"),
+            BodyAlternative("object", (*record, FieldFacts("priority", "integer", required=True)), "MX"),
+            BodyAlternative("object", record), BodyAlternative("object", record))),
+    )
+    assert lead("what fields are required to add a record?", records) == (
+        "POST /v2/records takes one of 5 bodies: A, AAAA: `type`, `data` required; or MX: `type`, `data`, "
+        "`priority` required. [1]")
 
 
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:

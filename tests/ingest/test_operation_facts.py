@@ -111,3 +111,25 @@ def test_a_body_of_one_of_several_objects_keeps_each_objects_fields() -> None:
         "requestBody": {"content": {"application/json": {"schema": one_droplet}}},
         "responses": {"202": {"description": "Accepted"}}}}}}, "droplets", "droplets.json"),
         "droplets.paths./v2/droplets.post").request_body.alternatives == ()  # type: ignore[union-attr]
+
+
+def test_each_alternative_is_named_as_the_spec_names_it() -> None:
+    """A DNS record body is one of several record types: each alternative is named by the discriminator value that
+    maps to its `$ref`, else by the one value its discriminator property allows, else by its title."""
+    record = {"type": "object", "required": ["type", "data"], "properties": {
+        "type": {"type": "string"}, "data": {"type": "string"}, "ttl": {"type": "integer"}}}
+    spec = {"openapi": "3.0.0", "info": {"title": "DNS", "version": "1"}, "components": {"schemas": {
+        "a_record": {"allOf": [record, {"properties": {"name": {"type": "string"}}, "required": ["name"]}]},
+        "mx_record": {"allOf": [record, {"properties": {"priority": {"type": "integer"}}, "required": ["priority"]}]},
+    }}, "paths": {"/records": {"post": {"requestBody": {"content": {"application/json": {"schema": {
+        "oneOf": [{"$ref": "#/components/schemas/a_record"}, {"$ref": "#/components/schemas/mx_record"},
+                  {"title": "TXT record", "allOf": [record]},
+                  {"allOf": [record, {"properties": {"type": {"type": "string", "enum": ["SRV"]}}}]}],
+        "discriminator": {"propertyName": "type", "mapping": {
+            "A": "#/components/schemas/a_record", "MX": "#/components/schemas/mx_record"}}}}}},
+        "responses": {"201": {"description": "Created"}}}}}}
+    post = one(chunk_openapi(spec, "dns", "dns.json"), "dns.paths./records.post")
+    alternatives = post.request_body.alternatives  # type: ignore[union-attr]
+    assert [a.name for a in alternatives] == ["A", "MX", "TXT record", "SRV"]
+    assert [sorted(f.name for f in a.fields if f.required) for a in alternatives][:2] == [
+        ["data", "name", "type"], ["data", "priority", "type"]]
