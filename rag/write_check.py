@@ -82,11 +82,27 @@ def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[st
     /tasks/{task_gid}/addDependencies` adds dependencies (a task's), `…/removeFollowers` removes followers. None for
     a GET, a segment of one word or one whose first word is no write verb."""
     words = segment_words(segments[-1]) if segments and method in ("post", "put", "patch") else []
+    if len(words) == 1:
+        words = _joined_verb(words[0].lower()) or words
     performs = write_verbs().get(words[0].lower()) if len(words) >= 2 else None
     if not performs:
         return None
     named = "_".join(word.lower() for word in words[1:])
     return resource_of("/" + "/".join([*segments[:-1], named])), frozenset(performs)
+
+
+# A write verb run together with what it writes (Billbee's `updatestock`): a verb this long, then a word this long,
+# so that `addresses` or `settings` are no `add` or `set` of anything.
+JOINED_VERB_LETTERS, JOINED_WORD_LETTERS = 5, 4
+
+
+def _joined_verb(word: str) -> list[str]:
+    """`updatestock` → [update, stock]: a lower-case segment that begins with a write verb (`write_verbs`); [] for
+    any other."""
+    verb = next((v for v in sorted(write_verbs(), key=len, reverse=True)
+                 if len(v) >= JOINED_VERB_LETTERS and word.startswith(v)), "")
+    rest = word[len(verb):]
+    return [verb, rest] if verb and len(rest) >= JOINED_WORD_LETTERS else []
 
 
 @lru_cache(maxsize=65536)

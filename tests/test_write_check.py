@@ -91,6 +91,20 @@ def test_a_write_on_an_item_is_also_named_with_the_item() -> None:
     assert _claimed("how do I delete a server type?", hetzner) == "server_type"
 
 
+def test_a_write_verb_run_together_with_what_it_writes() -> None:
+    """Billbee: "how do I update the stock of a product?" was told "There is no endpoint to update stock records"
+    although `POST /api/v1/products/updatestock` ranked first; a word that only begins like a verb (`addresses`,
+    `settings`, `created`) writes nothing."""
+    billbee = _ops("GET /api/v1/products/stocks", "POST /api/v1/products/updatestock",
+                   "POST /api/v1/products/updatestockcode", "POST /api/v1/customers/addresses",
+                   "POST /api/v1/orders/created")
+    assert _claimed("how do I update the stock of a product?", billbee) is None
+    assert _claimed("how do I delete a stock?", billbee) == "stock"
+    assert _claimed("how do I update an address?", billbee) is not None  # `addresses` adds no "resses"
+    # Read by the check only: the ranker's reading of the path is unchanged.
+    assert write_target("post", "/api/v1/products/updatestock") == ("updatestock", frozenset({"post"}))
+
+
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:
     templates = _ops("GET /templates/sms", "GET /templates/sms/{id}", "DELETE /templates/email/{id}")
     assert _claimed("How do I delete an SMS template?", templates) == "sms"
