@@ -428,10 +428,9 @@ def _asked_fact(
     elif "required" in asks and (required := required_inputs(chunk)):
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
-    elif "required" in asks and required_alternatives(chunk):
-        assert chunk.request_body is not None
+    elif "required" in asks and (options := required_alternatives(chunk)) and chunk.request_body is not None:
         sentence = f"{label} takes " + alternatives_text(chunk.request_body, set())
-        stated = {f.name for option in required_alternatives(chunk) for f in option}
+        stated = {f.name for option in options for f in option}
     elif "errors" in asks:  # the success response is still said below
         failures = errors_text(chunk)
         sentence = f"{label} can fail with {failures}" if failures else f"{label} documents no error response"

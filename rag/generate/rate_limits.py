@@ -38,8 +38,12 @@ def rate_limit_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, 
             continue
         throttled = next((r for r in block.chunk.responses if r.code == TOO_MANY_REQUESTS), None)
         # Each header once: DigitalOcean's responses (200, 401, 429, 500 …) all carry the same three.
-        found = [(name, text) for r in block.chunk.responses for name, text in r.headers if RATE_HEADER.search(name)]
-        headers = list({name.lower(): (name, text) for name, text in reversed(found)}.values())[::-1]
+        first: dict[str, tuple[str, str]] = {}
+        for response in block.chunk.responses:
+            for name, text in response.headers:
+                if RATE_HEADER.search(name):
+                    first.setdefault(name.lower(), (name, text))
+        headers = list(first.values())
         if throttled is None and not headers:
             continue
         said = [f"answers {response_text(throttled)} when requests come too fast"] if throttled is not None else []

@@ -211,9 +211,11 @@ class SchemaProse:
         target, _ = self.resolver.deref(schema)
         if not isinstance(target, dict):
             return []
-        options = next((target[key] for key in ("oneOf", "anyOf") if isinstance(target.get(key), list)), [])
+        options: list[Any] = next((target[key] for key in ("oneOf", "anyOf") if isinstance(target.get(key), list)),
+                                  [])
         own = {key: value for key, value in target.items() if key not in ("oneOf", "anyOf", "discriminator")}
-        discriminator = target.get("discriminator") if isinstance(target.get("discriminator"), dict) else {}
+        stated = target.get("discriminator")
+        discriminator: dict[str, Any] = stated if isinstance(stated, dict) else {}
         found = []
         for option in options:
             inner, _ = self.resolver.deref(option)
