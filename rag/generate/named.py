@@ -41,7 +41,8 @@ def spells_field(name: str, question: str) -> bool:
     """Whether the question spells a field's name: as written (`page_size`, `filter[status]`'s `status`) or in
     words (`page size`, `expiresIn` as "expires in")."""
     # `statuses[]` is `statuses` sent as an array; `filter[status]` is `status` of `filter`.
-    own = name.rsplit(".", 1)[-1].removesuffix("[]").rsplit("[", 1)[-1].rstrip("]").lower()
+    written = name.rsplit(".", 1)[-1].removesuffix("[]").rsplit("[", 1)[-1].rstrip("]")
+    own = written.lower()
     if not own:
         return False
     lowered = question.lower()
@@ -50,7 +51,7 @@ def spells_field(name: str, question: str) -> bool:
         return f"`{own}`" in lowered
     if re.search(rf"(?<![\w-]){re.escape(own)}(?![\w-])", lowered):
         return True
-    words = readable_name(own).lower()
+    words = readable_name(written).lower()  # as written: `pageSize` is "page size", `pagesize` one word
     return " " in words and re.search(rf"(?<![\w-]){re.escape(words)}(?![\w-])", lowered) is not None
 
 

@@ -74,3 +74,12 @@ def test_a_field_sent_as_an_array_is_spelt_by_its_name_and_no_question_spells_an
     assert not spells_field("urgencies[]", "what's the rate-limit header?")
     assert spells_field("urgencies[]", "can I filter by urgencies?")
     assert spells_field("filter[status]", "which status can I filter by?")
+
+
+def test_a_camel_case_name_is_spelt_by_its_words() -> None:
+    """Velo's "what's the default page size for listing payees?" stated `page` (default 1): "page size" did not spell
+    `pageSize` (its name was lower-cased before it was read as words), so only `page` was spelt."""
+    assert spells_field("pageSize", "what's the default page size for listing payees?")
+    assert spells_field("expiresIn", "what does expires in mean?")
+    assert spells_field("Contacts.EmailAddress", "find a contact by email address")
+    assert not spells_field("pagesize", "what's the page size?")  # one word as written: spelt only as written
