@@ -298,3 +298,18 @@ def test_a_fact_asked_of_what_any_operation_has_is_a_follow_up_without_pointing_
     assert query.subject == "box.paths./candidates.get" and query.keeps_subject
     assert not rewrite_query("How do I create a custom field?", history, topics=topics,
                              operations=OPERATIONS).query.subject
+
+
+def test_the_request_its_body_and_its_filters_are_parts_of_any_operation() -> None:
+    """Velo has `fundingRequest`s, Billbee `webhooks/filters`: "what does the request body look like?" after submitting
+    a payout, "how many at most per request?" after listing a user's tracks and "can I filter them by state?" after
+    listing orders were read as new topics (and answered about SoundCloud's OAuth token, Billbee's events and its
+    webhook filters). Asking how to create a funding request still starts anew."""
+    history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
+    topics = frozenset({"candidates", "candidate", "request", "requests", "filter", "filters", "body"})
+    for question in ("what does the request body look like?", "how many at most per request?",
+                     "can I filter them by state?"):
+        query = rewrite_query(question, history, topics=topics, operations=OPERATIONS).query
+        assert query.subject == "box.paths./candidates.get", question
+    assert not rewrite_query("How do I create a funding request?", history, topics=topics,
+                             operations=OPERATIONS).query.subject
