@@ -53,9 +53,8 @@ def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[Response
 def page_size_beside(name: str, names: Sequence[str]) -> str:
     """The field of `names` beside `name` (the same parent) that holds the page size, when `name` is a page number
     (`page` → `pagelen` of a paginated response); "" otherwise."""
-    parent = name.rsplit(".", 1)[0] if "." in name else ""
     if _key(name) not in _names("page_parameters"):
         return ""
-    siblings = [n for n in names if (n.rsplit(".", 1)[0] if "." in n else "") == parent and n != name]
+    siblings = [n for n in names if n.rpartition(".")[0] == name.rpartition(".")[0] and n != name]
     # In a response `size` or `count` may count every result; a name that says "page" (`pagelen`) does not.
     return _first([n for n in siblings if "page" in _key(n)], "size_parameters")
