@@ -367,7 +367,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
         if alternatives:
             offered = [f"{operation_heading(b.chunk)} [{b.number}]" for b in (anchor, *alternatives)]
             sentence = f"The likeliest operations are {', '.join(offered[:-1])} and {offered[-1]}."
-            detail, said = operation_detail(anchor, stated, ())
+            detail, said = operation_detail(anchor, stated, (), query.focus)
             return Lead(sentence, detail, tuple(b.number for b in (anchor, *alternatives)), stated=said,
                         operation=anchor.number)
     if not sentence:
@@ -377,7 +377,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
     sentence = cited(sentence, anchor)
     if anchor is not asked_of:  # the fact came from another operation (its collection's list): that one's fields
         clearly_named = _clearly_named(query, anchor)
-    detail, said = operation_detail(anchor, stated, clearly_named)
+    detail, said = operation_detail(anchor, stated, clearly_named, query.focus)
     # How the list of its collection pages is a fact of the operation asked about ("is that paginated?" after
     # creating an invite): the conversation stays with it ("can I limit how many people use it?" is of the invite).
     about = asked_of if anchor is own_listing(asked_of, blocks) else anchor
@@ -429,7 +429,7 @@ def _asked_fact(
         sentence = f"{label} requires " + "; ".join(field_facts_text(f) for f in required[:MAX_FIELDS])
         stated = {f.name for f in required}
     elif "required" in asks and (options := required_alternatives(chunk)) and chunk.request_body is not None:
-        sentence = f"{label} takes " + alternatives_text(chunk.request_body, set())
+        sentence = f"{label} takes " + alternatives_text(chunk.request_body, set(), query.focus)
         stated = {f.name for option in options for f in option}
     elif "errors" in asks:  # the success response is still said below
         failures = errors_text(chunk)

@@ -91,7 +91,11 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
     if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
-    sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk))
+    # The kinds of body it takes are named by what it does too ("how do I send a whatsapp message?" names the
+    # `… / whatsapp` bodies of Vonage's "Send a message", not the `whatsapp` object one of them sends).
+    body = anchor.chunk.request_body
+    kinds = set().union(*(name_parts(alternative.name) for alternative in (body.alternatives if body else ())))
+    sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk)) | kinds
 
     def names_the_action(field: FieldFacts) -> bool:
         # The part the question spells: "how do I create a database cluster?" spells `database` of
@@ -289,6 +293,16 @@ def required_inputs(chunk: Chunk) -> list[FieldFacts]:
     ]
 
 
+# The types of a body or response that name no schema: an inline object, a choice among inline objects, none.
+UNNAMED_TYPES = frozenset({"", "object", "one of object", "any of object", "no body"})
+
+
+def names_a_schema(label: str) -> bool:
+    """Whether a body's or response's type says more than an inline object does (`EmployeesPaginated`, `array of
+    Pet`, `one of SMS | Error`; not `object` or `one of object`)."""
+    return label not in UNNAMED_TYPES
+
+
 def returns_text(chunk: Chunk) -> str:
     """"200 with `EmployeesPaginated` (fields `next`, `data`)" from the first success response; a response of one
     object field names that object's fields too ("200 with `AccountsResponse` (fields `data` (fields `accounts`,
@@ -300,14 +314,14 @@ def returns_text(chunk: Chunk) -> str:
     fields = [f"`{f.name}`" for f in shown]
     if len(shown) == 1 and (inner := [f"`{g.name}`" for g in shown[0].fields if not g.deprecated][:MAX_FIELDS]):
         fields = [f"`{shown[0].name}` (fields {', '.join(inner)})"]
-    schema = f" with `{response.schema}`" if response.schema and response.schema != "no body" else ""
+    schema = f" with `{response.schema}`" if names_a_schema(response.schema) else ""
     return f"{response.code}{schema}" + (f" (fields {', '.join(fields)})" if fields else "")
 
 
 def errors_text(chunk: Chunk) -> str:
     """"400 (`error_response_body`: The request contained errors); 404 …" from the responses that are not the
-    operation's success; a spec naming no error code but a `default` response: "any error status (`object`:
-    Error)" (Linode's); "" when the spec gives none."""
+    operation's success; a spec naming no error code but a `default` response: "any error status (Error)"
+    (Linode's); "" when the spec gives none."""
     failures = [r for r in chunk.responses if not r.success and r.code != "default"]
     if not failures:
         return next(("any error status" + response_text(r).removeprefix("default") for r in chunk.responses
@@ -318,7 +332,7 @@ def errors_text(chunk: Chunk) -> str:
 def response_text(response: ResponseFacts) -> str:
     """"400 (`error_response_body`: The request contained errors)": a response's code, with its schema and
     description where the spec gives them."""
-    schema = f"`{response.schema}`" if response.schema and response.schema != "no body" else ""
+    schema = f"`{response.schema}`" if names_a_schema(response.schema) else ""
     described = ": ".join(part for part in (schema, response.description.rstrip(".")) if part)
     return response.code + (f" ({described})" if described else "")
 
@@ -360,12 +374,22 @@ def required_alternatives(chunk: Chunk) -> list[list[FieldFacts]]:
     return [[f for f in alternative.fields if f.required] for alternative in body.alternatives]
 
 
-def alternatives_text(body: RequestBodyFacts, stated: set[str]) -> str:
+def named_alternatives(body: RequestBodyFacts, question: str) -> list[BodyAlternative]:
+    """The objects of the body's `oneOf` / `anyOf` whose name shares a word with the question ("how do I send a
+    whatsapp message?": `text / whatsapp`, `image / whatsapp`, … of Vonage's 22); none when it names none, or all."""
+    words = question_words(question)
+    found = [alternative for alternative in body.alternatives if name_parts(alternative.name) & words]
+    return found if len(found) < len(body.alternatives) else []
+
+
+def alternatives_text(body: RequestBodyFacts, stated: set[str], question: str = "") -> str:
     """"one of 2 bodies: `name`, `image`, `size` required (also `backups`, `ipv6`); or `names`, …": the objects the
     body's `oneOf` / `anyOf` allows, those requiring the same fields said once (named as the spec names them: "A,
-    AAAA: `data`, `name`, `type` required"), with a few other fields of the first."""
+    AAAA: `data`, `name`, `type` required"), with a few other fields of the first; only those the `question` names
+    when it names some ("one of 22 bodies; those for whatsapp: …")."""
+    named = named_alternatives(body, question)
     groups: dict[tuple[str, ...], list[BodyAlternative]] = {}
-    for alternative in body.alternatives:
+    for alternative in named or body.alternatives:
         groups.setdefault(tuple(f.name for f in alternative.fields if f.required), []).append(alternative)
     shown = []
     for must, members in list(groups.items())[:MAX_ALTERNATIVE_BODIES]:
@@ -380,16 +404,20 @@ def alternatives_text(body: RequestBodyFacts, stated: set[str]) -> str:
             said += f" ({len(members)} of them)"
         shown.append(said)
     more = len(groups) - len(shown)
-    return f"one of {len(body.alternatives)} bodies: " + "; or ".join(shown) + (f"; or {more} more" if more > 0 else "")
+    head = f"one of {len(body.alternatives)} bodies"
+    if named:
+        words = question_words(question)
+        head += "; those for " + " or ".join(sorted(set().union(*(name_parts(a.name) & words for a in named))))
+    return f"{head}: " + "; or ".join(shown) + (f"; or {more} more" if more > 0 else "")
 
 
-def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[str]) -> str:
+def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[str], question: str = "") -> str:
     """"Body `ConnectSessionCreate` (required: `origin_owner_id`; also `expires_in`, `type`)": the body's schema
     (an inline `object` is no name), its required fields, then the others a request may send, at most
     `MAX_FIELDS_SHOWN` in all."""
     if not body.fields and body.alternatives:
-        return "Takes " + alternatives_text(body, stated)
-    body_is = f"Body `{body.schema}`" if body.schema and body.schema != "object" else "Takes a request body"
+        return "Takes " + alternatives_text(body, stated, question)
+    body_is = f"Body `{body.schema}`" if names_a_schema(body.schema) else "Takes a request body"
     may = [f for f in body.fields if not f.required and sendable(f) and f.name not in stated][
         : max(0, MAX_FIELDS_SHOWN - len(must))]
     # A body of one or two fields (Box's `shared_link` object) is named down to the fields inside them.
@@ -401,11 +429,11 @@ def body_text(body: RequestBodyFacts, must: Sequence[FieldFacts], stated: set[st
 
 
 def operation_detail(
-    anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts]
+    anchor: ContextBlock, stated: set[str], asked: Sequence[FieldFacts], question: str = ""
 ) -> tuple[str, frozenset[str]]:
     """The second line: the fields the question names that the sentence did not state, the inputs the
-    operation requires, the query parameters it takes, the body it takes and what it returns (each once); and
-    what both lines state."""
+    operation requires, the query parameters it takes, the body it takes (of a body that is one of several
+    objects, those the `question` names) and what it returns (each once); and what both lines state."""
     chunk = anchor.chunk
     parts: list[str] = []
     # Each name once, as the request sends it rather than as the response returns it (Asana's `data.followers`).
@@ -432,7 +460,7 @@ def operation_detail(
         f.name in stated for option in options for f in option)
     if body is not None and not stated_alternatives:  # the lead did not say which bodies it takes
         must = [f for f in body.fields if f.required and f.name not in stated][:6]
-        parts.append(body_text(body, must, stated))
+        parts.append(body_text(body, must, stated, question))
     returned = "" if "returns" in stated else returns_text(chunk)
     if returned:
         parts.append(f"Returns {returned}")

@@ -29,8 +29,9 @@ def operation_words(chunk: Chunk) -> str:
 
 
 def operation_heading(chunk: Chunk) -> str:
-    """`GET /unified/hris/employees (List Employees)`."""
-    words = operation_words(chunk)
+    """`GET /unified/hris/employees (List Employees)`; a summary's closing full stop left out ("Send a message to
+    the given channel.")."""
+    words = operation_words(chunk).rstrip(". ")
     return operation_label(chunk) + (f" ({words})" if words else "")
 
 

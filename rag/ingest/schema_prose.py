@@ -21,6 +21,8 @@ MAX_EXAMPLE_CHARS = 300
 # Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
 # `max_depth` too, down to this depth; referenced schemas stop at `max_depth` (they have their own chunk).
 MAX_INLINE_DEPTH = 32
+# A choice among choices (`oneOf` inside `oneOf`) is read this many levels down.
+MAX_CHOICE_DEPTH = 3
 
 # (keyword, `FieldFacts` field) of the values a schema node states; `rag.field_facts` puts them in words.
 _VALUE_KEYWORDS: tuple[tuple[str, str], ...] = (
@@ -205,28 +207,34 @@ class SchemaProse:
             required |= {str(r) for r in target["required"]}
         return properties, required
 
-    def alternatives(self, schema: Any) -> list[BodyAlternative]:
+    def alternatives(self, schema: Any, around: dict[str, Any] | None = None,
+                     discriminator: dict[str, Any] | None = None, depth: int = 0) -> list[BodyAlternative]:
         """The objects a `oneOf` / `anyOf` schema allows, each with its fields (the schema's own properties with
-        the alternative's, `nested` one level down); none unless at least two alternatives have fields."""
+        the alternative's, `nested` one level down); an alternative that is itself a choice among objects
+        (Vonage's message body: one of SMS, MMS, WhatsApp…, each one of its message types) gives its own
+        alternatives instead (`around`: the properties of the choices it sits in, `discriminator` theirs); none
+        unless at least two alternatives have fields."""
         target, _ = self.resolver.deref(schema)
         if not isinstance(target, dict):
             return []
-        options: list[Any] = next((target[key] for key in ("oneOf", "anyOf") if isinstance(target.get(key), list)),
-                                  [])
-        own = {key: value for key, value in target.items() if key not in ("oneOf", "anyOf", "discriminator")}
+        own = joined(around or {}, {key: value for key, value in target.items()
+                                    if key not in ("oneOf", "anyOf", "discriminator")})
         stated = target.get("discriminator")
-        discriminator: dict[str, Any] = stated if isinstance(stated, dict) else {}
+        chosen: dict[str, Any] = stated if isinstance(stated, dict) else discriminator or {}
         found = []
-        for option in options:
+        for option in choices(target):
             inner, _ = self.resolver.deref(option)
             if not isinstance(inner, dict):
+                continue
+            if choices(inner) and depth < MAX_CHOICE_DEPTH:
+                found.extend(self.alternatives(option, own, chosen, depth + 1))
                 continue
             whole = joined(own, inner)
             fields = self.top_level_fields(whole, nested=1)
             if fields:
-                name = self.alternative_name(option, whole, discriminator)
+                name = self.alternative_name(option, whole, chosen)
                 found.append(BodyAlternative(self.type_label(option), tuple(fields), name))
-        return found if len(found) >= 2 else []
+        return found if len(found) >= 2 or depth else []
 
     def alternative_name(self, option: Any, whole: dict[str, Any], discriminator: dict[str, Any]) -> str:
         """What the spec calls one alternative of a `oneOf` / `anyOf`: the discriminator value that maps to its
@@ -249,7 +257,22 @@ class SchemaProse:
         inner, _ = self.resolver.deref(option)
         if isinstance(inner, dict) and isinstance(inner.get("title"), str) and inner["title"].strip():
             return inner["title"].strip()
-        return ref_name(ref) if isinstance(ref, str) and names_a_definition(ref) else ""
+        if isinstance(ref, str) and names_a_definition(ref):
+            return ref_name(ref)
+        return " / ".join(self.single_values(whole))
+
+    def single_values(self, schema: dict[str, Any]) -> list[str]:
+        """The values of the properties of `schema` that allow only one (`const`, or an `enum` of one): what an
+        alternative without a name is told apart by (Vonage's `message_type` text, `channel` sms)."""
+        properties, _ = self.merged_object(schema, ())
+        found = []
+        for prop in properties.values():
+            keywords = self.merged_keywords(prop)
+            if "const" in keywords:
+                found.append(str(keywords["const"]))
+            elif isinstance(keywords.get("enum"), list) and len(keywords["enum"]) == 1:
+                found.append(str(keywords["enum"][0]))
+        return found
 
     def expandable(self, schema: Any) -> tuple[Any, str | None]:
         """The schema whose fields should be shown under a field (through arrays and refs)."""
@@ -407,3 +430,8 @@ class SchemaProse:
         line = " ".join(parts) + "."
         facts = self.facts(merged, parts[0])
         return [line + (" " + " ".join(facts) if facts else "")]
+
+
+def choices(schema: dict[str, Any]) -> list[Any]:
+    """The alternatives a schema offers: its `oneOf`, else its `anyOf` (none when it has neither)."""
+    return next((schema[key] for key in ("oneOf", "anyOf") if isinstance(schema.get(key), list)), [])

@@ -455,7 +455,7 @@ def test_asked_for_errors_the_lead_names_the_responses_that_are_not_the_success(
     domains = replace(labels, responses=(ResponseFacts("200", "object", success=True),
                                          ResponseFacts("default", "object", "Error")))
     assert lead("what errors can purchasing a label give me?", domains) == (
-        "POST /v1/labels can fail with any error status (`object`: Error). [1]")
+        "POST /v1/labels can fail with any error status (Error). [1]")
     # A spec documenting only the success says so (ClickSend's "what errors can sending an sms return?" led
     # "POST /sms/send returns 200."), the success still said below.
     quiet = replace(labels, responses=(ResponseFacts("200", "object", success=True),))
@@ -814,6 +814,33 @@ def test_a_body_of_one_of_several_objects_is_read_by_its_alternatives() -> None:
     assert lead("what fields are required to add a record?", records) == (
         "POST /v2/records takes one of 5 bodies: A, AAAA: `type`, `data` required; or MX: `type`, `data`, "
         "`priority` required. [1]")
+
+
+def test_a_body_of_many_kinds_is_read_by_the_kinds_the_question_names() -> None:
+    """Vonage's "Send a message" takes one of 22 bodies (text / sms, image / whatsapp, …; the WhatsApp template one
+    has a `whatsapp` object): "how do I send a whatsapp message?" led with "In POST /, `whatsapp` (object,
+    required)" and listed the SMS bodies first."""
+    def kind(name: str, *own: FieldFacts) -> BodyAlternative:
+        return BodyAlternative("object", (*own, FieldFacts("channel", "string", required=True),
+                                          FieldFacts("to", "string", required=True)), name)
+    text, image = FieldFacts("text", "string", required=True), FieldFacts("image", "object", required=True)
+    send = make_chunk(
+        "vonage.paths./.post", "POST /", kind="operation", method="post", path="/",
+        summary="Send a message to the given channel.",
+        request_body=RequestBodyFacts(("application/json",), True, "one of one of all of Text", alternatives=(
+            kind("text / sms", text), kind("image / mms", image), kind("text / whatsapp", text),
+            kind("template / whatsapp", FieldFacts("template", "object", required=True),
+                 FieldFacts("whatsapp", "object", required=True)))),
+    )
+    found = lead_for("how do I send a whatsapp message?", build_context(retrieved(send), 4000), ())
+    assert found.sentence.startswith("Use POST / (Send a message to the given channel)")
+    answer = found.detail
+    assert ("one of 4 bodies; those for whatsapp: text / whatsapp: `text`, `channel`, `to` required; or "
+            "template / whatsapp: `template`, `whatsapp`, `channel`, `to` required") in answer
+    assert "text / sms" not in answer
+    # Naming none of the kinds, every kind is said.
+    every = lead_for("how do I send a message?", build_context(retrieved(send), 4000), ()).detail
+    assert "one of 4 bodies: text / sms, text / whatsapp: " in every
 
 
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:

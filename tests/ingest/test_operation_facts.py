@@ -133,3 +133,28 @@ def test_each_alternative_is_named_as_the_spec_names_it() -> None:
     assert [a.name for a in alternatives] == ["A", "MX", "TXT record", "SRV"]
     assert [sorted(f.name for f in a.fields if f.required) for a in alternatives][:2] == [
         ["data", "name", "type"], ["data", "priority", "type"]]
+
+
+def test_a_choice_among_choices_gives_the_objects_inside_named_by_their_one_allowed_values() -> None:
+    """Vonage's message body is one of its channels (SMS, WhatsApp), each one of its message types (text, image),
+    each an `allOf` of a type and a channel, with no discriminator or title: the objects inside are the
+    alternatives, each named by the values its one-value properties allow."""
+    channel = {"sms": {"type": "object", "properties": {
+        "channel": {"type": "string", "enum": ["sms"]}, "to": {"type": "string"}}, "required": ["to"]},
+        "whatsapp": {"type": "object", "properties": {
+            "channel": {"type": "string", "const": "whatsapp"}, "to": {"type": "string"}}, "required": ["to"]}}
+    kind = {"text": {"type": "object", "required": ["text"], "properties": {
+        "message_type": {"type": "string", "enum": ["text"]}, "text": {"type": "string"}}},
+        "image": {"type": "object", "required": ["image"], "properties": {
+            "message_type": {"type": "string", "enum": ["image"]}, "image": {"type": "string"}}}}
+    spec = {"openapi": "3.0.0", "info": {"title": "Messages", "version": "1"}, "paths": {"/": {"post": {
+        "summary": "Send a message", "requestBody": {"content": {"application/json": {"schema": {"oneOf": [
+            {"oneOf": [{"allOf": [kind["text"], channel["sms"]]}]},
+            {"oneOf": [{"allOf": [kind["text"], channel["whatsapp"]]},
+                       {"allOf": [kind["image"], channel["whatsapp"]]}]}]}}}},
+        "responses": {"202": {"description": "Accepted"}}}}}}
+    post = one(chunk_openapi(spec, "messages", "messages.json"), "messages.paths./.post")
+    alternatives = post.request_body.alternatives  # type: ignore[union-attr]
+    assert [a.name for a in alternatives] == ["text / sms", "text / whatsapp", "image / whatsapp"]
+    assert [sorted(f.name for f in a.fields if f.required) for a in alternatives] == [
+        ["text", "to"], ["text", "to"], ["image", "to"]]
