@@ -12,7 +12,14 @@ from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import function_words, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
-from rag.generate.named import alternative_fields, field_classes, name_parts, path_words, question_words, spells_field
+from rag.generate.named import (
+    alternative_fields,
+    field_classes,
+    name_parts,
+    path_words,
+    question_words,
+    spells_field,
+)
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.ingest.pagination import page_size_beside
 from rag.query import Query
@@ -64,6 +71,7 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         if size is not None:  # fields named by the question's other words without the fact say nothing of pages
             wanted = [size] + [f for f in wanted if f != size and with_asked_fact([f], asks)]
         wanted.sort(key=lambda field: field.name != pages.size)
+    wanted = one_per_name(wanted, sent_fields(anchor.chunk))
     text = "; ".join(field_facts_text(f, asks, about=True) for f in wanted[:2])
     first = wanted[0]
     if ("limit" in asks and first.type.startswith(("integer", "number", "array")) and not (first.limits or first.enum)
@@ -72,6 +80,20 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         # for the maximum.
         text += "; its schema sets no minimum or maximum"
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> list[FieldFacts]:
+    """`fields` with each name once, a field inside another counting as one of the top-level field of its own name
+    (a list's `account_id` filter and its response's `data.account_id`; Zuora's invoice `status` sent and
+    returned), in their order: the one the request sends (`sent`) where there are two."""
+    inputs, chosen = set(sent), dict[str, FieldFacts]()
+    top = {field.name for field in fields if "." not in field.name}
+    for field in fields:
+        own = field.name.rsplit(".", 1)[-1]
+        key = own if own in top else field.name
+        if key not in chosen or (field in inputs and chosen[key] not in inputs):
+            chosen[key] = field
+    return list(chosen.values())
 
 
 def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
@@ -437,12 +459,7 @@ def operation_detail(
     chunk = anchor.chunk
     parts: list[str] = []
     # Each name once, as the request sends it rather than as the response returns it (Asana's `data.followers`).
-    sent, chosen = set(sent_fields(chunk)), dict[str, FieldFacts]()
-    for field in asked:
-        if field.name in stated or (field.name in chosen and (field not in sent or chosen[field.name] in sent)):
-            continue
-        chosen[field.name] = field
-    named = list(chosen.values())[:2]
+    named = one_per_name([field for field in asked if field.name not in stated], sent_fields(chunk))[:2]
     if named:
         parts.append("; ".join(field_facts_text(f) for f in named))
         stated = stated | {f.name for f in named}

@@ -843,6 +843,36 @@ def test_a_body_of_many_kinds_is_read_by_the_kinds_the_question_names() -> None:
     assert "one of 4 bodies: text / sms, text / whatsapp: " in every
 
 
+def test_a_name_sent_and_returned_is_said_once_as_the_request_sends_it() -> None:
+    """Zuora's "which statuses can an invoice have?" stated the request's `status` and then the created invoice's
+    `status` again; Increase's "list transactions for an account" named the `account_id` filter and the response's
+    `data.account_id`."""
+    invoices = make_chunk(
+        "zuora.paths./v1/invoices.post", "POST /v1/invoices", kind="operation", method="post", path="/v1/invoices",
+        summary="Create a standalone invoice",
+        request_body=RequestBodyFacts(("application/json",), True, "PostInvoiceType", fields=(
+            FieldFacts("accountId", "string", required=True),
+            FieldFacts("status", "string", enum=("Draft", "Posted"), default="Draft",
+                       description="The status of invoice."))),
+        responses=(ResponseFacts("200", "PostInvoiceResponse", success=True, fields=(
+            FieldFacts("status", "string", enum=("Draft", "Posted"), description="The status of the invoice."),)),),
+    )
+    found = lead("which statuses can an invoice have in zuora?", invoices)
+    assert found.startswith("In POST /v1/invoices, `status` (string): one of Draft, Posted, default Draft")
+    assert found.count("`status`") == 1
+    transactions = make_chunk(
+        "increase.paths./transactions.get", "GET /transactions", kind="operation", method="get",
+        path="/transactions", summary="List Transactions",
+        parameters=(FieldFacts("account_id", "string", "query", description="Filter Transactions for those belonging "
+                                                                           "to the specified Account."),),
+        responses=(ResponseFacts("200", "transaction_list", success=True, fields=(FieldFacts("data", "array", fields=(
+            FieldFacts("account_id", "string", required=True),)),)),),
+    )
+    detail = lead_for("how do I list transactions for an account in the last week?",
+                      build_context(retrieved(transactions), 4000), ()).detail
+    assert detail.startswith("`account_id` (query, string).") and "data.account_id" not in detail
+
+
 def test_security_words_naming_a_field_of_the_operation_ask_for_that_field_stated_once() -> None:
     """"which scopes can I give it?" after creating a SendGrid API key answered with the API's security scheme
     (the words "scopes" and "api key" ask for auth) and named `scopes` twice (the request's and the response's):
