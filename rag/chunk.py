@@ -91,12 +91,14 @@ def conventions_id(api: str) -> str:
 @dataclass(frozen=True)
 class BodyAlternative(JsonFacts):
     """One of the objects a request body's `oneOf` / `anyOf` allows: its type label (`single_droplet_request`,
-    `object`), its top-level fields (the body schema's own properties with the alternative's) and what the spec
-    calls it, if anything: its discriminator value (`A` of a DNS record's `type`), its title or its schema's name."""
+    `object`), its top-level fields (the body schema's own properties with the alternative's), what the spec
+    calls it, if anything (its discriminator value: `A` of a DNS record's `type`; its title or its schema's name)
+    and a body of this object as JSON text, made as the request example's is (`RequestExample.body`)."""
 
     schema: str
     fields: tuple[FieldFacts, ...] = ()
     name: str = ""
+    example: str = ""
 
 
 @dataclass(frozen=True)

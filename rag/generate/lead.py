@@ -37,6 +37,7 @@ from rag.generate.operation_facts import (
     cues_name_the_resource,
     errors_text,
     field_asked,
+    named_alternatives,
     offered_operations,
     operation_detail,
     own_listing,
@@ -111,7 +112,12 @@ class Lead:
         (None when it is about none, or the operation has none: a webhook, an index built before examples were)."""
         if (block := self._operation_block(blocks)) is None or block.chunk.request_example is None:
             return None
-        return with_question_values(block.chunk.request_example, block.chunk.path, question)
+        example, body = block.chunk.request_example, block.chunk.request_body
+        # A body that is one of several objects sends the one the question names ("send a whatsapp message").
+        named = named_alternatives(body, question) if body is not None else []
+        if named and named[0].example:
+            example = replace(example, body=named[0].example)
+        return with_question_values(example, block.chunk.path, question)
 
     def subject(self, blocks: Sequence[ContextBlock]) -> str:
         """The structural id of the operation the answer is about ("" when it is about none): a follow-up's

@@ -418,6 +418,13 @@ def query_pairs(parameter: dict[str, Any], value: Any) -> list[tuple[str, str]]:
     return [(name, as_text(value))]
 
 
+def body_sample(sampler: Sampler, schema: Any) -> Any:
+    """The sample a request body of `schema` sends: its required fields filled, or (a body that requires nothing)
+    its first fields, which show what it takes."""
+    value = sampler.value(schema, "body")
+    return sampler.first_fields(schema, SHOWN_OPTIONAL_FIELDS) if value == {} else value
+
+
 def request_body(resolver: RefResolver, operation: Operation, sampler: Sampler) -> tuple[str, str, tuple[str, ...]]:
     """The body's media type (a JSON one first), its sample as JSON text and the fields that are files (a
     `binary` string of a multipart or form body); ("", "", ()) when the operation takes no body."""
@@ -428,9 +435,7 @@ def request_body(resolver: RefResolver, operation: Operation, sampler: Sampler) 
     media_type = next((str(m) for m in content if JSON_MEDIA.search(str(m))), str(next(iter(content))))
     media = content[media_type] if isinstance(content[media_type], dict) else {}
     schema = media.get("schema") if isinstance(media.get("schema"), dict) else {}
-    value = sampler.value(schema, "body")
-    if value == {}:  # a body that requires nothing: its first fields show what it takes
-        value = sampler.first_fields(schema, SHOWN_OPTIONAL_FIELDS)
+    value = body_sample(sampler, schema)
     files: tuple[str, ...] = ()
     if isinstance(value, dict) and not JSON_MEDIA.search(media_type):
         properties = sampler.flattened(schema)[0].get("properties", {})

@@ -15,7 +15,7 @@ from rag.chunk import BodyAlternative, FieldFacts
 from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose, one_line
 from rag.ingest.refs import RefResolver, component_schema_name, names_a_definition, ref_name
-from rag.ingest.request_example import joined
+from rag.ingest.request_example import Sampler, body_sample, joined
 
 MAX_EXAMPLE_CHARS = 300
 # Inline sub-schemas (reached without a `$ref`) appear in no other chunk, so they are shown below
@@ -233,7 +233,8 @@ class SchemaProse:
             fields = self.top_level_fields(whole, nested=1)
             if fields:
                 name = self.alternative_name(option, whole, chosen)
-                found.append(BodyAlternative(self.type_label(option), tuple(fields), name))
+                example = json.dumps(body_sample(Sampler(self.resolver), whole), ensure_ascii=False)
+                found.append(BodyAlternative(self.type_label(option), tuple(fields), name, example))
         return found if len(found) >= 2 or depth else []
 
     def alternative_name(self, option: Any, whole: dict[str, Any], discriminator: dict[str, Any]) -> str:

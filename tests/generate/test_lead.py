@@ -10,6 +10,7 @@ from rag.chunk import (
     FieldFacts,
     PaginationFacts,
     RequestBodyFacts,
+    RequestExample,
     ResponseFacts,
     SecurityFacts,
 )
@@ -841,6 +842,18 @@ def test_a_body_of_many_kinds_is_read_by_the_kinds_the_question_names() -> None:
     # Naming none of the kinds, every kind is said.
     every = lead_for("how do I send a message?", build_context(retrieved(send), 4000), ()).detail
     assert "one of 4 bodies: text / sms, text / whatsapp: " in every
+    # The request example sends the first object the question names, else the first of all.
+    body = send.request_body
+    assert body is not None
+    kinds = tuple(replace(kind, example=f'{{"kind": "{kind.name}"}}') for kind in body.alternatives)
+    send = replace(send, request_body=replace(body, alternatives=kinds), request_example=RequestExample(
+        "POST", "https://api.nexmo.com/v1/messages", media_type="application/json", body='{"kind": "text / sms"}'))
+    blocks = build_context(retrieved(send), 4000)
+    for question, sent in (("how do I send a whatsapp message?", "text / whatsapp"),
+                           ("how do I send an image over mms?", "image / mms"),
+                           ("how do I send a message?", "text / sms")):
+        example = lead_for(question, blocks, ()).request_example(blocks, question)
+        assert example is not None and example.body == f'{{"kind": "{sent}"}}', question
 
 
 def test_a_name_sent_and_returned_is_said_once_as_the_request_sends_it() -> None:

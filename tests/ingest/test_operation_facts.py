@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.ingest.openapi import chunk_openapi
 from rag.ingest.operation_chunks import response_line
@@ -140,12 +142,12 @@ def test_a_choice_among_choices_gives_the_objects_inside_named_by_their_one_allo
     each an `allOf` of a type and a channel, with no discriminator or title: the objects inside are the
     alternatives, each named by the values its one-value properties allow."""
     channel = {"sms": {"type": "object", "properties": {
-        "channel": {"type": "string", "enum": ["sms"]}, "to": {"type": "string"}}, "required": ["to"]},
-        "whatsapp": {"type": "object", "properties": {
-            "channel": {"type": "string", "const": "whatsapp"}, "to": {"type": "string"}}, "required": ["to"]}}
-    kind = {"text": {"type": "object", "required": ["text"], "properties": {
+        "channel": {"type": "string", "enum": ["sms"]}, "to": {"type": "string"}}, "required": ["channel", "to"]},
+        "whatsapp": {"type": "object", "required": ["channel", "to"], "properties": {
+            "channel": {"type": "string", "const": "whatsapp"}, "to": {"type": "string"}}}}
+    kind = {"text": {"type": "object", "required": ["message_type", "text"], "properties": {
         "message_type": {"type": "string", "enum": ["text"]}, "text": {"type": "string"}}},
-        "image": {"type": "object", "required": ["image"], "properties": {
+        "image": {"type": "object", "required": ["message_type", "image"], "properties": {
             "message_type": {"type": "string", "enum": ["image"]}, "image": {"type": "string"}}}}
     spec = {"openapi": "3.0.0", "info": {"title": "Messages", "version": "1"}, "paths": {"/": {"post": {
         "summary": "Send a message", "requestBody": {"content": {"application/json": {"schema": {"oneOf": [
@@ -157,4 +159,8 @@ def test_a_choice_among_choices_gives_the_objects_inside_named_by_their_one_allo
     alternatives = post.request_body.alternatives  # type: ignore[union-attr]
     assert [a.name for a in alternatives] == ["text / sms", "text / whatsapp", "image / whatsapp"]
     assert [sorted(f.name for f in a.fields if f.required) for a in alternatives] == [
-        ["text", "to"], ["text", "to"], ["image", "to"]]
+        ["channel", "message_type", "text", "to"], ["channel", "message_type", "text", "to"],
+        ["channel", "image", "message_type", "to"]]
+    # Each carries a body of its own object, as the request example's body is made.
+    assert [(body["channel"], body["message_type"]) for body in (json.loads(a.example) for a in alternatives)] == [
+        ("sms", "text"), ("whatsapp", "text"), ("whatsapp", "image")]

@@ -1,6 +1,7 @@
 """Every operation of every real spec in ../shared (StackOne's two versions, Apideck HRIS, Twilio, OpenAI,
 RestBench's Spotify, and Slack's and Netlify's Swagger 2.0 specs) gets a request example whose body is valid
-against the operation's request schema (`jsonschema`, OpenAPI 3.0's `nullable` and 3.1's `null` types alike), whose
+against the operation's request schema (`jsonschema`, OpenAPI 3.0's `nullable` and 3.1's `null` types alike), as is
+the body of each object a body of several objects allows, whose
 Python parses and whose curl is one well-formed shell command."""
 
 from __future__ import annotations
@@ -69,5 +70,11 @@ def test_every_operation_has_an_example_whose_body_its_schema_accepts(relative: 
                   for e in schemas.validator(schema).iter_errors(json.loads(example.body))]
         if errors:
             invalid.append(f"{chunk.title}: {errors[:2]}")
+        # So is the body of each object a body of several objects allows (the one a question names is sent).
+        for alternative in chunk.request_body.alternatives if chunk.request_body else ():
+            errors = [f"{list(e.absolute_path)}: {e.message[:120]}"
+                      for e in schemas.validator(schema).iter_errors(json.loads(alternative.example))]
+            if errors:
+                invalid.append(f"{chunk.title} ({alternative.name or alternative.schema}): {errors[:2]}")
     assert invalid == [], invalid
     assert bodies or relative.endswith("iam.json"), f"{relative}: no operation took a body"
