@@ -12,6 +12,7 @@ an operation's effect is read from its path as well as its method (`POST /words/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -60,11 +61,24 @@ def write_target(method: str, path: str) -> tuple[str, frozenset[str]]:
     return resource_of(path), frozenset({method})
 
 
+# A parameter written after a segment's own words (Buffer's `/updates/create{mediaTypeExtension}`, a `.{format}`):
+# the response's format, not what the operation acts on.
+_PLACEHOLDER_SUFFIX = re.compile(r"^([^{}]+?)\.?\{[^{}]*\}$")
+
+
+def _without_format_parameters(path: str) -> str:
+    """The path with the parameter after each segment's own words left out (`/updates/create{ext}` →
+    `/updates/create`); a segment that is a parameter stays (`{index}.{diffType}`)."""
+    base, hash_, fragment = path.partition("#")
+    return "/".join(_PLACEHOLDER_SUFFIX.sub(r"\1", segment) for segment in base.split("/")) + hash_ + fragment
+
+
 @lru_cache(maxsize=65536)
 def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[str]]:
     """What an operation writes, for the check: `write_target`'s resource and methods, a POST to one item read as
     the update it is in many APIs (Twilio's `POST /Messages/{Sid}.json` edits a message), and the words of the
     path segment above the resource (`templates` of `/templates/sms`; for `POST /words/delete`, above `words`)."""
+    path = _without_format_parameters(path)
     resource, methods = write_target(method, path)
     segments = resource_segments(path)
     if resource != resource_of(path):

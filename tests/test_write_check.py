@@ -105,6 +105,19 @@ def test_a_write_verb_run_together_with_what_it_writes() -> None:
     assert write_target("post", "/api/v1/products/updatestock") == ("updatestock", frozenset({"post"}))
 
 
+def test_a_parameter_after_a_segment_s_words_is_the_format_not_the_resource() -> None:
+    """Buffer writes every path with its format after it (`/updates/create{mediaTypeExtension}`): "what does buffer
+    return when I create an update?" was told "There is no endpoint to create update records"."""
+    buffer = _ops("GET /updates/{id}{mediaTypeExtension}", "POST /updates/create{mediaTypeExtension}",
+                  "POST /updates/{id}/destroy{mediaTypeExtension}", "GET /profiles{mediaTypeExtension}")
+    assert _claimed("what does buffer return when I create an update?", buffer) is None
+    assert _claimed("how do I delete an update?", buffer) is None
+    assert _claimed("how do I delete a profile?", buffer) == "profile"
+    # Read by the check only: the ranker's reading of the path is unchanged.
+    assert write_target("post", "/updates/create{mediaTypeExtension}") == (
+        "create{media_type_extension}", frozenset({"post"}))
+
+
 def test_the_resource_is_the_last_word_of_the_object_its_parent_or_an_owner() -> None:
     templates = _ops("GET /templates/sms", "GET /templates/sms/{id}", "DELETE /templates/email/{id}")
     assert _claimed("How do I delete an SMS template?", templates) == "sms"

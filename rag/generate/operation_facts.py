@@ -315,8 +315,9 @@ def required_inputs(chunk: Chunk) -> list[FieldFacts]:
     ]
 
 
-# The types of a body or response that name no schema: an inline object, a choice among inline objects, none.
-UNNAMED_TYPES = frozenset({"", "object", "one of object", "any of object", "no body"})
+# The types of a body or response that name no schema: any value, an inline object, a choice among inline objects,
+# none.
+UNNAMED_TYPES = frozenset({"", "any", "object", "one of object", "any of object", "no body"})
 
 
 def names_a_schema(label: str) -> bool:

@@ -10,6 +10,7 @@ from rag.generate.operation_facts import (
     body_text,
     brief,
     field_asked,
+    names_a_schema,
     operation_detail,
     paging,
     performs,
@@ -269,6 +270,16 @@ def test_a_response_of_one_object_field_names_that_objects_fields() -> None:
     assert returns_text(accounts) == (
         "200 with `AccountsResponse` (fields `data` (fields `accounts`, `server_knowledge`))")
     assert returns_text(MEMBERS) == "200 with `GuildMemberList` (fields `id`)"
+
+
+def test_a_type_that_names_no_schema_is_not_shown() -> None:
+    """"Returns 202 with `one of object`", "Returns 200 with `any`", "Body `object`": an inline object, a choice
+    among inline objects and any value name nothing a reader can look up."""
+    for label in ("object", "one of object", "any of object", "any", ""):
+        chunk = make_chunk("v.paths./calls.post", "POST /calls", kind="operation", method="post", path="/calls",
+                           responses=(ResponseFacts("202", label, success=True),))
+        assert returns_text(chunk) == "202", label
+    assert names_a_schema("array of object") and names_a_schema("one of SMS | Error")
 
 
 def test_a_limit_asked_of_a_field_with_no_bound_says_the_schema_sets_none() -> None:
