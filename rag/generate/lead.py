@@ -33,6 +33,7 @@ from rag.generate.operation_facts import (
     MAX_FIELDS,
     alternatives_text,
     asks_page_size,
+    asks_which_values,
     cues_name_a_field,
     cues_name_the_resource,
     errors_text,
@@ -417,7 +418,12 @@ def _asked_fact(
     label, sentence = operation_label(chunk), ""
     stated: set[str] = set()
     described: set[str] = set()
-    if asks & {"default", "limit", "allowed_values"} and (asked := field_asked(query, anchor))[0]:
+    # "which setting types can a flag have?" asks for `settingType`'s values in no words of the `[asks]` table.
+    which = frozenset({"allowed_values"}) if not asks & {"default", "limit", "allowed_values"} and asks_which_values(
+        query.focus, chunk) else frozenset()
+    asks |= which
+    if asks & {"default", "limit", "allowed_values"} and (
+            asked := field_asked(query, anchor, query.analysis.asks | which))[0]:
         sentence, wanted = asked
         stated = described = {f.name for f in wanted}
     elif "pagination" in asks and (paged := paging(anchor, blocks, query.subject in chunk.covers)) is not None:

@@ -38,13 +38,15 @@ def performs(chunk: Chunk) -> frozenset[str]:
     return write_target(chunk.method.lower(), chunk.path or "")[1]
 
 
-def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFacts]]:
+def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None = None
+                ) -> tuple[str, list[FieldFacts]]:
     """"In POST /queues, `MaxSize` (integer) — The maximum number of calls …": the fields the question names
     most clearly that carry the asked kind of fact (a default, a limit, allowed values), else the field it
     names most clearly, with its description (which may state the fact in words); naming none, the page size
     of an operation that pages ("how many can I get per request?") or the one field that carries the fact.
-    ("", []) when the operation has no such field."""
-    asks = query.analysis.asks
+    ("", []) when the operation has no such field. `asked`: the kinds of fact asked (the question's own by
+    default)."""
+    asks = query.analysis.asks if asked is None else asked
     exact, partial, by_path, by_description = ([f for _, f in found if not returns_the_resource(f, anchor.chunk)]
                                                for found in field_classes(query.focus, [anchor]))
     # "Which statuses can I filter by?" spells `filter`, but `filter[status]` carries the allowed values; a field
@@ -80,6 +82,23 @@ def field_asked(query: Query, anchor: ContextBlock) -> tuple[str, list[FieldFact
         # for the maximum.
         text += "; its schema sets no minimum or maximum"
     return f"In {operation_label(anchor.chunk)}, {text}", wanted[:2]
+
+
+# "which setting types can a flag have?": the words between "which" (or "what") and the verb name what is asked.
+_WHICH = re.compile(r"^\s*(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s+"
+                    r"(?:can|could|do|does|did|are|is|should|may|might|will|would)\b", re.IGNORECASE)
+
+
+def asks_which_values(question: str, chunk: Chunk) -> bool:
+    """Whether the question asks which of a field's allowed values there are by spelling the field after "which"
+    or "what" ("which setting types can a flag have?": ConfigCat's `settingType`, one of boolean, string, int,
+    double), though it says none of the words that ask for allowed values."""
+    match = _WHICH.match(question)
+    if match is None:
+        return False
+    words = question_words(match.group(1))
+    return any(name_parts(field.name.rsplit(".", 1)[-1]) == words and bool(field.enum or field.item_enum)
+               for field in [*chunk.every_field(), *alternative_fields(chunk)])
 
 
 def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> list[FieldFacts]:

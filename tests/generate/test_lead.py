@@ -856,6 +856,24 @@ def test_a_body_of_many_kinds_is_read_by_the_kinds_the_question_names() -> None:
         assert example is not None and example.body == f'{{"kind": "{sent}"}}', question
 
 
+def test_which_values_a_field_spelt_after_which_takes_is_its_allowed_values() -> None:
+    """ConfigCat: "which setting types can a flag have?" led with "Use POST /v1/configs/{configId}/settings" and left
+    `settingType`'s values to the second line: no word of the question asks for allowed values, but it asks which
+    setting types, and `settingType` has an enum."""
+    flags = make_chunk(
+        "configcat.paths./v1/configs/{configId}/settings.post", "POST /v1/configs/{configId}/settings",
+        kind="operation", method="post", path="/v1/configs/{configId}/settings", summary="Create Flag",
+        request_body=RequestBodyFacts(("application/json",), True, "CreateSettingInitialValues", fields=(
+            FieldFacts("key", "string", required=True), FieldFacts("name", "string", required=True),
+            FieldFacts("settingType", "SettingType", required=True, enum=("boolean", "string", "int", "double")))),
+    )
+    assert lead("which setting types can a flag have?", flags) == (
+        "In POST /v1/configs/{configId}/settings, `settingType` (SettingType, required): one of boolean, string, int, "
+        "double. [1]")
+    # Spelling no field with allowed values, it is a question of which operation.
+    assert lead("which flags can I create?", flags).startswith("Use POST /v1/configs/{configId}/settings")
+
+
 def test_a_name_sent_and_returned_is_said_once_as_the_request_sends_it() -> None:
     """Zuora's "which statuses can an invoice have?" stated the request's `status` and then the created invoice's
     `status` again; Increase's "list transactions for an account" named the `account_id` filter and the response's
