@@ -261,9 +261,11 @@ class PaginationFacts(JsonFacts):
     """How an operation pages through results, recognised from its structure (`rag.ingest.pagination`).
 
     `style` is `cursor` (an opaque position: `next`, `after`, `marker`), `offset` or `page`; `cursor`,
-    `size`, `offset` and `page` the query parameters that carry each (empty when absent); `next_field` the
-    success response's field that carries the next position (`next`, `next_marker`), `total_field` the one
-    that counts all results, `more_field` a has-more flag; `link_header` a `Link` response header."""
+    `size`, `offset` and `page` the query parameters that carry each (empty when absent), or the request body's
+    fields where `location` is `body` (Square's `POST /v2/orders/search` takes `cursor` and `limit` in its body);
+    `next_field` the success response's field that carries the next position (`next`, `next_marker`),
+    `total_field` the one that counts all results, `more_field` a has-more flag; `link_header` a `Link` response
+    header."""
 
     style: str
     cursor: str = ""
@@ -274,10 +276,11 @@ class PaginationFacts(JsonFacts):
     total_field: str = ""
     more_field: str = ""
     link_header: bool = False
+    location: str = "query"
 
     @property
     def parameters(self) -> tuple[str, ...]:
-        """The query parameters that page, in the order a request sets them."""
+        """The query parameters (or body fields) that page, in the order a request sets them."""
         return tuple(name for name in (self.cursor, self.offset, self.page, self.size) if name)
 
 

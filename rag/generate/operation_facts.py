@@ -62,7 +62,10 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
     # A path parameter identifies the resource the question names: without the asked fact, it says nothing of it
     # ("the max number of data points I can get per request from a feed" names `feed_key`, "a valid feed key").
     named = [f for f in exact + partial if f.location != "path"][:1]
-    wanted = wanted or named or _unnamed_field(anchor.chunk, asks) or with_asked_fact(by_description, asks)
+    # "what's the default page size when searching orders?": the page size, named or not (Square's `limit`).
+    size = page_size_field(anchor.chunk) if asks_page_size(query.focus, asks) else None
+    wanted = (wanted or named or _unnamed_field(anchor.chunk, asks) or with_asked_fact(by_description, asks)
+              or ([size] if size is not None else []))
     if not wanted:
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:
@@ -235,14 +238,15 @@ def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     return next((found for found in (carrying, plain) if len(found) == 1), [])
 
 
-# "the default number of results per page": what each page holds, its size (not "the default page", its number).
-_PER_PAGE = re.compile(r"\b(?:per|each|every|a) page\b", re.IGNORECASE)
+# "the default number of results per page", "the default page size": what each page holds, its size (not "the
+# default page", its number).
+_PER_PAGE = re.compile(r"\b(?:(?:per|each|every|a) page|page size)\b", re.IGNORECASE)
 
 
 def asks_page_size(question: str, asks: frozenset[str]) -> bool:
     """Whether a question about pages asks the page size's fact, whatever field it spells: a limit per page
     ("how many volumes can I list per page?" spells `page`), or a default per page ("what's the default number of
-    results per page?"; "what is the default page?" asks the page number's)."""
+    results per page?", "the default page size"; "what is the default page?" asks the page number's)."""
     return "pagination" in asks and ("limit" in asks or ("default" in asks and bool(_PER_PAGE.search(question))))
 
 
@@ -256,11 +260,19 @@ def page_size_in_response(field: FieldFacts, chunk: Chunk) -> FieldFacts | None:
     return next((f for f in fields if f.name == size), None) if size else None
 
 
+def paging_inputs(chunk: Chunk) -> list[FieldFacts]:
+    """The inputs that page an operation that pages: its query parameters, or its request body's fields where it
+    takes them there (`PaginationFacts.location`)."""
+    if chunk.pagination is not None and chunk.pagination.location == "body":
+        return list(chunk.request_body.fields) if chunk.request_body else []
+    return [f for f in chunk.parameters if f.location == "query"]
+
+
 def page_size_field(chunk: Chunk) -> FieldFacts | None:
-    """The query parameter that sets the page size of an operation that pages (`PaginationFacts.size`); None
-    when it has none."""
+    """The query parameter (or body field) that sets the page size of an operation that pages
+    (`PaginationFacts.size`); None when it has none."""
     size = chunk.pagination.size if chunk.pagination else ""
-    return next((f for f in chunk.parameters if f.location == "query" and f.name == size), None) if size else None
+    return next((f for f in paging_inputs(chunk) if f.name == size), None) if size else None
 
 
 def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
@@ -289,18 +301,19 @@ def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock], settled: bool =
     if block is None or block.chunk.pagination is None:
         return None
     pages = block.chunk.pagination
-    by_name = {p.name: p for p in block.chunk.parameters}
+    by_name = {p.name: p for p in paging_inputs(block.chunk)}
     label = operation_label(block.chunk)
     parts: list[str] = []
+    where = "body field" if pages.location == "body" else "query parameter"
     if pages.cursor and pages.next_field:
-        parts.append(f"pass the response's `{pages.next_field}` as the `{pages.cursor}` query parameter "
+        parts.append(f"pass the response's `{pages.next_field}` as the `{pages.cursor}` {where} "
                      "to get the next page")
     elif pages.cursor:
-        parts.append(f"pass the position to continue from as the `{pages.cursor}` query parameter")
+        parts.append(f"pass the position to continue from as the `{pages.cursor}` {where}")
     elif pages.offset:
-        parts.append(f"set the `{pages.offset}` query parameter to skip the results already read")
+        parts.append(f"set the `{pages.offset}` {where} to skip the results already read")
     elif pages.page:
-        parts.append(f"set the `{pages.page}` query parameter to the page number")
+        parts.append(f"set the `{pages.page}` {where} to the page number")
     elif pages.next_field:
         parts.append(f"follow the response's `{pages.next_field}`")
     if pages.size:

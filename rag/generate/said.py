@@ -101,16 +101,19 @@ def field_facts_text(field: FieldFacts, asked: frozenset[str] = frozenset(), abo
 
 
 def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS, name: str = "") -> str:
-    """The part of a description to quote in `room` characters: asked for a limit, and its first sentence that
-    states a number in words of a limit (else any number) would be cut off, from that sentence ("You can only add
-    invoice items to draft invoices and there is a maximum of 250 items per invoice"); else from its start."""
+    """The part of a description to quote in `room` characters: asked for a limit or a default, and its first
+    sentence that states a number in words of that kind (else any number) would be cut off, from that sentence
+    ("You can only add invoice items to draft invoices and there is a maximum of 250 items per invoice"; Square's
+    "Default: `500` Max: `1000`" of a page size); else from its start."""
     text = " ".join(description.split())
-    if "limit" not in asked or len(text) <= room:
+    kinds = [kind for kind in ("limit", "default") if kind in asked]
+    if not kinds or len(text) <= room:
         return description
     sentences = text.split(". ")
     numbered = [i for i, sentence in enumerate(sentences) if any(char.isdigit() for char in sentence)]
     # One saying a limit in words beats an example's numbers ("if offset is set to 10 and limit is set to 10 …").
-    limiting = [i for i in numbered if set(asked_cues(sentences[i], "limit")) - {name.lower()}]  # not `limit`'s own
+    limiting = [i for i in numbered  # not a field's own name (`limit`)
+                if any(set(asked_cues(sentences[i], kind)) - {name.lower()} for kind in kinds)]
     if not numbered:
         return description
     first = (limiting or numbered)[0]

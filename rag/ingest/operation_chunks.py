@@ -240,7 +240,9 @@ class OperationChunker:
             request_body=request_body,
             responses=tuple(responses),
             security=self.spec.security_facts(node.get("security", self.spec.document.get("security"))),
-            pagination=pagination_of(parameter_facts, responses) if operation.method == "get" else None,
+            pagination=(pagination_of(parameter_facts, responses) if operation.method == "get" else
+                        pagination_of((), responses, request_body.fields) if operation.method == "post"
+                        and request_body is not None else None),
         )
 
     def _header_lines(

@@ -1,6 +1,7 @@
 """How an operation pages through its results, recognised from its structure: the query parameters it takes
-(a cursor, a page size, an offset, a page number) and the success response's fields that carry the next
-position or the total. The names come from rag/data/pagination.toml."""
+(a cursor, a page size, an offset, a page number; a search sent as a `POST` may take them in its body) and the
+success response's fields that carry the next position or the total. The names come from
+rag/data/pagination.toml."""
 
 from __future__ import annotations
 
@@ -27,27 +28,39 @@ def _first(names: Sequence[str], kind: str) -> str:
     return next((keyed[key] for key in data_table("pagination")[kind] if key in keyed), "")
 
 
-def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[ResponseFacts]) -> PaginationFacts | None:
-    """The paging of an operation from its parameters and responses (None when it takes no paging parameter).
+def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[ResponseFacts],
+                  body: Sequence[FieldFacts] = ()) -> PaginationFacts | None:
+    """The paging of an operation from its query parameters and responses, else (a search sent as a `POST`) from
+    its request `body`'s top-level fields; None when it takes no paging input.
 
     A size alone (`limit`) is no paging unless the response says where the next page starts or how many
     results there are; a cursor or an offset or a page number is."""
-    query = [p.name for p in parameters if p.location == "query" and not p.deprecated]
+    query = [p for p in parameters if p.location == "query"]
+    return _paging(query, responses, "query") or (_paging(body, responses, "body") if body else None)
+
+
+def _paging(inputs: Sequence[FieldFacts], responses: Sequence[ResponseFacts], location: str
+            ) -> PaginationFacts | None:
+    """`pagination_of` from one place's inputs (`location`: `query` or `body`)."""
+    names = [p.name for p in inputs if not p.deprecated]
     # A first page needs no position: a required `from` or `start` that is no number bounds a range (a date).
-    positions = [p.name for p in parameters if p.location == "query" and not p.deprecated
+    positions = [p.name for p in inputs if not p.deprecated
                  and not (p.required and not p.type.startswith(("integer", "number")))]
     success = [f.name for response in responses if response.success for f in response.fields if not f.deprecated]
     headers = [name for response in responses if response.success for name, _ in response.headers]
-    cursor, size = _first(positions, "cursor_parameters"), _first(query, "size_parameters")
-    offset, page = _first(positions, "offset_parameters"), _first(query, "page_parameters")
+    cursor, size = _first(positions, "cursor_parameters"), _first(names, "size_parameters")
+    offset, page = _first(positions, "offset_parameters"), _first(names, "page_parameters")
     next_field, total_field = _first(success, "next_fields"), _first(success, "total_fields")
     more_field = _first(success, "more_fields")
     link_header = any(name.lower() == "link" for name in headers)
-    if not (cursor or offset or page or (size and (next_field or total_field or more_field or link_header))):
+    said = bool(next_field or total_field or more_field or link_header)  # the response says results go on
+    # A body's `page` or `offset` may be content (a wiki page to create): there the response must say so too.
+    if not (cursor or offset or page or size) or not (said or (location == "query" and (cursor or offset or page))):
         return None
     follows = bool(next_field or link_header)
     style = "cursor" if cursor or (follows and not (offset or page)) else "offset" if offset else "page"
-    return PaginationFacts(style, cursor, size, offset, page, next_field, total_field, more_field, link_header)
+    return PaginationFacts(style, cursor, size, offset, page, next_field, total_field, more_field, link_header,
+                           location)
 
 
 def page_size_beside(name: str, names: Sequence[str]) -> str:

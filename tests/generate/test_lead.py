@@ -205,6 +205,29 @@ def test_pagination_names_the_cursor_the_response_carries_and_the_page_size() ->
         "`data`). [2]"
 
 
+def test_a_search_that_pages_by_its_body_says_so_and_its_page_size_answers_a_default_per_page() -> None:
+    """Square: "what's the default page size when searching orders?" led with "Use POST /v2/orders/search"; its
+    `limit` (in the body) says "Default: `500`"."""
+    search = make_chunk(
+        "square.paths./v2/orders/search.post", "POST /v2/orders/search", kind="operation", method="post",
+        path="/v2/orders/search", summary="SearchOrders",
+        request_body=RequestBodyFacts(("application/json",), True, "SearchOrdersRequest", fields=(
+            FieldFacts("location_ids", "array of string", required=True),
+            FieldFacts("cursor", "string", description="A pagination cursor returned by a previous call."),
+            FieldFacts("limit", "integer", minimum=1, description=(
+                "The maximum number of results to be returned in a single page. It is possible to receive fewer "
+                "results than the specified limit on a given page. Default: `500` Max: `1000`")))),
+        responses=(ResponseFacts("200", "SearchOrdersResponse", success=True, fields=(
+            FieldFacts("orders", "array of Order"), FieldFacts("cursor", "string"))),),
+        pagination=PaginationFacts("cursor", cursor="cursor", size="limit", next_field="cursor", location="body"),
+    )
+    assert lead("what's the default page size when searching orders?", search) == (
+        "In POST /v2/orders/search, `limit` (integer): minimum 1 — Default: `500` Max: `1000`. [1]")
+    assert lead("how do I page through order search results?", search).startswith(
+        "POST /v2/orders/search pages by cursor: pass the response's `cursor` as the `cursor` body field to get the "
+        "next page; `limit` sets the page size")
+
+
 def test_an_operation_question_gets_the_operation_and_what_a_request_needs() -> None:
     found = lead_for("How do I start a connect session?", build_context(retrieved(SESSIONS), 4000))
     assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]"

@@ -90,3 +90,16 @@ def test_ingest_stores_pagination_and_security_with_each_operation() -> None:
     again = Chunk.from_metadata(notes.chunk_id, notes.text, notes.to_metadata())
     assert again.pagination == notes.pagination and again.security == notes.security
     assert again.responses[0].fields[0].fields  # `items` keeps the Note's own fields
+
+
+def test_a_search_sent_as_a_post_pages_by_its_body_where_the_response_says_results_go_on() -> None:
+    """Square's `POST /v2/orders/search` takes `cursor` and `limit` in its body and returns `cursor`; a body that
+    creates something may have a `page` (a wiki page) or an `offset` and a response that says nothing of more."""
+    body = (FieldFacts("cursor", "string"), FieldFacts("limit", "integer", description="Default: `500`"),
+            FieldFacts("location_ids", "array of string", required=True))
+    assert pagination_of((), ok("orders", "cursor"), body) == PaginationFacts(
+        "cursor", cursor="cursor", size="limit", next_field="cursor", location="body")
+    assert pagination_of((), ok("page", "id"), (FieldFacts("page", "object"), FieldFacts("title", "string"))) is None
+    # Query parameters page as before, before any body field.
+    assert pagination_of(query("cursor"), ok("orders", "cursor"), body) == PaginationFacts(
+        "cursor", cursor="cursor", next_field="cursor")
