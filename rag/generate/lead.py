@@ -30,21 +30,15 @@ from rag.generate.named import (
     spells_field,
 )
 from rag.generate.operation_facts import (
+    FIELD_FACT_KINDS,
     MAX_FIELDS,
     alternatives_text,
-    asks_page_size,
-    asks_which_values,
     cues_name_a_field,
     cues_name_the_resource,
     errors_text,
     field_asked,
-    named_alternatives,
     offered_operations,
     operation_detail,
-    own_listing,
-    page_size_field,
-    page_size_in_response,
-    paging,
     performs,
     required_alternatives,
     required_inputs,
@@ -55,8 +49,11 @@ from rag.generate.operation_facts import (
     taken_field,
     valued_fields,
     whether_required,
+    which_values_asked,
     with_asked_fact,
+    with_named_body,
 )
+from rag.generate.paging import asks_page_size, own_listing, page_size_field, page_size_in_response, paging
 from rag.generate.rate_limits import rate_limit_lead, unstated_rate_limit
 from rag.generate.said import (
     api_name,
@@ -113,11 +110,7 @@ class Lead:
         (None when it is about none, or the operation has none: a webhook, an index built before examples were)."""
         if (block := self._operation_block(blocks)) is None or block.chunk.request_example is None:
             return None
-        example, body = block.chunk.request_example, block.chunk.request_body
-        # A body that is one of several objects sends the one the question names ("send a whatsapp message").
-        named = named_alternatives(body, question) if body is not None else []
-        if named and named[0].example:
-            example = replace(example, body=named[0].example)
+        example = with_named_body(block.chunk.request_example, block.chunk.request_body, question)
         return with_question_values(example, block.chunk.path, question)
 
     def subject(self, blocks: Sequence[ContextBlock]) -> str:
@@ -418,12 +411,8 @@ def _asked_fact(
     label, sentence = operation_label(chunk), ""
     stated: set[str] = set()
     described: set[str] = set()
-    # "which setting types can a flag have?" asks for `settingType`'s values in no words of the `[asks]` table.
-    which = frozenset({"allowed_values"}) if not asks & {"default", "limit", "allowed_values"} and asks_which_values(
-        query.focus, chunk) else frozenset()
-    asks |= which
-    if asks & {"default", "limit", "allowed_values"} and (
-            asked := field_asked(query, anchor, query.analysis.asks | which))[0]:
+    asks |= (which := which_values_asked(query.focus, chunk, asks))  # "which setting types can a flag have?"
+    if asks & FIELD_FACT_KINDS and (asked := field_asked(query, anchor, query.analysis.asks | which))[0]:
         sentence, wanted = asked
         stated = described = {f.name for f in wanted}
     elif "pagination" in asks and (paged := paging(anchor, blocks, query.subject in chunk.covers)) is not None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts
-from rag.corpus.paths import path_shape
+from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, RequestExample, ResponseFacts
 from rag.corpus.vocabulary import function_words, singular
 from rag.data import data_table
 from rag.generate.context import ContextBlock
@@ -20,8 +20,8 @@ from rag.generate.named import (
     question_words,
     spells_field,
 )
+from rag.generate.paging import asks_page_size, page_size_field
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
-from rag.ingest.pagination import page_size_beside
 from rag.query import Query
 from rag.question_analysis import asked_cues
 from rag.write_check import write_target
@@ -90,6 +90,18 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
 # "which setting types can a flag have?": the words between "which" (or "what") and the verb name what is asked.
 _WHICH = re.compile(r"^\s*(?:which|what)\s+((?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s+"
                     r"(?:can|could|do|does|did|are|is|should|may|might|will|would)\b", re.IGNORECASE)
+
+
+# The kinds of fact a field states: its default, its limits, its allowed values.
+FIELD_FACT_KINDS = frozenset({"default", "limit", "allowed_values"})
+
+
+def which_values_asked(question: str, chunk: Chunk, asks: frozenset[str]) -> frozenset[str]:
+    """`allowed_values` when the question asks no kind of field fact in the words of the `[asks]` table but asks
+    which values a field it spells takes (`asks_which_values`); else nothing."""
+    if asks & FIELD_FACT_KINDS or not asks_which_values(question, chunk):
+        return frozenset()
+    return frozenset({"allowed_values"})
 
 
 def asks_which_values(question: str, chunk: Chunk) -> bool:
@@ -238,43 +250,6 @@ def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     return next((found for found in (carrying, plain) if len(found) == 1), [])
 
 
-# "the default number of results per page", "the default page size": what each page holds, its size (not "the
-# default page", its number).
-_PER_PAGE = re.compile(r"\b(?:(?:per|each|every|a) page|page size)\b", re.IGNORECASE)
-
-
-def asks_page_size(question: str, asks: frozenset[str]) -> bool:
-    """Whether a question about pages asks the page size's fact, whatever field it spells: a limit per page
-    ("how many volumes can I list per page?" spells `page`), or a default per page ("what's the default number of
-    results per page?", "the default page size"; "what is the default page?" asks the page number's)."""
-    return "pagination" in asks and ("limit" in asks or ("default" in asks and bool(_PER_PAGE.search(question))))
-
-
-def page_size_in_response(field: FieldFacts, chunk: Chunk) -> FieldFacts | None:
-    """The success response's page size beside a page number it returns (`pagelen` beside `page`): what a limit or
-    default asked per page means where no query parameter sets the page size; None otherwise."""
-    fields = [f for response in chunk.responses if response.success for f in response.fields]
-    if field not in fields:
-        return None
-    size = page_size_beside(field.name, [f.name for f in fields])
-    return next((f for f in fields if f.name == size), None) if size else None
-
-
-def paging_inputs(chunk: Chunk) -> list[FieldFacts]:
-    """The inputs that page an operation that pages: its query parameters, or its request body's fields where it
-    takes them there (`PaginationFacts.location`)."""
-    if chunk.pagination is not None and chunk.pagination.location == "body":
-        return list(chunk.request_body.fields) if chunk.request_body else []
-    return [f for f in chunk.parameters if f.location == "query"]
-
-
-def page_size_field(chunk: Chunk) -> FieldFacts | None:
-    """The query parameter (or body field) that sets the page size of an operation that pages
-    (`PaginationFacts.size`); None when it has none."""
-    size = chunk.pagination.size if chunk.pagination else ""
-    return next((f for f in paging_inputs(chunk) if f.name == size), None) if size else None
-
-
 def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
     """The named fields that carry the kind of fact asked for (a default, a limit, allowed values)."""
     def carries(field: FieldFacts) -> bool:
@@ -282,61 +257,6 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
                 or ("limit" in asks and bool(field.limits))
                 or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
     return [field for field in fields if carries(field)]
-
-
-def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock], settled: bool = False
-           ) -> tuple[ContextBlock, str, set[str]] | None:
-    """How the operation pages: the anchor, else the listing of the anchor's own collection among the blocks
-    ("is that paginated?" of `POST /lists/{list_id}/webhooks` asks of `GET /lists/{list_id}/webhooks`, which may
-    take no paging parameters: then it says so, not how another resource's list pages), else the first block that
-    pages: the sentence and the names it states. A list that takes none is said to only when it is another
-    operation than the anchor or the conversation's subject (`settled`): a new question's first list may be the
-    wrong one where another block pages."""
-    listing = anchor if anchor.chunk.pagination else own_listing(anchor, blocks)
-    if listing is not None and listing.chunk.pagination is None:
-        if listing is not anchor or settled:
-            return listing, f"{operation_label(listing.chunk)} takes no paging parameters", set()
-        listing = None
-    block = listing or next((b for b in blocks if b.chunk.pagination), None)
-    if block is None or block.chunk.pagination is None:
-        return None
-    pages = block.chunk.pagination
-    by_name = {p.name: p for p in paging_inputs(block.chunk)}
-    label = operation_label(block.chunk)
-    parts: list[str] = []
-    where = "body field" if pages.location == "body" else "query parameter"
-    if pages.cursor and pages.next_field:
-        parts.append(f"pass the response's `{pages.next_field}` as the `{pages.cursor}` {where} "
-                     "to get the next page")
-    elif pages.cursor:
-        parts.append(f"pass the position to continue from as the `{pages.cursor}` {where}")
-    elif pages.offset:
-        parts.append(f"set the `{pages.offset}` {where} to skip the results already read")
-    elif pages.page:
-        parts.append(f"set the `{pages.page}` {where} to the page number")
-    elif pages.next_field:
-        parts.append(f"follow the response's `{pages.next_field}`")
-    if pages.size:
-        size = by_name.get(pages.size)
-        limits = ", ".join(value_facts(size, frozenset({"limit"}))) if size else ""
-        parts.append(f"`{pages.size}` sets the page size" + (f" ({limits})" if limits else ""))
-    if pages.total_field:
-        parts.append(f"`{pages.total_field}` counts all results")
-    if pages.more_field:
-        parts.append(f"`{pages.more_field}` says whether more follow")
-    if pages.link_header:
-        parts.append("the `Link` response header points to the next page")
-    sentence = f"{label} pages by {pages.style}: " + "; ".join(parts)
-    stated = {name for name in (*pages.parameters, pages.next_field) if name}
-    return block, sentence, stated
-
-
-def own_listing(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
-    """The block listing the collection the anchor operation acts on: a GET of the anchor's path without a last
-    parameter (`POST /webhooks`, `DELETE /webhooks/{id}` → `GET /webhooks`); None when none is among the blocks."""
-    collection = path_shape(anchor.chunk.path).removesuffix("/{}") or "/"
-    return next((block for block in blocks if is_operation(block) and block.chunk.api == anchor.chunk.api
-                 and block.chunk.method.lower() == "get" and path_shape(block.chunk.path) == collection), None)
 
 
 def required_inputs(chunk: Chunk) -> list[FieldFacts]:
@@ -435,6 +355,13 @@ def named_alternatives(body: RequestBodyFacts, question: str) -> list[BodyAltern
     words = question_words(question)
     found = [alternative for alternative in body.alternatives if name_parts(alternative.name) & words]
     return found if len(found) < len(body.alternatives) else []
+
+
+def with_named_body(example: RequestExample, body: RequestBodyFacts | None, question: str) -> RequestExample:
+    """The request example; of a body that is one of several objects, with the body of the first the question
+    names ("how do I send a whatsapp message?": Vonage's WhatsApp text, not its SMS)."""
+    named = named_alternatives(body, question) if body is not None else []
+    return replace(example, body=named[0].example) if named and named[0].example else example
 
 
 def alternatives_text(body: RequestBodyFacts, stated: set[str], question: str = "") -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
 from rag.field_facts import field_line
 from rag.ingest.clean_text import clean_prose
-from rag.ingest.pagination import pagination_of
+from rag.ingest.pagination import operation_paging
 from rag.ingest.request_example import request_example
 from rag.ingest.schema_prose import SchemaProse, show_value
 from rag.ingest.spec import Operation, content_schemas, parameter_schema
@@ -240,9 +240,7 @@ class OperationChunker:
             request_body=request_body,
             responses=tuple(responses),
             security=self.spec.security_facts(node.get("security", self.spec.document.get("security"))),
-            pagination=(pagination_of(parameter_facts, responses) if operation.method == "get" else
-                        pagination_of((), responses, request_body.fields) if operation.method == "post"
-                        and request_body is not None else None),
+            pagination=operation_paging(operation.method, parameter_facts, request_body, responses),
         )
 
     def _header_lines(

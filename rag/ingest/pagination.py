@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-from rag.chunk import FieldFacts, PaginationFacts, ResponseFacts
+from rag.chunk import FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
 from rag.data import data_table
 
 
@@ -37,6 +37,17 @@ def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[Response
     results there are; a cursor or an offset or a page number is."""
     query = [p for p in parameters if p.location == "query"]
     return _paging(query, responses, "query") or (_paging(body, responses, "body") if body else None)
+
+
+def operation_paging(method: str, parameters: Sequence[FieldFacts], body: RequestBodyFacts | None,
+                     responses: Sequence[ResponseFacts]) -> PaginationFacts | None:
+    """How an operation pages: a GET by its query parameters, a POST (a search) by its body's fields; an operation
+    of another method does not page."""
+    if method.lower() == "get":
+        return pagination_of(parameters, responses)
+    if method.lower() == "post" and body is not None:
+        return pagination_of((), responses, body.fields)
+    return None
 
 
 def _paging(inputs: Sequence[FieldFacts], responses: Sequence[ResponseFacts], location: str

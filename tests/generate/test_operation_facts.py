@@ -12,11 +12,11 @@ from rag.generate.operation_facts import (
     field_asked,
     names_a_schema,
     operation_detail,
-    paging,
     performs,
     returns_text,
     spelt_fields,
 )
+from rag.generate.paging import paging
 from rag.query import Query
 from tests.fakes import make_chunk, retrieved
 
