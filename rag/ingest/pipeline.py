@@ -26,7 +26,7 @@ GENERIC_ROOT_NAMES = frozenset({"openapi", "swagger", "api", "spec", "index", "m
 
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
 # re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields.
-CHUNKER_VERSION = "2026.11.30.2"  # paging read from a POST search's body too (Square's `cursor`, `limit`)
+CHUNKER_VERSION = "2026.11.29"  # field facts as typed values (an index written before reads them through its labels)
 
 
 @dataclass(frozen=True)
