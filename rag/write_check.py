@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import resource_of
@@ -110,11 +110,16 @@ def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[st
 JOINED_VERB_LETTERS, JOINED_WORD_LETTERS = 5, 4
 
 
+@cache
+def _long_write_verbs() -> tuple[str, ...]:
+    """The write verbs (`write_verbs`) of `JOINED_VERB_LETTERS` letters or more, the longest first."""
+    return tuple(sorted((v for v in write_verbs() if len(v) >= JOINED_VERB_LETTERS), key=len, reverse=True))
+
+
 def _joined_verb(word: str) -> list[str]:
     """`updatestock` → [update, stock]: a lower-case segment that begins with a write verb (`write_verbs`); [] for
     any other."""
-    verb = next((v for v in sorted(write_verbs(), key=len, reverse=True)
-                 if len(v) >= JOINED_VERB_LETTERS and word.startswith(v)), "")
+    verb = next((v for v in _long_write_verbs() if word.startswith(v)), "")
     rest = word[len(verb):]
     return [verb, rest] if verb and len(rest) >= JOINED_WORD_LETTERS else []
 

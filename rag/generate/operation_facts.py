@@ -72,7 +72,6 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
         # "the max number of events returned per page" names `maxAttendees` and `maxResults` alike: per page, the
         # page size is the limit asked for, named or not ("how many videos can I list per page?" names only
         # `currentPage`, whose spec says "the number of results per page").
-        size = page_size_field(anchor.chunk) if asks_page_size(query.focus, asks) else None
         if size is not None:  # fields named by the question's other words without the fact say nothing of pages
             wanted = [size] + [f for f in wanted if f != size and with_asked_fact([f], asks)]
         wanted.sort(key=lambda field: field.name != pages.size)
@@ -98,22 +97,15 @@ FIELD_FACT_KINDS = frozenset({"default", "limit", "allowed_values"})
 
 def which_values_asked(question: str, chunk: Chunk, asks: frozenset[str]) -> frozenset[str]:
     """`allowed_values` when the question asks no kind of field fact in the words of the `[asks]` table but asks
-    which values a field it spells takes (`asks_which_values`); else nothing."""
-    if asks & FIELD_FACT_KINDS or not asks_which_values(question, chunk):
-        return frozenset()
-    return frozenset({"allowed_values"})
-
-
-def asks_which_values(question: str, chunk: Chunk) -> bool:
-    """Whether the question asks which of a field's allowed values there are by spelling the field after "which"
-    or "what" ("which setting types can a flag have?": ConfigCat's `settingType`, one of boolean, string, int,
-    double), though it says none of the words that ask for allowed values."""
+    which of a field's allowed values there are by spelling the field after "which" or "what" ("which setting types
+    can a flag have?": ConfigCat's `settingType`, one of boolean, string, int, double); else nothing."""
     match = _WHICH.match(question)
-    if match is None:
-        return False
+    if asks & FIELD_FACT_KINDS or match is None:
+        return frozenset()
     words = question_words(match.group(1))
-    return any(name_parts(field.name.rsplit(".", 1)[-1]) == words and bool(field.enum or field.item_enum)
-               for field in [*chunk.every_field(), *alternative_fields(chunk)])
+    spelt = any(name_parts(field.name.rsplit(".", 1)[-1]) == words and bool(field.enum or field.item_enum)
+                for field in [*chunk.every_field(), *alternative_fields(chunk)])
+    return frozenset({"allowed_values"}) if spelt else frozenset()
 
 
 def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> list[FieldFacts]:
