@@ -31,12 +31,14 @@ class Statement:
 @dataclass(frozen=True)
 class MissingWrite:
     """The question asks for a write (`verb` → `methods`) on a resource that has no such operation;
-    `existing` are the operations it does have, the closest first."""
+    `existing` are the operations it does have, the closest first; `name` the resource in the question's words
+    (`status` for the key `statu`), the key's words when empty."""
 
     verb: str
     resource: str
     methods: tuple[str, ...]
     existing: tuple[Chunk, ...]
+    name: str = ""
 
     def sentences(self) -> tuple[str, str]:
         """The absence, then the operations that do exist: "There is no endpoint to create course records in
@@ -44,7 +46,7 @@ class MissingWrite:
         apis = ", ".join(sorted({c.api for c in self.existing}))
         listed = "; ".join(f"{operation_label(c)}" + (f" ({c.summary})" if c.summary else "") for c in self.existing)
         wanted = "/".join(m.upper() for m in self.methods)
-        thing = self.resource.replace("_", " ")
+        thing = self.name or self.resource.replace("_", " ")
         return (
             f"There is no endpoint to {self.verb} {thing} records in the {apis} API (no {wanted} operation on "
             f"a {thing} path).",

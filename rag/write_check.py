@@ -153,7 +153,7 @@ def written_resource(words: Sequence[str], resources: dict[str, frozenset[str]])
     object's (`time_off_balance` ← "an employee time off balance"). Of several, the one of most words, then
     the one named word for word rather than by a stem. When the last word names none, an owner may ("a CRM
     account's details" updates the account). None when the object names no resource."""
-    owners = [words[i - 1] for i, word in enumerate(words) if word == POSSESSIVE and i > 0]
+    owners = _owners(words)
     words = [word for word in words if word != POSSESSIVE]
     content = [word for word in words if word not in function_words()]
     for head in dict.fromkeys(content[-1:] + owners[::-1]):
@@ -193,6 +193,31 @@ def _updates_a_part(acting: Sequence[Chunk], operations: Sequence[Chunk]) -> boo
     return any(path.startswith(item + "/") and "{" not in path[len(item):] for path in updates for item in items)
 
 
+def _owners(words: Sequence[str]) -> list[str]:
+    """The words the object's possessives name as owners (`order` of "an order's status")."""
+    return [words[i - 1] for i, word in enumerate(words) if word == POSSESSIVE and i > 0]
+
+
+def _updates_as_a_field(
+    resource: str,
+    owners: Sequence[str],
+    operations: Sequence[Chunk],
+    effects: dict[int, tuple[str, frozenset[str], frozenset[str]]],
+) -> bool:
+    """Whether an update sends the resource as one of its fields: Jumpseller's `PUT /orders/{id}.json` sends
+    `order.status`, so "change an order's status" is done there although `/orders/status/{status}.json` only reads.
+    With owners named ("an order's"), only an update of what an owner names counts."""
+    owned = [word_forms(owner) for owner in owners]
+    for op in operations:
+        written, methods, _ = effects[id(op)]
+        if not methods & UPDATES or (owned and not any(_forms(written.split("_")[-1]) & forms for forms in owned)):
+            continue
+        names = {field.name.rsplit(".", 1)[-1] for field in op.input_fields() if field.location in ("", "query")}
+        if any(normalize_term("_".join(segment_words(name))) == resource for name in names):
+            return True
+    return False
+
+
 def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
@@ -219,6 +244,17 @@ def check_write_operation(
         return None
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):
         return None
-    return MissingWrite(
-        request.verb, resource, request.methods, tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
-    )
+    if set(request.methods) <= UPDATES and _updates_as_a_field(resource, _owners(request.object), operations, effects):
+        return None
+    existing = tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
+    return MissingWrite(request.verb, resource, request.methods, existing, _spoken(resource, request.object))
+
+
+def _spoken(resource: str, words: Sequence[str]) -> str:
+    """The resource in the object's own words, each singular (`statu` ← "the statuses": status); a part no word
+    names in its own words."""
+    spoken = []
+    for part in resource.split("_"):
+        word = next((w for w in words if _forms(part) & word_forms(w)), part)
+        spoken.append(singular(word.lower()))
+    return " ".join(spoken)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, RequestBodyFacts
 from rag.corpus.profile import CorpusProfile
+from rag.field_facts import FieldFacts
 from rag.write_check import check_write_operation, write_target
 from tests.fakes import make_chunk
 
@@ -170,3 +171,27 @@ def test_an_update_of_a_part_of_an_item_is_an_update_but_a_sub_item_s_write_is_n
                    "PUT /courses/{id}/enrollments/{enrollment_id}")
     assert _claimed("How do I delete a course?", courses) == "course"
     assert _claimed("How do I update a course?", courses) == "course"
+
+
+def _with_body(operation: Chunk, *fields: FieldFacts) -> Chunk:
+    return replace(operation, request_body=RequestBodyFacts(media_types=("application/json",), required=True,
+                                                            fields=fields))
+
+
+def test_an_update_that_sends_the_resource_as_a_field_performs_the_write() -> None:
+    """Jumpseller: "how do I change an order's status to shipped?" was told "There is no endpoint to change statu
+    records" (`GET /orders/status/{status}.json` only reads) though `PUT /orders/{id}.json` sends `order.status`."""
+    order = FieldFacts(name="order", type="object", fields=(FieldFacts(name="status", type="string"),))
+    jumpseller = _ops("GET /orders/status/{status}.json", "GET /orders/{id}.json")
+    jumpseller.operations.append(_with_body(_operation("put", "/orders/{id}.json", "Modify an existing Order"), order))
+    assert _claimed("how do I change an order's status to shipped?", jumpseller) is None
+    assert _claimed("how do I change the status of an order?", jumpseller) is None
+    # An owner the update does not write is no such update; a delete is no field's.
+    assert _claimed("how do I change a product's status?", jumpseller) == "statu"
+    assert _claimed("how do I delete a status?", jumpseller) == "statu"
+
+
+def test_the_claim_names_the_resource_in_the_question_s_words() -> None:
+    profile = _ops("GET /orders/status/{status}.json")
+    found = check_write_operation("how do I delete the statuses?", profile)
+    assert found is not None and found.statement().startswith("There is no endpoint to delete status records")
