@@ -151,13 +151,20 @@ class Sampler:
             return None
         return sample_string(flat, name)
 
-    def first_fields(self, schema: Any, count: int) -> dict[str, Any]:
-        """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled."""
-        flat, stack = self.flattened(schema)
+    def first_fields(self, schema: Any, count: int, stack: tuple[str, ...] = (), depth: int = 0) -> dict[str, Any]:
+        """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled; one
+        that is itself an object requiring nothing shows its own first fields (Jumpseller's `{"customer": {…}}`)."""
+        flat, stack = self.flattened(schema, stack)
         properties: dict[str, Any] = flat["properties"] if isinstance(flat.get("properties"), dict) else {}
         sendable = [name for name, field in properties.items()
                     if not self.read_only(field, stack) and not self.flattened(field, stack)[0].get("deprecated")]
-        return {name: self.value(properties[name], name, stack, 1) for name in sendable[:count]}
+        sample = {}
+        for name in sendable[:count]:
+            value = self.value(properties[name], name, stack, depth + 1)
+            if value == {} and depth < MAX_DEPTH:
+                value = self.first_fields(properties[name], count, stack, depth + 1)
+            sample[name] = value
+        return sample
 
     def read_only(self, schema: Any, stack: tuple[str, ...]) -> bool:
         """Whether a property is read-only: a request does not send it, even when the schema requires it."""

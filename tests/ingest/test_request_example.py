@@ -183,6 +183,22 @@ def test_a_body_that_requires_nothing_shows_its_first_sendable_fields() -> None:
     assert assert_valid(document, "POST /profiles") == {"title": "Dr", "first_name": "Ada", "last_name": "Lovelace"}
 
 
+def test_a_wrapper_object_that_requires_nothing_shows_the_first_fields_inside_it() -> None:
+    """Jumpseller's `POST /customers.json` sends `{"customer": {…}}` and requires nothing: the example showed
+    `{"customer": {}}`."""
+    document = spec({"/customers.json": post({"$ref": "#/components/schemas/CustomerCreate"})}, {
+        "CustomerCreate": {"type": "object", "properties": {"customer": {"$ref": "#/components/schemas/Fields"}}},
+        "Fields": {"type": "object", "properties": {
+            "email": {"type": "string", "example": "ada@example.com"},
+            "phone": {"type": "string", "example": "+44 20 7946 0000"},
+            "address": {"type": "object", "properties": {"city": {"type": "string", "example": "London"}}},
+            "notes": {"type": "string"},
+        }},
+    })
+    assert assert_valid(document, "POST /customers.json") == {"customer": {
+        "email": "ada@example.com", "phone": "+44 20 7946 0000", "address": {"city": "London"}}}
+
+
 def test_smallest_number_respects_bounds_and_multiples() -> None:
     assert smallest_number({"minimum": 10, "multipleOf": 4}, integer=True) == 12
     assert smallest_number({"maximum": -3}, integer=True) == -3
