@@ -118,6 +118,14 @@ class RequestBodyFacts(JsonFacts):
     fields: tuple[FieldFacts, ...] = ()
     alternatives: tuple[BodyAlternative, ...] = ()
 
+    def top_fields(self) -> list[FieldFacts]:
+        """Its top-level fields, then those of the objects its alternatives allow, each name once (1Password's
+        events take a `Cursor`'s `cursor` or a `ResetCursor`'s `limit`, `start_time`, `end_time`)."""
+        named: dict[str, FieldFacts] = {}
+        for fact in [*self.fields, *(f for alternative in self.alternatives for f in alternative.fields)]:
+            named.setdefault(fact.name, fact)
+        return list(named.values())
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view (`alternatives` only when there are some)."""
         data = super().to_dict()

@@ -39,7 +39,7 @@ def paging_inputs(chunk: Chunk) -> list[FieldFacts]:
     """The inputs that page an operation that pages: its query parameters, or its request body's fields where it
     takes them there (`PaginationFacts.location`)."""
     if chunk.pagination is not None and chunk.pagination.location == "body":
-        return list(chunk.request_body.fields) if chunk.request_body else []
+        return chunk.request_body.top_fields() if chunk.request_body else []
     return [f for f in chunk.parameters if f.location == "query"]
 
 

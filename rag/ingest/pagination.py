@@ -41,12 +41,12 @@ def pagination_of(parameters: Sequence[FieldFacts], responses: Sequence[Response
 
 def operation_paging(method: str, parameters: Sequence[FieldFacts], body: RequestBodyFacts | None,
                      responses: Sequence[ResponseFacts]) -> PaginationFacts | None:
-    """How an operation pages: a GET by its query parameters, a POST (a search) by its body's fields; an operation
-    of another method does not page."""
+    """How an operation pages: a GET by its query parameters, a POST (a search) by its body's fields (those of the
+    objects a body of one of several allows too); an operation of another method does not page."""
     if method.lower() == "get":
         return pagination_of(parameters, responses)
     if method.lower() == "post" and body is not None:
-        return pagination_of((), responses, body.fields)
+        return pagination_of((), responses, body.top_fields())
     return None
 
 

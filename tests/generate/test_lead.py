@@ -228,6 +228,26 @@ def test_a_search_that_pages_by_its_body_says_so_and_its_page_size_answers_a_def
         "next page; `limit` sets the page size")
 
 
+def test_a_body_of_one_of_several_objects_states_the_page_size_its_alternative_sets() -> None:
+    """1Password's events take a `Cursor` or a `ResetCursor` (whose `limit` is 1 to 1000): the paging sentence states
+    the page size's limits from the object that sends it."""
+    events = make_chunk(
+        "1p.paths./api/v1/auditevents.post", "POST /api/v1/auditevents", kind="operation", method="post",
+        path="/api/v1/auditevents", summary="Retrieves audit events",
+        request_body=RequestBodyFacts(("application/json",), False, "one of Cursor | ResetCursor", alternatives=(
+            BodyAlternative("Cursor", (FieldFacts("cursor", "string"),)),
+            BodyAlternative("ResetCursor", (FieldFacts("limit", "number", minimum=1, maximum=1000),)))),
+        responses=(ResponseFacts("200", "AuditEventItems", success=True, fields=(
+            FieldFacts("items", "array of AuditEvent"), FieldFacts("cursor", "string"),
+            FieldFacts("has_more", "boolean"))),),
+        pagination=PaginationFacts("cursor", cursor="cursor", size="limit", next_field="cursor",
+                                   more_field="has_more", location="body"),
+    )
+    assert lead("how do I page through audit events?", events) == (
+        "POST /api/v1/auditevents pages by cursor: pass the response's `cursor` as the `cursor` body field to get the "
+        "next page; `limit` sets the page size (minimum 1, maximum 1000); `has_more` says whether more follow. [1]")
+
+
 def test_an_operation_question_gets_the_operation_and_what_a_request_needs() -> None:
     found = lead_for("How do I start a connect session?", build_context(retrieved(SESSIONS), 4000))
     assert found.sentence == "Use POST /connect_sessions (Create Connect Session). [1]"

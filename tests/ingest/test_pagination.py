@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag.chunk import FieldFacts, PaginationFacts, ResponseFacts
-from rag.ingest.pagination import page_size_beside, pagination_of
+from rag.chunk import BodyAlternative, FieldFacts, PaginationFacts, RequestBodyFacts, ResponseFacts
+from rag.ingest.pagination import operation_paging, page_size_beside, pagination_of
 from rag.ingest.pipeline import parse_path
 
 
@@ -103,3 +103,16 @@ def test_a_search_sent_as_a_post_pages_by_its_body_where_the_response_says_resul
     # Query parameters page as before, before any body field.
     assert pagination_of(query("cursor"), ok("orders", "cursor"), body) == PaginationFacts(
         "cursor", cursor="cursor", next_field="cursor")
+
+
+def test_a_post_whose_body_is_one_of_several_objects_pages_by_their_fields() -> None:
+    """1Password's events: `POST /api/v1/auditevents` takes a `Cursor` (`cursor`) or a `ResetCursor` (`limit`, 1 to
+    1000, `start_time`) and returns `cursor` and `has_more`: "how do I page through audit events?" was told nothing
+    of paging."""
+    body = RequestBodyFacts(("application/json",), False, schema="one of Cursor | ResetCursor", alternatives=(
+        BodyAlternative("Cursor", (FieldFacts("cursor", "string"),)),
+        BodyAlternative("ResetCursor", (FieldFacts("limit", "number", minimum=1, maximum=1000),
+                                        FieldFacts("start_time", "string")))))
+    assert [f.name for f in body.top_fields()] == ["cursor", "limit", "start_time"]
+    assert operation_paging("post", (), body, ok("items", "cursor", "has_more")) == PaginationFacts(
+        "cursor", cursor="cursor", size="limit", next_field="cursor", more_field="has_more", location="body")
