@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rag.chunk import operation_path, resource_segments, segment_words
+from rag.chunk import dotted_action, operation_path, resource_segments
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
 from rag.corpus.vocabulary import function_words, word_forms
 from rag.data import data_table
@@ -160,7 +160,7 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
     own = requested_write(focus)
     if own is not None and subject_path and all(word in function_words() for word in own.object):
         segments = resource_segments(subject_path)
-        return own._replace(object=tuple(segment_words(segments[-1]))) if segments else own
+        return own._replace(object=tuple(dotted_action(segments[-1])[1])) if segments else own
     if own is not None or text == focus:
         return own
     carried = requested_write(text)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
-from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
+from rag.chunk import Chunk, dotted_action, is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
@@ -85,6 +85,9 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
         segments = segments[:-1]  # the path ends in the write verb, not in the resource
     elif (named := _verb_first(method, segments)) is not None:
         resource, methods = named
+    elif segments and (dotted := dotted_action(segments[-1]))[0]:  # `/product.delete.json` deletes products
+        resource = normalize_term("_".join(dotted[1]))
+        methods = frozenset(write_verbs().get(dotted[0]) or (method,))
     if method == "post" and is_item_path(path):
         methods = methods | {"patch", "put"}
     above = segment_words(segments[-2]) if len(segments) > 1 else []

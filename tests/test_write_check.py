@@ -195,3 +195,20 @@ def test_the_claim_names_the_resource_in_the_question_s_words() -> None:
     profile = _ops("GET /orders/status/{status}.json")
     found = check_write_operation("how do I delete the statuses?", profile)
     assert found is not None and found.statement().startswith("There is no endpoint to delete status records")
+
+
+def test_a_dotted_segment_ending_in_a_verb_is_that_action_on_the_words_before_it() -> None:
+    """API2Cart: after `GET /product.list.json`, "how do I delete one?" was told "There is no endpoint to delete product
+    list records" though `DELETE /product.delete.json` deletes products."""
+    from rag.query import Query
+
+    api2cart = _ops("GET /product.list.json", "GET /product.info.json", "DELETE /product.delete.json",
+                    "POST /product.add.json")
+    assert _claimed("how do I delete a product?", api2cart) is None
+    assert _claimed("how do I add a product?", api2cart) is None
+    assert _claimed("how do I update a product?", _ops("GET /product.list.json", "DELETE /product.delete.json")) == (
+        "product")
+    deleting = Query("how do I delete one?", previous="how do I list products?",
+                     subject="api2cart.paths./product.list.json.get")
+    assert deleting.analysis.write is not None and deleting.analysis.write.object == ("product",)
+    assert check_write_operation(deleting, api2cart) is None
