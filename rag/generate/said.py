@@ -148,8 +148,19 @@ def schemes_text(schemes: Sequence[SecurityFacts]) -> str:
     alternatives: dict[int, list[SecurityFacts]] = {}
     for scheme in schemes:
         alternatives.setdefault(scheme.alternative, []).append(scheme)
-    said = (" and ".join(dict.fromkeys(scheme_sentence(s) for s in group)) for group in alternatives.values())
+    said = (" and ".join(_said_together(group)) for group in alternatives.values())
     return " or ".join(dict.fromkeys(said))
+
+
+def _said_together(group: Sequence[SecurityFacts]) -> list[str]:
+    """The schemes one requirement names, those of a kind sent alike said as one: "an API key: send the header
+    `x-api-key: …` and the header `x-store-key: …`" (API2Cart)."""
+    sentences = list(dict.fromkeys(scheme_sentence(s) for s in group))
+    plain = [s for s in group if not s.scopes and s.how_to_send]
+    kinds = {s.kind for s in plain}
+    if len(plain) == len(group) and len(kinds) == 1 and len(sentences) > 1:
+        return [f"{plain[0].kind}: send " + " and ".join(dict.fromkeys(s.how_to_send for s in plain))]
+    return sentences
 
 
 def scheme_detail(schemes: Sequence[SecurityFacts]) -> str:

@@ -4,13 +4,14 @@ are chunked, read when the schemas are)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chunk import SecurityFacts
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import RefResolver, component_schema_name
-from rag.ingest.spec import Operation, content_schemas, describe_scheme, security_schemes
+from rag.ingest.spec import Operation, content_schemas, describe_scheme, iter_operations, security_schemes
 
 EMBEDDING_TOKENS = 200  # the embedding text of a smart chunk (operation, schema, overview, conventions)
 
@@ -69,6 +70,22 @@ class SpecContext:
             if isinstance(alternative, dict)
             for name, scopes in alternative.items()
         )
+
+    def scheme_alternatives(self) -> tuple[SecurityFacts, ...]:
+        """The ways the spec lets a request authenticate, the most used first: each distinct set of schemes a
+        requirement names (the document's, each operation's) is one alternative, its schemes all required (API2Cart's
+        operations take `x-api-key` and `x-store-key`, seven of them `x-api-key` alone); a scheme no requirement names
+        is an alternative of its own after them."""
+        stated = [self.document.get("security"), *(op.node.get("security") for op in iter_operations(self.document))]
+        uses = Counter(tuple(name for name in alternative if name in self.schemes)
+                       for requirement in stated if isinstance(requirement, list)
+                       for alternative in requirement if isinstance(alternative, dict))
+        uses.pop((), None)
+        required = [names for names, _ in uses.most_common()]
+        named = {name for names in required for name in names}
+        alternatives = [*required, *((name,) for name in self.schemes if name not in named)]
+        return tuple(self.scheme_facts(name, alternative=number)
+                     for number, names in enumerate(alternatives) for name in names)
 
     def security_text(self, requirement: Any) -> str:
         """Describe a security requirement list, naming each scheme's type."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rag.chunk import FieldFacts, SecurityFacts
 from rag.generate.context import ContextBlock
 from rag.generate.said import ABOUT_CHARS, asked_part, cited, cut_at_word, field_facts_text, schemes_text
@@ -60,3 +62,17 @@ def test_two_schemes_said_alike_are_said_once() -> None:
     key = SecurityFacts("api_key", "apiKey", location="query", parameter="api_key", alternative=2)
     said = schemes_text([upper, lower, key])
     assert said.count("Authorization: Bearer") == 1 and " or " in said and "api_key" in said
+
+
+def test_schemes_one_requirement_names_of_a_kind_are_said_as_one() -> None:
+    """API2Cart requires `x-api-key` and `x-store-key` together ("an API key: send … and an API key: send …"); seven
+    operations take `x-api-key` alone, another alternative."""
+    api_key = SecurityFacts("api_key", "apiKey", location="header", parameter="x-api-key")
+    store_key = SecurityFacts("store_key", "apiKey", location="header", parameter="x-store-key")
+    assert schemes_text([api_key, store_key, replace(api_key, alternative=1)]) == (
+        "an API key: send the header `x-api-key: <your API key>` and the header `x-store-key: <your API key>` or an "
+        "API key: send the header `x-api-key: <your API key>`")
+    bearer = SecurityFacts("token", "http", scheme="bearer", location="header", parameter="Authorization")
+    assert schemes_text([api_key, bearer]) == (
+        "an API key: send the header `x-api-key: <your API key>` and HTTP Bearer: send the header "
+        "`Authorization: Bearer <token>`")
