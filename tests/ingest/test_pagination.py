@@ -116,3 +116,10 @@ def test_a_post_whose_body_is_one_of_several_objects_pages_by_their_fields() -> 
     assert [f.name for f in body.top_fields()] == ["cursor", "limit", "start_time"]
     assert operation_paging("post", (), body, ok("items", "cursor", "has_more")) == PaginationFacts(
         "cursor", cursor="cursor", size="limit", next_field="cursor", more_field="has_more", location="body")
+
+
+def test_kubernetes_pages_by_continue_and_limit() -> None:
+    """Kubernetes' lists take `limit` and `continue` and return `metadata.continue`: "how do I page through a long
+    list of pods?" was told nothing of paging."""
+    assert pagination_of(query("labelSelector", "limit", "continue"), ok("items", "metadata.continue")) == (
+        PaginationFacts("cursor", cursor="continue", size="limit", next_field="metadata.continue"))
