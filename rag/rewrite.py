@@ -79,7 +79,9 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     previous = topic_keys(asked[-1]) if asked else set()
     facts = {key for kind in asked_kinds(question) & FACTS_OF_AN_OPERATION for cue in asked_cues(question, kind)
              for key in topic_keys(cue)}
-    return bool((topic_keys(question) & topics) - previous - facts)
+    # "what fields does each event have?" after audit events names `fields` of another API's resources, but a field
+    # is what any operation has.
+    return bool(without_operation_parts(frozenset((topic_keys(question) & topics) - previous - facts)))
 
 
 # "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.

@@ -313,3 +313,13 @@ def test_the_request_its_body_and_its_filters_are_parts_of_any_operation() -> No
         assert query.subject == "box.paths./candidates.get", question
     assert not rewrite_query("How do I create a funding request?", history, topics=topics,
                              operations=OPERATIONS).query.subject
+
+
+def test_a_part_of_any_operation_named_as_another_api_s_resource_is_no_new_topic() -> None:
+    """1Password's audit events beside Apacta (whose `/custom_fields` make `fields` a topic of the index): "what fields
+    does each event have?" after "how do I get audit events?" went to Apacta's events; a resource of its own still
+    starts anew."""
+    history = turns("how do I get audit events from 1password?", "Use POST /api/v1/auditevents. [1]")
+    topics = frozenset({"field", "fields", "event", "events", "project", "projects", "1password"})
+    assert is_follow_up("what fields does each event have?", history, topics)
+    assert not is_follow_up("what fields does a project have?", history, topics)
