@@ -65,7 +65,7 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
     # "what's the default page size when searching orders?": the page size, named or not (Square's `limit`).
     size = page_size_field(anchor.chunk) if asks_page_size(query.focus, asks) else None
     wanted = (wanted or named or _unnamed_field(anchor.chunk, asks) or with_asked_fact(by_description, asks)
-              or ([size] if size is not None else []))
+              or ([size] if size is not None else []) or _stated_in_words(by_description, asks))
     if not wanted:
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:
@@ -240,6 +240,13 @@ def _unnamed_field(chunk: Chunk, asks: frozenset[str]) -> list[FieldFacts]:
     # JSON:API's `limit` beside `limit[apps]`, `limit[builds]`: those limit what each result includes.
     plain = [field for field in carrying if "[" not in field.name and "." not in field.name]
     return next((found for found in (carrying, plain) if len(found) == 1), [])
+
+
+def _stated_in_words(described: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
+    """Of the fields whose description the question's words describe, those asked a limit whose description states a
+    number ("how many recipients can one email have?": Postmark's `To`, "… Multiple addresses are comma separated.
+    Max 50.")."""
+    return [field for field in described if "limit" in asks and any(char.isdigit() for char in field.description)]
 
 
 def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:

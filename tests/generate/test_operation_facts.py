@@ -298,3 +298,19 @@ def test_a_limit_asked_of_a_field_with_no_bound_says_the_schema_sets_none() -> N
     said = replace(assets, parameters=(FieldFacts("limit", "integer", "query", description="At most 100 per page"),))
     sentence, _ = field_asked(Query("what's the max number of assets per page?"), _anchor(said))
     assert "At most 100" in sentence and "sets no" not in sentence
+
+
+def test_a_limit_a_description_states_in_words_answers_a_limit_asked_of_what_it_describes() -> None:
+    """Postmark: "how many recipients can one email have?" led with "Use POST /email"; `To` says "Max 50." in words.
+    A described field whose description states no number is no answer to a limit."""
+    email = make_chunk(
+        "postmark.paths./email.post", "POST /email", kind="operation", method="post", path="/email",
+        request_body=RequestBodyFacts(("application/json",), True, "SendEmailRequest", fields=(
+            FieldFacts("From", "string", description="The sender email address."),
+            FieldFacts("To", "string", description="Recipient email address. Multiple addresses are comma "
+                                                   "separated. Max 50."))))
+    sentence, fields = field_asked(Query("how many recipients can one email have?"), _anchor(email))
+    assert [f.name for f in fields] == ["To"] and sentence.endswith("Max 50")
+    unstated = replace(email, request_body=RequestBodyFacts(("application/json",), True, "SendEmailRequest", fields=(
+        FieldFacts("To", "string", description="Recipient email address, comma separated."),)))
+    assert field_asked(Query("how many recipients can one email have?"), _anchor(unstated)) == ("", [])
