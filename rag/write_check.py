@@ -196,6 +196,21 @@ def _updates_a_part(acting: Sequence[Chunk], operations: Sequence[Chunk]) -> boo
     return any(path.startswith(item + "/") and "{" not in path[len(item):] for path in updates for item in items)
 
 
+def _an_action_on_its_parent(
+    acting: Sequence[Chunk],
+    above: frozenset[str],
+    methods: Sequence[str],
+    operations: Sequence[Chunk],
+    effects: dict[int, tuple[str, frozenset[str], frozenset[str]]],
+) -> bool:
+    """Whether what the object names is an action on the collection above it, no records: nothing reads it or
+    addresses one of it, and an operation on the collection above (`above`) performs the write (Postmark's `POST
+    /templates/validate`: "how do I delete it?" after validating a template deletes the template)."""
+    if not acting or any(op.method.lower() == "get" or is_item_path(op.path) for op in acting):
+        return False
+    return any(effects[id(op)][0] in above and effects[id(op)][1] & set(methods) for op in operations)
+
+
 def _owners(words: Sequence[str]) -> list[str]:
     """The words the object's possessives name as owners (`order` of "an order's status")."""
     return [words[i - 1] for i, word in enumerate(words) if word == POSSESSIVE and i > 0]
@@ -248,6 +263,8 @@ def check_write_operation(
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):
         return None
     if set(request.methods) <= UPDATES and _updates_as_a_field(resource, _owners(request.object), operations, effects):
+        return None
+    if _an_action_on_its_parent(acting, parents.get(resource, frozenset()), request.methods, operations, effects):
         return None
     existing = tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
     return MissingWrite(request.verb, resource, request.methods, existing, _spoken(resource, request.object))

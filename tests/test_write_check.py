@@ -212,3 +212,19 @@ def test_a_dotted_segment_ending_in_a_verb_is_that_action_on_the_words_before_it
                      subject="api2cart.paths./product.list.json.get")
     assert deleting.analysis.write is not None and deleting.analysis.write.object == ("product",)
     assert check_write_operation(deleting, api2cart) is None
+
+
+def test_an_action_on_a_collection_is_no_record_type_where_the_collection_s_items_are_written() -> None:
+    """Postmark: "how do I delete it?" after "can I validate it before saving?" (`POST /templates/validate`) was told
+    "There is no endpoint to delete validate records"; a resource that is only created stays claimed
+    (StackOne's `POST /connect_sessions`)."""
+    from rag.query import Query
+
+    postmark = _ops("GET /templates", "POST /templates", "DELETE /templates/{templateIdOrAlias}",
+                    "POST /templates/validate")
+    deleting = Query("how do I delete it?", previous="can I validate it before saving?",
+                     subject="lms.paths./templates/validate.post")
+    assert deleting.analysis.write is not None and deleting.analysis.write.object == ("validate",)
+    assert check_write_operation(deleting, postmark) is None
+    sessions = _ops("POST /connect_sessions", "POST /connect_sessions/authenticate")
+    assert _claimed("How do I delete a connect session?", sessions) == "connect_session"
