@@ -142,8 +142,15 @@ def with_question_values(example: RequestExample, path: str, question: str) -> R
 def _item_words(parameter: str, before: str) -> set[str]:
     """The words that name a path parameter's item: its own name's (`employeeId` → employee) and, for a bare id,
     the segment before it (`/containers/{id}` → container)."""
-    own = {singular(word) for word in segment_words(parameter) if word not in _ID_WORDS}
+    own = {singular(_without_id_suffix(word)) for word in segment_words(parameter) if word not in _ID_WORDS}
     return own or {singular(word) for word in segment_words(before)[-1:]}
+
+
+def _without_id_suffix(word: str) -> str:
+    """A word with an id word run onto its end left off (Postmark's `bounceid` → bounce, `signatureid` →
+    signature); any other word as it is."""
+    suffix = next((s for s in _ID_WORDS if word.endswith(s) and len(word) - len(s) >= 4), "")
+    return word[: len(word) - len(suffix)] if suffix else word
 
 
 def _value_after(tokens: Sequence[re.Match[str]], nouns: set[str], taken: set[str]) -> str:

@@ -251,6 +251,8 @@ def test_curl_and_python_send_the_same_request(kind: str, capsys: pytest.Capture
      "get the employee with id E-77 of company 'ACME CO'", "https://api.x.test/v2/companies/ACME%20CO/employees/E-77"),
     ("/employees/{id}/documents", "https://api.x.test/employees/<id>/documents",
      "don't fetch employee x1's documents twice", "https://api.x.test/employees/x1/documents"),  # no quote in "don't"
+    ("/bounces/{bounceid}/activate", "https://api.postmarkapp.com/bounces/<bounceid>/activate",  # an id run on
+     "reactivate bounce 692560173", "https://api.postmarkapp.com/bounces/692560173/activate"),
 ])
 def test_a_path_parameter_takes_the_value_the_question_names_after_its_item(
     path: str, url: str, question: str, filled: str

@@ -28,6 +28,7 @@ from rag.request_example import JSON_MEDIA
 PLACEHOLDER_HOST = "https://<host>"
 MAX_DEPTH = 12  # nesting of a body sample; deeper required objects are left empty
 SHOWN_OPTIONAL_FIELDS = 3  # a body that requires no field shows its first fields
+WRAPPER_DEPTH = 2  # how deep a body that requires nothing shows the first fields of objects inside it
 # Header parameters a request example does not list: OpenAPI ignores them as parameters (auth and the media type
 # say them), and a client sets them itself.
 IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
@@ -152,19 +153,23 @@ class Sampler:
         return sample_string(flat, name)
 
     def first_fields(self, schema: Any, count: int, stack: tuple[str, ...] = (), depth: int = 0) -> dict[str, Any]:
-        """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled; one
-        that is itself an object requiring nothing shows its own first fields (Jumpseller's `{"customer": {…}}`)."""
+        """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled, those
+        whose sample is empty last; one that is itself an object requiring nothing shows its own first fields
+        (Jumpseller's `{"customer": {…}}`)."""
         flat, stack = self.flattened(schema, stack)
         properties: dict[str, Any] = flat["properties"] if isinstance(flat.get("properties"), dict) else {}
         sendable = [name for name, field in properties.items()
                     if not self.read_only(field, stack) and not self.flattened(field, stack)[0].get("deprecated")]
-        sample = {}
-        for name in sendable[:count]:
+        shown: dict[str, Any] = {}
+        empty: dict[str, Any] = {}  # shows nothing of what it takes (Postmark's `Attachments`: `[{}]`)
+        for name in sendable:
             value = self.value(properties[name], name, stack, depth + 1)
-            if value == {} and depth < MAX_DEPTH:
+            if value == {} and depth < WRAPPER_DEPTH:
                 value = self.first_fields(properties[name], count, stack, depth + 1)
-            sample[name] = value
-        return sample
+            (empty if value in ({}, [], [{}]) else shown)[name] = value
+            if len(shown) == count:
+                break
+        return shown or dict(list(empty.items())[:count])
 
     def read_only(self, schema: Any, stack: tuple[str, ...]) -> bool:
         """Whether a property is read-only: a request does not send it, even when the schema requires it."""
@@ -334,7 +339,8 @@ def is_required(parameter: dict[str, Any]) -> bool:
 
 def server_url(operation: Operation, document: dict[str, Any]) -> str:
     """The first server of the operation, else of its path, else of the spec, its variables filled with their
-    defaults (`<name>` without one); a relative URL or none is put under `https://<host>`."""
+    defaults (`<name>` without one); a scheme-relative URL (`//host`) over https; a relative URL or none is put under
+    `https://<host>`."""
     for node in (operation.node, operation.path_item, document):
         servers = node.get("servers")
         server = next((s for s in servers if isinstance(s, dict) and s.get("url")), None) if isinstance(
@@ -351,6 +357,8 @@ def server_url(operation: Operation, document: dict[str, Any]) -> str:
         return str(default) if default is not None else f"<{match.group(1)}>"
 
     url = _TEMPLATE.sub(filled, str(server["url"])).strip()
+    if url.startswith("//"):  # scheme-relative (Postmark's `//api.postmarkapp.com`): the host is given
+        return "https:" + url
     return url if re.match(r"^[a-z][a-z0-9+.-]*://", url, re.I) else PLACEHOLDER_HOST + "/" + url.lstrip("/")
 
 

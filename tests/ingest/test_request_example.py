@@ -199,6 +199,20 @@ def test_a_wrapper_object_that_requires_nothing_shows_the_first_fields_inside_it
         "email": "ada@example.com", "phone": "+44 20 7946 0000", "address": {"city": "London"}}}
 
 
+def test_fields_whose_sample_is_empty_come_after_those_that_show_what_they_take() -> None:
+    """Postmark's `SendEmailRequest` requires nothing and begins with `Attachments` (objects requiring nothing): the
+    example sent `"Attachments": [{}]`."""
+    document = spec({"/email": post({"type": "object", "properties": {
+        "Attachments": {"type": "array", "items": {"type": "object", "properties": {"Name": {"type": "string"}}}},
+        "Headers": {"type": "object"},
+        "From": {"type": "string", "example": "sender@example.com"},
+        "To": {"type": "string", "example": "receiver@example.com"},
+        "Subject": {"type": "string", "example": "Test"},
+    }})})
+    assert assert_valid(document, "POST /email") == {
+        "From": "sender@example.com", "To": "receiver@example.com", "Subject": "Test"}
+
+
 def test_smallest_number_respects_bounds_and_multiples() -> None:
     assert smallest_number({"minimum": 10, "multipleOf": 4}, integer=True) == 12
     assert smallest_number({"maximum": -3}, integer=True) == -3
@@ -235,6 +249,9 @@ def test_a_relative_or_missing_server_is_put_under_a_placeholder_host() -> None:
     assert example_of(spec(paths, servers=[{"url": "/v1"}]), "GET /ping").url == "https://<host>/v1/ping"
     missing = example_of(spec(paths), "GET /ping")
     assert missing.url == "https://<host>/ping" and missing.credential == "ACME"
+    # Postmark's server is scheme-relative: its host is given.
+    assert example_of(spec(paths, servers=[{"url": "//api.postmarkapp.com"}]), "GET /ping").url == (
+        "https://api.postmarkapp.com/ping")
 
 
 def test_required_query_and_header_parameters_only_and_no_content_type_or_auth_header() -> None:
