@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
-from rag.chunk import RequestExample, SecurityFacts, segment_words
+from rag.chunk import FieldFacts, RequestExample, SecurityFacts, segment_words
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
 from rag.corpus.vocabulary import singular
 
@@ -137,6 +137,57 @@ def with_question_values(example: RequestExample, path: str, question: str) -> R
         return example
     trailing = "/" if example.url.split("?", 1)[0].endswith("/") else ""
     return replace(example, url="/".join(url) + trailing)
+
+
+# The formats a value a person writes in a sentence may have (not a date a sentence says otherwise).
+_WRITTEN_FORMATS = frozenset({"email", "idn-email", "uri", "url", "hostname"})
+
+
+def with_body_values(example: RequestExample, fields: Sequence[FieldFacts], question: str) -> RequestExample:
+    """The example with each top-level field of its JSON body (of `fields`) that the question gives a value for set
+    to it: the value right after the field's one-word name ("send an email from me@acme.io to bob@example.com":
+    Postmark's `From` and `To`). A value of another type than the field's, outside its allowed values or pattern,
+    or of a format a sentence does not write, is not set."""
+    value = body_value(example) if example.body and JSON_MEDIA.search(example.media_type) else None
+    if not isinstance(value, dict):
+        return example
+    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))
+    tokens = list(_VALUE.finditer(text))
+    taken: set[str] = set()
+    for field in fields:
+        words = segment_words(field.name)
+        if len(words) != 1 or field.read_only or field.location:
+            continue
+        given = _value_after(tokens, {singular(words[0])}, taken)
+        typed = _typed_value(given, field) if given else None
+        if typed is not None:
+            value[field.name] = typed
+            taken.add(given)
+    return replace(example, body=json.dumps(value, ensure_ascii=False)) if taken else example
+
+
+def _typed_value(given: str, field: FieldFacts) -> str | int | float | None:
+    """`given` as a value of the field's type, when it is one the field allows; None otherwise."""
+    kind = field.type.split(" ", 1)[0]
+    typed: str | int | float | None = None
+    if kind == "string" and (field.format is None or field.format in _WRITTEN_FORMATS):
+        typed = given
+    elif kind == "integer" and re.fullmatch(r"-?\d+", given):
+        typed = int(given)
+    elif kind == "number" and re.fullmatch(r"-?\d+(?:\.\d+)?", given):
+        typed = float(given) if "." in given else int(given)
+    if typed is None or (field.enum and str(typed) not in field.enum):
+        return None
+    if field.pattern and not (isinstance(typed, str) and _matches(field.pattern, typed)):
+        return None
+    return typed
+
+
+def _matches(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
 
 
 def _item_words(parameter: str, before: str) -> set[str]:

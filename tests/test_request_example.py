@@ -20,8 +20,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from rag.chunk import RequestExample, SecurityFacts
-from rag.request_example import curl_command, example_view, form_pairs, python_snippet, with_question_values
+from rag.chunk import FieldFacts, RequestExample, SecurityFacts
+from rag.request_example import (
+    curl_command,
+    example_view,
+    form_pairs,
+    python_snippet,
+    with_body_values,
+    with_question_values,
+)
 
 BASIC = SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization")
 BEARER = SecurityFacts("token", "http", scheme="bearer", location="header", parameter="Authorization")
@@ -270,3 +277,18 @@ def test_a_path_parameter_takes_the_value_the_question_names_after_its_item(
 def test_a_question_naming_no_value_for_the_item_leaves_the_spec_s_example(question: str) -> None:
     example = RequestExample("GET", "https://api.x.test/v2/companies/acme/employees/<employeeId>")
     assert with_question_values(example, "/v2/companies/{companyId}/employees/{employeeId}", question) == example
+
+
+def test_a_body_field_takes_the_value_the_question_names_after_it() -> None:
+    """Postmark: "send an email from me@acme.io to bob@example.com" sent `"From": "<From>"` and no `To`. A value
+    of another type, outside the allowed values or pattern, or for a field of more words or a date is not set."""
+    example = RequestExample("POST", "https://api.postmarkapp.com/email", media_type="application/json",
+                             body='{"Bcc": "<Bcc>", "From": "<From>"}')
+    fields = (FieldFacts("Bcc", "string"), FieldFacts("From", "string"), FieldFacts("To", "string"),
+              FieldFacts("Count", "integer"), FieldFacts("TrackLinks", "string", enum=("None", "HtmlOnly")),
+              FieldFacts("SendAt", "string", format="date-time"), FieldFacts("ReplyTo", "string"))
+    filled = with_body_values(example, fields, "send an email from me@acme.io to bob@example.com, count x7, "
+                                               "tracklinks html-1, sendat 2024-01-01, reply to a@b.co")
+    assert json.loads(filled.body) == {"Bcc": "<Bcc>", "From": "me@acme.io", "To": "bob@example.com"}
+    assert with_body_values(example, fields, "count 3").body == '{"Bcc": "<Bcc>", "From": "<From>", "Count": 3}'
+    assert with_body_values(example, fields, "how do I send an email?") == example

@@ -73,7 +73,7 @@ from rag.generate.shared_headers import credential_header_statement, of_the_kind
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_action, asked_cue_words, asked_cues
-from rag.request_example import with_question_values
+from rag.request_example import with_body_values, with_question_values
 from rag.results import RERANK_SCORE
 
 
@@ -107,10 +107,13 @@ class Lead:
 
     def request_example(self, blocks: Sequence[ContextBlock], question: str = "") -> RequestExample | None:
         """The request example of the operation the answer is about, with the values `question` names for its path
-        (None when it is about none, or the operation has none: a webhook, an index built before examples were)."""
+        and its body's fields (None when it is about none, or the operation has none: a webhook, an index built before
+        examples were)."""
         if (block := self._operation_block(blocks)) is None or block.chunk.request_example is None:
             return None
-        example = with_named_body(block.chunk.request_example, block.chunk.request_body, question)
+        body = block.chunk.request_body
+        example = with_named_body(block.chunk.request_example, body, question)
+        example = with_body_values(example, body.fields if body else (), question)
         return with_question_values(example, block.chunk.path, question)
 
     def subject(self, blocks: Sequence[ContextBlock]) -> str:
