@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
 from rag.corpus.vocabulary import operation_words as spoken_operation
+from rag.corpus.vocabulary import readable_name
 from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
 from rag.ingest.spec import api_alias_from_source
@@ -24,7 +25,12 @@ def operation_label(chunk: Chunk) -> str:
 
 def operation_words(chunk: Chunk) -> str:
     """What an operation does in words: its summary, else its operation id spelt out (`delete_guild_member` →
-    "delete guild member"); "" when it has neither (its label already says its method and path)."""
+    "delete guild member"; of one that writes out the path, what follows it: HubSpot's
+    `post-/webhooks/v3/{appId}/subscriptions_create` → "subscriptions create"); "" when it has neither (its label
+    already says its method and path)."""
+    if not chunk.summary.strip() and "/" in chunk.operation_id:
+        tail = re.sub(r"\{[^}]*\}", "", chunk.operation_id.rsplit("/", 1)[-1]).strip("_-. ")
+        return readable_name(tail) if tail else ""
     return spoken_operation(chunk.summary, chunk.operation_id, "", "")
 
 

@@ -6,7 +6,15 @@ from dataclasses import replace
 
 from rag.chunk import FieldFacts, SecurityFacts
 from rag.generate.context import ContextBlock
-from rag.generate.said import ABOUT_CHARS, asked_part, cited, cut_at_word, field_facts_text, schemes_text
+from rag.generate.said import (
+    ABOUT_CHARS,
+    asked_part,
+    cited,
+    cut_at_word,
+    field_facts_text,
+    operation_heading,
+    schemes_text,
+)
 from rag.results import RetrievedChunk
 from tests.fakes import make_chunk
 
@@ -76,3 +84,15 @@ def test_schemes_one_requirement_names_of_a_kind_are_said_as_one() -> None:
     assert schemes_text([api_key, bearer]) == (
         "an API key: send the header `x-api-key: <your API key>` and HTTP Bearer: send the header "
         "`Authorization: Bearer <token>`")
+
+
+def test_an_operation_id_that_writes_out_its_path_is_said_by_what_follows_the_path() -> None:
+    """HubSpot's webhooks have no summaries and operationIds like `post-/webhooks/v3/{appId}/subscriptions_create`:
+    the heading showed that whole."""
+    create = make_chunk("h.paths./webhooks/v3/{appId}/subscriptions.post", "POST /webhooks/v3/{appId}/subscriptions",
+                        kind="operation", method="post",
+                        path="/webhooks/v3/{appId}/subscriptions",
+                        operation_id="post-/webhooks/v3/{appId}/subscriptions_create")
+    assert operation_heading(create) == "POST /webhooks/v3/{appId}/subscriptions (subscriptions create)"
+    by_id = replace(create, operation_id="get-/webhooks/v3/{appId}/subscriptions/{subscriptionId}_getById")
+    assert operation_heading(by_id).endswith("(get by id)")
