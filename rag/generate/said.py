@@ -30,7 +30,8 @@ def operation_words(chunk: Chunk) -> str:
     already says its method and path)."""
     if not chunk.summary.strip() and "/" in chunk.operation_id:
         tail = re.sub(r"\{[^}]*\}", "", chunk.operation_id.rsplit("/", 1)[-1]).strip("_-. ")
-        return readable_name(tail) if tail else ""
+        words = readable_name(tail).split() if tail else []  # `…/complete_complete` says it once
+        return " ".join(word for n, word in enumerate(words) if not n or word != words[n - 1])
     return spoken_operation(chunk.summary, chunk.operation_id, "", "")
 
 

@@ -96,3 +96,5 @@ def test_an_operation_id_that_writes_out_its_path_is_said_by_what_follows_the_pa
     assert operation_heading(create) == "POST /webhooks/v3/{appId}/subscriptions (subscriptions create)"
     by_id = replace(create, operation_id="get-/webhooks/v3/{appId}/subscriptions/{subscriptionId}_getById")
     assert operation_heading(by_id).endswith("(get by id)")
+    complete = replace(create, operation_id="post-/marketing/v3/events/{externalEventId}/complete_complete")
+    assert operation_heading(complete).endswith("(complete)")
