@@ -163,6 +163,21 @@ def without_operation_parts(topics: frozenset[str]) -> frozenset[str]:
     return frozenset(topic for topic in topics if singular(topic) not in parts)
 
 
+def spelt_field_words(question: str, operation: Chunk) -> frozenset[str]:
+    """The words of the operation's fields of two words or more that the question spells whole (`eventType` ←
+    "which event types can I subscribe to?"), with their topic keys: what it names of the operation, no topic of
+    its own. A field of one word spelt alone names no field (a note's `folder_id` is not spelt by "create a
+    folder")."""
+    keys = topic_keys(question)
+    spelt: set[str] = set()
+    for field in operation.every_field():
+        words = re.findall(r"[a-z0-9]+", readable_name(field.name.rsplit(".", 1)[-1]).lower())
+        joined = "_".join(words)
+        if len(words) >= 2 and joined in keys:
+            spelt |= topic_keys(" ".join(words)) | {f"{joined}s"}
+    return frozenset(spelt)
+
+
 def field_words(operation: Chunk) -> frozenset[str]:
     """The words of an operation's parameter, body and response field names (one level down too), singular and
     plural: what a follow-up about the operation may name (`email` of a candidates filter)."""
@@ -328,7 +343,10 @@ def rewrite_query(
         topics = without_operation_parts(topics - field_words(subject))
     elif subject is not None and asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)
-    if not is_follow_up(question, history, topics):
+    # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it.
+    spelt = spelt_field_words(question, subject) if subject is not None else frozenset()
+    topics = topics - spelt
+    if not (is_follow_up(question, history, topics) or (spelt and not names_a_new_topic(question, history, topics))):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")
         return Rewrite(Query(question))

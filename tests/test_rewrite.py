@@ -323,3 +323,24 @@ def test_a_part_of_any_operation_named_as_another_api_s_resource_is_no_new_topic
     topics = frozenset({"field", "fields", "event", "events", "project", "projects", "1password"})
     assert is_follow_up("what fields does each event have?", history, topics)
     assert not is_follow_up("what fields does a project have?", history, topics)
+
+
+def test_a_question_spelling_a_field_of_the_subject_whole_is_about_the_subject() -> None:
+    """HubSpot: after creating a webhook subscription, "which event types can I subscribe to?" went to the marketing
+    events (`event` names their resource); it spells the subscription's `eventType`. A field of one word spelt alone
+    names no field ("how do I create a folder?" after a note with a `folder_id`)."""
+    from rag.chunk import FieldFacts, RequestBodyFacts
+
+    subscriptions = replace(unified("webhooks", "post", "/webhooks/v3/{appId}/subscriptions", "Create"),
+                            request_body=RequestBodyFacts(("application/json",), True, fields=(
+                                FieldFacts("eventType", "string"), FieldFacts("folder_id", "string"))))
+    events = unified("marketing", "get", "/marketing/v3/events", "List events")
+    folders = unified("files", "post", "/files/v3/folders", "Create folder")
+    history = turns("how do I create a webhook subscription?", "Use POST /webhooks/v3/{appId}/subscriptions. [1]")
+    history[1]["subject"] = subscriptions.covers[0]
+    topics = frozenset({"event", "events", "folder", "folders", "subscription", "subscriptions"})
+    operations = [subscriptions, events, folders]
+    query = rewrite_query("which event types can I subscribe to?", history, topics=topics, operations=operations).query
+    assert query.subject == subscriptions.covers[0]
+    query = rewrite_query("how do I create a folder?", history, topics=topics, operations=operations).query
+    assert query.subject != subscriptions.covers[0]
