@@ -185,6 +185,8 @@ def _named_resource(words: Sequence[str], head: frozenset[str], resources: dict[
 
 
 UPDATES = frozenset({"patch", "put"})
+# A path segment naming an API version (`v1`, `v2beta1`), never a kind of record.
+_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?")
 
 
 def _updates_a_part(acting: Sequence[Chunk], operations: Sequence[Chunk]) -> bool:
@@ -254,7 +256,7 @@ def check_write_operation(
     for name, _, parent in effects.values():
         parents[name] = parents.get(name, frozenset()) | parent
     resource = written_resource(request.object, parents)
-    if resource is None:
+    if resource is None or _VERSION.fullmatch(resource):  # `/apis/apps/v1/` lists an API version's resources
         return None
     # `POST /servers/{id}/actions/change_type` writes a `type` and, named with its item, a `server_type`.
     acting = [op for op in operations if resource in (effects[id(op)][0], owned[id(op)])]

@@ -228,3 +228,16 @@ def test_an_action_on_a_collection_is_no_record_type_where_the_collection_s_item
     assert check_write_operation(deleting, postmark) is None
     sessions = _ops("POST /connect_sessions", "POST /connect_sessions/authenticate")
     assert _claimed("How do I delete a connect session?", sessions) == "connect_session"
+
+
+def test_an_api_version_is_no_kind_of_record() -> None:
+    """Kubernetes: "how do I delete one?" after `GET /apis/apps/v1/` (the API group's resources) was told "There is no
+    endpoint to delete v1 records"."""
+    from rag.query import Query
+
+    kubernetes = _ops("GET /api/v1/", "GET /apis/apps/v1/",
+                      "DELETE /apis/apps/v1/namespaces/{namespace}/deployments/{name}")
+    deleting = Query("how do I delete one?", previous="only the ones with label app=web?",
+                     subject="lms.paths./apis/apps/v1/.get")
+    assert check_write_operation(deleting, kubernetes) is None
+    assert _claimed("how do I delete a v2beta1?", _ops("GET /apis/autoscaling/v2beta1/")) is None
