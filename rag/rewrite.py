@@ -81,7 +81,12 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
              for key in topic_keys(cue)}
     # "what fields does each event have?" after audit events names `fields` of another API's resources, but a field
     # is what any operation has.
-    return bool(without_operation_parts(frozenset((topic_keys(question) & topics) - previous - facts)))
+    # A value written `key=value` ("label app=web") names no topic, though Kubernetes has an `apps` API group.
+    named = topic_keys(_KEY_VALUE.sub(" ", question))
+    return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
+
+
+_KEY_VALUE = re.compile(r"[\w.\-/]+=[\w.\-/]*")
 
 
 # "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.

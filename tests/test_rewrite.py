@@ -344,3 +344,12 @@ def test_a_question_spelling_a_field_of_the_subject_whole_is_about_the_subject()
     assert query.subject == subscriptions.covers[0]
     query = rewrite_query("how do I create a folder?", history, topics=topics, operations=operations).query
     assert query.subject != subscriptions.covers[0]
+
+
+def test_a_value_written_key_equals_value_names_no_topic() -> None:
+    """Kubernetes: "only the ones with label app=web?" after listing pods read `app` as the `apps` API group's and
+    started anew."""
+    history = turns("how do I list pods in a namespace?", "Use GET /api/v1/namespaces/{namespace}/pods. [1]")
+    topics = frozenset({"app", "apps", "pod", "pods", "namespace", "namespaces"})
+    assert is_follow_up("only the ones with label app=web?", history, topics)
+    assert not is_follow_up("only the ones in apps?", history, topics)
