@@ -60,15 +60,6 @@ def path_action(path: str) -> tuple[str, str]:
     return "", ""
 
 
-def dotted_action(segment: str) -> tuple[str, list[str]]:
-    """The verb a dotted segment ends with and the words before it, the resource it acts on (API2Cart's
-    `/product.list.json`, `/product.delete.json`: list, delete of product); ("", its words) for any other segment."""
-    words = segment_words(segment)
-    if "." in segment and len(words) >= 2 and words[-1] in data_table("question_words")["verbs"]:
-        return words[-1], words[:-1]
-    return "", words
-
-
 def is_item_path(path: str) -> bool:
     """Whether a path addresses one item (`/accounts/{id}`, `/Calls/{CallSid}.json`) rather than a
     collection (`/accounts`, `/Calls.json`)."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rag.chunk import dotted_action, operation_path, resource_segments
-from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
+from rag.chunk import operation_path, resource_segments
+from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, dotted_action
 from rag.corpus.vocabulary import function_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values

@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
-from rag.chunk import Chunk, dotted_action, is_item_path, path_action, resource_segments, segment_words
-from rag.corpus.paths import resource_of
+from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
+from rag.corpus.paths import dotted_action, resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from rag.chunk import resource_segments, segment_words
 from rag.corpus.vocabulary import normalize_term, singular
+from rag.data import data_table
 
 
 @lru_cache(maxsize=65536)
@@ -83,3 +84,12 @@ def path_fits(asked: str, shape: str) -> bool:
         return False
     pattern = re.escape(shape).replace(re.escape("{}"), "[^/]+")
     return re.fullmatch(pattern, asked) is not None
+
+
+def dotted_action(segment: str) -> tuple[str, list[str]]:
+    """The verb a dotted segment ends with and the words before it, the resource it acts on (API2Cart's
+    `/product.list.json`, `/product.delete.json`: list, delete of product); ("", its words) for any other segment."""
+    words = segment_words(segment)
+    if "." in segment and len(words) >= 2 and words[-1] in data_table("question_words")["verbs"]:
+        return words[-1], words[:-1]
+    return "", words
