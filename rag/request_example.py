@@ -121,8 +121,7 @@ def with_question_values(example: RequestExample, path: str, question: str) -> R
     if not template or len(filled) < len(template) + 3:  # scheme, "", host before the path
         return example
     offset, url = len(filled) - len(template), list(filled)
-    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))  # no `/x/{id}`, no "[1]"
-    tokens = list(_VALUE.finditer(_WITH_ID.sub(r"\1", text)))
+    tokens = _value_tokens(_WITH_ID.sub(r"\1", _without_paths(question)))
     taken: set[str] = set()
     for index, segment in enumerate(template):
         parameter = _PATH_PARAMETER.match(segment)
@@ -151,8 +150,7 @@ def with_body_values(example: RequestExample, fields: Sequence[FieldFacts], ques
     value = body_value(example) if example.body and JSON_MEDIA.search(example.media_type) else None
     if not isinstance(value, dict):
         return example
-    text = _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))
-    tokens = list(_VALUE.finditer(text))
+    tokens = _value_tokens(_without_paths(question))
     taken: set[str] = set()
     for field in fields:
         words = segment_words(field.name)
@@ -183,7 +181,18 @@ def _typed_value(given: str, field: FieldFacts) -> str | int | float | None:
     return typed
 
 
+def _without_paths(question: str) -> str:
+    """The question without the paths and citations it quotes (no `/x/{id}`, no "[1]")."""
+    return _CITATION.sub(" ", PATH_IN_TEXT.sub(" ", METHOD_PATH.sub(" ", question)))
+
+
+def _value_tokens(text: str) -> list[re.Match[str]]:
+    """The words and values of a text, in order (`_VALUE`)."""
+    return list(_VALUE.finditer(text))
+
+
 def _matches(pattern: str, text: str) -> bool:
+    """Whether the spec's pattern finds the text (a pattern Python cannot read finds nothing)."""
     try:
         return re.search(pattern, text) is not None
     except re.error:

@@ -68,6 +68,9 @@ def recent_history(history: Sequence[dict[str, str]] | None) -> list[dict[str, s
             for m in messages]
 
 
+_KEY_VALUE = re.compile(r"[\w.\-/]+=[\w.\-/]*")
+
+
 def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: frozenset[str]) -> bool:
     """Whether the question names an API or resource (from `topics`) that the previous question did not:
     "and how do I list employees in HRIS?" after a question about LMS courses starts a new topic. The words that
@@ -79,14 +82,10 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     previous = topic_keys(asked[-1]) if asked else set()
     facts = {key for kind in asked_kinds(question) & FACTS_OF_AN_OPERATION for cue in asked_cues(question, kind)
              for key in topic_keys(cue)}
-    # "what fields does each event have?" after audit events names `fields` of another API's resources, but a field
-    # is what any operation has.
-    # A value written `key=value` ("label app=web") names no topic, though Kubernetes has an `apps` API group.
+    # A value written `key=value` ("label app=web") names no topic, though Kubernetes has an `apps` API group; nor
+    # does a part of any operation ("what fields does each event have?" where another API has `/custom_fields`).
     named = topic_keys(_KEY_VALUE.sub(" ", question))
     return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
-
-
-_KEY_VALUE = re.compile(r"[\w.\-/]+=[\w.\-/]*")
 
 
 # "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.

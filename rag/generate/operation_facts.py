@@ -246,7 +246,9 @@ def _stated_in_words(described: Sequence[FieldFacts], asks: frozenset[str]) -> l
     """Of the fields whose description the question's words describe, those asked a limit whose description states a
     number ("how many recipients can one email have?": Postmark's `To`, "… Multiple addresses are comma separated.
     Max 50.")."""
-    return [field for field in described if "limit" in asks and any(char.isdigit() for char in field.description)]
+    if "limit" not in asks:
+        return []
+    return [field for field in described if any(char.isdigit() for char in field.description)]
 
 
 def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[FieldFacts]:
