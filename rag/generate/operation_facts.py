@@ -20,7 +20,7 @@ from rag.generate.named import (
     question_words,
     spells_field,
 )
-from rag.generate.paging import asks_page_size, page_size_field
+from rag.generate.paging import asks_page_size, page_size_field, page_size_in_response
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
 from rag.question_analysis import asked_cues
@@ -63,9 +63,15 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
     # ("the max number of data points I can get per request from a feed" names `feed_key`, "a valid feed key").
     named = [f for f in exact + partial if f.location != "path"][:1]
     # "what's the default page size when searching orders?": the page size, named or not (Square's `limit`).
-    size = page_size_field(anchor.chunk) if asks_page_size(query.focus, asks) else None
+    paged = asks_page_size(query.focus, asks)
+    size = page_size_field(anchor.chunk) if paged else None
     wanted = (wanted or named or _unnamed_field(anchor.chunk, asks) or with_asked_fact(by_description, asks)
               or ([size] if size is not None else []) or _stated_in_words(by_description, asks))
+    # Where no input sets the page size, the response's beside the page number named (setlist.fm's `itemsPerPage`
+    # beside `page`: "how many results per page does the setlist search return?").
+    returned = [found for field in named if (found := page_size_in_response(field, anchor.chunk)) is not None]
+    if paged and size is None and returned:
+        wanted = returned[:1]
     if not wanted:
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:

@@ -76,9 +76,12 @@ def _paging(inputs: Sequence[FieldFacts], responses: Sequence[ResponseFacts], lo
 
 def page_size_beside(name: str, names: Sequence[str]) -> str:
     """The field of `names` beside `name` (the same parent) that holds the page size, when `name` is a page number
-    (`page` → `pagelen` of a paginated response); "" otherwise."""
+    (`page` → `pagelen` of a paginated response, `itemsPerPage`); "" otherwise."""
     if _key(name) not in _names("page_parameters"):
         return ""
     siblings = [n for n in names if n.rpartition(".")[0] == name.rpartition(".")[0] and n != name]
-    # In a response `size` or `count` may count every result; a name that says "page" (`pagelen`) does not.
-    return _first([n for n in siblings if "page" in _key(n)], "size_parameters")
+    # In a response `size` or `count` may count every result; a name that says "page" (`pagelen`) does not, nor one
+    # ending in a page size's name (setlist.fm's `itemsPerPage`).
+    paged = [n for n in siblings if "page" in _key(n)]
+    return _first(paged, "size_parameters") or next(
+        (n for n in paged if any(_key(n).endswith(size) for size in _names("size_parameters") if len(size) > 5)), "")

@@ -314,3 +314,18 @@ def test_a_limit_a_description_states_in_words_answers_a_limit_asked_of_what_it_
     unstated = replace(email, request_body=RequestBodyFacts(("application/json",), True, "SendEmailRequest", fields=(
         FieldFacts("To", "string", description="Recipient email address, comma separated."),)))
     assert field_asked(Query("how many recipients can one email have?"), _anchor(unstated)) == ("", [])
+
+
+def test_the_page_size_a_response_returns_beside_the_page_answers_per_page() -> None:
+    """setlist.fm: "how many results per page does the setlist search return?" was answered with `page` ("the current
+    page"); no input sets the page size, the response's `itemsPerPage` says it."""
+    search = make_chunk(
+        "setlist.paths./1.0/search/setlists.get", "GET /1.0/search/setlists", kind="operation", method="get",
+        path="/1.0/search/setlists", parameters=(FieldFacts("p", "integer", "query", default="1"),),
+        responses=(ResponseFacts("200", "json_Setlists", success=True, fields=(
+            FieldFacts("itemsPerPage", "number", description="the amount of items you get per page"),
+            FieldFacts("page", "number", description="the current page. starts at 1"),
+            FieldFacts("total", "number"))),))
+    sentence, fields = field_asked(Query("how many results per page does the setlist search return?"),
+                                   _anchor(search))
+    assert [f.name for f in fields] == ["itemsPerPage"] and "the amount of items you get per page" in sentence

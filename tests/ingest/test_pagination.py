@@ -72,6 +72,9 @@ def test_the_page_size_beside_a_page_number() -> None:
     assert page_size_beside("data.page", ["data.page", "data.per_page", "page_size"]) == "data.per_page"
     assert page_size_beside("next", returned) == ""  # no page number
     assert page_size_beside("page", ["page", "size", "values"]) == ""  # `size` may count every result
+    # setlist.fm returns `itemsPerPage` beside `page`; a `pageCount` counts pages.
+    assert page_size_beside("page", ["itemsPerPage", "page", "setlist", "total"]) == "itemsPerPage"
+    assert page_size_beside("page", ["page", "pageCount", "items"]) == ""
 
 
 def test_ingest_stores_pagination_and_security_with_each_operation() -> None:
