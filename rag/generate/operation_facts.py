@@ -69,9 +69,8 @@ def field_asked(query: Query, anchor: ContextBlock, asked: frozenset[str] | None
               or ([size] if size is not None else []) or _stated_in_words(by_description, asks))
     # Where no input sets the page size, the response's beside the page number named (setlist.fm's `itemsPerPage`
     # beside `page`: "how many results per page does the setlist search return?").
-    returned = [found for field in named if (found := page_size_in_response(field, anchor.chunk)) is not None]
-    if paged and size is None and returned:
-        wanted = returned[:1]
+    if paged and size is None and named and (returned := page_size_in_response(named[0], anchor.chunk)):
+        wanted = [returned]
     if not wanted:
         return "", []
     if "pagination" in asks and (pages := anchor.chunk.pagination) is not None:

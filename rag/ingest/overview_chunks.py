@@ -71,7 +71,7 @@ def overview_chunk(spec: SpecContext, operations: list[Operation]) -> Chunk:
                              summary=clean_prose(info.get("summary")), description=clean_prose(info.get("description")))
     description = str(info.get("description") or "")
     prose = tuple(ProseStatement(heading, text, code) for heading, text, code in statements_under_headings(description))
-    return replace(chunk, security=spec.scheme_alternatives(), prose=prose)
+    return replace(chunk, security=spec.scheme_alternatives(operations), prose=prose)
 
 
 def spec_level_chunk(spec: SpecContext, covers: tuple[str, ...], text: str, embedding: str, title: str,

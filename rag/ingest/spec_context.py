@@ -5,13 +5,14 @@ are chunked, read when the schemas are)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag.chunk import SecurityFacts
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import RefResolver, component_schema_name
-from rag.ingest.spec import Operation, content_schemas, describe_scheme, iter_operations, security_schemes
+from rag.ingest.spec import Operation, content_schemas, describe_scheme, security_schemes
 
 EMBEDDING_TOKENS = 200  # the embedding text of a smart chunk (operation, schema, overview, conventions)
 
@@ -71,12 +72,12 @@ class SpecContext:
             for name, scopes in alternative.items()
         )
 
-    def scheme_alternatives(self) -> tuple[SecurityFacts, ...]:
+    def scheme_alternatives(self, operations: Sequence[Operation]) -> tuple[SecurityFacts, ...]:
         """The ways the spec lets a request authenticate, the most used first: each distinct set of schemes a
-        requirement names (the document's, each operation's) is one alternative, its schemes all required (API2Cart's
-        operations take `x-api-key` and `x-store-key`, seven of them `x-api-key` alone); a scheme no requirement names
-        is an alternative of its own after them."""
-        stated = [self.document.get("security"), *(op.node.get("security") for op in iter_operations(self.document))]
+        requirement names (the document's, each of the `operations`') is one alternative, its schemes all required
+        (API2Cart's operations take `x-api-key` and `x-store-key`, seven of them `x-api-key` alone); a scheme no
+        requirement names is an alternative of its own after them."""
+        stated = [self.document.get("security"), *(op.node.get("security") for op in operations)]
         uses = Counter(tuple(name for name in alternative if name in self.schemes)
                        for requirement in stated if isinstance(requirement, list)
                        for alternative in requirement if isinstance(alternative, dict))
