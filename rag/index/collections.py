@@ -6,10 +6,12 @@ orphan. `rag.index.store.Index` decides what to read and write; this module only
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -23,6 +25,12 @@ BATCH_SIZE = 256
 # moves every few seconds on a large spec; each write is overlapped with the next step's embedding.
 EMBED_BATCH_SIZE = 64
 VECTOR_BATCH_SIZE = 5000  # embeddings read per `get` when the live vectors of a strategy are loaded
+
+# A read that meets a write half applied (Chroma's record and vector segments are updated one after the other;
+# "Error finding id") is tried again this many times, waiting READ_RETRY_WAIT_S, twice as long each time.
+READ_ATTEMPTS = 5
+READ_RETRY_WAIT_S = 0.01
+T = TypeVar("T")
 
 Collections = dict[str, Any]  # strategy → Chroma collection
 # Strategy → the versions whose chunks of it are searchable → the kinds of them still hidden (set aside, not
@@ -63,6 +71,19 @@ def open_collections(client: Any, adapter: ChromaEmbeddingAdapter) -> Collection
     }
 
 
+def read_retrying(read: Callable[[], T]) -> T:
+    """`read()`, tried again while Chroma reports an internal error: a reader that meets another thread's or
+    process's write half applied sees it whole a few milliseconds later. The last error is raised."""
+    from chromadb.errors import InternalError
+
+    for attempt in range(READ_ATTEMPTS - 1):
+        try:
+            return read()
+        except InternalError:
+            time.sleep(READ_RETRY_WAIT_S * 2**attempt)
+    return read()
+
+
 def delete_ids(collection: Any, ids: Sequence[str]) -> None:
     """Delete chunks by id, BATCH_SIZE at a time."""
     for start in range(0, len(ids), BATCH_SIZE):
@@ -73,7 +94,7 @@ def delete_orphans(collections: Collections, live: set[str]) -> int:
     """Delete every chunk whose document version is not in `live`; returns how many were deleted."""
     removed = 0
     for collection in collections.values():
-        stored = collection.get(include=["metadatas"])
+        stored = read_retrying(partial(collection.get, include=["metadatas"]))
         orphan_ids = [
             chunk_id
             for chunk_id, metadata in zip(stored["ids"], stored["metadatas"] or [], strict=False)
@@ -87,7 +108,7 @@ def delete_orphans(collections: Collections, live: set[str]) -> int:
 def delete_version(collections: Collections, version: str) -> None:
     """Delete every chunk of one document version."""
     for collection in collections.values():
-        stored = collection.get(where={"doc_version": version}, include=[])
+        stored = read_retrying(partial(collection.get, where={"doc_version": version}, include=[]))
         delete_ids(collection, list(stored["ids"]))
 
 
@@ -111,7 +132,7 @@ def read_chunks(collections: Collections, ready: Readiness, known: Sequence[Chun
         where: dict[str, Any] | None = None
         if kept:
             where = {"doc_version": wanted[0]} if len(wanted) == 1 else {"doc_version": {"$in": wanted}}
-        stored = collection.get(where=where, include=["documents", "metadatas"])
+        stored = read_retrying(partial(collection.get, where=where, include=["documents", "metadatas"]))
         for chunk_id, text, metadata in zip(
             stored["ids"], stored["documents"] or [], stored["metadatas"] or [], strict=False
         ):
@@ -202,8 +223,9 @@ def approximate_search(collection: Any, query_vector: np.ndarray, n: int, apis: 
     where: dict[str, Any] | None = None
     if apis:
         where = {"api": apis[0]} if len(apis) == 1 else {"api": {"$in": list(apis)}}
-    result = collection.query(query_embeddings=[np.asarray(query_vector, dtype=np.float32)],
-                              n_results=min(collection.count(), n + 10), where=where, include=["distances"])
+    result = read_retrying(partial(collection.query, query_embeddings=[np.asarray(query_vector, dtype=np.float32)],
+                                   n_results=min(read_retrying(collection.count), n + 10), where=where,
+                                   include=["distances"]))
     pairs = [(chunk_id, 1.0 - float(distance))
              for chunk_id, distance in zip(result["ids"][0], (result["distances"] or [[]])[0], strict=False)
              if chunk_id in live]
@@ -216,7 +238,8 @@ def read_vectors(collection: Any, ids: Sequence[str], chunks: dict[str, Chunk]
     matrix, and each one's API (from `chunks`)."""
     vectors: dict[str, np.ndarray] = {}
     for start in range(0, len(ids), VECTOR_BATCH_SIZE):
-        stored = collection.get(ids=list(ids[start:start + VECTOR_BATCH_SIZE]), include=["embeddings"])
+        stored = read_retrying(partial(collection.get, ids=list(ids[start:start + VECTOR_BATCH_SIZE]),
+                                       include=["embeddings"]))
         embeddings = stored["embeddings"] if stored["embeddings"] is not None else []
         vectors.update(zip(stored["ids"], (np.asarray(e, dtype=np.float32) for e in embeddings), strict=False))
     found = tuple(i for i in ids if i in vectors)
