@@ -207,11 +207,16 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (first is not None and (
             cues_name_a_field(query, first, "auth") or (not acts and cues_name_the_resource(query, first, "auth")))):
         return Lead()
-    source = next((b for b in blocks if b.chunk.kind == "overview" and b.chunk.security), None)
-    source = source or next((b for b in blocks if is_operation(b) and b.chunk.security), None)
-    if source is None:  # no scheme declared: the credential header the operations take, unless the first logs in
-        logs_in = first is not None and asked_cues(f"{readable_name(first.path)} {first.summary}", "auth")
-        sentence, number = ("", 0) if logs_in else credential_header_statement(blocks)
+    # An API's overview ranked first names the API asked about: another API's schemes are no answer (Keycloak's
+    # bearer token for Oxford Dictionaries, which declares none).
+    api = blocks[0].chunk.api if blocks[0].chunk.kind == "overview" else ""
+    asked = [b for b in blocks if not api or b.chunk.api == api]
+    source = next((b for b in asked if b.chunk.kind == "overview" and b.chunk.security), None)
+    source = source or next((b for b in asked if is_operation(b) and b.chunk.security), None)
+    if source is None:  # no scheme declared: the credential headers the operations take, unless the first logs in
+        own = next((b.chunk for b in asked if is_operation(b)), None)
+        logs_in = own is not None and asked_cues(f"{readable_name(own.path)} {own.summary}", "auth")
+        sentence, number = ("", 0) if logs_in else credential_header_statement(asked)
         return Lead(sentence, scope=(number,), related=False, quoted=False) if sentence else Lead()
     schemes, name = source.chunk.security, _api_title(source)
     text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"

@@ -49,21 +49,35 @@ def shared_header_statement(query: Query, blocks: Sequence[ContextBlock]) -> tup
 
 
 def credential_header_statement(blocks: Sequence[ContextBlock]) -> tuple[str, int]:
-    """For operations that declare no security scheme, the header they take whose name reads as a credential
-    (`xi-api-key`, `Api-Key`, `X-Auth-Token`: words of a question about authenticating), the most shared first, said
-    of the API and cited to the operation that takes it; ("", 0) when no operation among the blocks takes one."""
-    taken = [(block, header) for block in blocks if is_operation(block) for header in block.chunk.parameters
-             if header.location == "header" and asked_cues(readable_name(header.name), "auth")]
+    """For operations that declare no security scheme, the headers they take whose name or description reads as a
+    credential (`xi-api-key`, `X-Auth-Token`; Oxford Dictionaries' `app_id` and `app_key`, "app Key Authentication
+    Parameter": words of a question about authenticating), those of the block (an operation, or the parameters the
+    operations share) taking the most shared one, said of the API and cited to that block; ("", 0) when no block
+    has one."""
+    taken = [(block, [header for header in block.chunk.parameters if header.location == "header" and (
+                 asked_cues(readable_name(header.name), "auth") or asked_cues(header.description, "auth"))])
+             for block in blocks]
+    taken = [(block, headers) for block, headers in taken if headers]
     if not taken:
         return "", 0
-    block, header = max(taken, key=lambda pair: pair[1].shared_by)
+    block, headers = max(taken, key=lambda pair: max(header.shared_by for header in pair[1]))
+    if len(headers) == 1:
+        taken_text = f"`{headers[0].name}` header{_credential_detail(headers[0])}"
+    else:
+        described = [f"`{header.name}`{_credential_detail(header)}" for header in headers]
+        taken_text = f"headers {', '.join(described[:-1])} and {described[-1]}"
+    api = api_name(block.chunk.api)
+    sentence = f"The {api} API's operations declare no security scheme; they take the {taken_text}"
+    return cited(sentence, block), block.number
+
+
+def _credential_detail(header: FieldFacts) -> str:
+    """What is said of a credential header in parentheses: its description's first sentence and how many operations
+    require it (" (app Key Authentication Parameter; required on 26 of 26 operations)"), "" when neither is known."""
     said = [lower_first(gist)] if (gist := first_sentence(header.description)) else []
     if header.shared_by:
         said.append(f"{'required ' if header.required else ''}on {header.shared_by} of {header.operations} operations")
-    described = f" ({'; '.join(said)})" if said else ""
-    sentence = (f"The {api_name(block.chunk.api)} API's operations declare no security scheme; they take the "
-                f"`{header.name}` header{described}")
-    return cited(sentence, block), block.number
+    return f" ({'; '.join(said)})" if said else ""
 
 
 BEFORE_HEADER = re.compile(r"([a-z][a-z-]*)[ -]headers?\b", re.I)

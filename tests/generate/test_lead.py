@@ -24,6 +24,7 @@ from rag.results import RERANK_SCORE, RetrievedChunk
 from tests.fakes import make_chunk, retrieved
 
 BASIC = SecurityFacts("basic", "http", scheme="basic", location="header", parameter="Authorization")
+BEARER = SecurityFacts("bearer", "http", scheme="bearer", location="header", parameter="Authorization")
 OVERVIEW = make_chunk(
     "stackone.overview",
     "API overview: StackOne  [stackone API]\nServers (base URLs): https://api.stackone.com",
@@ -365,6 +366,28 @@ def test_without_a_security_scheme_authentication_is_the_credential_header_the_o
     # No header reads as a credential: no lead of this kind.
     plain = replace(user, parameters=(FieldFacts("X-Request-Id", "string", "header"),))
     assert "security scheme" not in lead_for("how do I authenticate?", build_context(retrieved(plain), 4000)).sentence
+
+
+def test_the_credentials_an_api_without_a_scheme_asks_for_are_its_own_not_another_apis_scheme() -> None:
+    """Oxford Dictionaries declares no security scheme; every operation takes `app_id` and `app_key` ("app Key
+    Authentication Parameter"). With Keycloak in the same index, "how do I authenticate with the oxford api?" was told
+    Keycloak's bearer token (an operation of Keycloak's that logs in ranked below Oxford's conventions)."""
+    shared = dict(shared_by=26, operations=26, required=True)
+    conventions = make_chunk("oxford.conventions", "Conventions shared by the operations of the oxford API",
+                             kind="overview", parameters=(
+                                 FieldFacts("app_id", "string", "header", description="app ID Authentication Parameter",
+                                            **shared),
+                                 FieldFacts("app_key", "string", "header",
+                                            description="app Key Authentication Parameter", **shared)))
+    keycloak_flows = make_chunk("keycloak.paths./{realm}/authentication/flows.post", "POST flows", kind="operation",
+                                method="post", path="/{realm}/authentication/flows", summary="Create a new flow",
+                                security=(BEARER,))
+    found = lead_for("how do I authenticate with the oxford api?",
+                     build_context(retrieved(conventions, keycloak_flows), 4000))
+    assert found.sentence == (
+        "The oxford API's operations declare no security scheme; they take the headers `app_id` (app ID "
+        "Authentication Parameter; required on 26 of 26 operations) and `app_key` (app Key Authentication Parameter; "
+        "required on 26 of 26 operations). [1]"), found.sentence
 
 
 def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the_first_operation() -> None:
