@@ -69,7 +69,7 @@ from rag.generate.said import (
     schemes_text,
 )
 from rag.generate.schema_lead import schema_lead, schema_title
-from rag.generate.shared_headers import credential_header_statement, of_the_kind, shared_header_statement
+from rag.generate.shared_headers import credential_header_statement, of_the_kind, on_the_api, shared_header_statement
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_action, asked_cue_words, asked_cues
@@ -207,10 +207,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     if "auth" not in query.analysis.asks or _names_first_operation(query, blocks) or (first is not None and (
             cues_name_a_field(query, first, "auth") or (not acts and cues_name_the_resource(query, first, "auth")))):
         return Lead()
-    # An API's overview ranked first names the API asked about: another API's schemes are no answer (Keycloak's
-    # bearer token for Oxford Dictionaries, which declares none).
-    api = blocks[0].chunk.api if blocks[0].chunk.kind == "overview" else ""
-    asked = [b for b in blocks if not api or b.chunk.api == api]
+    asked = on_the_api(blocks)
     source = next((b for b in asked if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in asked if is_operation(b) and b.chunk.security), None)
     if source is None:  # no scheme declared: the credential headers the operations take, unless the first logs in

@@ -48,6 +48,13 @@ def shared_header_statement(query: Query, blocks: Sequence[ContextBlock]) -> tup
     return "", 0
 
 
+def on_the_api(blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
+    """The blocks on the API an overview ranked first names (another API's schemes are no answer: Keycloak's bearer
+    token for Oxford Dictionaries, which declares none); every block when the first is no overview."""
+    api = blocks[0].chunk.api if blocks and blocks[0].chunk.kind == "overview" else ""
+    return [block for block in blocks if not api or block.chunk.api == api]
+
+
 def credential_header_statement(blocks: Sequence[ContextBlock]) -> tuple[str, int]:
     """For operations that declare no security scheme, the headers they take whose name or description reads as a
     credential (`xi-api-key`, `X-Auth-Token`; Oxford Dictionaries' `app_id` and `app_key`, "app Key Authentication
