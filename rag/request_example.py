@@ -176,7 +176,7 @@ def _typed_value(given: str, field: FieldFacts) -> str | int | float | None:
         typed = float(given) if "." in given else int(given)
     if typed is None or (field.enum and str(typed) not in field.enum):
         return None
-    if field.pattern and not (isinstance(typed, str) and _matches(field.pattern, typed)):
+    if field.pattern and not (isinstance(typed, str) and matches_pattern(field.pattern, typed, unreadable=False)):
         return None
     return typed
 
@@ -191,12 +191,13 @@ def _value_tokens(text: str) -> list[re.Match[str]]:
     return list(_VALUE.finditer(text))
 
 
-def _matches(pattern: str, text: str) -> bool:
-    """Whether the spec's pattern finds the text (a pattern Python cannot read finds nothing)."""
+def matches_pattern(pattern: str, text: str, unreadable: bool) -> bool:
+    """Whether the spec's pattern finds the text; `unreadable` for a pattern Python cannot read (a sample made
+    for the spec is taken as fitting it, a value a question gives is not)."""
     try:
         return re.search(pattern, text) is not None
     except re.error:
-        return False
+        return unreadable
 
 
 def _item_words(parameter: str, before: str) -> set[str]:

@@ -23,7 +23,7 @@ from rstr import Rstr
 from rag.chunk import RequestExample, SecurityFacts
 from rag.ingest.refs import RefResolver
 from rag.ingest.spec import Operation, parameter_schema
-from rag.request_example import JSON_MEDIA
+from rag.request_example import JSON_MEDIA, matches_pattern
 
 PLACEHOLDER_HOST = "https://<host>"
 MAX_DEPTH = 12  # nesting of a body sample; deeper required objects are left empty
@@ -201,13 +201,6 @@ def _plain(value: Any, flat: dict[str, Any]) -> bool:
     return not (isinstance(value, dict) and flat.get("properties"))
 
 
-def _matches(pattern: str, value: str) -> bool:
-    try:
-        return re.search(pattern, value) is not None
-    except re.error:
-        return True  # a pattern Python cannot read: nothing to match
-
-
 def first_alternative(flat: dict[str, Any]) -> Any | None:
     """The first alternative of a `oneOf` / `anyOf` that is not just `null`."""
     for keyword in ("oneOf", "anyOf"):
@@ -278,7 +271,7 @@ def sample_string(flat: dict[str, Any], name: str) -> str:
     fmt = flat.get("format")
     value = FORMAT_SAMPLES.get(fmt, f"<{name}>") if isinstance(fmt, str) else f"<{name}>"
     pattern = flat.get("pattern")
-    if isinstance(pattern, str) and not _matches(pattern, value):
+    if isinstance(pattern, str) and not matches_pattern(pattern, value, unreadable=True):
         try:
             return Rstr(random.Random(0)).xeger(pattern)
         except (re.error, ValueError, IndexError, OverflowError):  # a pattern Python cannot read (`\p{L}`)
