@@ -62,6 +62,15 @@ def test_training_is_deterministic_and_learns_the_signal(data: list[CandidateLis
     assert learned["hit@1"] > 0.8 > first_stage["hit@1"]
 
 
+def test_the_model_does_not_depend_on_its_seed(data: list[CandidateList]) -> None:
+    """Every tree sees every row and feature: another seed gives the same scores, so a retrain moves only by what
+    its data changed."""
+    other_seed = {**ranker_training.LAMBDARANK, "seed": ranker_training.LAMBDARANK["seed"] + 1}
+    features = np.concatenate([item.features for item in data[:10]])
+    shipped, reseeded = train_model(data, rounds=40), train_model(data, rounds=40, params=other_seed)
+    assert np.array_equal(shipped.predict(features), reseeded.predict(features))
+
+
 def test_the_calibration_turns_the_margin_into_a_probability(data: list[CandidateList]) -> None:
     ranked = out_of_corpus(data, FAMILIES, rounds=40)
     calibrator = fit_calibrator(ranked)
