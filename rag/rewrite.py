@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import METHOD_URL, path_shape, path_terms
 from rag.corpus.vocabulary import (
     function_words,
@@ -182,6 +182,29 @@ def spelt_field_words(question: str, operation: Chunk) -> frozenset[str]:
     return frozenset(spelt)
 
 
+def subresource_words(subject: Chunk, operations: Sequence[Chunk]) -> frozenset[str]:
+    """The names of what the subject's API keeps under the subject's resource, singular and plural: the
+    segments after its last resource segment in any path of that API that has it (`pdf` of `/Quotes/{QuoteID}/pdf`
+    for `GET /Quotes/{QuoteID}`, `files` of `/deploys/{deploy_id}/files/{path}` for `POST /sites/{site_id}/deploys`,
+    `types` of `/hooks/types` for `POST /hooks`): "and as a pdf?" asks the subject's, no new topic. A resource a
+    path of that API opens with has a topic of its own (Trello's `/cards` under `/lists/{idList}/cards` too)."""
+    own = resource_segments(subject.path)
+    if not own:
+        return frozenset()
+    resource = own[-1].lower()
+    api_paths = [[segment.lower() for segment in resource_segments(operation.path)]
+                 for operation in operations if operation.api == subject.api and operation.path]
+    names: set[str] = set()
+    for segments in api_paths:
+        if resource in segments[:-1]:
+            start = len(segments) - segments[::-1].index(resource)
+            names.update(segments[start:])
+    names -= {segments[0] for segments in api_paths if segments}
+    keys = {key for name in names if (words := segment_words(name))
+            for word in {"_".join(words), words[-1]} for key in (word, singular(word))}
+    return frozenset(keys | {f"{key}s" for key in keys})
+
+
 def field_words(operation: Chunk) -> frozenset[str]:
     """The words of an operation's parameter, body and response field names (one level down too), singular and
     plural: what a follow-up about the operation may name (`email` of a candidates filter)."""
@@ -259,6 +282,11 @@ def with_subject(
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
+    if under := subresource_operation(subject, topic_keys(query.focus), own_methods, operations):
+        # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
+        said = operation_words(under.summary, under.operation_id, under.method, under.path)
+        return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",
+                       keeps_subject=True, moved_subject=True)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
         if not own_methods and asked_action(query.focus):
             # "how do I reactivate one?" after listing bounces: an action on one of them that no verb of HTTP's
@@ -282,6 +310,32 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     return next((operation for operation in operations
                  if operation.api == subject.api and operation.method.lower() in wanted
                  and path_shape(operation.path) == shape and operation.covers), None)
+
+
+def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
+                          ) -> Chunk | None:
+    """The operation of the subject's API on what it keeps under one item of the subject's resource and the
+    question names (`keys`, its topic keys): `GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
+    /Quotes/{QuoteID}`; by the question's `methods`, else the subject's method, else GET; of several, the one not on
+    a single item. None when none, or more than one, fits."""
+    shape = path_shape(subject.path)
+    item = (shape if is_item_path(subject.path) else f"{shape}/{{}}") + "/"
+    found = []
+    for operation in operations:
+        rest = path_shape(operation.path).removeprefix(item).split("/") if operation.path else []
+        if (operation.api != subject.api or not operation.covers or not path_shape(operation.path).startswith(item)
+                or "{" in rest[0] or rest[1:] not in ([], ["{}"])):
+            continue
+        words = segment_words(resource_segments(operation.path)[-1])
+        if words and {key for word in {"_".join(words), words[-1]} for key in (word, singular(word))} & keys:
+            found.append(operation)
+    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}]:
+        fits = [operation for operation in found if operation.method.lower() in wanted]
+        if len(fits) > 1:  # "and its options?": the options, not one of them (`…/options/{code}`)
+            fits = [operation for operation in fits if not is_item_path(operation.path)]
+        if fits:
+            return fits[0] if len(fits) == 1 else None
+    return None
 
 
 def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]) -> str:
@@ -347,9 +401,10 @@ def rewrite_query(
         topics = without_operation_parts(topics - field_words(subject))
     elif subject is not None and asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)
-    # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it.
+    # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it; "and as a
+    # pdf?" names what its API keeps under the subject's resource (`/Quotes/{QuoteID}/pdf`).
     spelt = spelt_field_words(question, subject) if subject is not None else frozenset()
-    topics = topics - spelt
+    topics = topics - spelt - (subresource_words(subject, operations) if subject is not None else frozenset())
     if not (is_follow_up(question, history, topics) or (spelt and not names_a_new_topic(question, history, topics))):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")

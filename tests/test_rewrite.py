@@ -353,3 +353,49 @@ def test_a_value_written_key_equals_value_names_no_topic() -> None:
     topics = frozenset({"app", "apps", "pod", "pods", "namespace", "namespaces"})
     assert is_follow_up("only the ones with label app=web?", history, topics)
     assert not is_follow_up("only the ones in apps?", history, topics)
+
+
+QUOTE = operation("get", "/Quotes/{QuoteID}", "Retrieves a specific quote")
+QUOTE_PDF = operation("get", "/Quotes/{QuoteID}/pdf", "Retrieves a specific quote as a PDF file")
+QUOTE_HISTORY = operation("get", "/Quotes/{QuoteID}/History", "Retrieves history records of a quote")
+CREATE_INVOICES = operation("put", "/Invoices", "Creates one or more sales invoices")
+INVOICE_PDF = operation("get", "/Invoices/{InvoiceID}/pdf", "Retrieves invoices as PDF files")
+ADD_LIST = operation("post", "/boards/{idBoard}/lists", "Create a new List on a Board")
+ADD_CARD_TO_LIST = operation("post", "/lists/{idList}/cards", "Add a card to a list")
+ADD_CARD = operation("post", "/cards", "Create a new Card")
+NESTED = [QUOTE, QUOTE_PDF, QUOTE_HISTORY, CREATE_INVOICES, INVOICE_PDF, ADD_LIST, ADD_CARD_TO_LIST, ADD_CARD]
+NESTED_TOPICS = frozenset({"quote", "quotes", "pdf", "history", "invoice", "invoices", "board", "boards", "list",
+                           "lists", "card", "cards"})
+
+
+def test_what_an_api_keeps_under_the_subject_is_asked_of_the_subject() -> None:
+    """"and as a pdf?" after reading a quote names Xero's `/Quotes/{QuoteID}/pdf`: no new topic, and that
+    operation becomes the subject (the quote itself no longer leads)."""
+    history = turns("how do I get one quote?", "getQuote: GET /Quotes/{QuoteID}.")
+    rewrite = rewrite_query("and as a pdf?", history, topics=NESTED_TOPICS, operations=NESTED)
+    assert rewrite.method == "offline"
+    assert rewrite.query.subject == QUOTE_PDF.covers[0] and rewrite.query.moved_subject
+    # After creating invoices (a collection): what is kept under one invoice, by the question's verb.
+    history = turns("how do I create an invoice?", "PUT /Invoices with `Type` ACCREC.")
+    query = rewrite_query("how do I get it as a PDF to attach to my own email?", history, topics=NESTED_TOPICS,
+                          operations=NESTED).query
+    assert query.subject == INVOICE_PDF.covers[0]
+
+
+def test_a_resource_the_api_keeps_at_its_top_level_is_a_topic_of_its_own() -> None:
+    """Trello keeps cards under a list and at `/cards`: "and then put a card in it?" after adding a list to a
+    board names a resource of its own, so the subject (the list) does not lead."""
+    history = turns("how do I add a list to a board?", "POST /boards/{idBoard}/lists with the list's `name`.")
+    rewrite = rewrite_query("and then put a card in it?", history, topics=NESTED_TOPICS, operations=NESTED)
+    assert rewrite.method == "none" and not rewrite.query.subject
+
+
+def test_of_a_collection_and_its_items_under_the_subject_the_collection_is_asked() -> None:
+    """Akeneo's `/attributes/{attribute_code}/options` and `…/options/{code}`: "and its options?" asks the list."""
+    attributes = operation("get", "/api/rest/v1/attributes", "Get list of attributes")
+    options = operation("get", "/api/rest/v1/attributes/{attribute_code}/options", "Get list of attribute options")
+    option = operation("get", "/api/rest/v1/attributes/{attribute_code}/options/{code}", "Get an attribute option")
+    history = turns("how do I list attributes?", "Use GET /api/rest/v1/attributes.")
+    query = rewrite_query("and its options?", history, topics=frozenset({"attributes", "options", "option"}),
+                          operations=[attributes, options, option]).query
+    assert query.subject == options.covers[0]
