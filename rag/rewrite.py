@@ -182,26 +182,12 @@ def spelt_field_words(question: str, operation: Chunk) -> frozenset[str]:
     return frozenset(spelt)
 
 
-def subresource_words(subject: Chunk, operations: Sequence[Chunk]) -> frozenset[str]:
-    """The names of what the subject's API keeps under the subject's resource, singular and plural: the
-    segments after its last resource segment in any path of that API that has it (`pdf` of `/Quotes/{QuoteID}/pdf`
-    for `GET /Quotes/{QuoteID}`, `files` of `/deploys/{deploy_id}/files/{path}` for `POST /sites/{site_id}/deploys`,
-    `types` of `/hooks/types` for `POST /hooks`): "and as a pdf?" asks the subject's, no new topic. A resource a
-    path of that API opens with has a topic of its own (Trello's `/cards` under `/lists/{idList}/cards` too)."""
-    own = resource_segments(subject.path)
-    if not own:
-        return frozenset()
-    resource = own[-1].lower()
-    api_paths = [[segment.lower() for segment in resource_segments(operation.path)]
-                 for operation in operations if operation.api == subject.api and operation.path]
-    names: set[str] = set()
-    for segments in api_paths:
-        if resource in segments[:-1]:
-            start = len(segments) - segments[::-1].index(resource)
-            names.update(segments[start:])
-    names -= {segments[0] for segments in api_paths if segments}
-    keys = {key for name in names if (words := segment_words(name))
-            for word in {"_".join(words), words[-1]} for key in (word, singular(word))}
+def segment_keys(segment: str, whole: bool = False) -> frozenset[str]:
+    """The topic keys a question names a path segment by: its words joined and (unless `whole`) its last word,
+    each as written, singular and plural (`signed-url` → signed_url, url, urls …)."""
+    words = segment_words(segment)
+    named = {"_".join(words)} | (set() if whole else {words[-1]}) if words else set()
+    keys = {key for word in named for key in (word, singular(word))}
     return frozenset(keys | {f"{key}s" for key in keys})
 
 
@@ -312,30 +298,57 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
                  and path_shape(operation.path) == shape and operation.covers), None)
 
 
-def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
-                          ) -> Chunk | None:
-    """The operation of the subject's API on what it keeps under one item of the subject's resource and the
-    question names (`keys`, its topic keys): `GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
-    /Quotes/{QuoteID}`; by the question's `methods`, else the subject's method, else GET; of several, the one not on
-    a single item. None when none, or more than one, fits."""
+def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
+    """The operations of the subject's API on what it keeps under one item of the subject's resource whose last
+    segment the question names (`keys`, its topic keys), each with its rank: under the subject's own path, and
+    the segment named whole (`cards`, not `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names
+    `/lists/{idList}/cards` (Trello keeps a list's cards there)."""
     shape = path_shape(subject.path)
-    item = (shape if is_item_path(subject.path) else f"{shape}/{{}}") + "/"
+    item = shape if is_item_path(subject.path) else f"{shape}/{{}}"
+    resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
+    if "{" in resource[:-4]:
+        return []
     found = []
     for operation in operations:
-        rest = path_shape(operation.path).removeprefix(item).split("/") if operation.path else []
-        if (operation.api != subject.api or not operation.covers or not path_shape(operation.path).startswith(item)
-                or "{" in rest[0] or rest[1:] not in ([], ["{}"])):
+        path = path_shape(operation.path) if operation.path else ""
+        rest = path.rpartition(resource)[2].split("/")
+        if (operation.api != subject.api or not operation.covers or resource not in path or "{" in rest[0]
+                or rest[1:] not in ([], ["{}"])):
             continue
-        words = segment_words(resource_segments(operation.path)[-1])
-        if words and {key for word in {"_".join(words), words[-1]} for key in (word, singular(word))} & keys:
-            found.append(operation)
+        segment = resource_segments(operation.path)[-1]
+        if segment_keys(segment) & keys:
+            found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
+    return found
+
+
+def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
+                          ) -> Chunk | None:
+    """The best ranked of `named_under` (`GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
+    /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET; of several, the one not on
+    a single item. None when none, or more than one, fits."""
+    found = named_under(subject, keys, operations)
+    best = max((rank for rank, _ in found), default=None)
+    nearest = [operation for rank, operation in found if rank == best]
     for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}]:
-        fits = [operation for operation in found if operation.method.lower() in wanted]
+        fits = [operation for operation in nearest if operation.method.lower() in wanted]
         if len(fits) > 1:  # "and its options?": the options, not one of them (`…/options/{code}`)
             fits = [operation for operation in fits if not is_item_path(operation.path)]
         if fits:
             return fits[0] if len(fits) == 1 else None
     return None
+
+
+def kept_under(subject: Chunk, question: str, operations: Sequence[Chunk]) -> frozenset[str]:
+    """The topic keys of what the subject's API keeps under the subject that the question names (`named_under`),
+    when an operation there does what it asks (by its HTTP verbs, any when it has none): "how do I get it as a PDF
+    to attach to my own email?" after creating invoices names Xero's `/Invoices/{InvoiceID}/pdf` and `…/Email`;
+    "how do I create a repo?" after reading a Gitea user names a topic of its own (`/users/{username}/repos` is
+    only read)."""
+    keys, methods = topic_keys(question), question_methods(question)
+    found = [operation for _, operation in named_under(subject, keys, operations)]
+    if not any(not methods or operation.method.lower() in methods for operation in found):
+        return frozenset()
+    return frozenset().union(*(segment_keys(resource_segments(operation.path)[-1]) & keys for operation in found))
 
 
 def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]) -> str:
@@ -402,9 +415,11 @@ def rewrite_query(
     elif subject is not None and asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)
     # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it; "and as a
-    # pdf?" names what its API keeps under the subject's resource (`/Quotes/{QuoteID}/pdf`).
+    # pdf?" names what its API keeps under the subject (`/Quotes/{QuoteID}/pdf`), and "and then put a card in it?"
+    # after adding a list (`POST /lists/{idList}/cards`, though Trello has `/cards` too); "how do I create a repo?"
+    # after reading a user names a topic of its own (`/users/{username}/repos` is only read).
     spelt = spelt_field_words(question, subject) if subject is not None else frozenset()
-    topics = topics - spelt - (subresource_words(subject, operations) if subject is not None else frozenset())
+    topics = topics - spelt - (kept_under(subject, question, operations) if subject is not None else frozenset())
     if not (is_follow_up(question, history, topics) or (spelt and not names_a_new_topic(question, history, topics))):
         if history and names_a_new_topic(question, history, topics):
             return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")

@@ -360,12 +360,14 @@ QUOTE_PDF = operation("get", "/Quotes/{QuoteID}/pdf", "Retrieves a specific quot
 QUOTE_HISTORY = operation("get", "/Quotes/{QuoteID}/History", "Retrieves history records of a quote")
 CREATE_INVOICES = operation("put", "/Invoices", "Creates one or more sales invoices")
 INVOICE_PDF = operation("get", "/Invoices/{InvoiceID}/pdf", "Retrieves invoices as PDF files")
+EMAIL_INVOICE = operation("post", "/Invoices/{InvoiceID}/Email", "Sends a copy of a specific invoice to its contact")
 ADD_LIST = operation("post", "/boards/{idBoard}/lists", "Create a new List on a Board")
 ADD_CARD_TO_LIST = operation("post", "/lists/{idList}/cards", "Add a card to a list")
 ADD_CARD = operation("post", "/cards", "Create a new Card")
-NESTED = [QUOTE, QUOTE_PDF, QUOTE_HISTORY, CREATE_INVOICES, INVOICE_PDF, ADD_LIST, ADD_CARD_TO_LIST, ADD_CARD]
-NESTED_TOPICS = frozenset({"quote", "quotes", "pdf", "history", "invoice", "invoices", "board", "boards", "list",
-                           "lists", "card", "cards"})
+NESTED = [QUOTE, QUOTE_PDF, QUOTE_HISTORY, CREATE_INVOICES, INVOICE_PDF, EMAIL_INVOICE, ADD_LIST, ADD_CARD_TO_LIST,
+          ADD_CARD]
+NESTED_TOPICS = frozenset({"quote", "quotes", "pdf", "history", "invoice", "invoices", "email", "board", "boards",
+                           "list", "lists", "card", "cards"})
 
 
 def test_what_an_api_keeps_under_the_subject_is_asked_of_the_subject() -> None:
@@ -375,18 +377,31 @@ def test_what_an_api_keeps_under_the_subject_is_asked_of_the_subject() -> None:
     rewrite = rewrite_query("and as a pdf?", history, topics=NESTED_TOPICS, operations=NESTED)
     assert rewrite.method == "offline"
     assert rewrite.query.subject == QUOTE_PDF.covers[0] and rewrite.query.moved_subject
-    # After creating invoices (a collection): what is kept under one invoice, by the question's verb.
+    # After creating invoices (a collection): what is kept under one invoice, by the question's verb ("email" names
+    # what Xero keeps there too, no topic of its own).
     history = turns("how do I create an invoice?", "PUT /Invoices with `Type` ACCREC.")
     query = rewrite_query("how do I get it as a PDF to attach to my own email?", history, topics=NESTED_TOPICS,
                           operations=NESTED).query
     assert query.subject == INVOICE_PDF.covers[0]
 
 
-def test_a_resource_the_api_keeps_at_its_top_level_is_a_topic_of_its_own() -> None:
-    """Trello keeps cards under a list and at `/cards`: "and then put a card in it?" after adding a list to a
-    board names a resource of its own, so the subject (the list) does not lead."""
+def test_a_resource_kept_under_the_subject_and_at_the_top_level_is_asked_of_the_subject() -> None:
+    """Trello keeps cards under a list and at `/cards`: "and then put a card in it?" after adding a list to a board
+    adds a card to that list (`POST /lists/{idList}/cards`, by the subject's method: "put" is no HTTP verb here)."""
     history = turns("how do I add a list to a board?", "POST /boards/{idBoard}/lists with the list's `name`.")
     rewrite = rewrite_query("and then put a card in it?", history, topics=NESTED_TOPICS, operations=NESTED)
+    assert rewrite.query.subject == ADD_CARD_TO_LIST.covers[0]
+
+
+def test_an_action_the_api_does_not_do_under_the_subject_names_a_topic_of_its_own() -> None:
+    """Gitea reads a user's repositories (`GET /users/{username}/repos`) but creates them elsewhere: "how do I
+    create a repo?" after reading a user is a new request, not one about the user."""
+    user = operation("get", "/users/{username}", "Get a user")
+    user_repos = operation("get", "/users/{username}/repos", "List the repos owned by the given user")
+    create_repo = operation("post", "/user/repos", "Create a repository")
+    history = turns("how do I look up a user?", "GET /users/{username}")
+    rewrite = rewrite_query("how do I create a repo?", history, topics=frozenset({"user", "users", "repo", "repos"}),
+                            operations=[user, user_repos, create_repo])
     assert rewrite.method == "none" and not rewrite.query.subject
 
 
