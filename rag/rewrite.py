@@ -268,7 +268,7 @@ def with_subject(
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
-    if under := subresource_operation(subject, topic_keys(query.focus), own_methods, operations):
+    if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations):
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
         said = operation_words(under.summary, under.operation_id, under.method, under.path)
         return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",
@@ -296,6 +296,15 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     return next((operation for operation in operations
                  if operation.api == subject.api and operation.method.lower() in wanted
                  and path_shape(operation.path) == shape and operation.covers), None)
+
+
+def named_keys(question: str) -> set[str]:
+    """The topic keys of the question's words that may name a resource: not its verbs of HTTP's own vocabulary
+    ("and how do I list them all?" names no `/boards/{id}/lists`) nor English's own words."""
+    verbs = data_table("question_words")["verbs"]
+    kept = [word for word in re.findall(r"[a-z0-9_]+", question.lower())
+            if word not in function_words() and not word_forms(word) & set(verbs)]
+    return topic_keys(" ".join(kept))
 
 
 def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
@@ -344,7 +353,7 @@ def kept_under(subject: Chunk, question: str, operations: Sequence[Chunk]) -> fr
     to attach to my own email?" after creating invoices names Xero's `/Invoices/{InvoiceID}/pdf` and `…/Email`;
     "how do I create a repo?" after reading a Gitea user names a topic of its own (`/users/{username}/repos` is
     only read)."""
-    keys, methods = topic_keys(question), question_methods(question)
+    keys, methods = named_keys(question), question_methods(question)
     found = [operation for _, operation in named_under(subject, keys, operations)]
     if not any(not methods or operation.method.lower() in methods for operation in found):
         return frozenset()

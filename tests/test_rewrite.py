@@ -414,3 +414,16 @@ def test_of_a_collection_and_its_items_under_the_subject_the_collection_is_asked
     query = rewrite_query("and its options?", history, topics=frozenset({"attributes", "options", "option"}),
                           operations=[attributes, options, option]).query
     assert query.subject == options.covers[0]
+
+
+def test_a_verb_names_nothing_kept_under_the_subject() -> None:
+    """"and how do I list them all?" after reading one board asks for the boards: the verb "list" names no
+    `/boards/{idBoard}/lists`."""
+    board = operation("get", "/boards/{idBoard}", "Get a board")
+    boards = operation("get", "/boards", "List boards")
+    lists = operation("get", "/boards/{idBoard}/lists", "Get the lists on a board")
+    history = turns("how do I get a board?", "GET /boards/{idBoard}")
+    topics = frozenset({"board", "boards", "list", "lists"})
+    query = rewrite_query("and how do I list them all?", history, topics=topics,
+                          operations=[board, boards, lists]).query
+    assert query.subject != lists.covers[0]
