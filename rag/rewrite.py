@@ -269,6 +269,10 @@ def with_subject(
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
     if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations):
+        if not own_methods and asked_action(query.focus) in segment_keys(resource_segments(under.path)[-1]):
+            # "how do I scale it?" after creating a Kubernetes deployment: its `…/scale` is searched for, not read
+            # (`GET …/scale`); no operation leads.
+            return replace(query, subject=under.covers[0], subject_words=under.path, keeps_subject=False)
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
         said = operation_words(under.summary, under.operation_id, under.method, under.path)
         return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",

@@ -427,3 +427,16 @@ def test_a_verb_names_nothing_kept_under_the_subject() -> None:
     query = rewrite_query("and how do I list them all?", history, topics=topics,
                           operations=[board, boards, lists]).query
     assert query.subject != lists.covers[0]
+
+
+def test_what_is_kept_under_the_subject_named_as_the_action_asked_is_searched_for_not_read() -> None:
+    """"how do I scale it?" after creating a Kubernetes deployment asks to change its `…/scale`: the path is
+    searched for and no operation leads (not `GET …/scale`, which reads it)."""
+    base = "/apis/apps/v1/namespaces/{namespace}/deployments"
+    create = operation("post", base, "create apps V 1 namespaced deployment")
+    read_scale = operation("get", base + "/{name}/scale", "read scale of the specified Deployment")
+    replace_scale = operation("put", base + "/{name}/scale", "replace scale of the specified Deployment")
+    history = turns("how do I create a deployment?", f"POST {base}")
+    query = rewrite_query("how do I scale it?", history, topics=frozenset({"deployment", "deployments", "scale"}),
+                          operations=[create, read_scale, replace_scale]).query
+    assert query.subject_words == base + "/{name}/scale" and not query.keeps_subject
