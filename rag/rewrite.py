@@ -406,6 +406,28 @@ def _without_resource(text: str, subject: Chunk) -> str:
     return " ".join(word for word in kept if word.lower() not in function_words() and not word_forms(word) & named)
 
 
+def follow_up_topics(question: str, subject: Chunk | None, topics: frozenset[str], operations: Sequence[Chunk]
+                     ) -> tuple[frozenset[str], frozenset[str]]:
+    """The index's topics that would make `question` a new request after `subject`, and the subject's field words
+    it spells (a question about the subject whatever else it names)."""
+    if subject is None:
+        return topics, frozenset()
+    # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
+    # no new topic, nor does one pointing back or asking a fact that names what any operation has ("which fields
+    # does it take?", "what fields are required?"); "How do I create a folder?" (or a custom field) is a new
+    # request even where a note has a `folder_id`.
+    if POINTS_BACK.search(question):
+        topics = without_operation_parts(topics - field_words(subject))
+    elif asked_kinds(question) & FACTS_OF_AN_OPERATION:
+        topics = without_operation_parts(topics)
+    # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it; "and as a
+    # pdf?" names what its API keeps under the subject (`/Quotes/{QuoteID}/pdf`), and "and then put a card in it?"
+    # after adding a list (`POST /lists/{idList}/cards`, though Trello has `/cards` too); "how do I create a repo?"
+    # after reading a user names a topic of its own (`/users/{username}/repos` is only read).
+    spelt = spelt_field_words(question, subject)
+    return topics - spelt - kept_under(subject, question, operations), spelt
+
+
 def rewrite_query(
     question: str,
     history: Sequence[dict[str, str]] | None,
@@ -419,24 +441,12 @@ def rewrite_query(
     `operations` are the indexed operations, among which the conversation's subject is found.
     """
     subject = conversation_subject(history, operations) if history else None
-    # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
-    # no new topic, nor does one pointing back or asking a fact that names what any operation has ("which fields
-    # does it take?", "what fields are required?"); "How do I create a folder?" (or a custom field) is a new
-    # request even where a note has a `folder_id`.
-    if subject is not None and POINTS_BACK.search(question):
-        topics = without_operation_parts(topics - field_words(subject))
-    elif subject is not None and asked_kinds(question) & FACTS_OF_AN_OPERATION:
-        topics = without_operation_parts(topics)
-    # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it; "and as a
-    # pdf?" names what its API keeps under the subject (`/Quotes/{QuoteID}/pdf`), and "and then put a card in it?"
-    # after adding a list (`POST /lists/{idList}/cards`, though Trello has `/cards` too); "how do I create a repo?"
-    # after reading a user names a topic of its own (`/users/{username}/repos` is only read).
-    spelt = spelt_field_words(question, subject) if subject is not None else frozenset()
-    topics = topics - spelt - (kept_under(subject, question, operations) if subject is not None else frozenset())
-    if not (is_follow_up(question, history, topics) or (spelt and not names_a_new_topic(question, history, topics))):
-        if history and names_a_new_topic(question, history, topics):
-            return Rewrite(Query(question), "none", "new topic: not rewritten (it names an API or resource of its own)")
-        return Rewrite(Query(question))
+    topics, spelt = follow_up_topics(question, subject, topics, operations)
+    if not is_follow_up(question, history, topics):
+        new_topic = bool(history) and names_a_new_topic(question, history, topics)
+        if new_topic or not spelt:
+            note = "new topic: not rewritten (it names an API or resource of its own)" if new_topic else ""
+            return Rewrite(Query(question), "none", note)
     assert history is not None
     about = f"; subject: {operation_label(subject)}" if subject is not None else ""
     if chat_model is None:
