@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 
 from rag.chunk import FieldFacts, RequestExample
 from rag.corpus.profile import is_lookup_operation
-from rag.corpus.vocabulary import readable_name
 from rag.facts import Fact, MissingWrite
 from rag.generate.base import Generation
 from rag.generate.context import ContextBlock
@@ -69,7 +68,7 @@ from rag.generate.said import (
     schemes_text,
 )
 from rag.generate.schema_lead import schema_lead, schema_title
-from rag.generate.shared_headers import credential_header_statement, of_the_kind, on_the_api, shared_header_statement
+from rag.generate.shared_headers import of_the_kind, on_the_api, shared_header_statement, without_scheme
 from rag.names import name_phrases
 from rag.query import Query
 from rag.question_analysis import asked_action, asked_cue_words, asked_cues
@@ -210,11 +209,9 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     asked = on_the_api(blocks)
     source = next((b for b in asked if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in asked if is_operation(b) and b.chunk.security), None)
-    if source is None:  # no scheme declared: the credential headers the operations take, unless the first logs in
-        own = next((b.chunk for b in asked if is_operation(b)), None)
-        logs_in = own is not None and asked_cues(f"{readable_name(own.path)} {own.summary}", "auth")
-        sentence, number = ("", 0) if logs_in else credential_header_statement(asked)
-        return Lead(sentence, scope=(number,), related=False, quoted=False) if sentence else Lead()
+    if source is None:  # no scheme declared: what the operations take instead, unless the first logs in
+        sentence, number, related = without_scheme(asked, documented=bool(docs_lead(query, asked)[0]))
+        return Lead(sentence, scope=(number,), related=related, quoted=False) if sentence else Lead()
     schemes, name = source.chunk.security, _api_title(source)
     text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import FieldFacts
+from rag.chunk import FieldFacts, overview_id
 from rag.corpus.vocabulary import readable_name, stop_words
 from rag.data import data_table
 from rag.generate.context import ContextBlock
@@ -61,9 +61,8 @@ def credential_header_statement(blocks: Sequence[ContextBlock]) -> tuple[str, in
     Parameter": words of a question about authenticating), those of the block (an operation, or the parameters the
     operations share) taking the most shared one, said of the API and cited to that block; ("", 0) when no block
     has one."""
-    taken = [(block, [header for header in block.chunk.parameters if header.location == "header" and (
-                 asked_cues(readable_name(header.name), "auth") or asked_cues(header.description, "auth"))])
-             for block in blocks]
+    taken = [(block, [header for header in block.chunk.parameters
+                      if header.location == "header" and reads_as_credential(header)]) for block in blocks]
     taken = [(block, headers) for block, headers in taken if headers]
     if not taken:
         return "", 0
@@ -76,6 +75,40 @@ def credential_header_statement(blocks: Sequence[ContextBlock]) -> tuple[str, in
     api = api_name(block.chunk.api)
     sentence = f"The {api} API's operations declare no security scheme; they take the {taken_text}"
     return cited(sentence, block), block.number
+
+
+# Words of authentication that name what a credential may do, not a credential: Anchore's `x-anchore-account`
+# header changes "the resource scope of the request".
+NOT_A_CREDENTIAL = frozenset({"scope", "scopes"})
+
+
+def reads_as_credential(header: FieldFacts) -> bool:
+    """Whether a header's name or description reads as a credential (a cue of authentication other than a scope)."""
+    cues = {*asked_cues(readable_name(header.name), "auth"), *asked_cues(header.description, "auth")}
+    return bool(cues - NOT_A_CREDENTIAL)
+
+
+def without_scheme(blocks: Sequence[ContextBlock], documented: bool) -> tuple[str, int, bool]:
+    """What answers "how do I authenticate?" on an API whose blocks declare no security scheme, with the block it
+    cites and whether the other blocks are listed after it: nothing when the first block is an operation that logs
+    in (its own lead says how); the credential headers the operations take (`credential_header_statement`); else,
+    unless the documentation says how (`documented`: Postman's overview, "in the form of an `X-Api-Key` request
+    header"), that the spec defines no scheme, where the API's overview is among the blocks (it lists every scheme the
+    spec defines), the closest operations listed after it (Anchore's `POST /user/credentials`)."""
+    first = blocks[0].chunk if blocks else None
+    if first is not None and is_operation(blocks[0]) and asked_cues(f"{readable_name(first.path)} {first.summary}",
+                                                                    "auth"):
+        return "", 0, False
+    sentence, number = credential_header_statement(blocks)
+    if sentence or documented:
+        return sentence, number, False
+    overview = next((block for block in blocks if overview_id(block.chunk.api) in block.chunk.covers), None)
+    if overview is None or any(block.chunk.api != overview.chunk.api for block in blocks if is_operation(block)):
+        return "", 0, False
+    title = overview.chunk.title.removesuffix(" overview") or api_name(overview.chunk.api)
+    api = title if "api" in title.lower().split() else f"{title} API"
+    sentence = f"The {api} spec defines no security scheme, and none of the operations found takes a credential header"
+    return cited(sentence, overview), overview.number, True
 
 
 def _credential_detail(header: FieldFacts) -> str:

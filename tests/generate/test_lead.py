@@ -390,6 +390,36 @@ def test_the_credentials_an_api_without_a_scheme_asks_for_are_its_own_not_anothe
         "required on 26 of 26 operations). [1]"), found.sentence
 
 
+def test_an_api_defining_no_scheme_and_no_credential_header_is_said_to_define_none() -> None:
+    """Anchore's spec defines no security scheme and its operations take no credential header (`x-anchore-account`
+    changes "the resource scope of the request": a scope, not a credential). "how do I log in to the anchore api?" was
+    told "they take the `x-anchore-account` header"; "how do I authenticate to anchore?" got its blocks listed."""
+    overview = make_chunk("anchore.overview", "API overview: Anchore Engine API Server  [anchore API]", kind="overview",
+                          title="Anchore Engine API Server overview",
+                          description="This is the Anchore Engine API. Provides the primary external API.")
+    account = FieldFacts("x-anchore-account", "string", "header", description="An account name to change the resource "
+                         "scope of the request to that account, if permissions allow (admin only)", shared_by=80,
+                         operations=112)
+    conventions = make_chunk("anchore.conventions", "Conventions shared by the operations of the anchore API",
+                             kind="overview", parameters=(account,))
+    credentials = make_chunk("anchore.paths./user/credentials.post", "POST /user/credentials", kind="operation",
+                             method="post", path="/user/credentials", summary="add/replace credential")
+    found = lead_for("how do I log in to the anchore api?",
+                     build_context(retrieved(overview, conventions, credentials), 4000))
+    assert found.sentence == ("The Anchore Engine API Server spec defines no security scheme, and none of the "
+                              "operations found takes a credential header. [1]"), found.sentence
+    assert found.related  # the closest operations are listed after it
+    # Without the spec's overview (the conventions chunk lists no scheme, whatever the spec defines), nothing is said.
+    assert "security scheme" not in lead_for("how do I log in to the anchore api?",
+                                             build_context(retrieved(conventions, credentials), 4000)).sentence
+    # Where the overview's prose says how, it answers (Postman's "in the form of an `X-Api-Key` request header").
+    documented = replace(overview, title="Postman API overview", description=(
+        "To authenticate, an API Key is required to be sent as part of every request to the Postman API, in the form "
+        "of an X-Api-Key request header."))
+    assert "defines no security scheme" not in lead_for(
+        "how do I authenticate with the postman api?", build_context(retrieved(documented, credentials), 4000)).sentence
+
+
 def test_an_api_wide_authentication_question_is_answered_by_the_overview_not_the_first_operation() -> None:
     generation = ExtractiveGenerator().generate(
         GenerationRequest(query=Query("How do I authenticate with the StackOne API?"),
