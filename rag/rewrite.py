@@ -412,19 +412,19 @@ def follow_up_topics(question: str, subject: Chunk | None, topics: frozenset[str
     it spells (a question about the subject whatever else it names)."""
     if subject is None:
         return topics, frozenset()
-    # "can I narrow that down by email?": a question pointing back ("that") names a field of the subject (`email`),
-    # no new topic, nor does one pointing back or asking a fact that names what any operation has ("which fields
-    # does it take?", "what fields are required?"); "How do I create a folder?" (or a custom field) is a new
-    # request even where a note has a `folder_id`.
+    # A question pointing back ("can I attach a photo of the receipt to it?", "one of them went on the wrong invoice,
+    # how do I reverse it?") asks about the subject whatever it names; nor does one asking a fact that names what any
+    # operation has ("what fields are required?") name a new topic. "How do I create a folder?" (or a custom field)
+    # is a new request even where a note has a `folder_id`.
+    spelt = spelt_field_words(question, subject)
     if POINTS_BACK.search(question):
-        topics = without_operation_parts(topics - field_words(subject))
-    elif asked_kinds(question) & FACTS_OF_AN_OPERATION:
+        return frozenset(), spelt
+    if asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)
     # "which event types can I subscribe to?" spells the subject's `eventType`: a question about it; "and as a
     # pdf?" names what its API keeps under the subject (`/Quotes/{QuoteID}/pdf`), and "and then put a card in it?"
     # after adding a list (`POST /lists/{idList}/cards`, though Trello has `/cards` too); "how do I create a repo?"
     # after reading a user names a topic of its own (`/users/{username}/repos` is only read).
-    spelt = spelt_field_words(question, subject)
     return topics - spelt - kept_under(subject, question, operations), spelt
 
 

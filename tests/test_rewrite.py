@@ -80,6 +80,20 @@ def test_a_field_of_the_subject_named_by_a_question_pointing_back_is_no_new_topi
                          operations=OPERATIONS).query.subject == ""
 
 
+def test_a_question_pointing_back_is_about_the_subject_whatever_resource_it_names() -> None:
+    """"can I attach a photo of the receipt to it?" after recording a Xero bank transaction, "one of them went on the
+    wrong invoice, how do I reverse it?" after listing payments: read as new requests (Xero has receipts and
+    invoices), they lost the transaction and the payment."""
+    history = turns("How do I list candidates?", "Use GET /candidates (List candidates). [1]")
+    topics = frozenset({"candidates", "candidate", "templates", "template"})
+    for question in ("can I attach a template to it?", "one of them got the wrong template, how do I undo it?"):
+        query = rewrite_query(question, history, topics=topics, operations=OPERATIONS).query
+        assert query.subject == "box.paths./candidates.get", question
+    # Without pointing back, a resource of its own is a new request.
+    assert rewrite_query("How do I attach a template?", history, topics=topics,
+                         operations=OPERATIONS).query.subject == ""
+
+
 def test_the_same_for_another_resource_is_the_operation_doing_the_same_on_its_path() -> None:
     """Box offers each action on files, folders and web links alike: "what about folders?" after adding a shared
     link to a file asks for the folder's operation, which becomes the subject."""
