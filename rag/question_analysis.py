@@ -87,6 +87,14 @@ class WriteRequest(NamedTuple):
 
 # A word pointing back to what the conversation is about ("can I narrow that down?", "scale it down").
 POINTS_BACK = re.compile(r"\b(it|its|they|them|their|this|that|those|these|ones)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
+def asked_sentence(question: str) -> str:
+    """The last sentence of a question, the one that asks ("now how do I compress some files?" of "ok it works. now
+    how do I compress some files?"): what an earlier one says ("it works") asks nothing."""
+    sentences = [part for part in _SENTENCE_END.split(question.strip()) if part.strip()]
+    return sentences[-1] if sentences else question
 
 
 @cache

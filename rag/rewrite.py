@@ -28,6 +28,7 @@ from rag.question_analysis import (
     asked_action,
     asked_cues,
     asked_kinds,
+    asked_sentence,
     points_to_one,
     question_methods,
 )
@@ -417,7 +418,7 @@ def follow_up_topics(question: str, subject: Chunk | None, topics: frozenset[str
     # operation has ("what fields are required?") name a new topic. "How do I create a folder?" (or a custom field)
     # is a new request even where a note has a `folder_id`.
     spelt = spelt_field_words(question, subject)
-    if POINTS_BACK.search(question):
+    if POINTS_BACK.search(asked_sentence(question)):
         return frozenset(), spelt
     if asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)

@@ -11,6 +11,7 @@ from rag.question_analysis import (
     QuestionAnalysis,
     WriteRequest,
     asked_action,
+    asked_sentence,
     is_yes_no,
     question_methods,
     requested_write,
@@ -162,3 +163,11 @@ def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
     assert asked_action("So, how can I  delete one") == "delete"
     assert asked_action("and a single one?") == ""
     assert asked_action("how do I") == ""
+
+
+def test_the_asked_sentence_is_the_last_one() -> None:
+    assert asked_sentence("ok it works. now how do I compress some files?") == "now how do I compress some files?"
+    assert asked_sentence("oops, wrong amount. can I stop it?") == "can I stop it?"
+    assert asked_sentence("one of them went on the wrong invoice, how do I reverse it?") == (
+        "one of them went on the wrong invoice, how do I reverse it?")
+    assert asked_sentence("version 1.2 of it?") == "version 1.2 of it?"
