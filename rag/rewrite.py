@@ -187,7 +187,9 @@ def segment_keys(segment: str, whole: bool = False) -> frozenset[str]:
     """The topic keys a question names a path segment by: its words joined and (unless `whole`) its last word,
     each as written, singular and plural (`signed-url` → signed_url, url, urls …)."""
     words = segment_words(segment)
-    named = {"_".join(words)} | (set() if whole else {words[-1]}) if words else set()
+    if not words:
+        return frozenset()
+    named = {"_".join(words)} if whole else {"_".join(words), words[-1]}
     keys = {key for word in named for key in (word, singular(word))}
     return frozenset(keys | {f"{key}s" for key in keys})
 
@@ -306,9 +308,9 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
 def named_keys(question: str) -> set[str]:
     """The topic keys of the question's words that may name a resource: not its verbs of HTTP's own vocabulary
     ("and how do I list them all?" names no `/boards/{id}/lists`) nor English's own words."""
-    verbs = data_table("question_words")["verbs"]
+    verbs = set(data_table("question_words")["verbs"])
     kept = [word for word in re.findall(r"[a-z0-9_]+", question.lower())
-            if word not in function_words() and not word_forms(word) & set(verbs)]
+            if word not in function_words() and not word_forms(word) & verbs]
     return topic_keys(" ".join(kept))
 
 

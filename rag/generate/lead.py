@@ -56,6 +56,7 @@ from rag.generate.paging import asks_page_size, own_listing, page_size_field, pa
 from rag.generate.rate_limits import rate_limit_lead, unstated_rate_limit
 from rag.generate.said import (
     api_name,
+    api_title,
     cited,
     field_facts_text,
     first_sentence,
@@ -186,14 +187,6 @@ def _names_first_operation(query: Query, blocks: Sequence[ContextBlock]) -> bool
     return is_operation(blocks[0]) and names_the_operation(query.focus, blocks[0])
 
 
-def _api_title(block: ContextBlock) -> str:
-    """The API as its overview names it ("StackOne"), else its short name."""
-    chunk = block.chunk
-    if chunk.kind == "overview" and chunk.title.endswith(" overview"):
-        return chunk.title.removesuffix(" overview")
-    return api_name(chunk.api)
-
-
 def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"How do I authenticate with the Spotify Web API?": a question naming no operation is answered with the
     API's own schemes (the overview's), whatever operation ranked first; without the overview, with the
@@ -212,8 +205,8 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     if source is None:  # no scheme declared: what the operations take instead, unless the first logs in
         sentence, number, related = without_scheme(asked, documented=bool(docs_lead(query, asked)[0]))
         return Lead(sentence, scope=(number,), related=related, quoted=False) if sentence else Lead()
-    schemes, name = source.chunk.security, _api_title(source)
-    text = f"The {name}{'' if 'api' in name.lower().split() else ' API'} uses {schemes_text(schemes)}"
+    schemes = source.chunk.security
+    text = f"The {api_title(source.chunk)} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)
     return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False,
                 quoted=False)

@@ -51,6 +51,14 @@ def api_name(api: str) -> str:
     return api.upper() if len(api) <= 4 else api
 
 
+def api_title(chunk: Chunk) -> str:
+    """The API as a sentence names it: as its overview's title does ("StackOne", "Anchore Engine API Server"), else
+    by its short name (`api_name`), with "API" after a name that does not say it ("StackOne API")."""
+    overview = chunk.kind == "overview" and chunk.title.endswith(" overview")
+    name = chunk.title.removesuffix(" overview") if overview else api_name(chunk.api)
+    return name if "api" in name.lower().split() else f"{name} API"
+
+
 def names_api(question: str, chunk: Chunk) -> bool:
     """Whether the question names the chunk's API by its indexed name ("… in the HRIS API", "… from ebay") or by the
     domain its file is named after ("… in asana" of `asana_com`, from `asana.com.json`)."""

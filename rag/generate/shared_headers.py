@@ -11,7 +11,7 @@ from rag.corpus.vocabulary import readable_name, stop_words
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import name_parts, question_words
-from rag.generate.said import api_name, cited, first_sentence, is_operation, lower_first
+from rag.generate.said import api_name, api_title, cited, first_sentence, is_operation, lower_first
 from rag.query import Query
 from rag.question_analysis import asked_cues
 
@@ -95,9 +95,8 @@ def without_scheme(blocks: Sequence[ContextBlock], documented: bool) -> tuple[st
     unless the documentation says how (`documented`: Postman's overview, "in the form of an `X-Api-Key` request
     header"), that the spec defines no scheme, where the API's overview is among the blocks (it lists every scheme the
     spec defines), the closest operations listed after it (Anchore's `POST /user/credentials`)."""
-    first = blocks[0].chunk if blocks else None
-    if first is not None and is_operation(blocks[0]) and asked_cues(f"{readable_name(first.path)} {first.summary}",
-                                                                    "auth"):
+    first = blocks[0].chunk if blocks and is_operation(blocks[0]) else None
+    if first is not None and asked_cues(f"{readable_name(first.path)} {first.summary}", "auth"):
         return "", 0, False
     sentence, number = credential_header_statement(blocks)
     if sentence or documented:
@@ -105,9 +104,8 @@ def without_scheme(blocks: Sequence[ContextBlock], documented: bool) -> tuple[st
     overview = next((block for block in blocks if overview_id(block.chunk.api) in block.chunk.covers), None)
     if overview is None or any(block.chunk.api != overview.chunk.api for block in blocks if is_operation(block)):
         return "", 0, False
-    title = overview.chunk.title.removesuffix(" overview") or api_name(overview.chunk.api)
-    api = title if "api" in title.lower().split() else f"{title} API"
-    sentence = f"The {api} spec defines no security scheme, and none of the operations found takes a credential header"
+    sentence = (f"The {api_title(overview.chunk)} spec defines no security scheme, and none of the operations found "
+                "takes a credential header")
     return cited(sentence, overview), overview.number, True
 
 
