@@ -22,7 +22,7 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite
 from rag.query import Query
-from rag.question_analysis import POINTS_BACK, POSSESSIVE, write_verbs
+from rag.question_analysis import POINTS_BACK, POSSESSIVE, WriteRequest, requested_write, write_verbs
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
 
@@ -238,6 +238,24 @@ def _updates_as_a_field(
     return False
 
 
+@lru_cache(maxsize=65536)
+def _summary_write(summary: str) -> WriteRequest | None:
+    """The write an operation's summary says it performs ("Register New Agent": create, an agent), read as a
+    question's write is (lower-cased: a summary's capitals are no names)."""
+    return requested_write(summary.lower()) if summary else None
+
+
+def _said_to_write(resource: str, parents: frozenset[str], methods: Sequence[str], operations: Sequence[Chunk]) -> bool:
+    """Whether an operation that writes says in its summary that it performs the same write (its verb's methods the
+    question's: "Update User" adds no user) on the resource, whatever its path: SpaceTraders' `POST /register`
+    ("Register New Agent") creates the agent that `GET /my/agent` reads."""
+    for op in operations:
+        said = _summary_write(op.summary) if (op.method or "get").lower() != "get" else None
+        if said and set(said.methods) == set(methods) and written_resource(said.object, {resource: parents}):
+            return True
+    return False
+
+
 def check_write_operation(
     query: Query | str, profile: CorpusProfile, apis: tuple[str, ...] = ()
 ) -> MissingWrite | None:
@@ -267,6 +285,8 @@ def check_write_operation(
     if set(request.methods) <= UPDATES and _updates_as_a_field(resource, _owners(request.object), operations, effects):
         return None
     if _an_action_on_its_parent(acting, parents.get(resource, frozenset()), request.methods, operations, effects):
+        return None
+    if _said_to_write(resource, parents.get(resource, frozenset()), request.methods, operations):
         return None
     existing = tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
     return MissingWrite(request.verb, resource, request.methods, existing, _spoken(resource, request.object))

@@ -241,3 +241,21 @@ def test_an_api_version_is_no_kind_of_record() -> None:
                      subject="lms.paths./apis/apps/v1/.get")
     assert check_write_operation(deleting, kubernetes) is None
     assert _claimed("how do I delete a v2beta1?", _ops("GET /apis/autoscaling/v2beta1/")) is None
+
+
+def test_an_operation_whose_summary_says_it_performs_the_write_performs_it() -> None:
+    """SpaceTraders: "how do I register a new agent?" was told "There is no endpoint to create agent records" although
+    `POST /register` ("Register New Agent") ranked first. Only the same write counts ("Update Agent" adds none), and
+    only a write's summary (a GET's does nothing) about the resource (not "Register a ship for an agent")."""
+    def profile(*operations: tuple[str, str, str]) -> CorpusProfile:
+        return CorpusProfile(generation=1, apis=["lms"], operations=[_operation(*op) for op in operations])
+
+    details = ("get", "/my/agent", "My Agent Details")
+    registering = profile(details, ("post", "/register", "Register New Agent"))
+    assert _claimed("how do I register a new agent?", registering) is None
+    assert _claimed("how do I create an agent?", registering) is None
+    assert _claimed("how do I delete my agent?", registering) == "agent"
+    assert _claimed("how do I add an agent?", profile(details, ("patch", "/my/agent", "Update Agent"))) == "agent"
+    elsewhere = profile(details, ("get", "/register", "Register New Agent"),
+                        ("post", "/ships", "Register a ship for an agent"))
+    assert _claimed("how do I register a new agent?", elsewhere) == "agent"
