@@ -306,12 +306,13 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
 
 
 def named_keys(question: str) -> set[str]:
-    """The topic keys of the question's words that may name a resource: not its verbs of HTTP's own vocabulary
-    ("and how do I list them all?" names no `/boards/{id}/lists`) nor English's own words."""
+    """The topic keys of the question's words that may name a resource, and each word's forms ("selling" names
+    SpaceTraders' `…/sell`): not its verbs of HTTP's own vocabulary ("and how do I list them all?" names no
+    `/boards/{id}/lists`) nor English's own words."""
     verbs = set(data_table("question_words")["verbs"])
     kept = [word for word in re.findall(r"[a-z0-9_]+", question.lower())
             if word not in function_words() and not word_forms(word) & verbs]
-    return topic_keys(" ".join(kept))
+    return topic_keys(" ".join(kept)).union(*(word_forms(word) for word in kept))
 
 
 def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
@@ -319,8 +320,7 @@ def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> 
     segment the question names (`keys`, its topic keys), each with its rank: under the subject's own path, and
     the segment named whole (`cards`, not `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names
     `/lists/{idList}/cards` (Trello keeps a list's cards there)."""
-    shape = path_shape(subject.path)
-    item = shape if is_item_path(subject.path) else f"{shape}/{{}}"
+    item = _kept_item(subject, operations)
     resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
     if "{" in resource[:-4]:
         return []
@@ -335,6 +335,22 @@ def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> 
         if segment_keys(segment) & keys:
             found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
     return found
+
+
+def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
+    """The path shape of one item of what the subject acts on: its own path's on an item (`/lists/{}`), one member's
+    of its collection (`/boards/{}/lists` → `/boards/{}/lists/{}`, though Trello addresses a list at `/lists/{}`);
+    for an action on an item, no collection (no path of its API addresses one of a `dock`), that item (SpaceTraders'
+    `/my/ships/{}/dock` → `/my/ships/{}`)."""
+    shape = path_shape(subject.path)
+    if is_item_path(subject.path):
+        return shape
+    parent, _, last = shape.rpartition("/")
+    member = f"/{last}/{{}}"
+    if parent.endswith("/{}") and not any(
+            op.api == subject.api and op.path and member in path_shape(op.path) + "/" for op in operations):
+        return parent
+    return f"{shape}/{{}}"
 
 
 def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]

@@ -455,3 +455,30 @@ def test_what_is_kept_under_the_subject_named_as_the_action_asked_is_searched_fo
     query = rewrite_query("how do I scale it?", history, topics=frozenset({"deployment", "deployments", "scale"}),
                           operations=[create, read_scale, replace_scale]).query
     assert query.subject_words == base + "/{name}/scale" and not query.keeps_subject
+
+
+def test_after_an_action_on_an_item_what_is_kept_under_that_item_is_asked() -> None:
+    """SpaceTraders: "and refuel it?" after docking a ship (`POST /my/ships/{shipSymbol}/dock`, an action: nothing
+    addresses one of a dock) refuels the ship (`…/refuel`), and "what about selling the stuff in its hold?" names
+    `…/sell` by a form of its word; after reading a sub-collection with members (a list's cards), what is under one
+    member is asked, not a sibling of the collection."""
+    ships = operation("get", "/my/ships", "List Ships")
+    dock = operation("post", "/my/ships/{shipSymbol}/dock", "Dock Ship")
+    refuel = operation("post", "/my/ships/{shipSymbol}/refuel", "Refuel Ship")
+    sell = operation("post", "/my/ships/{shipSymbol}/sell", "Sell Cargo")
+    operations = [ships, dock, refuel, sell]
+    topics = frozenset({"ship", "ships", "dock", "refuel", "sell"})
+    history = turns("how do I dock my ship?", "Use POST /my/ships/{shipSymbol}/dock (Dock Ship).")
+    assert rewrite_query("and refuel it?", history, topics=topics, operations=operations).query.subject == \
+        refuel.covers[0]
+    history = turns("and refuel it?", "Use POST /my/ships/{shipSymbol}/refuel (Refuel Ship).")
+    query = rewrite_query("what about selling the stuff in its hold?", history, topics=topics,
+                          operations=operations).query
+    assert query.subject == sell.covers[0]
+    cards = operation("get", "/lists/{idList}/cards", "Get the cards in a list")
+    card = operation("get", "/lists/{idList}/cards/{idCard}", "Get a card in a list")
+    archive = operation("post", "/lists/{idList}/archive", "Archive the list")
+    history = turns("how do I see a list's cards?", "Use GET /lists/{idList}/cards.")
+    query = rewrite_query("and archive it?", history, topics=frozenset({"list", "card", "cards", "archive"}),
+                          operations=[cards, card, archive]).query
+    assert query.subject != archive.covers[0]
