@@ -316,22 +316,30 @@ def named_keys(question: str) -> set[str]:
 
 
 def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
-    """The operations of the subject's API on what it keeps under one item of the subject's resource whose last
-    segment the question names (`keys`, its topic keys), each with its rank: under the subject's own path, and
-    the segment named whole (`cards`, not `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names
-    `/lists/{idList}/cards` (Trello keeps a list's cards there)."""
+    """The operations of the subject's API on what it keeps under one item of the subject's resource, or on an
+    action of the whole collection (one segment after it), whose last segment the question names (`keys`, its topic
+    keys), each with its rank: under the subject's own path, and the segment named whole (`cards`, not
+    `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names `/lists/{idList}/cards` (Trello keeps a
+    list's cards there); after VictorOps' `GET /api-reporting/v2/incidents`, "ack them" names
+    `/api-public/v1/incidents/ack`."""
     item = _kept_item(subject, operations)
     resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
     if "{" in resource[:-4]:
         return []
+    collection = resource.removesuffix("{}/")  # `/lists/`
     found = []
     for operation in operations:
         path = path_shape(operation.path) if operation.path else ""
         rest = path.rpartition(resource)[2].split("/")
-        if (operation.api != subject.api or not operation.covers or resource not in path or "{" in rest[0]
-                or rest[1:] not in ([], ["{}"])):
+        acts_on_all = resource not in path and len(after := path.rpartition(collection)[2].split("/")) == 1
+        if acts_on_all and collection in path:
+            rest = after
+        elif resource not in path or rest[1:] not in ([], ["{}"]):
             continue
-        segment = resource_segments(operation.path)[-1]
+        if operation.api != subject.api or not operation.covers or not rest[0] or "{" in rest[0]:
+            continue
+        segment = operation.path.rstrip("/").rsplit("/", 1)[-1] if acts_on_all else \
+            resource_segments(operation.path)[-1]
         if segment_keys(segment) & keys:
             found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
     return found
@@ -356,13 +364,14 @@ def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
 def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
                           ) -> Chunk | None:
     """The best ranked of `named_under` (`GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
-    /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET; of several, the one not on
-    a single item. None when none, or more than one, fits."""
+    /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET, else any (an action named
+    by its own verb, "ack them", is done by whatever method its operation takes); of several, the one not on a single
+    item. None when none, or more than one, fits."""
     found = named_under(subject, keys, operations)
     best = max((rank for rank, _ in found), default=None)
     nearest = [operation for rank, operation in found if rank == best]
-    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}]:
-        fits = [operation for operation in nearest if operation.method.lower() in wanted]
+    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}, None]:
+        fits = [operation for operation in nearest if wanted is None or operation.method.lower() in wanted]
         if len(fits) > 1:  # "and its options?": the options, not one of them (`…/options/{code}`)
             fits = [operation for operation in fits if not is_item_path(operation.path)]
         if fits:

@@ -482,3 +482,24 @@ def test_after_an_action_on_an_item_what_is_kept_under_that_item_is_asked() -> N
     query = rewrite_query("and archive it?", history, topics=frozenset({"list", "card", "cards", "archive"}),
                           operations=[cards, card, archive]).query
     assert query.subject != archive.covers[0]
+
+
+def test_an_action_on_the_whole_collection_named_by_its_verb_is_asked_whatever_its_method() -> None:
+    """VictorOps: "ack them" after listing incidents (`GET /api-reporting/v2/incidents`) acknowledges them with `PATCH
+    /api-public/v1/incidents/ack`; a segment after another API's `…/messages/` that the question does not name
+    (Discord's `…/messages/@original`) is not taken for "only the ones before a given message?"."""
+    incidents = operation("get", "/api-reporting/v2/incidents", "Get/search incident history")
+    ack = operation("patch", "/api-public/v1/incidents/ack", "Acknowledge an incident or list of incidents")
+    by_user = operation("patch", "/api-public/v1/incidents/byUser/ack", "Acknowledge all incidents of a user")
+    history = turns("how do I see current incidents?", "Use GET /api-reporting/v2/incidents.")
+    query = rewrite_query("ack them", history, topics=frozenset({"incident", "incidents", "ack"}),
+                          operations=[incidents, ack, by_user]).query
+    assert query.subject == ack.covers[0]
+    messages = operation("get", "/channels/{channel_id}/messages", "list messages")
+    message = operation("get", "/channels/{channel_id}/messages/{message_id}", "get message")
+    original = operation("get", "/webhooks/{application_id}/{interaction_token}/messages/@original",
+                         "get original webhook message")
+    history = turns("how do I read a channel's messages?", "Use GET /channels/{channel_id}/messages.")
+    query = rewrite_query("only the ones before a given message?", history, topics=frozenset({"message", "messages"}),
+                          operations=[messages, message, original]).query
+    assert query.subject == messages.covers[0]
