@@ -151,14 +151,14 @@ class ConfidenceGate:
         and time. `known` are words the engine understands beyond the index (an applied glossary's); given a
         `chat_model`, it also judges whether `chunks` answer the question."""
         started = time.perf_counter()
-        standalone = query.standalone
+        standalone, searched = query.standalone, query.searched
         top_similarity = best_similarity(ctx, chunking)
         out_of_scope = ctx.memo(
-            ("out-of-scope", chunking, standalone), lambda: self.out_of_scope_similarity(ctx, standalone, chunking)
+            ("out-of-scope", chunking, searched), lambda: self.out_of_scope_similarity(ctx, searched, chunking)
         )
         profile, thresholds = profile_for(ctx.snapshot), self.thresholds_for(ctx, chunking)
         summary = ctx.memo(
-            ("operation-summary", chunking, standalone), lambda: self.summary_similarity(ctx, chunking, standalone)
+            ("operation-summary", chunking, searched), lambda: self.summary_similarity(ctx, chunking, searched)
         )
         decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary)
         asked = asked.strip()

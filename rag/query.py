@@ -33,7 +33,9 @@ class Query:
     users)`); `keeps_subject` when the follow-up names nothing of its own ("and how do I page through
     them?"), so that operation is what it asks about (not so for "the same for folders"); `moved_subject` when
     the rewrite moved the subject to the operation the follow-up points to (`GET /users/{id}` for "how do I get a
-    single one?", the subject's action on folders for "what about folders?").
+    single one?", the subject's action on folders for "what about folders?"). `unsearched` are the question's words
+    that name the APIs a search is restricted to ("pocketsmith" of "how do I get a pocketsmith transaction?"): the
+    filter does their work, and searched for they find the API's overview rather than the operation asked about.
     """
 
     asked: str
@@ -44,6 +46,7 @@ class Query:
     subject_words: str = ""
     keeps_subject: bool = False
     moved_subject: bool = False
+    unsearched: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, value: Query | str) -> Query:
@@ -63,6 +66,17 @@ class Query:
         return f"{self.focus.strip()}{REGARDING}{regarding})" if regarding else self.focus
 
     @property
+    def searched(self) -> str:
+        """The standalone question without the `unsearched` words (the standalone question when nothing else
+        would be left)."""
+        if not self.unsearched:
+            return self.standalone
+        names = "|".join(re.escape(word) for word in sorted(self.unsearched, key=len, reverse=True))
+        kept = re.sub(r"\s{2,}", " ", re.sub(rf"(?<![\w.-])(?:{names})(?![\w-])", " ", self.standalone,
+                                              flags=re.IGNORECASE)).strip()
+        return kept if re.search(r"\w", kept) else self.standalone
+
+    @property
     def earlier_question(self) -> str:
         """The earlier question an offline rewrite attached, without the start of its answer ("" when none)."""
         return self.previous.split(ANSWER_EXCERPT)[0].strip()
@@ -74,10 +88,10 @@ class Query:
 
     @property
     def text(self) -> str:
-        """What retrieval searches with: the standalone question and the glossary's spec words."""
+        """What retrieval searches with: the standalone question (`searched`) and the glossary's spec words."""
         if not self.expansions:
-            return self.standalone
-        return f"{self.standalone}{EXPANSION_OPEN}{'; '.join(self.expansions)})"
+            return self.searched
+        return f"{self.searched}{EXPANSION_OPEN}{'; '.join(self.expansions)})"
 
     @cached_property
     def analysis(self) -> QuestionAnalysis:

@@ -32,3 +32,14 @@ def test_glossary_expansion_adds_words_without_touching_the_question() -> None:
     query = expand_query("How do I list the staff?", {"staff": "employees"})
     assert query.asked == "How do I list the staff?" and query.expansions == ("employees",)
     assert expand_query("How do I list the staff?", {}).expansions == ()
+
+
+def test_the_words_naming_a_filtered_api_are_not_searched() -> None:
+    """"how do I get a pocketsmith transaction?" found PocketSmith's overview first: the API's name is the filter's,
+    the rest is searched (as a word only: `pocketsmith_id` keeps its words); nothing left keeps the question."""
+    query = Query("how do I get a PocketSmith transaction?", unsearched=("pocketsmith",))
+    assert query.searched == query.text == "how do I get a transaction?"
+    assert query.standalone == query.focus == "how do I get a PocketSmith transaction?"
+    assert Query("what is pocketsmith_id?", unsearched=("pocketsmith",)).searched == "what is pocketsmith_id?"
+    assert Query("PocketSmith?", unsearched=("pocketsmith",)).searched == "PocketSmith?"
+    assert query.expanded(("money",)).text == "how do I get a transaction? (glossary: money)"

@@ -168,7 +168,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
     retriever = make_retriever(config.retriever, config.alpha, config.rrf_k, config.query_adapter)
     chosen: list[tuple[bool, Callable[[], Stage]]] = [
         (config.rewrite, lambda: Rewrite(llm, profile_for(snapshot))),
-        (True, lambda: Embed(resources.index, config.api_version)),
+        (True, lambda: Embed(resources.index, config.api_version, unsearched_names=config.intent_filter)),
         (on["query_expansion"], lambda: GlossaryExpansion(glossaries)),
         (config.intent_filter or config.dynamic_k, lambda: IntentFilter(
             config.intent_filter, config.intent_evidence == "explicit", llm if llm.spec.is_hosted else None)),

@@ -12,7 +12,7 @@ from rag.index.store import Index
 from rag.llm.spec import LLM
 from rag.pipeline.state import PipelineState, Scope, StageTrace, Step
 from rag.retrieve.context import QueryContext, shared_context
-from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector
+from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector, api_names
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies
 from rag.rewrite import rewrite_query
 
@@ -55,21 +55,28 @@ class Rewrite:
 @dataclass(frozen=True)
 class Embed:
     """The query context of the standalone question in the API version searched (shared between
-    configurations asking the same) and its embedding."""
+    configurations asking the same) and its embedding. With `unsearched_names` (a config whose search the
+    question's named APIs restrict), the words naming them are left out of what is searched (`Query.unsearched`)."""
 
     index: Index
     api_version: str = ""
+    unsearched_names: bool = False
     name: ClassVar[str] = "embed"
 
     def run(self, state: PipelineState) -> Step[Scope]:
         """The scope with its query context, the query embedded."""
-        trace, standalone = StageTrace(self.name), state.scope.query.standalone
-        ctx = state.scope.ctx
-        if ctx is None or ctx.query != standalone or ctx.api_version != self.api_version:
-            ctx = shared_context(self.index, standalone, state.contexts, self.api_version)
+        trace, query = StageTrace(self.name), state.scope.query
+        if self.unsearched_names:
+            named = api_names(query.standalone, profile_for(self.index.snapshot()))
+            query = replace(query, unsearched=tuple(sorted({word for words in named.values() for word in words})))
+            if query.searched != query.standalone:
+                trace.note(f"searched without the words naming the API: {', '.join(query.unsearched)}")
+        searched, ctx = query.searched, state.scope.ctx
+        if ctx is None or ctx.query != searched or ctx.api_version != self.api_version:
+            ctx = shared_context(self.index, searched, state.contexts, self.api_version)
         with trace.timed():
-            ctx.query_vector(standalone)
-        return replace(state.scope, ctx=ctx), trace.events
+            ctx.query_vector(searched)
+        return replace(state.scope, ctx=ctx, query=query), trace.events
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[
     focus = query.focus
     ignored = stop_words()
     terms = tuple(dict.fromkeys(
-        normalize_term(t) for t in tokenize(query.standalone)
+        normalize_term(t) for t in tokenize(query.searched)
         if len(t) > 2 and not t.isdigit() and t not in ignored and "/" not in t
     ))
     operations = max(len(profile.operations), 1)

@@ -53,6 +53,24 @@ def is_multi_api_question(question: str) -> bool:
     return bool(_MULTI_API.search(question))
 
 
+def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
+    """The indexed APIs `text` names, each with the words of the text that name it: its id (`hris`; `api_video` as
+    "apivideo"), a term of it (`marketing` ← "Marketing"), the name its file was published under (`pocketsmith` of
+    pocketsmith.com.json), or one of those written with dots or hyphens ("api.video" → apivideo)."""
+    lowered = text.lower()
+    dotted = {re.sub(r"[.-]", "", name): name for name in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)+", lowered)}
+    words = set(re.findall(r"[a-z0-9]+", lowered))
+    terms = {token: normalize_term(token) for token in tokenize(text)}
+    named: dict[str, tuple[str, ...]] = {}
+    for api in profile.apis:
+        forms = {api, api.replace("_", "")} | {alias for alias, owner in profile.api_aliases.items() if owner == api}
+        said = (words & forms) | {name for joined, name in dotted.items() if joined in forms}
+        said |= {token for token, term in terms.items() if term == normalize_term(api)}
+        if said:
+            named[api] = tuple(sorted(said))
+    return named
+
+
 class OfflineIntentDetector:
     """Explicit API mentions plus term distinctiveness; no model."""
 
@@ -62,14 +80,7 @@ class OfflineIntentDetector:
         question = query.text
         terms = {normalize_term(t) for t in tokenize(question)}
         # Only the user's own words name an API; glossary additions ("HR" → hris) are hints, not names.
-        own = query.standalone
-        # A name written with dots or hyphens names the API whose name joins them ("api.video" → apivideo).
-        words = set(re.findall(r"[a-z0-9]+", own.lower())) | {
-            re.sub(r"[.-]", "", name) for name in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)+", own.lower())}
-        own_terms = {normalize_term(t) for t in tokenize(own)}
-        called = {api for alias, api in profile.api_aliases.items() if alias in words}
-        explicit = [api for api in profile.apis if {api, api.replace("_", "")} & words
-                    or normalize_term(api) in own_terms or api in called]
+        explicit = list(api_names(query.standalone, profile))
         multi = is_multi_api_question(question) or len(explicit) >= 2
         scores: dict[str, float] = {}
         for term in terms:

@@ -56,6 +56,20 @@ def test_embed_makes_the_context_of_the_standalone_question_and_keeps_a_fitting_
     assert run(other, engine, Embed).scope.context.query == "How do I list orders?"
 
 
+def test_embed_leaves_out_the_words_naming_an_api_where_the_config_filters_to_it(
+        engine: Engine, people_shop_index: Index) -> None:
+    """`full` filters to the APIs a question names, so it searches without their names (which find the API's
+    overview); C2 filters to none and searches the question as asked."""
+    people = next(api for api in people_shop_index.snapshot().apis() if "people" in api)
+    question = f"How do I list employees in the {people} API?"
+    state = run(state_for(question), engine, Embed)
+    assert state.scope.query.unsearched == (people,)
+    assert state.scope.context.query == "How do I list employees in the API?"
+    assert notes_of(state, "embed") == [f"searched without the words naming the API: {people}"]
+    plain = run(state_for(question, "C2"), engine, Embed)
+    assert plain.scope.query.unsearched == () and plain.scope.context.query == question
+
+
 def test_embed_shares_contexts_between_configs_asking_the_same(engine: Engine) -> None:
     contexts: dict[str, QueryContext] = {}
     first = run(state_for("How do I list orders?", contexts=contexts), engine, Embed)

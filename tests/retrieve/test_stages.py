@@ -11,7 +11,7 @@ from rag.index.store import Index
 from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.intent import OfflineIntentDetector, is_multi_api_question
+from rag.retrieve.intent import OfflineIntentDetector, api_names, is_multi_api_question
 from rag.retrieve.ordering import demote_repeated_covers, interleave_by_api
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
 from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
@@ -165,3 +165,11 @@ def test_a_question_naming_a_new_api_or_resource_is_not_rewritten() -> None:
     assert rewrite_query("what does the response look like?", history, topics=topics).method == "offline"
     # Naming the same resource again is still a follow-up.
     assert is_follow_up("and can I delete a course?", history, topics)
+
+
+def test_the_words_that_name_an_api_are_its_id_a_term_of_it_or_its_published_name() -> None:
+    profile = CorpusProfile(1, ["pocketsmith_com", "hris", "api_video"], api_aliases={"pocketsmith": "pocketsmith_com"})
+    assert api_names("how do I get a PocketSmith transaction?", profile) == {"pocketsmith_com": ("pocketsmith",)}
+    assert api_names("list employees in the HRIS API", profile) == {"hris": ("hris",)}
+    assert api_names("upload to api.video or apivideo", profile) == {"api_video": ("api.video", "apivideo")}
+    assert api_names("how do I list employees?", profile) == {}
