@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
-from rag.corpus.paths import METHOD_URL, path_shape, path_terms
+from rag.chunk import Chunk, resource_segments
+from rag.corpus.paths import METHOD_URL, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_words,
@@ -33,6 +33,16 @@ from rag.question_analysis import (
     question_methods,
 )
 from rag.retrieve.named_operations import OperationNames
+from rag.subject_paths import (
+    elsewhere_named,
+    kept_under,
+    member_operation,
+    named_keys,
+    resource_words,
+    segment_keys,
+    sibling_operation,
+    subresource_operation,
+)
 
 MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
@@ -183,17 +193,6 @@ def spelt_field_words(question: str, operation: Chunk) -> frozenset[str]:
     return frozenset(spelt)
 
 
-def segment_keys(segment: str, whole: bool = False) -> frozenset[str]:
-    """The topic keys a question names a path segment by: its words joined and (unless `whole`) its last word,
-    each as written, singular and plural (`signed-url` → signed_url, url, urls …)."""
-    words = segment_words(segment)
-    if not words:
-        return frozenset()
-    named = {"_".join(words)} if whole else {"_".join(words), words[-1]}
-    keys = {key for word in named for key in (word, singular(word))}
-    return frozenset(keys | {f"{key}s" for key in keys})
-
-
 def field_words(operation: Chunk) -> frozenset[str]:
     """The words of an operation's parameter, body and response field names (one level down too), singular and
     plural: what a follow-up about the operation may name (`email` of a candidates filter)."""
@@ -228,11 +227,6 @@ def offline_rewrite(
 
 # "the same for time off requests": what an elliptical follow-up names instead is a short noun phrase.
 MAX_OBJECT_WORDS = 4
-
-
-def resource_words(operations: Sequence[Chunk], api: str) -> frozenset[str]:
-    """The words of the resources `api`'s operations act on (`/guilds/{guild_id}/bans` → guild, ban)."""
-    return frozenset().union(*(path_terms(chunk.path) for chunk in operations if chunk.api == api and chunk.path))
 
 
 def with_subject(
@@ -291,139 +285,6 @@ def with_subject(
                        keeps_subject=True, moved_subject=True)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
-
-
-def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chunk]) -> Chunk | None:
-    """The operation of the subject's API on one member of the collection the subject acts on: its path is the
-    subject's with a parameter added (`GET /employees` → `GET /employees/{id}`), its method one of `methods` (the
-    subject's own when the question's verbs name none); None when the subject acts on no collection or no such
-    operation is indexed."""
-    wanted = methods or {subject.method.lower()}
-    shape = path_shape(subject.path) + "/{}"
-    return next((operation for operation in operations
-                 if operation.api == subject.api and operation.method.lower() in wanted
-                 and path_shape(operation.path) == shape and operation.covers), None)
-
-
-def named_keys(question: str) -> set[str]:
-    """The topic keys of the question's words that may name a resource, and each word's forms ("selling" names
-    SpaceTraders' `…/sell`): not its verbs of HTTP's own vocabulary ("and how do I list them all?" names no
-    `/boards/{id}/lists`) nor English's own words."""
-    verbs = set(data_table("question_words")["verbs"])
-    kept = [word for word in re.findall(r"[a-z0-9_]+", question.lower())
-            if word not in function_words() and not word_forms(word) & verbs]
-    return topic_keys(" ".join(kept)).union(*(word_forms(word) for word in kept))
-
-
-def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
-    """The operations of the subject's API on what it keeps under one item of the subject's resource, or on an
-    action of the whole collection (one segment after it), whose last segment the question names (`keys`, its topic
-    keys), each with its rank: under the subject's own path, and the segment named whole (`cards`, not
-    `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names `/lists/{idList}/cards` (Trello keeps a
-    list's cards there); after VictorOps' `GET /api-reporting/v2/incidents`, "ack them" names
-    `/api-public/v1/incidents/ack`."""
-    item = _kept_item(subject, operations)
-    resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
-    if "{" in resource[:-4]:
-        return []
-    collection = resource.removesuffix("{}/")  # `/lists/`
-    found = []
-    for operation in operations:
-        path = path_shape(operation.path) if operation.path else ""
-        rest = path.rpartition(resource)[2].split("/")
-        acts_on_all = resource not in path and len(after := path.rpartition(collection)[2].split("/")) == 1
-        if acts_on_all and collection in path:
-            rest = after
-        elif resource not in path or rest[1:] not in ([], ["{}"]):
-            continue
-        if operation.api != subject.api or not operation.covers or not rest[0] or "{" in rest[0]:
-            continue
-        segment = operation.path.rstrip("/").rsplit("/", 1)[-1] if acts_on_all else \
-            resource_segments(operation.path)[-1]
-        if segment_keys(segment) & keys:
-            found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
-    return found
-
-
-def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
-    """The path shape of one item of what the subject acts on: its own path's on an item (`/lists/{}`), one member's
-    of its collection (`/boards/{}/lists` → `/boards/{}/lists/{}`, though Trello addresses a list at `/lists/{}`);
-    for an action on an item, no collection (no path of its API addresses one of a `dock`), that item (SpaceTraders'
-    `/my/ships/{}/dock` → `/my/ships/{}`)."""
-    shape = path_shape(subject.path)
-    if is_item_path(subject.path):
-        return shape
-    parent, _, last = shape.rpartition("/")
-    member = f"/{last}/{{}}"
-    if parent.endswith("/{}") and not any(
-            op.api == subject.api and op.path and member in path_shape(op.path) + "/" for op in operations):
-        return parent
-    return f"{shape}/{{}}"
-
-
-def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
-                          ) -> Chunk | None:
-    """The best ranked of `named_under` (`GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
-    /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET, else any (an action named
-    by its own verb, "ack them", is done by whatever method its operation takes); of several, the one not on a single
-    item. None when none, or more than one, fits."""
-    found = named_under(subject, keys, operations)
-    best = max((rank for rank, _ in found), default=None)
-    nearest = [operation for rank, operation in found if rank == best]
-    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}, None]:
-        fits = [operation for operation in nearest if wanted is None or operation.method.lower() in wanted]
-        if len(fits) > 1:  # "and its options?": the options, not one of them (`…/options/{code}`)
-            fits = [operation for operation in fits if not is_item_path(operation.path)]
-        if fits:
-            return fits[0] if len(fits) == 1 else None
-    return None
-
-
-def kept_under(subject: Chunk, question: str, operations: Sequence[Chunk]) -> frozenset[str]:
-    """The topic keys of what the subject's API keeps under the subject that the question names (`named_under`),
-    when an operation there does what it asks (by its HTTP verbs, any when it has none): "how do I get it as a PDF
-    to attach to my own email?" after creating invoices names Xero's `/Invoices/{InvoiceID}/pdf` and `…/Email`;
-    "how do I create a repo?" after reading a Gitea user names a topic of its own (`/users/{username}/repos` is
-    only read)."""
-    keys, methods = named_keys(question), question_methods(question)
-    found = [operation for _, operation in named_under(subject, keys, operations)]
-    if not any(not methods or operation.method.lower() in methods for operation in found):
-        return frozenset()
-    return frozenset().union(*(segment_keys(resource_segments(operation.path)[-1]) & keys for operation in found))
-
-
-def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]) -> str:
-    """What of another API than the subject's the content words of an elliptical follow-up (`named`, singular) name:
-    "resource" for a resource only another API's operations act on (`candidate` after HRIS employees: ATS's),
-    "api" for another API's name alone (`ats`), "" for neither (a resource of the subject's own API, a word
-    the index does not know)."""
-    own = resource_words(operations, subject.api)
-    others = {op.api for op in operations if op.api != subject.api}
-    foreign = frozenset().union(*(resource_words(operations, api) for api in others)) - own
-    apis = {singular(api) for api in others}
-    if (named & foreign) - apis:
-        return "resource"
-    return "api" if named & apis else ""
-
-
-def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chunk]) -> Chunk | None:
-    """The operation of the subject's API and method whose path is the subject's with one resource segment
-    swapped for one whose words the follow-up names (`PUT /files/{file_id}#add_shared_link` →
-    `PUT /folders/{folder_id}#add_shared_link` for "folders"); None when none, or more than one, fits."""
-    own = path_shape(subject.path).split("/")
-    found = []
-    for operation in operations:
-        if operation.api != subject.api or operation.method != subject.method or operation.path == subject.path:
-            continue
-        other = path_shape(operation.path).split("/")  # lower case, every parameter `{}`, a fragment kept
-        differ = [i for i, (a, b) in enumerate(zip(own, other, strict=False)) if a != b]
-        if len(other) != len(own) or len(differ) != 1 or "{" in other[differ[0]]:
-            continue
-        segment = operation.path.strip().rstrip("/").split("/")[differ[0]]  # as written: its words (camelCase)
-        words = path_terms("/" + segment)  # singular, without a format extension
-        if words and words <= named:
-            found.append(operation)
-    return found[0] if len(found) == 1 else None
 
 
 def _without_resource(text: str, subject: Chunk) -> str:
