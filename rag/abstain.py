@@ -236,13 +236,15 @@ def decide(
     known_words: Iterable[str] = (),
     elliptical: bool = False,
     summary_similarity: float | None = None,
+    asks_changes: bool = False,
 ) -> GateDecision:
     """Gate a question on retrieval evidence (see the module doc for what counts as evidence).
 
     `known_words` are words the engine understands beyond the index (those of an applied glossary).
     `elliptical` judges a follow-up as asked ("and the orders?"): being short or barely similar to any
     chunk is its nature, so a low similarity alone is no evidence there. `summary_similarity` is the best
-    similarity to an operation's summary (None: the index has no operations).
+    similarity to an operation's summary (None: the index has no operations). `asks_changes`: the question names an
+    older indexed version ("what changed since 2025-02?").
     """
     thresholds = thresholds or GateThresholds()
     query = Query.of(question)
@@ -253,7 +255,8 @@ def decide(
     # "How do I authenticate?", naming nothing but how to authenticate, asks it of the indexed APIs.
     cue_words = asked_cue_words(question, "auth")
     only_auth = bool(cue_words) and set(evidence.terms) <= cue_words and not evidence.unindexed_apis
-    of_the_api = bool(named and query.analysis.asks & OF_THE_API) or only_auth
+    # What changed since a version the question names is the API's, stated by its change chunks, done by no operation.
+    of_the_api = bool(named and query.analysis.asks & OF_THE_API) or only_auth or asks_changes
     terms, unknown = evidence.terms, evidence.unknown
     known_share = 1.0 - (len(unknown) / len(terms)) if terms else 0.0
     score = max(0.0, min(1.0, 0.8 * (top_similarity / 0.6) + 0.2 * known_share))

@@ -26,6 +26,7 @@ from rag.corpus.vocabulary import operation_words
 from rag.errors import RagError
 from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
+from rag.index.versions import named_version
 from rag.llm.base import ChatModel
 from rag.query import Query
 from rag.results import RetrievedChunk
@@ -160,7 +161,9 @@ class ConfidenceGate:
         summary = ctx.memo(
             ("operation-summary", chunking, searched), lambda: self.summary_similarity(ctx, chunking, searched)
         )
-        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary)
+        asks_changes = bool(named_version(query.focus, ctx.index.documents))
+        decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary,
+                          asks_changes=asks_changes)
         asked = asked.strip()
         if decision.tier != "abstain" and asked and asked != standalone:
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope

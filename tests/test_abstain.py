@@ -87,6 +87,15 @@ def test_no_operation_close_abstains_only_when_every_signal_is_weak() -> None:
     assert decide(question, 0.30, profile(), switched_off, 0.30, summary_similarity=0.15).tier != "abstain"
 
 
+def test_what_changed_since_a_named_version_is_no_operation_s_so_no_summary_is_evidence() -> None:
+    """"What changed in the LMS API since the 2025-02 version?" is answered by a change chunk, and no operation's
+    summary describes a change: searched without "LMS", it was abstained as far from every summary."""
+    question = "What changed in the LMS API since the 2025-02 version?"
+    assert decide(question, 0.40, profile(), out_of_scope_similarity=0.30, summary_similarity=0.15).tier == "abstain"
+    assert decide(question, 0.40, profile(), out_of_scope_similarity=0.30, summary_similarity=0.15,
+                  asks_changes=True).tier != "abstain"
+
+
 def test_no_operation_close_never_overrules_a_named_known_identifier() -> None:
     question = "What is the default `expires_in` of a connect session?"
     decision = decide(question, 0.30, profile(), out_of_scope_similarity=0.30, summary_similarity=0.10)

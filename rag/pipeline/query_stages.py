@@ -12,7 +12,7 @@ from rag.index.store import Index
 from rag.llm.spec import LLM
 from rag.pipeline.state import PipelineState, Scope, StageTrace, Step
 from rag.retrieve.context import QueryContext, shared_context
-from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector, api_names
+from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector, unsearched_words
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies
 from rag.rewrite import rewrite_query
 
@@ -67,8 +67,7 @@ class Embed:
         """The scope with its query context, the query embedded."""
         trace, query = StageTrace(self.name), state.scope.query
         if self.unsearched_names:
-            named = api_names(query.standalone, profile_for(self.index.snapshot()))
-            query = replace(query, unsearched=tuple(sorted({word for words in named.values() for word in words})))
+            query = replace(query, unsearched=unsearched_words(query.standalone, profile_for(self.index.snapshot())))
             if query.searched != query.standalone:
                 trace.note(f"searched without the words naming the API: {', '.join(query.unsearched)}")
         searched, ctx = query.searched, state.scope.ctx

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from rag.corpus.paths import resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import normalize_term, tokenize
 from rag.llm.base import ChatMessage, ChatModel
@@ -69,6 +70,16 @@ def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
         if said:
             named[api] = tuple(sorted(said))
     return named
+
+
+def unsearched_words(text: str, profile: CorpusProfile) -> tuple[str, ...]:
+    """The words of `text` that name an API it names (`api_names`) and no resource any indexed path acts on: a
+    search restricted to that API need not look for them ("pocketsmith", "hris"; not "courses" of an API named
+    courses whose paths act on courses)."""
+    resources = profile.remembered("path-resources", lambda: frozenset(
+        normalize_term(resource_of(op.path)) for op in profile.operations if op.path))
+    named = {word for words in api_names(text, profile).values() for word in words}
+    return tuple(sorted(word for word in named if normalize_term(word) not in resources))
 
 
 class OfflineIntentDetector:

@@ -11,7 +11,7 @@ from rag.index.store import Index
 from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
-from rag.retrieve.intent import OfflineIntentDetector, api_names, is_multi_api_question
+from rag.retrieve.intent import OfflineIntentDetector, api_names, is_multi_api_question, unsearched_words
 from rag.retrieve.ordering import demote_repeated_covers, interleave_by_api
 from rag.retrieve.retrievers import HybridRetriever, VectorRetriever, reciprocal_rank_fusion
 from rag.rewrite import is_follow_up, offline_rewrite, recent_history, rewrite_query
@@ -173,3 +173,17 @@ def test_the_words_that_name_an_api_are_its_id_a_term_of_it_or_its_published_nam
     assert api_names("list employees in the HRIS API", profile) == {"hris": ("hris",)}
     assert api_names("upload to api.video or apivideo", profile) == {"api_video": ("api.video", "apivideo")}
     assert api_names("how do I list employees?", profile) == {}
+
+
+def test_a_word_naming_an_api_is_unsearched_unless_a_path_acts_on_it() -> None:
+    """An API named `courses` whose paths act on courses: "how do I upsert a course?" names it, and searched without
+    "course" it asks nothing; "pocketsmith" names no resource."""
+    from tests.fakes import make_chunk
+
+    courses = replace(make_chunk("courses.paths./courses.put", "PUT /courses", kind="operation"), method="put",
+                      path="/courses", api="courses")
+    profile = CorpusProfile(1, ["courses", "pocketsmith_com"], api_aliases={"pocketsmith": "pocketsmith_com"},
+                            operations=[courses])
+    assert api_names("how do I upsert a course?", profile) == {"courses": ("course",)}
+    assert unsearched_words("how do I upsert a course?", profile) == ()
+    assert unsearched_words("how do I get a PocketSmith transaction?", profile) == ("pocketsmith",)
