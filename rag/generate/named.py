@@ -20,6 +20,15 @@ def question_words(question: str) -> set[str]:
     return {singular(word) for word in _WORD.findall(question.lower()) if len(word) > 2}
 
 
+_CODE_NAME = re.compile(r"\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b|\b[a-z0-9]+_[a-z0-9_]+\b")
+
+
+def written_as_code(question: str) -> set[str]:
+    """The question's words written as names in code, camelCase or snake_case (`accountId`, `page_size`), lower case
+    and singular as `question_words` gives them."""
+    return {singular(name.lower()) for name in _CODE_NAME.findall(question)}
+
+
 def name_parts(name: str) -> set[str]:
     return {singular(part) for part in _WORD.findall(readable_name(name).lower()) if len(part) > 2}
 
@@ -94,8 +103,11 @@ def field_classes(
     a word of the operation's path (`calls` ← "list calls": the question names the resource, not the field), and
     (`described`) fields whose description shares two words with it."""
     # The question's verb as written ("create") names the action, not a field (`created_at`); nor does a word the
-    # tokenizer drops ("what statuses can an envelope have?" names no `signerCanSignOnMobile`).
-    words = {word for word in question_words(question) if word not in verb_methods() and word not in STOPWORDS}
+    # tokenizer drops ("what statuses can an envelope have?" names no `signerCanSignOnMobile`); nor does a name the
+    # question writes as code by sharing five letters ("do I need the accountId for every call?" names no
+    # `accountName`): such a name is spelt or not at all.
+    words = {word for word in question_words(question) if word not in verb_methods() and word not in STOPWORDS
+             and word not in written_as_code(question)}
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")

@@ -68,6 +68,19 @@ def test_a_word_the_tokenizer_drops_names_no_field() -> None:
     assert [field for _, field in field_classes("can a signer sign on mobile?", blocks)[1]] == [on_mobile]
 
 
+def test_a_name_written_as_code_is_spelt_or_names_no_field() -> None:
+    """"do I need the accountId for every call?" answered "Yes: POST /v2.1/accounts takes the `accountName` field":
+    `accountId` shares five letters with it. Written as code, a name names the field it spells; in words, "account
+    name" still names `accountName`."""
+    name = FieldFacts("accountName", "string", description="The account name for the new account.")
+    create = make_chunk("docusign.paths./v2.1/accounts.post", "POST /v2.1/accounts", kind="operation", method="post",
+                        path="/v2.1/accounts", request_body=RequestBodyFacts(("application/json",), True,
+                                                                             "newAccountDefinition", fields=(name,)))
+    blocks = build_context(retrieved(create), 4000)
+    assert not any(field_classes("do I need the accountId for every call?", blocks))
+    assert [field for _, field in field_classes("is the account name required?", blocks)[0]] == [name]
+
+
 def test_a_field_sent_as_an_array_is_spelt_by_its_name_and_no_question_spells_an_empty_name() -> None:
     """PagerDuty's `statuses[]`, `urgencies[]`: the name left after the bracket was empty, which every question
     "spelt" ("what's the rate-limit header?" led with `service_ids[]` and `urgencies[]`)."""
