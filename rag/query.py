@@ -65,7 +65,7 @@ class Query:
         regarding = "; ".join(part for part in (self.subject_words, self.previous) if part)
         return f"{self.focus.strip()}{REGARDING}{regarding})" if regarding else self.focus
 
-    @property
+    @cached_property
     def searched(self) -> str:
         """The standalone question without the `unsearched` words (the standalone question when nothing else
         would be left)."""

@@ -106,8 +106,9 @@ def field_classes(
     # tokenizer drops ("what statuses can an envelope have?" names no `signerCanSignOnMobile`); nor does a name the
     # question writes as code by sharing five letters ("do I need the accountId for every call?" names no
     # `accountName`): such a name is spelt or not at all.
+    as_code = written_as_code(question)
     words = {word for word in question_words(question) if word not in verb_methods() and word not in STOPWORDS
-             and word not in written_as_code(question)}
+             and word not in as_code}
     exact, partial, identifying, by_path, by_description = [], [], [], [], []
     for block in blocks:
         resource_words = path_words(block.chunk.path or "")
