@@ -16,7 +16,7 @@ from typing import Any
 
 from rag.chunk import Chunk, resource_segments, segment_words
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
-from rag.corpus.vocabulary import normalize_term, operation_words, singular, tokenize, word_forms
+from rag.corpus.vocabulary import normalize_term, operation_words, singular, stop_words, tokenize, word_forms
 from rag.data import data_table
 from rag.index.snapshot import Snapshot
 from rag.ingest.spec import api_alias_from_source
@@ -167,7 +167,10 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
             if segment in prefixes or segment == chunk.api:
                 continue
             words = segment_words(segment)
-            for word in ["_".join(words), words[-1]] if words else []:
+            # The last word of a compound is its noun, unless it is a word that names nothing
+            # (`primarySubcategoryOne`: "delete one" names no topic).
+            nouns = [words[-1]] if words and (len(words) == 1 or words[-1] not in stop_words()) else []
+            for word in ["_".join(words), *nouns] if words else []:
                 if len(word) >= 3 and word.isidentifier() and word not in actions:
                     names.update({word, singular(word)})
     return frozenset(names)

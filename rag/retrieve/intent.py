@@ -57,7 +57,8 @@ def is_multi_api_question(question: str) -> bool:
 def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
     """The indexed APIs `text` names, each with the words of the text that name it: its id (`hris`; `api_video` as
     "apivideo"), a term of it (`marketing` ← "Marketing"), the name its file was published under (`pocketsmith` of
-    pocketsmith.com.json), or one of those written with dots or hyphens ("api.video" → apivideo)."""
+    pocketsmith.com.json), one of those written with dots or hyphens ("api.video" → apivideo), or an id of several
+    words written with spaces ("app store connect" → app-store-connect)."""
     lowered = text.lower()
     dotted = {re.sub(r"[.-]", "", name): name for name in re.findall(r"[a-z0-9]+(?:[.-][a-z0-9]+)+", lowered)}
     words = set(re.findall(r"[a-z0-9]+", lowered))
@@ -66,6 +67,9 @@ def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
     for api in profile.apis:
         forms = {api, api.replace("_", "")} | {alias for alias, owner in profile.api_aliases.items() if owner == api}
         said = (words & forms) | {name for joined, name in dotted.items() if joined in forms}
+        spaced = [part for part in re.split(r"[-_]", api) if part]
+        if len(spaced) > 1 and re.search(r"\b" + r"\s+".join(spaced) + r"\b", lowered):
+            said |= set(spaced)  # "app store connect" names app-store-connect
         said |= {token for token, term in terms.items() if term == normalize_term(api)}
         if said:
             named[api] = tuple(sorted(said))
@@ -75,9 +79,10 @@ def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
 def unsearched_words(text: str, profile: CorpusProfile) -> tuple[str, ...]:
     """The words of `text` that name an API it names (`api_names`) and no resource any indexed path acts on: a
     search restricted to that API need not look for them ("pocketsmith", "hris"; not "courses" of an API named
-    courses whose paths act on courses)."""
-    resources = profile.remembered("path-resources", lambda: frozenset(
-        normalize_term(resource_of(op.path)) for op in profile.operations if op.path))
+    courses whose paths act on courses, nor "legal" of legal-entity whose paths act on legal entities)."""
+    resources = profile.remembered("path-resource-words", lambda: frozenset(
+        normalize_term(word) for op in profile.operations if op.path
+        for resource in [resource_of(op.path)] for word in (resource, *resource.split("_"))))
     named = {word for words in api_names(text, profile).values() for word in words}
     return tuple(sorted(word for word in named if normalize_term(word) not in resources))
 

@@ -45,3 +45,11 @@ def test_topics_are_resources_and_apis_not_the_actions_paths_name() -> None:
     assert {"channel", "messages", "message", "guild", "members", "bulk_delete", "chat"} <= topics
     assert not {"delete", "search"} & topics  # "and how do I delete one?" goes on with the conversation
     assert "bulk" not in topics  # a word of a resource named by several is no resource alone
+
+
+def test_a_compound_resource_ending_in_a_word_that_names_nothing_is_named_whole() -> None:
+    path = "/v1/appInfos/{id}/primarySubcategoryOne"
+    operation = replace(make_chunk(f"store.paths.{path}.get", f"GET {path}", kind="operation"), method="get", path=path)
+    topics = topic_names(CorpusProfile(1, ["store"], operations=[operation]))
+    assert "primary_subcategory_one" in topics
+    assert "one" not in topics  # "delete one" goes on with the conversation's subject

@@ -173,6 +173,11 @@ def test_the_words_that_name_an_api_are_its_id_a_term_of_it_or_its_published_nam
     assert api_names("list employees in the HRIS API", profile) == {"hris": ("hris",)}
     assert api_names("upload to api.video or apivideo", profile) == {"api_video": ("api.video", "apivideo")}
     assert api_names("how do I list employees?", profile) == {}
+    several = CorpusProfile(1, ["app-store-connect", "legal_entity"])
+    assert api_names("invite a user to my App Store Connect team", several) == {
+        "app-store-connect": ("app", "connect", "store")}
+    assert api_names("which legal  entity?", several) == {"legal_entity": ("entity", "legal")}
+    assert api_names("connect the app to the store", several) == {}  # the words, not in the id's order
 
 
 def test_a_word_naming_an_api_is_unsearched_unless_a_path_acts_on_it() -> None:
@@ -187,3 +192,6 @@ def test_a_word_naming_an_api_is_unsearched_unless_a_path_acts_on_it() -> None:
     assert api_names("how do I upsert a course?", profile) == {"courses": ("course",)}
     assert unsearched_words("how do I upsert a course?", profile) == ()
     assert unsearched_words("how do I get a PocketSmith transaction?", profile) == ("pocketsmith",)
+    entities = replace(courses, path="/legalEntities", api="legal-entity-service")
+    compound = CorpusProfile(1, ["legal-entity-service"], operations=[entities])
+    assert unsearched_words("create a legal entity in the legal entity service", compound) == ("service",)
