@@ -38,6 +38,7 @@ from rag.subject_paths import (
     kept_under,
     member_operation,
     named_keys,
+    points_to_owner,
     resource_words,
     segment_keys,
     sibling_operation,
@@ -259,13 +260,16 @@ def with_subject(
         action = _without_resource(words, subject) if other == "resource" else words
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject="", subject_words="",
                        keeps_subject=False)
-    if elsewhere and swapped & resources:
+    own = path_terms("/" + "/".join(resource_segments(subject.path)[-1:]))
+    if elsewhere and (swapped & resources) - own:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
-        # of the same API (not "what about just the ones of one customer?", which narrows the request down).
+        # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
+        # "what about a single log entry?" after listing a report's logs, which names the subject's own).
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
-    if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations):
+    if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations,
+                                      points_to_owner(query.focus)):
         if not own_methods and asked_action(query.focus) in segment_keys(resource_segments(under.path)[-1]):
             # "how do I scale it?" after creating a Kubernetes deployment: its `…/scale` is searched for, not read
             # (`GET …/scale`); no operation leads.
@@ -284,7 +288,10 @@ def with_subject(
         return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
                        keeps_subject=True, moved_subject=True)
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
-    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not other_action)
+    # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
+    # subject is what it is about, not what must lead.
+    narrowed = elsewhere and bool(swapped & own)
+    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not (other_action or narrowed))
 
 
 def _without_resource(text: str, subject: Chunk) -> str:

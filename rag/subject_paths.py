@@ -34,12 +34,20 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     """The operation of the subject's API on one member of the collection the subject acts on: its path is the
     subject's with a parameter added (`GET /employees` → `GET /employees/{id}`), its method one of `methods` (the
     subject's own when the question's verbs name none); None when the subject acts on no collection or no such
-    operation is indexed."""
+    operation is indexed; a member addressed by a path of its own when the subject's collection is one under an item
+    and no path adds a parameter to it."""
     wanted = methods or {subject.method.lower()}
     shape = path_shape(subject.path) + "/{}"
-    return next((operation for operation in operations
-                 if operation.api == subject.api and operation.method.lower() in wanted
-                 and path_shape(operation.path) == shape and operation.covers), None)
+    fits = [operation for operation in operations
+            if operation.api == subject.api and operation.method.lower() in wanted and operation.covers]
+    own = next((operation for operation in fits if path_shape(operation.path) == shape), None)
+    if own is not None or shape.endswith("{}/{}") or "{" not in shape[:-3]:
+        return own
+    # A collection under an item whose members are addressed on their own (Adyen's `GET
+    # /balancePlatforms/{id}/accountHolders`, one holder at `/accountHolders/{id}`): the one such path.
+    member = "/" + shape.rsplit("/", 2)[-2] + "/{}"
+    elsewhere = [operation for operation in fits if path_shape(operation.path).endswith(member)]
+    return elsewhere[0] if len(elsewhere) == 1 else None
 
 
 def named_keys(question: str) -> set[str]:
@@ -52,14 +60,39 @@ def named_keys(question: str) -> set[str]:
     return topic_keys(" ".join(kept)).union(*(word_forms(word) for word in kept))
 
 
-def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk]) -> list[tuple[tuple[bool, bool], Chunk]]:
+# "its payment instruments": a possessive pointing back to what the subject belongs to.
+_POSSESSIVE = re.compile(r"\b(?:its|their)\b", re.IGNORECASE)
+
+
+def points_to_owner(question: str) -> bool:
+    """Whether the question names what something it points back to has ("then list its payment instruments")."""
+    return bool(_POSSESSIVE.search(question))
+
+
+def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk], owner: bool = False
+                ) -> list[tuple[tuple[bool, bool], Chunk]]:
     """The operations of the subject's API on what it keeps under one item of the subject's resource, or on an
     action of the whole collection (one segment after it), whose last segment the question names (`keys`, its topic
     keys), each with its rank: under the subject's own path, and the segment named whole (`cards`, not
     `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names `/lists/{idList}/cards` (Trello keeps a
     list's cards there); after VictorOps' `GET /api-reporting/v2/incidents`, "ack them" names
-    `/api-public/v1/incidents/ack`."""
-    item = _kept_item(subject, operations)
+    `/api-public/v1/incidents/ack`. Where nothing under that item is named and the question names what something
+    has (`owner`, `points_to_owner`), what is kept under the item the subject's collection belongs to: "then list its
+    payment instruments" after adding a sweep to an Adyen balance account (`POST /balanceAccounts/{id}/sweeps`) names
+    `/balanceAccounts/{id}/paymentInstruments`; not "how do I give one of them to a member?" after listing a guild's
+    roles."""
+    item, own = _kept_item(subject, operations), path_shape(subject.path)
+    found = [(rank, operation) for rank, operation in _named_under_item(subject, item, keys, operations)
+             if path_shape(operation.path) != own]  # what the subject acts on is not kept under it
+    parent = own.rpartition("/")[0]
+    if owner and not found and not is_item_path(subject.path) and parent.endswith("/{}") and parent != item:
+        found = [(rank, operation) for rank, operation in _named_under_item(subject, parent, keys, operations)
+                 if not path_shape(operation.path).startswith(own)]
+    return found
+
+
+def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Sequence[Chunk]
+                      ) -> list[tuple[tuple[bool, bool], Chunk]]:
     resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
     if "{" in resource[:-4]:
         return []
@@ -100,13 +133,13 @@ def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
     return f"{shape}/{{}}"
 
 
-def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk]
-                          ) -> Chunk | None:
+def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk],
+                          owner: bool = False) -> Chunk | None:
     """The best ranked of `named_under` (`GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
     /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET, else any (an action named
     by its own verb, "ack them", is done by whatever method its operation takes); of several, the one not on a single
     item. None when none, or more than one, fits."""
-    found = named_under(subject, keys, operations)
+    found = named_under(subject, keys, operations, owner)
     best = max((rank for rank, _ in found), default=None)
     nearest = [operation for rank, operation in found if rank == best]
     for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}, None]:
@@ -125,7 +158,7 @@ def kept_under(subject: Chunk, question: str, operations: Sequence[Chunk]) -> fr
     "how do I create a repo?" after reading a Gitea user names a topic of its own (`/users/{username}/repos` is
     only read)."""
     keys, methods = named_keys(question), question_methods(question)
-    found = [operation for _, operation in named_under(subject, keys, operations)]
+    found = [operation for _, operation in named_under(subject, keys, operations, points_to_owner(question))]
     if not any(not methods or operation.method.lower() in methods for operation in found):
         return frozenset()
     return frozenset().union(*(segment_keys(resource_segments(operation.path)[-1]) & keys for operation in found))

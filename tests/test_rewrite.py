@@ -56,6 +56,10 @@ def test_a_paging_follow_up_keeps_the_subject_and_another_action_does_not() -> N
     assert other.focus == "what about Dropbox?" and "List items" in other.standalone
     narrowed = rewrite_query("what about just the ones in one file?", history, operations=OPERATIONS).query
     assert narrowed.focus == "what about just the ones in one file?"
+    # Something else of the subject's own resource: the subject informs retrieval, it need not lead.
+    own = rewrite_query("what about a single item?", history, topics=frozenset({"items", "item", "folders"}),
+                        operations=OPERATIONS).query
+    assert own.subject == FILES.covers[0] and not own.keeps_subject and own.focus == "what about a single item?"
 
 
 def test_what_about_a_new_resource_with_a_request_of_its_own_is_a_new_question() -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag.chunk import Chunk
-from rag.subject_paths import named_keys, named_under, segment_keys, subresource_operation
+from rag.subject_paths import (
+    member_operation,
+    named_keys,
+    named_under,
+    points_to_owner,
+    segment_keys,
+    subresource_operation,
+)
 from tests.fakes import make_chunk
 
 
@@ -33,3 +40,30 @@ def test_what_is_kept_under_the_subject_s_item_or_done_to_its_whole_collection()
     # Named by its own verb, the action is taken whatever its method; a question's own method still decides.
     assert subresource_operation(incidents, {"ack"}, set(), [incidents, ack]) is ack
     assert subresource_operation(incidents, {"ack"}, {"delete"}, [incidents, ack]) is None
+
+
+def test_what_the_item_a_subject_s_collection_belongs_to_has_when_the_question_says_its() -> None:
+    sweeps = operation("post", "/balanceAccounts/{balanceAccountId}/sweeps")
+    instruments = operation("get", "/balanceAccounts/{id}/paymentInstruments")
+    account = [sweeps, operation("get", "/balanceAccounts/{balanceAccountId}/sweeps/{sweepId}"), instruments]
+    keys = named_keys("then list its payment instruments")
+    assert points_to_owner("then list its payment instruments")
+    assert subresource_operation(sweeps, keys, {"get"}, account, owner=True) is instruments
+    assert subresource_operation(sweeps, keys, {"get"}, account) is None  # no possessive: not the owner's
+    # The subject's own collection is not what its owner has besides it.
+    logs = operation("get", "/report/{pk}/log/")
+    report = [logs, operation("get", "/report/{pk}/log/{log_id}"), operation("get", "/report/{pk}")]
+    assert named_under(logs, named_keys("its single log entry"), report, owner=True) == []
+
+
+def test_one_member_of_a_collection_under_an_item_addressed_by_its_own_path() -> None:
+    holders = operation("get", "/balancePlatforms/{id}/accountHolders")
+    update = operation("patch", "/accountHolders/{id}")
+    others = [holders, update, operation("patch", "/balanceAccounts/{id}")]
+    assert member_operation(holders, {"patch"}, others) is update
+    assert member_operation(holders, {"delete"}, [holders, update]) is None
+    # One item is no collection whose members are addressed elsewhere.
+    assert member_operation(operation("get", "/balancePlatforms/{id}/accountHolders/{holderId}"), {"patch"},
+                            [update]) is None
+    twice = [update, operation("patch", "/legalEntities/{id}/accountHolders/{holderId}/x/accountHolders/{id}")]
+    assert member_operation(holders, {"patch"}, twice) is None  # more than one: none
