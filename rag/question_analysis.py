@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from rag.chunk import operation_path, resource_segments
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, dotted_action
-from rag.corpus.vocabulary import function_words, word_forms
+from rag.corpus.vocabulary import STOPWORDS, function_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values
 
@@ -223,13 +223,22 @@ def asked_cue_words(question: str, kind: str) -> frozenset[str]:
     return frozenset(word for cue in asked_cues(question, kind) for word in cue.split())
 
 
+# "revoke one", "and now cancel it": a request that opens with its verb, done to what it points back to.
+_IMPERATIVE = re.compile(r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*([a-z]+)\s+"
+                         r"(?:it|one|them|this|that|these|those)\b")
+
+
 def asked_action(question: str) -> str:
-    """The word a how-to question asks to do, lower case ("reactivate" of "how do I reactivate one?"); "" for a
-    question that asks how to do nothing (no `how_to` cue of the `[asks]` table, or nothing after it)."""
+    """The word a how-to question asks to do, lower case ("reactivate" of "how do I reactivate one?", "revoke" of
+    the request "revoke one"); "" for a question that asks how to do nothing (no `how_to` cue of the `[asks]` table,
+    or nothing after it; a question opening with a word of English's own, "is it paginated?")."""
     text = question.replace("’", "'")
     match = _ask_cues()["how_to"].search(text)
     following = _WORD.search(text.lower(), match.end()) if match else None
-    return following.group(0) if following else ""
+    if following:
+        return following.group(0)
+    request = _IMPERATIVE.match(text.lower())
+    return request.group(1) if request and request.group(1) not in function_words() | STOPWORDS else ""
 
 
 def is_yes_no(question: str) -> bool:

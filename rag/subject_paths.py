@@ -102,7 +102,10 @@ def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Seq
         path = path_shape(operation.path) if operation.path else ""
         if resource in path:
             rest = path.rpartition(resource)[2].split("/")
-            if rest[1:] not in ([], ["{}"]):
+            # one segment and perhaps one of its items; or one behind a segment that only groups (JSON:API's
+            # `/betaGroups/{id}/relationships/builds`)
+            if rest[1:] not in ([], ["{}"]) and (
+                    len(rest) != 2 or "{" in rest[1] or not _groups(rest[0], subject.api, operations)):
                 continue
             segment = resource_segments(operation.path)[-1]
         elif collection in path and "/" not in (action := path.rpartition(collection)[2]):
@@ -115,6 +118,16 @@ def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Seq
         if segment_keys(segment) & keys:
             found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
     return found
+
+
+def _groups(segment: str, api: str, operations: Sequence[Chunk], min_owners: int = 3) -> bool:
+    """Whether a path segment only groups what items keep: it follows the items of at least `min_owners` different
+    resources of the API (`relationships` of `/builds/{id}/relationships/…`, `/users/{id}/relationships/…`), not one
+    resource's own (Twilio's `/Accounts/{AccountSid}/Usage/Records.json`)."""
+    owners = {shape.rpartition(f"/{{}}/{segment}/")[0].rsplit("/", 1)[-1]
+              for operation in operations if operation.api == api and operation.path
+              for shape in [path_shape(operation.path) + "/"] if f"/{{}}/{segment}/" in shape}
+    return len(owners) >= min_owners
 
 
 def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:

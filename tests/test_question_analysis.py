@@ -163,6 +163,11 @@ def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
     assert asked_action("So, how can I  delete one") == "delete"
     assert asked_action("and a single one?") == ""
     assert asked_action("how do I") == ""
+    # A request that opens with its verb, done to what it points back to.
+    assert asked_action("revoke one") == "revoke"
+    assert asked_action("and now, cancel it") == "cancel"
+    assert asked_action("does that work?") == asked_action("is it paginated?") == ""
+    assert asked_action("only the distribution ones") == asked_action("what about it?") == ""
 
 
 def test_the_asked_sentence_is_the_last_one() -> None:

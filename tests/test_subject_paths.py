@@ -67,3 +67,18 @@ def test_one_member_of_a_collection_under_an_item_addressed_by_its_own_path() ->
                             [update]) is None
     twice = [update, operation("patch", "/legalEntities/{id}/accountHolders/{holderId}/x/accountHolders/{id}")]
     assert member_operation(holders, {"patch"}, twice) is None  # more than one: none
+
+
+def test_what_is_kept_behind_a_segment_that_only_groups() -> None:
+    group = operation("post", "/v1/betaGroups")
+    add = operation("post", "/v1/betaGroups/{id}/relationships/builds")
+    listed = operation("get", "/v1/betaGroups/{id}/builds")
+    deeper = operation("post", "/v1/betaGroups/{id}/relationships/builds/{buildId}/notes")
+    others = [operation("get", f"/v1/{owner}/{{id}}/relationships/apps") for owner in ("users", "builds")]
+    keys = named_keys("add some builds to it")
+    assert subresource_operation(group, keys, {"post"}, [group, add, listed, deeper, *others]) is add
+    assert subresource_operation(group, keys, {"post"}, [group, add, listed, deeper]) is None  # one owner's own
+    # A segment of one resource's own is no grouping: "can I record it?" names no `…/Usage/Records.json`.
+    call = operation("get", "/Accounts/{AccountSid}/Calls/{CallSid}")
+    usage = operation("get", "/Accounts/{AccountSid}/Calls/{CallSid}/Usage/Records")
+    assert named_under(call, named_keys("can I record it?"), [call, usage]) == []
