@@ -96,7 +96,8 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
              for key in topic_keys(cue)}
     # A value written `key=value` ("label app=web") names no topic, though Kubernetes has an `apps` API group; nor
     # does a part of any operation ("what fields does each event have?" where another API has `/custom_fields`).
-    named = topic_keys(_KEY_VALUE.sub(" ", question))
+    # A word the question uses as its verb names no topic ("update one", where another API has `/amountUpdates`).
+    named = topic_keys(_KEY_VALUE.sub(" ", question)) - set(data_table("question_words")["verbs"])
     return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
 
 
@@ -269,10 +270,11 @@ def with_subject(
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
     if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations,
-                                      points_to_owner(query.focus)):
-        if not own_methods and asked_action(query.focus) in segment_keys(resource_segments(under.path)[-1]):
+                                      points_to_owner(query.focus), asked_action(query.focus)):
+        if (not own_methods and under.method.lower() == "get"
+                and asked_action(query.focus) in segment_keys(resource_segments(under.path)[-1])):
             # "how do I scale it?" after creating a Kubernetes deployment: its `…/scale` is searched for, not read
-            # (`GET …/scale`); no operation leads.
+            # (`GET …/scale`); no operation leads. ("ack them" is done by `PATCH …/incidents/ack`, which leads.)
             return replace(query, subject=under.covers[0], subject_words=under.path, keeps_subject=False)
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
         said = operation_words(under.summary, under.operation_id, under.method, under.path)

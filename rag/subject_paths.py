@@ -70,7 +70,7 @@ def points_to_owner(question: str) -> bool:
 
 
 def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk], owner: bool = False
-                ) -> list[tuple[tuple[bool, bool], Chunk]]:
+                ) -> list[tuple[tuple[bool, bool, bool], Chunk]]:
     """The operations of the subject's API on what it keeps under one item of the subject's resource, or on an
     action of the whole collection (one segment after it), whose last segment the question names (`keys`, its topic
     keys), each with its rank: under the subject's own path, and the segment named whole (`cards`, not
@@ -92,10 +92,14 @@ def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk], own
 
 
 def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Sequence[Chunk]
-                      ) -> list[tuple[tuple[bool, bool], Chunk]]:
-    resource = "/" + "/".join(item.split("/")[-2:]) + "/"  # `/lists/{}/`
-    if "{" in resource[:-4]:
+                      ) -> list[tuple[tuple[bool, bool, bool], Chunk]]:
+    segments = item.split("/")
+    named = [i for i, segment in enumerate(segments) if segment and segment != "{}"]
+    if not named or named[-1] == len(segments) - 1:
         return []
+    # the item's last named segment and the parameters that follow it: `/lists/{}/`, Bitbucket's
+    # `/repositories/{}/{}/` (a workspace's and a repository's)
+    resource = "/" + "/".join(segments[named[-1]:]) + "/"
     collection = resource.removesuffix("{}/")  # `/lists/`
     found = []
     for operation in operations:
@@ -116,7 +120,9 @@ def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Seq
         if operation.api != subject.api or not operation.covers or not rest[0] or "{" in rest[0]:
             continue
         if segment_keys(segment) & keys:
-            found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys)), operation))
+            direct = rest[1:] in ([], ["{}"])  # not behind a segment that groups
+            found.append(((path.startswith(item + "/"), bool(segment_keys(segment, whole=True) & keys), direct),
+                          operation))
     return found
 
 
@@ -137,7 +143,10 @@ def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
     `/my/ships/{}/dock` → `/my/ships/{}`)."""
     shape = path_shape(subject.path)
     if is_item_path(subject.path):
-        return shape
+        # Bitbucket's `/snippets/{workspace}` holds a workspace's snippets, one at `/snippets/{workspace}/{encoded_id}`
+        deeper = any(op.api == subject.api and op.path and (path_shape(op.path) + "/").startswith(shape + "/{}/")
+                     for op in operations)
+        return shape + "/{}" if deeper else shape
     parent, _, last = shape.rpartition("/")
     member = f"/{last}/{{}}"
     if parent.endswith("/{}") and not any(
@@ -147,18 +156,26 @@ def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
 
 
 def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], operations: Sequence[Chunk],
-                          owner: bool = False) -> Chunk | None:
+                          owner: bool = False, action: str = "") -> Chunk | None:
     """The best ranked of `named_under` (`GET /Quotes/{QuoteID}/pdf` for "and as a pdf?" after `GET
-    /Quotes/{QuoteID}`) by the question's `methods`, else the subject's method, else GET, else any (an action named
-    by its own verb, "ack them", is done by whatever method its operation takes); of several, the one not on a single
-    item. None when none, or more than one, fits."""
+    /Quotes/{QuoteID}`) among those done by the question's `methods`, else the subject's method, else GET, else,
+    when the question asks an action (`action`, `asked_action`), any: "ack them" is done by whatever method `…/ack`
+    takes, "how do I send those?" after creating a Netlify deploy by `PUT /deploys/{deploy_id}/files/{path}`; "only
+    the merged ones" asks no `POST …/merge`. Of several, the one not on a single item. None when none, or more than
+    one, fits."""
     found = named_under(subject, keys, operations, owner)
-    best = max((rank for rank, _ in found), default=None)
-    nearest = [operation for rank, operation in found if rank == best]
-    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}, None]:
-        fits = [operation for operation in nearest if wanted is None or operation.method.lower() in wanted]
+    if not found and action and not owner and subject.method.lower() != "get":
+        # "watch it" after commenting on a snippet: the action the question asks, done to what the subject was
+        # written under ("and archive it?" after reading a list's cards archives a card, not the list)
+        found = named_under(subject, keys & word_forms(action), operations, True)
+    for wanted in [methods] if methods else [{subject.method.lower()}, {"get"}, *([None] if action else [])]:
+        doing = [(rank, operation) for rank, operation in found if wanted is None or operation.method.lower() in wanted]
+        best = max((rank for rank, _ in doing), default=None)
+        fits = [operation for rank, operation in doing if rank == best]
         if len(fits) > 1:  # "and its options?": the options, not one of them (`…/options/{code}`)
             fits = [operation for operation in fits if not is_item_path(operation.path)]
+        if len(fits) > 1 and not wanted:  # "approve it" does the action (`POST …/approve`), not undo it (`DELETE`)
+            fits = [operation for operation in fits if operation.method.lower() != "delete"]
         if fits:
             return fits[0] if len(fits) == 1 else None
     return None

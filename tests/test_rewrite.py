@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rag.chunk import FieldFacts, ResponseFacts
-from rag.rewrite import conversation_subject, field_words, is_follow_up, recent_history, rewrite_query
+from rag.rewrite import (
+    conversation_subject,
+    field_words,
+    is_follow_up,
+    names_a_new_topic,
+    recent_history,
+    rewrite_query,
+)
 from tests.fakes import make_chunk
 
 
@@ -461,6 +468,22 @@ def test_what_is_kept_under_the_subject_named_as_the_action_asked_is_searched_fo
     assert query.subject_words == base + "/{name}/scale" and not query.keeps_subject
 
 
+def test_an_action_on_the_collection_asked_by_its_own_verb_leads() -> None:
+    """"ack them" after listing VictorOps incidents is done by `PATCH /api-public/v1/incidents/ack`, which leads;
+    "only the merged ones" after listing pull requests describes them (no `POST …/merge`)."""
+    incidents = operation("get", "/api-public/v1/incidents", "Get current incident information")
+    ack = operation("patch", "/api-public/v1/incidents/ack", "Acknowledge an incident")
+    history = turns("list incidents", "Use GET /api-public/v1/incidents. [1]")
+    query = rewrite_query("ack them", history, topics=frozenset({"incidents", "incident", "ack"}),
+                          operations=[incidents, ack]).query
+    assert query.subject == ack.covers[0] and query.keeps_subject
+    pulls = operation("get", "/pullrequests")
+    merge = operation("post", "/pullrequests/{id}/merge")
+    merged = rewrite_query("only the merged ones", turns("list pull requests", "Use GET /pullrequests. [1]"),
+                           topics=frozenset({"pullrequests", "merge"}), operations=[pulls, merge]).query
+    assert merged.subject == pulls.covers[0] and merged.keeps_subject
+
+
 def test_after_an_action_on_an_item_what_is_kept_under_that_item_is_asked() -> None:
     """SpaceTraders: "and refuel it?" after docking a ship (`POST /my/ships/{shipSymbol}/dock`, an action: nothing
     addresses one of a dock) refuels the ship (`…/refuel`), and "what about selling the stuff in its hold?" names
@@ -507,3 +530,11 @@ def test_an_action_on_the_whole_collection_named_by_its_verb_is_asked_whatever_i
     query = rewrite_query("only the ones before a given message?", history, topics=frozenset({"message", "messages"}),
                           operations=[messages, message, original]).query
     assert query.subject == messages.covers[0]
+
+
+def test_a_word_used_as_the_question_s_verb_names_no_topic() -> None:
+    """"update one" after listing a repository's webhooks, where another API of the index has `/amountUpdates`."""
+    history = turns("list webhooks of a repository", "Use GET /repositories/{workspace}/{repo_slug}/hooks. [1]")
+    topics = frozenset({"hooks", "hook", "amount_updates", "updates", "update"})
+    assert not names_a_new_topic("update one", history, topics)
+    assert names_a_new_topic("what about updates?", history, topics)  # the noun still names the resource

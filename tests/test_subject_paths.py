@@ -38,7 +38,12 @@ def test_what_is_kept_under_the_subject_s_item_or_done_to_its_whole_collection()
     by_user = operation("patch", "/api-public/v1/incidents/byUser/ack")
     assert [op for _, op in named_under(incidents, {"ack"}, [incidents, ack, by_user])] == [ack]
     # Named by its own verb, the action is taken whatever its method; a question's own method still decides.
-    assert subresource_operation(incidents, {"ack"}, set(), [incidents, ack]) is ack
+    assert subresource_operation(incidents, {"ack"}, set(), [incidents, ack], action="ack") is ack
+    # Described by it, not asked to do it: "only the merged ones" after listing pull requests.
+    pulls = operation("get", "/pullrequests")
+    merge = operation("post", "/pullrequests/{id}/merge")
+    assert subresource_operation(pulls, named_keys("only the merged ones"), set(), [pulls, merge]) is None
+    assert subresource_operation(pulls, named_keys("merge it"), set(), [pulls, merge], action="merge") is merge
     assert subresource_operation(incidents, {"ack"}, {"delete"}, [incidents, ack]) is None
 
 
@@ -78,7 +83,39 @@ def test_what_is_kept_behind_a_segment_that_only_groups() -> None:
     keys = named_keys("add some builds to it")
     assert subresource_operation(group, keys, {"post"}, [group, add, listed, deeper, *others]) is add
     assert subresource_operation(group, keys, {"post"}, [group, add, listed, deeper]) is None  # one owner's own
+    # Of two that do what is asked, the one kept directly: "which builds can I see?" reads `…/builds`; adding one
+    # is done behind the grouping segment, though `…/builds` is kept more directly.
+    grouped_get = operation("get", "/v1/betaGroups/{id}/relationships/builds")
+    everything = [group, add, listed, grouped_get, *others]
+    assert subresource_operation(group, named_keys("which builds are in it?"), {"get"}, everything) is listed
+    assert subresource_operation(group, keys, {"post"}, everything) is add
     # A segment of one resource's own is no grouping: "can I record it?" names no `…/Usage/Records.json`.
     call = operation("get", "/Accounts/{AccountSid}/Calls/{CallSid}")
     usage = operation("get", "/Accounts/{AccountSid}/Calls/{CallSid}/Usage/Records")
     assert named_under(call, named_keys("can I record it?"), [call, usage]) == []
+
+
+def test_an_item_addressed_by_two_parameters() -> None:
+    """Bitbucket addresses a repository by its workspace and its slug, and a snippet likewise."""
+    snippets = operation("post", "/snippets/{workspace}")
+    comments = operation("post", "/snippets/{workspace}/{encoded_id}/comments")
+    keys = named_keys("add a comment to it")
+    assert subresource_operation(snippets, keys, {"post"}, [snippets, comments]) is comments
+    environments = operation("get", "/repositories/{workspace}/{repo_slug}/environments")
+    deployments = operation("get", "/repositories/{workspace}/{repo_slug}/deployments")
+    one = operation("get", "/repositories/{workspace}/{repo_slug}/environments/{id}")
+    repository = [environments, deployments, one]
+    keys = named_keys("what about its deployments?")
+    assert subresource_operation(environments, keys, set(), repository, owner=True) is deployments
+
+
+def test_the_action_asked_done_to_what_the_subject_is_under() -> None:
+    """"approve it" after commenting on a pull request approves the pull request (`POST …/approve`, not the
+    `DELETE` that withdraws an approval); without the action asked, nothing of the owner is taken."""
+    comments = operation("post", "/pullrequests/{pull_request_id}/comments")
+    approve = operation("post", "/pullrequests/{id}/approve")
+    withdraw = operation("delete", "/pullrequests/{id}/approve")
+    pull = [comments, operation("get", "/pullrequests/{pull_request_id}/comments/{comment_id}"), approve, withdraw]
+    keys = named_keys("approve it")
+    assert subresource_operation(comments, keys, set(), pull, action="approve") is approve
+    assert subresource_operation(comments, keys, set(), pull) is None

@@ -79,10 +79,9 @@ def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
 def unsearched_words(text: str, profile: CorpusProfile) -> tuple[str, ...]:
     """The words of `text` that name an API it names (`api_names`) and no resource any indexed path acts on: a
     search restricted to that API need not look for them ("pocketsmith", "hris"; not "courses" of an API named
-    courses whose paths act on courses, nor "legal" of legal-entity whose paths act on legal entities)."""
-    resources = profile.remembered("path-resource-words", lambda: frozenset(
-        normalize_term(word) for op in profile.operations if op.path
-        for resource in [resource_of(op.path)] for word in (resource, *resource.split("_"))))
+    courses whose paths act on courses; "box" though Box keeps `…/metadata/global/boxSkillsCards`)."""
+    resources = profile.remembered("path-resources", lambda: frozenset(
+        normalize_term(resource_of(op.path)) for op in profile.operations if op.path))
     named = {word for words in api_names(text, profile).values() for word in words}
     return tuple(sorted(word for word in named if normalize_term(word) not in resources))
 

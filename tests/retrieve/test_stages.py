@@ -192,6 +192,6 @@ def test_a_word_naming_an_api_is_unsearched_unless_a_path_acts_on_it() -> None:
     assert api_names("how do I upsert a course?", profile) == {"courses": ("course",)}
     assert unsearched_words("how do I upsert a course?", profile) == ()
     assert unsearched_words("how do I get a PocketSmith transaction?", profile) == ("pocketsmith",)
-    entities = replace(courses, path="/legalEntities", api="legal-entity-service")
-    compound = CorpusProfile(1, ["legal-entity-service"], operations=[entities])
-    assert unsearched_words("create a legal entity in the legal entity service", compound) == ("service",)
+    # A word of a compound resource's name is no resource: "box" names the Box API though it keeps boxSkillsCards.
+    cards = replace(courses, path="/files/{file_id}/metadata/global/boxSkillsCards", api="box")
+    assert unsearched_words("how do I upload a file to box?", CorpusProfile(1, ["box"], operations=[cards])) == ("box",)
