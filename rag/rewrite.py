@@ -269,10 +269,25 @@ def with_subject(
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
+    if pointed := _pointed_operation(query, subject, own_methods, operations):
+        return pointed
+    said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
+    # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
+    # subject is what it is about, not what must lead.
+    narrowed = elsewhere and bool(swapped & own)
+    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not (other_action or narrowed))
+
+
+def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], operations: Sequence[Chunk]
+                       ) -> Query | None:
+    """The query about what the follow-up points to from its subject: what the API keeps under the subject (or
+    what the subject's owner keeps, `subresource_operation`), or one member of the subject's collection
+    (`member_operation`); None when it points to neither."""
+    action = asked_action(query.focus)
     if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations,
-                                      points_to_owner(query.focus), asked_action(query.focus)):
-        if (not own_methods and under.method.lower() == "get"
-                and asked_action(query.focus) in segment_keys(resource_segments(under.path)[-1])):
+                                      points_to_owner(query.focus), action):
+        if not own_methods and under.method.lower() == "get" and action in segment_keys(
+                resource_segments(under.path)[-1]):
             # "how do I scale it?" after creating a Kubernetes deployment: its `…/scale` is searched for, not read
             # (`GET …/scale`); no operation leads. ("ack them" is done by `PATCH …/incidents/ack`, which leads.)
             return replace(query, subject=under.covers[0], subject_words=under.path, keeps_subject=False)
@@ -281,7 +296,7 @@ def with_subject(
         return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",
                        keeps_subject=True, moved_subject=True)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
-        if not own_methods and asked_action(query.focus):
+        if not own_methods and action:
             # "how do I reactivate one?" after listing bounces: an action on one of them that no verb of HTTP's
             # own names, so not the subject's (`GET …/{id}`); one member's path is searched for, no operation leads.
             return replace(query, subject=member.covers[0], subject_words=member.path, keeps_subject=False)
@@ -289,11 +304,7 @@ def with_subject(
         said = operation_words(member.summary, member.operation_id, member.method, member.path)
         return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
                        keeps_subject=True, moved_subject=True)
-    said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
-    # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
-    # subject is what it is about, not what must lead.
-    narrowed = elsewhere and bool(swapped & own)
-    return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not (other_action or narrowed))
+    return None
 
 
 def _without_resource(text: str, subject: Chunk) -> str:
