@@ -88,9 +88,6 @@ class QuestionSignals:
     # The conversation's subject: its structural id and its path without parameters ("" when none).
     subject: str = ""
     subject_path: str = ""
-    # How a path may write the question's words as one: two of them joined ("pull request" → `pullrequests`), the
-    # second cut short (`pullreq`), or one cut short (`repo` of "repository", `config` of "configuration").
-    written_together: frozenset[str] = frozenset()
 
     @cached_property
     def _term_forms(self) -> tuple[tuple[frozenset[str], float], ...]:
@@ -166,19 +163,7 @@ def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[
         follow_up=query.follows_up,
         subject=query.subject,
         subject_path=_resource_path(operation_path(query.subject)),
-        written_together=path_spellings(query.searched),
     )
-
-
-def path_spellings(text: str) -> frozenset[str]:
-    """How a path segment may write words of `text` as one word: two consecutive words joined, the second whole
-    or cut to its first three letters or more ("pull request" → pullrequest, pullreq), and one word of six letters
-    or more cut to its first four or more, two at least left off ("repository" → repo, repos)."""
-    words = [t for t in tokenize(text) if t.isalpha()]
-    joined = {a + b[:cut] for a, b in zip(words, words[1:], strict=False) if len(a) > 1
-              for cut in range(3, len(b) + 1)}
-    cut_short = {word[:cut] for word in words if len(word) >= 6 for cut in range(4, len(word) - 1)}
-    return frozenset(joined | cut_short)
 
 
 def _resource_path(path: str) -> str:
@@ -393,7 +378,7 @@ def feature_matrix(signals: QuestionSignals, inputs: CandidateInputs, profile: C
         signals.asks_fields, signals.asks_operation, signals.asks_auth, signals.asks_write, bool(signals.methods),
         signals.names_values, len(signals.terms), signals.follow_up, count,
     )
-    forms = frozenset(form for t in signals.terms for form in word_forms(t)) | signals.written_together
+    forms = frozenset(form for t in signals.terms for form in word_forms(t))
     lookups = profile.remembered("lookup-operation-ids", lambda: {c.chunk_id for c in profile.lookup_operations})
     shares = signals.part_shares(inputs.words)
     named = _NamedInPath(signals, forms)

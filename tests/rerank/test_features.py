@@ -16,7 +16,6 @@ from rag.rerank.features import (
     feature_matrix,
     lead_text,
     name_text,
-    path_spellings,
     question_signals,
 )
 from rag.results import RetrievedChunk
@@ -77,20 +76,6 @@ def test_the_resource_and_its_parents_named_by_the_question() -> None:
     assert column(rows, "resource_match") == [1.0, 1.0, 0.0]
     assert column(rows, "parents_named") == [1.0, 1.0, 0.0] and column(rows, "path_depth") == [2.0, 2.0, 0.0]
     assert column(rows, "item_path") == [0.0, 1.0, 0.0] and column(rows, "path_parameters") == [1.0, 2.0, 0.0]
-
-
-def test_a_path_that_writes_the_questions_words_as_one_names_them() -> None:
-    """Gitness keeps pull requests at `/repos/{repo_ref}/pullreq`, Bitbucket at `…/pullrequests`; Gitea keeps
-    repositories at `/repos/…`."""
-    assert {"pullrequest", "pullreq", "repo", "repos"} <= path_spellings("merge a pull request in the repository")
-    assert "repo" not in path_spellings("the repo")  # a word too short to be cut
-    merge = make_chunk("g.paths./repos/{repo_ref}/pullreq/{number}/merge.post", "POST …/merge", kind="operation",
-                       method="post", path="/repos/{repo_ref}/pullreq/{number}/merge")
-    found = CorpusProfile(1, ["g"], operations=[merge])
-    found.verb_methods = {}
-    signals = question_signals(Query("how do I merge a pull request in a repository?"), found, (), False)
-    inputs = CandidateInputs([RetrievedChunk(merge, {}, 1)], [chunk_words(merge, frozenset())], [0.5], [0.5], [0.5])
-    assert column(feature_matrix(signals, inputs, found), "parents_named") == [2.0]  # repos and pullreq
 
 
 def test_scores_become_gaps_to_the_best_and_ranks_absent_ones_last() -> None:
