@@ -42,6 +42,7 @@ from rag.subject_paths import (
     resource_words,
     segment_keys,
     sibling_operation,
+    state_operation,
     subresource_operation,
 )
 
@@ -281,8 +282,9 @@ def with_subject(
 def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], operations: Sequence[Chunk]
                        ) -> Query | None:
     """The query about what the follow-up points to from its subject: what the API keeps under the subject (or
-    what the subject's owner keeps, `subresource_operation`), or one member of the subject's collection
-    (`member_operation`); None when it points to neither."""
+    what the subject's owner keeps, `subresource_operation`), else the write that sets the state its action names
+    (`state_operation`), else one member of the subject's collection (`member_operation`); None when it points to
+    none of them."""
     action = asked_action(query.focus)
     if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations,
                                       points_to_owner(query.focus), action):
@@ -294,6 +296,12 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
         said = operation_words(under.summary, under.operation_id, under.method, under.path)
         return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",
+                       keeps_subject=True, moved_subject=True)
+    if not own_methods and (state := state_operation(subject, action, operations, points_to_one(query.focus))):
+        # "close it" after reading a balance account: no path names the action, the write that sets its `status`
+        # to closed does.
+        said = operation_words(state.summary, state.operation_id, state.method, state.path)
+        return replace(query, subject=state.covers[0], subject_words=f"{operation_label(state)} {said}",
                        keeps_subject=True, moved_subject=True)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
         if not own_methods and action:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import Chunk, is_item_path, resource_segments, segment_words
+from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import path_shape, path_terms
 from rag.corpus.vocabulary import function_words, singular, topic_keys, word_forms
 from rag.data import data_table
@@ -179,6 +179,38 @@ def subresource_operation(subject: Chunk, keys: set[str], methods: set[str], ope
         if fits:
             return fits[0] if len(fits) == 1 else None
     return None
+
+
+def state_operation(subject: Chunk, action: str, operations: Sequence[Chunk], one: bool = False) -> Chunk | None:
+    """The write that sets the state the asked `action` names on the subject's item, or on the item the subject's
+    collection belongs to ("close it" after reading an Adyen balance account: `PATCH /balanceAccounts/{id}`, whose
+    body's `status` takes `closed`), or, for `one` of its members (`points_to_one`), on a member ("suspend one" after
+    listing a balance account's payment instruments: `PATCH /paymentInstruments/{id}`). An operation of the subject's
+    API on that item that writes (PUT, PATCH, or POST to an item) and whose request body has a value (an enum's, at
+    any depth) that is a form of the action's word; None when no operation, or more than one, does."""
+    if not action or action in data_table("question_words")["verbs"]:
+        return None
+    wanted = word_forms(action)
+    shape = path_shape(subject.path)
+    if one and not is_item_path(subject.path):
+        member = "/" + shape.rsplit("/", 1)[-1] + "/{}"
+        items = {shape + "/{}"} | {path_shape(op.path) for op in operations
+                                   if op.api == subject.api and op.path and path_shape(op.path).endswith(member)}
+    else:
+        owner = {shape.rpartition("/")[0]} if not is_item_path(subject.path) else set()
+        items = {_kept_item(subject, operations)} | owner
+    found = [operation for operation in operations
+             if operation.api == subject.api and operation.covers and operation.path and operation.request_body
+             and path_shape(operation.path) in items and operation.method.lower() in ("put", "patch", "post")
+             and any(wanted & word_forms(value.lower()) for value in _values(operation.request_body.fields))]
+    return found[0] if len(found) == 1 else None
+
+
+def _values(fields: Sequence[FieldFacts], depth: int = 3) -> list[str]:
+    """The enum values of `fields` and of the fields they hold, `depth` levels down."""
+    if depth <= 0:
+        return []
+    return [value for field in fields for value in (*field.enum, *_values(field.fields, depth - 1))]
 
 
 def kept_under(subject: Chunk, question: str, operations: Sequence[Chunk]) -> frozenset[str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.subject_paths import (
     member_operation,
     named_keys,
     named_under,
     points_to_owner,
     segment_keys,
+    state_operation,
     subresource_operation,
 )
 from tests.fakes import make_chunk
@@ -119,3 +120,20 @@ def test_the_action_asked_done_to_what_the_subject_is_under() -> None:
     keys = named_keys("approve it")
     assert subresource_operation(comments, keys, set(), pull, action="approve") is approve
     assert subresource_operation(comments, keys, set(), pull) is None
+
+
+def test_the_write_that_sets_the_state_the_action_names() -> None:
+    """Adyen: "close it" after reading a balance account sets its `status` to closed; "suspend one" after listing a
+    balance account's payment instruments sets one instrument's (addressed at `/paymentInstruments/{id}`)."""
+    status = FieldFacts("status", "string", enum=("active", "closed", "inactive", "suspended"))
+    body = RequestBodyFacts(("application/json",), False, fields=(FieldFacts("data", "object", fields=(status,)),))
+    read = operation("get", "/balanceAccounts/{id}")
+    update = replace(operation("patch", "/balanceAccounts/{id}"), request_body=body)
+    listed = operation("get", "/balanceAccounts/{id}/paymentInstruments")
+    instrument = replace(operation("patch", "/paymentInstruments/{id}"), request_body=body)
+    account = [read, update, listed, instrument]
+    assert state_operation(read, "close", account) is update
+    assert state_operation(listed, "suspend", account, one=True) is instrument
+    assert state_operation(listed, "suspend", account) is update  # "suspend it": the account they belong to
+    assert state_operation(read, "rename", account) is None  # no value is a form of it
+    assert state_operation(read, "delete", account) is None  # a verb of HTTP's own: its method says it
