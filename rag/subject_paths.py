@@ -73,14 +73,14 @@ def named_under(subject: Chunk, keys: set[str], operations: Sequence[Chunk], own
                 ) -> list[tuple[tuple[bool, bool, bool], Chunk]]:
     """The operations of the subject's API on what it keeps under one item of the subject's resource, or on an
     action of the whole collection (one segment after it), whose last segment the question names (`keys`, its topic
-    keys), each with its rank: under the subject's own path, and the segment named whole (`cards`, not
-    `moveAllCards`). After `POST /boards/{idBoard}/lists`, "a card" names `/lists/{idList}/cards` (Trello keeps a
-    list's cards there); after VictorOps' `GET /api-reporting/v2/incidents`, "ack them" names
-    `/api-public/v1/incidents/ack`. Where nothing under that item is named and the question names what something
-    has (`owner`, `points_to_owner`), what is kept under the item the subject's collection belongs to: "then list its
-    payment instruments" after adding a sweep to an Adyen balance account (`POST /balanceAccounts/{id}/sweeps`) names
-    `/balanceAccounts/{id}/paymentInstruments`; not "how do I give one of them to a member?" after listing a guild's
-    roles."""
+    keys), each with its rank: under the subject's own path, the segment named whole (`cards`, not `moveAllCards`),
+    and kept directly (not behind a segment that groups). After `POST /boards/{idBoard}/lists`, "a card" names
+    `/lists/{idList}/cards` (Trello keeps a list's cards there); after VictorOps' `GET /api-reporting/v2/incidents`,
+    "ack them" names `/api-public/v1/incidents/ack`. Where nothing under that item is named and the question names
+    what something has (`owner`, `points_to_owner`), what is kept under the item the subject's collection belongs
+    to: "then list its payment instruments" after adding a sweep to an Adyen balance account (`POST
+    /balanceAccounts/{id}/sweeps`) names `/balanceAccounts/{id}/paymentInstruments`; not "how do I give one of them
+    to a member?" after listing a guild's roles."""
     item, own = _kept_item(subject, operations), path_shape(subject.path)
     found = [(rank, operation) for rank, operation in _named_under_item(subject, item, keys, operations)
              if path_shape(operation.path) != own]  # what the subject acts on is not kept under it
@@ -102,14 +102,15 @@ def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Seq
     resource = "/" + "/".join(segments[named[-1]:]) + "/"
     collection = resource.removesuffix("{}/")  # `/lists/`
     found = []
+    groups: dict[str, bool] = {}  # each segment's `_groups`, worked out once
     for operation in operations:
         path = path_shape(operation.path) if operation.path else ""
         if resource in path:
             rest = path.rpartition(resource)[2].split("/")
             # one segment and perhaps one of its items; or one behind a segment that only groups (JSON:API's
             # `/betaGroups/{id}/relationships/builds`)
-            if rest[1:] not in ([], ["{}"]) and (
-                    len(rest) != 2 or "{" in rest[1] or not _groups(rest[0], subject.api, operations)):
+            if rest[1:] not in ([], ["{}"]) and (len(rest) != 2 or "{" in rest[1] or not _groups(
+                    rest[0], subject.api, operations, groups)):
                 continue
             segment = resource_segments(operation.path)[-1]
         elif collection in path and "/" not in (action := path.rpartition(collection)[2]):
@@ -126,14 +127,18 @@ def _named_under_item(subject: Chunk, item: str, keys: set[str], operations: Seq
     return found
 
 
-def _groups(segment: str, api: str, operations: Sequence[Chunk], min_owners: int = 3) -> bool:
+def _groups(segment: str, api: str, operations: Sequence[Chunk], known: dict[str, bool], min_owners: int = 3
+            ) -> bool:
     """Whether a path segment only groups what items keep: it follows the items of at least `min_owners` different
     resources of the API (`relationships` of `/builds/{id}/relationships/…`, `/users/{id}/relationships/…`), not one
-    resource's own (Twilio's `/Accounts/{AccountSid}/Usage/Records.json`)."""
+    resource's own (Twilio's `/Accounts/{AccountSid}/Usage/Records.json`). `known` keeps the answers given."""
+    if segment in known:
+        return known[segment]
     owners = {shape.rpartition(f"/{{}}/{segment}/")[0].rsplit("/", 1)[-1]
               for operation in operations if operation.api == api and operation.path
               for shape in [path_shape(operation.path) + "/"] if f"/{{}}/{segment}/" in shape}
-    return len(owners) >= min_owners
+    known[segment] = len(owners) >= min_owners
+    return known[segment]
 
 
 def _kept_item(subject: Chunk, operations: Sequence[Chunk]) -> str:
