@@ -64,16 +64,28 @@ def api_names(text: str, profile: CorpusProfile) -> dict[str, tuple[str, ...]]:
     words = set(re.findall(r"[a-z0-9]+", lowered))
     terms = {token: normalize_term(token) for token in tokenize(text)}
     named: dict[str, tuple[str, ...]] = {}
-    for api in profile.apis:
-        forms = {api, api.replace("_", "")} | {alias for alias, owner in profile.api_aliases.items() if owner == api}
+    for api, (forms, term, spaced) in profile.remembered("api-name-forms", lambda: _api_name_forms(profile)).items():
         said = (words & forms) | {name for joined, name in dotted.items() if joined in forms}
-        spaced = [part for part in re.split(r"[-_]", api) if part]
-        if len(spaced) > 1 and re.search(r"\b" + r"\s+".join(spaced) + r"\b", lowered):
-            said |= set(spaced)  # "app store connect" names app-store-connect
-        said |= {token for token, term in terms.items() if term == normalize_term(api)}
+        if spaced is not None and spaced[0].search(lowered):
+            said |= spaced[1]  # "app store connect" names app-store-connect
+        said |= {token for token, normalized in terms.items() if normalized == term}
         if said:
             named[api] = tuple(sorted(said))
     return named
+
+
+def _api_name_forms(profile: CorpusProfile
+                    ) -> dict[str, tuple[frozenset[str], str, tuple[re.Pattern[str], frozenset[str]] | None]]:
+    """For each indexed API, what names it: its id and aliases, its id as a term, and the words of an id of several
+    written with spaces (with the pattern that finds them in that order)."""
+    found = {}
+    for api in profile.apis:
+        forms = {api, api.replace("_", "")} | {alias for alias, owner in profile.api_aliases.items() if owner == api}
+        parts = [part for part in re.split(r"[-_]", api) if part]
+        spaced = (re.compile(r"\b" + r"\s+".join(map(re.escape, parts)) + r"\b"), frozenset(parts)) \
+            if len(parts) > 1 else None
+        found[api] = (frozenset(forms), normalize_term(api), spaced)
+    return found
 
 
 def unsearched_words(text: str, profile: CorpusProfile) -> tuple[str, ...]:
