@@ -223,9 +223,10 @@ def asked_cue_words(question: str, kind: str) -> frozenset[str]:
     return frozenset(word for cue in asked_cues(question, kind) for word in cue.split())
 
 
-# "revoke one", "and now cancel it": a request that opens with its verb, done to what it points back to.
+# "revoke one", "and now cancel it", "comment on it": a request that opens with its verb, done to what it points
+# back to.
 _IMPERATIVE = re.compile(r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*([a-z]+)\s+"
-                         r"(?:it|one|them|this|that|these|those)\b")
+                         r"(?:(?:on|to|for|from|with|about|into|onto)\s+)?(?:it|one|them|this|that|these|those)\b")
 
 
 def asked_action(question: str) -> str:

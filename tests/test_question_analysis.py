@@ -166,6 +166,7 @@ def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
     # A request that opens with its verb, done to what it points back to.
     assert asked_action("revoke one") == "revoke"
     assert asked_action("and now, cancel it") == "cancel"
+    assert asked_action("comment on it") == "comment"
     assert asked_action("does that work?") == asked_action("is it paginated?") == ""
     assert asked_action("only the distribution ones") == asked_action("what about it?") == ""
 

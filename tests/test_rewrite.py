@@ -462,10 +462,20 @@ def test_what_is_kept_under_the_subject_named_as_the_action_asked_is_searched_fo
     create = operation("post", base, "create apps V 1 namespaced deployment")
     read_scale = operation("get", base + "/{name}/scale", "read scale of the specified Deployment")
     replace_scale = operation("put", base + "/{name}/scale", "replace scale of the specified Deployment")
+    patch_scale = operation("patch", base + "/{name}/scale", "partially update scale of the specified Deployment")
     history = turns("how do I create a deployment?", f"POST {base}")
     query = rewrite_query("how do I scale it?", history, topics=frozenset({"deployment", "deployments", "scale"}),
-                          operations=[create, read_scale, replace_scale]).query
+                          operations=[create, read_scale, replace_scale, patch_scale]).query
     assert query.subject_words == base + "/{name}/scale" and not query.keeps_subject
+    # Where the segment the action names has one write, that write is asked: "comment on it" after reading a pull
+    # request is `POST …/comments`.
+    pull = operation("get", "/pullrequests/{id}", "get a pull request")
+    comments = operation("get", "/pullrequests/{id}/comments", "list comments")
+    comment = operation("post", "/pullrequests/{id}/comments", "create a comment")
+    commented = rewrite_query("comment on it", turns("get a pull request", "Use GET /pullrequests/{id}."),
+                              topics=frozenset({"pullrequests", "comments", "comment"}),
+                              operations=[pull, comments, comment]).query
+    assert commented.subject == comment.covers[0] and commented.keeps_subject
 
 
 def test_an_action_on_the_collection_asked_by_its_own_verb_leads() -> None:
