@@ -239,7 +239,8 @@ def asked_action(question: str) -> str:
     if following:
         return following.group(0)
     request = _IMPERATIVE.match(text.lower())
-    return request.group(1) if request and request.group(1) not in function_words() | STOPWORDS else ""
+    verb = request.group(1) if request else ""
+    return verb if verb not in function_words() and verb not in STOPWORDS else ""
 
 
 def is_yes_no(question: str) -> bool:

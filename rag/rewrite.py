@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from rag.chunk import Chunk, resource_segments
-from rag.corpus.paths import METHOD_URL, path_shape, path_terms
+from rag.corpus.paths import METHOD_URL, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_words,
@@ -42,6 +42,7 @@ from rag.subject_paths import (
     resource_words,
     segment_keys,
     sibling_operation,
+    sole_write,
     state_operation,
     subresource_operation,
 )
@@ -290,15 +291,13 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
                                       points_to_owner(query.focus), action):
         if not own_methods and under.method.lower() == "get" and action in segment_keys(
                 resource_segments(under.path)[-1]):
-            writes = [operation for operation in operations if operation.api == subject.api and operation.covers
-                      and operation.path and path_shape(operation.path) == path_shape(under.path)
-                      and operation.method.lower() in ("post", "put", "patch")]
-            if len(writes) != 1:
+            write = sole_write(under, operations)
+            if write is None:
                 # "how do I scale it?" after creating a Kubernetes deployment: its `…/scale` is searched for, not
                 # read (`GET …/scale`), and of its writes (`PUT`, `PATCH`) none leads. ("ack them" is done by
                 # `PATCH …/incidents/ack`, which leads.)
                 return replace(query, subject=under.covers[0], subject_words=under.path, keeps_subject=False)
-            under = writes[0]  # "comment on it" after reading a pull request: `POST …/comments`, its one write
+            under = write  # "comment on it" after reading a pull request: `POST …/comments`, its one write
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
         said = operation_words(under.summary, under.operation_id, under.method, under.path)
         return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",

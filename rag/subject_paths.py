@@ -45,9 +45,25 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
         return own
     # A collection under an item whose members are addressed on their own (Adyen's `GET
     # /balancePlatforms/{id}/accountHolders`, one holder at `/accountHolders/{id}`): the one such path.
-    member = "/" + shape.rsplit("/", 2)[-2] + "/{}"
-    elsewhere = [operation for operation in fits if path_shape(operation.path).endswith(member)]
+    elsewhere = _members_of(shape[:-3], subject.api, fits)
     return elsewhere[0] if len(elsewhere) == 1 else None
+
+
+def _members_of(collection: str, api: str, operations: Sequence[Chunk]) -> list[Chunk]:
+    """The operations of `api` on one member of a collection (its path shape, `/balancePlatforms/{}/accountHolders`)
+    wherever a path addresses one (`/accountHolders/{}`, or under the collection itself)."""
+    member = "/" + collection.rsplit("/", 1)[-1] + "/{}"
+    return [operation for operation in operations
+            if operation.api == api and operation.path and path_shape(operation.path).endswith(member)]
+
+
+def sole_write(operation: Chunk, operations: Sequence[Chunk]) -> Chunk | None:
+    """The one operation that writes (POST, PUT or PATCH) the path `operation` acts on (`POST …/comments` beside `GET
+    …/comments`); None when none or several do (Kubernetes' `…/scale`: `PUT` and `PATCH`)."""
+    shape = path_shape(operation.path)
+    writes = [other for other in operations if other.api == operation.api and other.covers and other.path
+              and path_shape(other.path) == shape and other.method.lower() in ("post", "put", "patch")]
+    return writes[0] if len(writes) == 1 else None
 
 
 def named_keys(question: str) -> set[str]:
@@ -198,9 +214,7 @@ def state_operation(subject: Chunk, action: str, operations: Sequence[Chunk], on
     wanted = word_forms(action)
     shape = path_shape(subject.path)
     if one and not is_item_path(subject.path):
-        member = "/" + shape.rsplit("/", 1)[-1] + "/{}"
-        items = {shape + "/{}"} | {path_shape(op.path) for op in operations
-                                   if op.api == subject.api and op.path and path_shape(op.path).endswith(member)}
+        items = {shape + "/{}"} | {path_shape(op.path) for op in _members_of(shape, subject.api, operations)}
     else:
         owner = {shape.rpartition("/")[0]} if not is_item_path(subject.path) else set()
         items = {_kept_item(subject, operations)} | owner
