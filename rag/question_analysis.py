@@ -149,13 +149,14 @@ def requested_write(question: str) -> WriteRequest | None:
     return None
 
 
-_ONE = re.compile(r"\bone\b(?:\s+(?P<next>[a-z]+)|\s*(?:[^\sa-z]|$))", re.I)
+_ONE = re.compile(r"(?<!new )(?<!another )\bone\b(?:\s+(?P<next>[a-z]+)|\s*(?:[^\sa-z]|$))", re.I)
 
 
 def points_to_one(question: str) -> bool:
     """Whether the question points to one member of a set with the pronoun "one" ("how do I get a single one?",
     "delete one", "fetch one by its id", "one of them"): "one" ends it, or a punctuation mark or a word that ends
-    a noun phrase (`write_object_ends`) follows it; not the number of "in one call", "one file"."""
+    a noun phrase (`write_object_ends`) follows it; not the number of "in one call", "one file", nor a member yet to
+    be made ("add a new one", "create another one")."""
     return any(match.group("next") is None or match.group("next").lower() in _object_ends()
                for match in _ONE.finditer(question))
 

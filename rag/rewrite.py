@@ -34,6 +34,8 @@ from rag.question_analysis import (
 )
 from rag.retrieve.named_operations import OperationNames
 from rag.subject_paths import (
+    collection_create,
+    done_by_another,
     elsewhere_named,
     kept_under,
     member_operation,
@@ -231,6 +233,8 @@ def offline_rewrite(
 
 # "the same for time off requests": what an elliptical follow-up names instead is a short noun phrase.
 MAX_OBJECT_WORDS = 4
+# "one" of a collection, one there or one to be made ("how do I add one?", "add a new one").
+_ONE_WORD = re.compile(r"\bone\b", re.IGNORECASE)
 
 
 def with_subject(
@@ -273,6 +277,9 @@ def with_subject(
                        subject_words="", keeps_subject=False)
     if pointed := _pointed_operation(query, subject, own_methods, operations):
         return pointed
+    # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
+    # runner`), not the subject.
+    other_action = other_action or (not own_methods and done_by_another(subject, asked_action(query.focus), operations))
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
     # subject is what it is about, not what must lead.
@@ -307,6 +314,11 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
         # to closed does.
         said = operation_words(state.summary, state.operation_id, state.method, state.path)
         return replace(query, subject=state.covers[0], subject_words=f"{operation_label(state)} {said}",
+                       keeps_subject=True, moved_subject=True)
+    if _ONE_WORD.search(query.focus) and (made := collection_create(subject, own_methods, operations)):
+        # "how do I add one?", "add a new one" after listing environments: the collection's `POST`.
+        said = operation_words(made.summary, made.operation_id, made.method, made.path)
+        return replace(query, subject=made.covers[0], subject_words=f"{operation_label(made)} {said}",
                        keeps_subject=True, moved_subject=True)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
         if not own_methods and action:

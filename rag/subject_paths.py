@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import path_shape, path_terms
-from rag.corpus.vocabulary import function_words, singular, topic_keys, word_forms
+from rag.corpus.vocabulary import function_words, operation_words, singular, topic_keys, word_forms
 from rag.data import data_table
 from rag.question_analysis import question_methods
 
@@ -47,6 +47,30 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     # /balancePlatforms/{id}/accountHolders`, one holder at `/accountHolders/{id}`): the one such path.
     elsewhere = _members_of(shape[:-3], subject.api, fits)
     return elsewhere[0] if len(elsewhere) == 1 else None
+
+
+def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Chunk]) -> Chunk | None:
+    """The `POST` of the collection the subject acts on (`GET /projects/{id}/environments` → `POST
+    /projects/{id}/environments`) when `methods` (the question's) ask for one: adding one to a collection is done
+    there, not by the `PUT` of a member; None when the subject acts on an item or no such operation is indexed."""
+    if "post" not in methods or not subject.path or is_item_path(subject.path):
+        return None
+    shape = path_shape(subject.path)
+    return next((operation for operation in operations if operation.api == subject.api and operation.covers
+                 and operation.method.lower() == "post" and path_shape(operation.path) == shape), None)
+
+
+def done_by_another(subject: Chunk, action: str, operations: Sequence[Chunk]) -> bool:
+    """Whether `action` (the verb a follow-up asks to do, "disable") opens what another operation of the subject's
+    API does (`Disable project's runner`) and not what the subject does (`Enable a runner for a project`)."""
+    def verb(operation: Chunk) -> str:
+        words = re.findall(r"[a-z]+", operation_words(operation.summary, operation.operation_id, "", "").lower())
+        return words[0] if words else ""
+
+    if not action or verb(subject) == action:
+        return False
+    return any(operation.api == subject.api and operation is not subject and verb(operation) == action
+               for operation in operations)
 
 
 def _members_of(collection: str, api: str, operations: Sequence[Chunk]) -> list[Chunk]:

@@ -13,6 +13,7 @@ from rag.question_analysis import (
     asked_action,
     asked_sentence,
     is_yes_no,
+    points_to_one,
     question_methods,
     requested_write,
     verb_methods,
@@ -177,3 +178,10 @@ def test_the_asked_sentence_is_the_last_one() -> None:
     assert asked_sentence("one of them went on the wrong invoice, how do I reverse it?") == (
         "one of them went on the wrong invoice, how do I reverse it?")
     assert asked_sentence("version 1.2 of it?") == "version 1.2 of it?"
+
+
+def test_one_points_to_a_member_there_not_to_one_yet_to_be_made() -> None:
+    for question in ("how do I get a single one?", "delete one", "fetch one by its id", "one of them"):
+        assert points_to_one(question), question
+    for question in ("add a new one", "how do I create another one?", "New one please", "in one call", "one file"):
+        assert not points_to_one(question), question

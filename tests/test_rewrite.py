@@ -548,3 +548,37 @@ def test_a_word_used_as_the_question_s_verb_names_no_topic() -> None:
     topics = frozenset({"hooks", "hook", "amount_updates", "updates", "update"})
     assert not names_a_new_topic("update one", history, topics)
     assert names_a_new_topic("what about updates?", history, topics)  # the noun still names the resource
+
+
+def test_adding_one_to_the_listed_collection_is_the_collection_s_post() -> None:
+    """GitLab's environments: "how do I add one?" and "add a new one" after listing them led with `PUT
+    …/environments/{environment_id}` (the verb "add" asks for a POST or a PUT, and a member's PUT was taken as the
+    one pointed to); adding one is the collection's `POST`. "delete one" still points to a member."""
+    listing = operation("get", "/projects/{id}/environments", "Get all environments of the project")
+    create = operation("post", "/projects/{id}/environments", "Creates a new environment")
+    update = operation("put", "/projects/{id}/environments/{environment_id}", "Updates an existing environment")
+    delete = operation("delete", "/projects/{id}/environments/{environment_id}", "Deletes an existing environment")
+    history = turns("show me the environments of a project", "Use GET /projects/{id}/environments. [1]")
+    topics = frozenset({"environments", "environment", "projects", "project"})
+    for question in ("how do I add one?", "add a new one", "create another one"):
+        query = rewrite_query(question, history, topics=topics, operations=[listing, create, update, delete]).query
+        assert query.subject == create.covers[0] and query.keeps_subject, question
+    deleting = rewrite_query("delete one", history, topics=topics, operations=[listing, create, update, delete])
+    assert deleting.query.subject == delete.covers[0]
+
+
+def test_an_action_another_operation_does_is_not_the_subject_s() -> None:
+    """GitLab: "and disable it again" after enabling a runner for a project (`POST /projects/{id}/runners`, "Enable
+    a runner for a project") kept the subject first ("names nothing of its own"), over the ranker's `DELETE
+    …/runners/{runner_id}` ("Disable project's runner"). An action that opens what another operation of the API
+    does is not the subject's: the subject's path is searched for and does not lead. An action the subject does
+    ("and enable another?") or none of the API's operations does ("and page through them?") keeps it."""
+    enable = operation("post", "/projects/{id}/runners", "Enable a runner for a project")
+    disable = operation("delete", "/projects/{id}/runners/{runner_id}", "Disable project's runner")
+    history = turns("enable a runner for my project", "Use POST /projects/{id}/runners. [1]")
+    topics = frozenset({"runners", "runner", "projects", "project"})
+    query = rewrite_query("and disable it again", history, topics=topics, operations=[enable, disable]).query
+    assert query.subject == enable.covers[0] and not query.keeps_subject
+    assert query.subject_words == enable.path
+    for kept in ("enable it again", "and how do I page through them?"):
+        assert rewrite_query(kept, history, topics=topics, operations=[enable, disable]).query.keeps_subject, kept

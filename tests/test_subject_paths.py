@@ -6,6 +6,8 @@ from dataclasses import replace
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.subject_paths import (
+    collection_create,
+    done_by_another,
     member_operation,
     named_keys,
     named_under,
@@ -137,3 +139,25 @@ def test_the_write_that_sets_the_state_the_action_names() -> None:
     assert state_operation(listed, "suspend", account) is update  # "suspend it": the account they belong to
     assert state_operation(read, "rename", account) is None  # no value is a form of it
     assert state_operation(read, "delete", account) is None  # a verb of HTTP's own: its method says it
+
+
+def test_one_added_to_a_collection_is_made_by_its_post() -> None:
+    listing = operation("get", "/projects/{id}/environments")
+    create = operation("post", "/projects/{id}/environments")
+    update = operation("put", "/projects/{id}/environments/{environment_id}")
+    environments = [listing, create, update]
+    assert collection_create(listing, {"post", "put"}, environments) is create
+    assert collection_create(listing, {"put"}, environments) is None  # no POST asked
+    assert collection_create(update, {"post"}, environments) is None  # the subject acts on an item
+    assert collection_create(listing, {"post"}, [listing, update]) is None  # nothing makes one
+
+
+def test_an_action_is_another_operation_s_when_its_summary_opens_with_it() -> None:
+    enable = replace(operation("post", "/projects/{id}/runners"), summary="Enable a runner for a project")
+    disable = replace(operation("delete", "/projects/{id}/runners/{runner_id}"), summary="Disable project's runner")
+    assert done_by_another(enable, "disable", [enable, disable])
+    assert not done_by_another(enable, "enable", [enable, disable])  # the subject's own
+    assert not done_by_another(enable, "page", [enable, disable])  # no operation's
+    assert not done_by_another(enable, "", [enable, disable])
+    other_api = replace(disable, api="other")
+    assert not done_by_another(enable, "disable", [enable, other_api])
