@@ -91,7 +91,8 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     if method == "post" and is_item_path(path):
         methods = methods | {"patch", "put"}
     above = segment_words(segments[-2]) if len(segments) > 1 else []
-    return resource, methods, frozenset(normalize_term(word) for word in above)
+    # each word of the segment above, and its whole name (`access_request` of `/access_requests/{user_id}/approve`)
+    return resource, methods, frozenset(normalize_term(word) for word in [*above, "_".join(above)] if word)
 
 
 def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[str]] | None:
@@ -205,12 +206,28 @@ def _an_action_on_its_parent(
     operations: Sequence[Chunk],
     effects: dict[int, tuple[str, frozenset[str], frozenset[str]]],
 ) -> bool:
-    """Whether what the object names is an action on the collection above it, no records: nothing reads it or
-    addresses one of it, and an operation on the collection above (`above`) performs the write (Postmark's `POST
-    /templates/validate`: "how do I delete it?" after validating a template deletes the template)."""
-    if not acting or any(op.method.lower() == "get" or is_item_path(op.path) for op in acting):
+    """Whether what the object names is an action on, or one view of, what is above it, no records: nothing
+    addresses one of it, nothing reads it unless it is a view, and an operation on what is above (`above`) performs
+    the write (Postmark's `POST /templates/validate`: "how do I delete it?" after validating a template deletes the
+    template; GitLab's `PUT …/access_requests/{user_id}/approve`: "remove them" removes the access requests)."""
+    if not acting or any(is_item_path(op.path) for op in acting):
+        return False
+    if any(op.method.lower() == "get" for op in acting) and not _a_view_of_an_item(acting):
         return False
     return any(effects[id(op)][0] in above and effects[id(op)][1] & set(methods) for op in operations)
+
+
+def _a_view_of_an_item(acting: Sequence[Chunk]) -> bool:
+    """Whether the operations only read one thing of an item, named in the singular right after the item's
+    parameter (GitLab's `GET …/snippets/{snippet_id}/raw`: "delete it" after reading it deletes the snippet; not
+    `GET …/projects/{id}/languages`, a set of records, which "delete them" asks to delete)."""
+    for op in acting:
+        parts = op.path.rstrip("/").split("/")
+        words = segment_words(parts[-1])
+        if op.method.lower() != "get" or len(parts) < 2 or not parts[-2].startswith("{") or not words \
+                or singular(words[-1].lower()) != words[-1].lower():
+            return False
+    return True
 
 
 def _owners(words: Sequence[str]) -> list[str]:

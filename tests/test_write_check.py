@@ -230,6 +230,31 @@ def test_an_action_on_a_collection_is_no_record_type_where_the_collection_s_item
     assert _claimed("How do I delete a connect session?", sessions) == "connect_session"
 
 
+def test_an_action_or_one_view_of_an_item_is_no_record_type() -> None:
+    """GitLab: "remove them" after approving an access request (`PUT …/access_requests/{user_id}/approve`) and
+    "delete it" after reading a snippet's raw content (`GET …/snippets/{snippet_id}/raw`) were told "There is no
+    endpoint to remove approve records" / "to delete raw records" although the DELETE ranked first; the request is
+    of the item above (a parent of several words matched only word by word). A set of records read under an item
+    (`GET …/projects/{id}/pipelines`) stays claimed."""
+    from rag.query import Query
+
+    gitlab = _ops("PUT /projects/{id}/access_requests/{user_id}/approve",
+                  "DELETE /projects/{id}/access_requests/{user_id}",
+                  "GET /projects/{id}/snippets/{snippet_id}/raw", "DELETE /projects/{id}/snippets/{snippet_id}",
+                  "GET /projects/{id}/pipelines", "DELETE /projects/{id}")
+    removing = Query("remove them", previous="change their access level",
+                     subject="lms.paths./projects/{id}/access_requests/{user_id}/approve.put")
+    assert check_write_operation(removing, gitlab) is None
+    deleting = Query("delete it", previous="get the raw content of one",
+                     subject="lms.paths./projects/{id}/snippets/{snippet_id}/raw.get")
+    assert deleting.analysis.write is not None and deleting.analysis.write.object == ("raw",)
+    assert check_write_operation(deleting, gitlab) is None
+    pipelines = Query("delete them", previous="list the pipelines of my project",
+                      subject="lms.paths./projects/{id}/pipelines.get")
+    claimed = check_write_operation(pipelines, gitlab)
+    assert claimed is not None and claimed.resource == "pipeline"
+
+
 def test_an_api_version_is_no_kind_of_record() -> None:
     """Kubernetes: "how do I delete one?" after `GET /apis/apps/v1/` (the API group's resources) was told "There is no
     endpoint to delete v1 records"."""
