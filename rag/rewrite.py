@@ -105,10 +105,11 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
 
 
-# "What about folders?", "the same for folders", "and for candidates?": the earlier request, for something else.
+# "What about folders?", "the same for folders", "and for candidates?", "and the log?": the earlier request, for
+# something else.
 _ELLIPTICAL = re.compile(
     r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|the same for|same for|same thing for|"
-    r"what of|and also for|also for|likewise for)\b",
+    r"what of|and also for|also for|likewise for|and the)\b",
     re.IGNORECASE,
 )
 

@@ -63,9 +63,10 @@ def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Ch
 def done_by_another(subject: Chunk, action: str, operations: Sequence[Chunk]) -> bool:
     """Whether `action` (the verb a follow-up asks to do, "disable") opens what another operation of the subject's
     API does (`Disable project's runner`) and not what the subject does (`Enable a runner for a project`)."""
-    def verb(operation: Chunk) -> str:
-        words = re.findall(r"[a-z]+", operation_words(operation.summary, operation.operation_id, "", "").lower())
-        return words[0] if words else ""
+    def verb(operation: Chunk) -> str:  # a verb written with a hyphen as one word ("Re-run build": rerun)
+        words = re.findall(r"[a-z]+(?:-[a-z]+)*", operation_words(operation.summary, operation.operation_id, "", "")
+                           .lower())
+        return words[0].replace("-", "") if words else ""
 
     if not action or verb(subject) == action:
         return False

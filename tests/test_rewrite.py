@@ -582,3 +582,21 @@ def test_an_action_another_operation_does_is_not_the_subject_s() -> None:
     assert query.subject_words == enable.path
     for kept in ("enable it again", "and how do I page through them?"):
         assert rewrite_query(kept, history, topics=topics, operations=[enable, disable]).query.keeps_subject, kept
+
+
+def test_and_the_other_resource_asks_the_earlier_request_of_it() -> None:
+    """Adyen's Management API: "and the users?" after listing a merchant account's webhooks was read as a question
+    of its own ("users" names a resource the earlier question did not), and GitLab's `GET /users` led in a
+    two-API index; "and the …" asks the earlier request again for something else, as "what about the users?" does:
+    the same action on the merchant account's users."""
+    webhooks = operation("get", "/merchants/{merchantId}/webhooks", "List all webhooks")
+    webhook = operation("get", "/merchants/{merchantId}/webhooks/{webhookId}", "Get a webhook")
+    users = operation("get", "/merchants/{merchantId}/users", "Get a list of users")
+    history = turns("how do I list the webhooks of my merchant account?", "Use GET /merchants/{merchantId}/webhooks.")
+    gitlab_users = replace(operation("get", "/v3/users", "Get the list of users"), api="gitlab",
+                           covers=("gitlab.paths./v3/users.get",))
+    topics = frozenset({"webhooks", "webhook", "users", "user", "merchants", "merchant", "gitlab"})
+    for question in ("and the users?", "what about the users?"):
+        query = rewrite_query(question, history, topics=topics,
+                              operations=[webhooks, webhook, users, gitlab_users]).query
+        assert query.subject == users.covers[0], question

@@ -161,3 +161,7 @@ def test_an_action_is_another_operation_s_when_its_summary_opens_with_it() -> No
     assert not done_by_another(enable, "", [enable, disable])
     other_api = replace(disable, api="other")
     assert not done_by_another(enable, "disable", [enable, other_api])
+    # A verb written with a hyphen is one word: AppVeyor's `PUT /builds` ("Re-run build") is asked by "rerun it".
+    cancel = replace(operation("delete", "/builds/{account}/{project}/{version}"), summary="Cancel build")
+    rerun = replace(operation("put", "/builds"), summary="Re-run build")
+    assert done_by_another(cancel, "rerun", [cancel, rerun])
