@@ -226,8 +226,10 @@ def asked_cue_words(question: str, kind: str) -> frozenset[str]:
 
 # "revoke one", "and now cancel it", "comment on it": a request that opens with its verb, done to what it points
 # back to.
-_IMPERATIVE = re.compile(r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*([a-z]+)\s+"
+_LEADING_WORDS = r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*"
+_IMPERATIVE = re.compile(_LEADING_WORDS + r"([a-z]+)\s+"
                          r"(?:(?:on|to|for|from|with|about|into|onto)\s+)?(?:it|one|them|this|that|these|those)\b")
+_OPENING = re.compile(_LEADING_WORDS + r"([a-z]+)\b")
 
 
 def asked_action(question: str) -> str:
@@ -242,6 +244,14 @@ def asked_action(question: str) -> str:
     request = _IMPERATIVE.match(text.lower())
     verb = request.group(1) if request else ""
     return verb if verb not in function_words() and verb not in STOPWORDS else ""
+
+
+def opening_word(question: str) -> str:
+    """The word a request opens with, lower case, after "and", "now" …: its verb when it is one ("fire" of "fire a
+    test webhook"); "" for a word of English's own ("how", "the", "is")."""
+    match = _OPENING.match(question.replace("’", "'").lower())
+    word = match.group(1) if match else ""
+    return word if word not in function_words() and word not in STOPWORDS else ""
 
 
 def is_yes_no(question: str) -> bool:

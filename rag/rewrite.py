@@ -29,6 +29,7 @@ from rag.question_analysis import (
     asked_cues,
     asked_kinds,
     asked_sentence,
+    opening_word,
     points_to_one,
     question_methods,
 )
@@ -280,7 +281,8 @@ def with_subject(
         return pointed
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
     # runner`), not the subject.
-    other_action = other_action or (not own_methods and done_by_another(subject, asked_action(query.focus), operations))
+    asked = asked_action(query.focus) or opening_word(query.focus)  # "fire a test webhook" after updating one
+    other_action = other_action or (not own_methods and done_by_another(subject, asked, operations))
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
     # subject is what it is about, not what must lead.

@@ -61,16 +61,17 @@ def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Ch
 
 
 def done_by_another(subject: Chunk, action: str, operations: Sequence[Chunk]) -> bool:
-    """Whether `action` (the verb a follow-up asks to do, "disable") opens what another operation of the subject's
-    API does (`Disable project's runner`) and not what the subject does (`Enable a runner for a project`)."""
-    def verb(operation: Chunk) -> str:  # a verb written with a hyphen as one word ("Re-run build": rerun)
+    """Whether `action` (the verb a follow-up asks to do, "disable") opens, in any of its forms, what another
+    operation of the subject's API does (`Disable project's runner`, `Approves an access request`) and not what the
+    subject does (`Enable a runner for a project`)."""
+    def verb(operation: Chunk) -> frozenset[str]:  # a verb written with a hyphen is one word ("Re-run build": rerun)
         words = re.findall(r"[a-z]+(?:-[a-z]+)*", operation_words(operation.summary, operation.operation_id, "", "")
                            .lower())
-        return words[0].replace("-", "") if words else ""
+        return word_forms(words[0].replace("-", "")) if words else frozenset()
 
-    if not action or verb(subject) == action:
+    if not action or action in verb(subject):
         return False
-    return any(operation.api == subject.api and operation is not subject and verb(operation) == action
+    return any(operation.api == subject.api and operation is not subject and action in verb(operation)
                for operation in operations)
 
 

@@ -13,6 +13,7 @@ from rag.question_analysis import (
     asked_action,
     asked_sentence,
     is_yes_no,
+    opening_word,
     points_to_one,
     question_methods,
     requested_write,
@@ -185,3 +186,10 @@ def test_one_points_to_a_member_there_not_to_one_yet_to_be_made() -> None:
         assert points_to_one(question), question
     for question in ("add a new one", "how do I create another one?", "New one please", "in one call", "one file"):
         assert not points_to_one(question), question
+
+
+def test_the_word_a_request_opens_with() -> None:
+    assert opening_word("approve the one from alice") == "approve"
+    assert opening_word("and now archive it") == "archive"
+    for question in ("how do I page through them?", "the same for folders", "is it paginated?"):
+        assert opening_word(question) == "", question

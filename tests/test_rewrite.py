@@ -600,3 +600,16 @@ def test_and_the_other_resource_asks_the_earlier_request_of_it() -> None:
         query = rewrite_query(question, history, topics=topics,
                               operations=[webhooks, webhook, users, gitlab_users]).query
         assert query.subject == users.covers[0], question
+
+
+def test_a_request_opening_with_another_operation_s_verb_is_not_the_subject_s() -> None:
+    """GitLab: "approve the one from alice" after listing a project's access requests led with the list itself
+    ("names nothing of its own"); `Approves an access request for the given user` opens with a form of its verb,
+    so the subject does not lead and its path is searched for."""
+    listing = operation("get", "/projects/{id}/access_requests", "Gets a list of access requests for a project")
+    approve = operation("put", "/projects/{id}/access_requests/{user_id}/approve",
+                        "Approves an access request for the given user")
+    history = turns("list the access requests of my project", "Use GET /projects/{id}/access_requests. [1]")
+    topics = frozenset({"access_requests", "access_request", "projects", "project", "approve"})
+    query = rewrite_query("approve the one from alice", history, topics=topics, operations=[listing, approve]).query
+    assert not query.keeps_subject
