@@ -106,11 +106,11 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
 
 
-# "What about folders?", "the same for folders", "and for candidates?", "and the log?": the earlier request, for
-# something else.
+# "What about folders?", "the same for folders", "same thing but for a group", "and the log?", "now the tags": the
+# earlier request, for something else.
 _ELLIPTICAL = re.compile(
-    r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|the same for|same for|same thing for|"
-    r"what of|and also for|also for|likewise for|and the)\b",
+    r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|(?:the\s+)?same(?:\s+thing)?(?:\s+but)?\s+for|"
+    r"what of|and also for|also for|likewise for|and the|now for|now the)\b",
     re.IGNORECASE,
 )
 
@@ -235,6 +235,8 @@ def offline_rewrite(
 
 # "the same for time off requests": what an elliptical follow-up names instead is a short noun phrase.
 MAX_OBJECT_WORDS = 4
+# An elliptical follow-up naming what the request is for ("what about for a merchant?"), not what it acts on.
+_NAMES_AN_OWNER = re.compile(r"\s*(?:for|of|in|on|under|within)\b", re.IGNORECASE)
 # "one" of a collection, one there or one to be made ("how do I add one?", "add a new one").
 _ONE_WORD = re.compile(r"\bone\b", re.IGNORECASE)
 
@@ -256,7 +258,8 @@ def with_subject(
     # "the same for folders": a short object of its own, no pronoun pointing back ("what about just those …").
     elsewhere = (bool(named) and not query.rewritten and len(named.split()) <= MAX_OBJECT_WORDS
                  and not POINTS_BACK.search(named))
-    if elsewhere and (sibling := sibling_operation(subject, swapped, operations)):
+    for_owner = _NAMES_AN_OWNER.match(named) is not None
+    if elsewhere and (sibling := sibling_operation(subject, swapped, operations, for_owner)):
         # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
         said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
         return replace(query, rewritten=said, previous="", subject=sibling.covers[0],

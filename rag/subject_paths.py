@@ -285,10 +285,14 @@ def elsewhere_named(named: set[str], subject: Chunk, operations: Sequence[Chunk]
     return "api" if named & apis else ""
 
 
-def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chunk]) -> Chunk | None:
+def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chunk], owner: bool = False
+                      ) -> Chunk | None:
     """The operation of the subject's API and method whose path is the subject's with one resource segment
     swapped for one whose words the follow-up names (`PUT /files/{file_id}#add_shared_link` →
-    `PUT /folders/{folder_id}#add_shared_link` for "folders"); None when none, or more than one, fits."""
+    `PUT /folders/{folder_id}#add_shared_link` for "folders"); None when none, or more than one, fits. Where both
+    a swapped owner and a swapped last segment fit, `owner` (the follow-up names what it is for: "for a merchant")
+    chooses the owner (`GET /companies/{companyId}/webhooks` → `GET /merchants/{merchantId}/webhooks`, not
+    `GET /companies/{companyId}/merchants`), else the last segment."""
     own = path_shape(subject.path).split("/")
     found = []
     for operation in operations:
@@ -301,5 +305,7 @@ def sibling_operation(subject: Chunk, named: set[str], operations: Sequence[Chun
         segment = operation.path.strip().rstrip("/").split("/")[differ[0]]  # as written: its words (camelCase)
         words = path_terms("/" + segment)  # singular, without a format extension
         if words and words <= named:
-            found.append(operation)
-    return found[0] if len(found) == 1 else None
+            found.append((differ[0] < len(own) - 1, operation))
+    if len(found) > 1:
+        found = [(swaps_owner, operation) for swaps_owner, operation in found if swaps_owner == owner]
+    return found[0][1] if len(found) == 1 else None

@@ -613,3 +613,22 @@ def test_a_request_opening_with_another_operation_s_verb_is_not_the_subject_s() 
     topics = frozenset({"access_requests", "access_request", "projects", "project", "approve"})
     query = rewrite_query("approve the one from alice", history, topics=topics, operations=[listing, approve]).query
     assert not query.keeps_subject
+
+
+def test_the_earlier_request_again_in_other_words_of_ellipsis() -> None:
+    """GitLab: "same thing but for a group" after listing a project's members, and "now the tags" after listing its
+    branches, were read as questions of their own (`POST /groups` and `GET /version` led); they ask the earlier
+    request again for something else."""
+    project_members = operation("get", "/projects/{id}/members", "Gets a list of project members")
+    group_members = operation("get", "/groups/{id}/members", "Gets a list of group members")
+    create_group = operation("post", "/groups", "Create a group")
+    branches = operation("get", "/projects/{id}/repository/branches", "Get a project repository branches")
+    tags = operation("get", "/projects/{id}/repository/tags", "Get a project repository tags")
+    operations = [project_members, group_members, create_group, branches, tags]
+    topics = frozenset({"projects", "project", "groups", "group", "members", "member", "branches", "branch", "tags",
+                        "tag", "repository"})
+    members = turns("how do I list the members of a project?", "Use GET /projects/{id}/members. [1]")
+    query = rewrite_query("same thing but for a group", members, topics=topics, operations=operations).query
+    assert query.subject == group_members.covers[0]
+    listed = turns("list the branches of my repo", "Use GET /projects/{id}/repository/branches. [1]")
+    assert rewrite_query("now the tags", listed, topics=topics, operations=operations).query.subject == tags.covers[0]

@@ -13,6 +13,7 @@ from rag.subject_paths import (
     named_under,
     points_to_owner,
     segment_keys,
+    sibling_operation,
     state_operation,
     subresource_operation,
 )
@@ -165,3 +166,16 @@ def test_an_action_is_another_operation_s_when_its_summary_opens_with_it() -> No
     cancel = replace(operation("delete", "/builds/{account}/{project}/{version}"), summary="Cancel build")
     rerun = replace(operation("put", "/builds"), summary="Re-run build")
     assert done_by_another(cancel, "rerun", [cancel, rerun])
+
+
+def test_a_sibling_for_another_owner_or_of_another_resource() -> None:
+    """Adyen's Management API keeps webhooks under companies and merchants, and a company's merchants: "what about
+    for a merchant?" after listing a company's webhooks asks for a merchant's webhooks, "what about merchants?" for
+    the company's merchants; both fit the words, so what the follow-up says it is for chooses."""
+    company_webhooks = operation("get", "/companies/{companyId}/webhooks")
+    merchant_webhooks = operation("get", "/merchants/{merchantId}/webhooks")
+    company_merchants = operation("get", "/companies/{companyId}/merchants")
+    operations = [company_webhooks, merchant_webhooks, company_merchants]
+    assert sibling_operation(company_webhooks, {"merchant"}, operations, owner=True) is merchant_webhooks
+    assert sibling_operation(company_webhooks, {"merchant"}, operations) is company_merchants
+    assert sibling_operation(company_webhooks, {"merchant"}, [company_webhooks, merchant_webhooks]) is merchant_webhooks
