@@ -353,11 +353,11 @@ def follow_up_topics(question: str, subject: Chunk | None, topics: frozenset[str
     if subject is None:
         return topics, frozenset()
     # A question pointing back ("can I attach a photo of the receipt to it?", "one of them went on the wrong invoice,
-    # how do I reverse it?") asks about the subject whatever it names; nor does one asking a fact that names what any
-    # operation has ("what fields are required?") name a new topic. "How do I create a folder?" (or a custom field)
-    # is a new request even where a note has a `folder_id`.
+    # how do I reverse it?", "update one to also fire on tag pushes") asks about the subject whatever it names; nor
+    # does one asking a fact that names what any operation has ("what fields are required?") name a new topic. "How
+    # do I create a folder?" (or a custom field) is a new request even where a note has a `folder_id`.
     spelt = spelt_field_words(question, subject)
-    if POINTS_BACK.search(asked_sentence(question)):
+    if POINTS_BACK.search(asked_sentence(question)) or points_to_one(asked_sentence(question)):
         return frozenset(), spelt
     if asked_kinds(question) & FACTS_OF_AN_OPERATION:
         topics = without_operation_parts(topics)

@@ -632,3 +632,17 @@ def test_the_earlier_request_again_in_other_words_of_ellipsis() -> None:
     assert query.subject == group_members.covers[0]
     listed = turns("list the branches of my repo", "Use GET /projects/{id}/repository/branches. [1]")
     assert rewrite_query("now the tags", listed, topics=topics, operations=operations).query.subject == tags.covers[0]
+
+
+def test_one_pointed_to_makes_a_follow_up_whatever_else_it_names() -> None:
+    """GitLab: "update one to also fire on tag pushes" after listing a project's hooks was read as a question of
+    its own ("tag" and "push" name resources of the API) and a tag's release note led; "one" points back to the
+    listed hooks."""
+    hooks = operation("get", "/projects/{id}/hooks", "Get project hooks")
+    update = operation("put", "/projects/{id}/hooks/{hook_id}", "Update an existing project hook")
+    release = operation("put", "/projects/{id}/repository/tags/{tag_name}/release", "Update a tag's release note")
+    history = turns("how do I list the hooks of a project?", "Use GET /projects/{id}/hooks. [1]")
+    topics = frozenset({"hooks", "hook", "tags", "tag", "pushes", "push", "projects", "project"})
+    query = rewrite_query("update one to also fire on tag pushes", history, topics=topics,
+                          operations=[hooks, update, release]).query
+    assert query.subject == update.covers[0]
