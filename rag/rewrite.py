@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from rag.chunk import Chunk, resource_segments
+from rag.chunk import Chunk, is_item_path, resource_segments
 from rag.corpus.paths import METHOD_URL, path_terms
 from rag.corpus.vocabulary import (
     function_words,
@@ -282,9 +282,13 @@ def with_subject(
                        subject_words="", keeps_subject=False)
     if pointed := _pointed_operation(query, subject, own_methods, operations):
         return pointed
+    if _writes_another_resource(query, subject, operations):
+        # "add a trigger for it" after creating a pipeline: a write of another resource, a request of its own (the
+        # earlier question's words, or the subject's path, would find the subject again).
+        return replace(query, previous="", subject="", subject_words="", keeps_subject=False)
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
     # runner`), not the subject.
-    asked = asked_action(query.focus) or opening_word(query.focus)  # "fire a test webhook" after updating one
+    asked = asked_action(query.focus) or opening_word(query.focus)  # "approve the one from alice"
     other_action = other_action or (not own_methods and done_by_another(subject, asked, operations))
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
@@ -336,6 +340,23 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
         return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
                        keeps_subject=True, moved_subject=True)
     return None
+
+
+def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[Chunk]) -> bool:
+    """Whether the follow-up asks to create a resource of its own for the subject, one its API creates on a
+    collection's path the subject's path does not name ("add a trigger for it" after creating a pipeline: `POST
+    /triggers`); not what the subject has ("update its release type"), nor one no collection of the API creates
+    ("add a reviewer to it", where only a repository's default reviewers are written)."""
+    write = query.analysis.write
+    if write is None or write.carried or "post" not in write.methods or points_to_owner(query.focus):
+        return False
+    named = {singular(word.lower()) for word in write.object if word.lower() not in function_words()}
+    if not named or named & path_terms(subject.path):
+        return False
+    return any(operation.api == subject.api and operation.method.lower() == "post" and operation.path
+               and not is_item_path(operation.path)
+               and named & path_terms("/" + "/".join(resource_segments(operation.path)[-1:]))
+               for operation in operations)
 
 
 def _without_resource(text: str, subject: Chunk) -> str:

@@ -646,3 +646,20 @@ def test_one_pointed_to_makes_a_follow_up_whatever_else_it_names() -> None:
     query = rewrite_query("update one to also fire on tag pushes", history, topics=topics,
                           operations=[hooks, update, release]).query
     assert query.subject == update.covers[0]
+
+
+def test_creating_another_resource_for_the_subject_is_a_request_of_its_own() -> None:
+    """A CI platform's API in Harness's shape: "add a trigger for it" after creating a pipeline led with `POST
+    /pipelines` again (the subject kept first, its words searched); the API creates triggers on a collection of their
+    own (`POST /triggers`), so the follow-up is a request of its own. Not so for what the subject has ("update its
+    release type"), nor for a resource no collection of the API creates ("add a reviewer to it")."""
+    create = operation("post", "/pipeline/api/pipelines/v2", "Create a Pipeline")
+    trigger = operation("post", "/pipeline/api/triggers", "Create a Trigger")
+    reviewers = operation("put", "/repositories/{id}/default-reviewers/{username}", "Add a default reviewer")
+    operations = [create, trigger, reviewers]
+    topics = frozenset({"pipelines", "pipeline", "triggers", "trigger", "reviewers", "reviewer", "releases"})
+    history = turns("how do I create a pipeline?", "Use POST /pipeline/api/pipelines/v2. [1]")
+    query = rewrite_query("add a trigger for it", history, topics=topics, operations=operations).query
+    assert not query.subject and not query.previous and query.standalone == "add a trigger for it"
+    for kept in ("add a reviewer to it", "update its release type"):
+        assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == create.covers[0]
