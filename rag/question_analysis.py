@@ -247,8 +247,9 @@ def asked_action(question: str) -> str:
 
 
 def opening_word(question: str) -> str:
-    """The word a request opens with, lower case, after "and", "now" …: its verb when it is one ("fire" of "fire a
-    test webhook"); "" for a word of English's own ("how", "the", "is")."""
+    """The word a request opens with, lower case, after "and", "now" …: its verb when it is one ("approve" of
+    "approve the one from alice"); "" for a word of English's own ("how", "the", "is", and "fire" or "show", which
+    the stop-word list holds)."""
     match = _OPENING.match(question.replace("’", "'").lower())
     word = match.group(1) if match else ""
     return word if word not in function_words() and word not in STOPWORDS else ""
