@@ -8,10 +8,10 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts
-from rag.corpus.paths import path_shape
 from rag.generate.context import ContextBlock
 from rag.generate.said import is_operation, operation_label, value_facts
 from rag.ingest.pagination import page_size_beside
+from rag.retrieve.ordering import collection_listing
 
 # "the default number of results per page", "the default page size": what each page holds, its size (not "the
 # default page", its number).
@@ -100,6 +100,5 @@ def paging(anchor: ContextBlock, blocks: Sequence[ContextBlock], settled: bool =
 def own_listing(anchor: ContextBlock, blocks: Sequence[ContextBlock]) -> ContextBlock | None:
     """The block listing the collection the anchor operation acts on: a GET of the anchor's path without a last
     parameter (`POST /webhooks`, `DELETE /webhooks/{id}` → `GET /webhooks`); None when none is among the blocks."""
-    collection = path_shape(anchor.chunk.path).removesuffix("/{}") or "/"
-    return next((block for block in blocks if is_operation(block) and block.chunk.api == anchor.chunk.api
-                 and block.chunk.method.lower() == "get" and path_shape(block.chunk.path) == collection), None)
+    listing = collection_listing(anchor.chunk, [block.chunk for block in blocks if is_operation(block)])
+    return next((block for block in blocks if block.chunk is listing), None) if listing is not None else None

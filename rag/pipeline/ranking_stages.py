@@ -25,6 +25,7 @@ from rag.retrieve.lookup import lift_lookup, names_foreign_values
 from rag.retrieve.named_operations import NAMED_SCORE, OperationNames, named_operations, precondition_spans
 from rag.retrieve.ordering import (
     balance_by_api,
+    collection_listing,
     demote_repeated_covers,
     interleave_by_api,
     schemas_last,
@@ -233,6 +234,37 @@ class LookupLift:
             if note:
                 trace.note(note)
         return ranking.led_by(lifted, self.name), trace.events
+
+
+# How far down a paging question's ranking the listing it asks of may stand (the first five: hit@5).
+PAGING_LISTING_WITHIN = 5
+
+
+@dataclass(frozen=True)
+class PagesAsked:
+    """A new question asking how to page through results ("how do I page through incidents?") asks of an operation
+    that pages: where the first candidate takes no paging parameters, the listing of its own collection (`POST
+    /incidents` → `GET /incidents`, `rag.retrieve.ordering.collection_listing`) leads when it pages and stands among
+    the first candidates. The lead sentence answers the question from that listing (rag.generate.paging)."""
+
+    name: ClassVar[str] = "paging"
+
+    def run(self, state: PipelineState) -> Step[Ranking]:
+        """The ranking with the paging listing first, when the question asks how to page."""
+        trace, ranking, query = StageTrace(self.name), state.ranking, state.scope.query
+        candidates = list(ranking.candidates)
+        if ("pagination" not in query.analysis.asks or query.follows_up or not candidates
+                or candidates[0].chunk.kind != "operation" or candidates[0].chunk.pagination is not None):
+            return ranking, trace.events
+        with trace.timed():
+            near = candidates[:PAGING_LISTING_WITHIN]
+            listing = collection_listing(candidates[0].chunk, [c.chunk for c in near])
+            if listing is None or listing.pagination is None:
+                return ranking, trace.events
+            lifted = next(c for c in near if c.chunk is listing)
+            trace.note(f"a paging question: {listing.title}, the listing of {candidates[0].chunk.title}'s collection, "
+                       "pages and leads")
+        return ranking.led_by([lifted, *(c for c in candidates if c is not lifted)], self.name), trace.events
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rag.chunk import Chunk
+from rag.corpus.paths import path_shape
 from rag.corpus.vocabulary import schema_name
 from rag.results import RetrievedChunk
 
@@ -122,3 +124,12 @@ def shared_headers_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[Retr
         return list(ranked)
     rest = [c for c in ranked if c is not shared]
     return [*rest[: k - 1], shared, *rest[k - 1:]]
+
+
+def collection_listing(anchor: Chunk, chunks: Sequence[Chunk]) -> Chunk | None:
+    """The operation among `chunks` that lists the collection the anchor operation acts on: a GET of the anchor's
+    path without a last parameter (`POST /webhooks`, `DELETE /webhooks/{id}` → `GET /webhooks`); None when none is
+    there."""
+    collection = path_shape(anchor.path).removesuffix("/{}") or "/"
+    return next((chunk for chunk in chunks if chunk.kind == "operation" and chunk.api == anchor.api
+                 and chunk.method.lower() == "get" and path_shape(chunk.path) == collection), None)

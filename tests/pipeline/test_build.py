@@ -24,7 +24,7 @@ def test_each_config_runs_the_stages_its_settings_switch_on(fixture_index: Index
     engine = Engine(fixture_index, default_llm="extractive")
     assert stage_names("C0", engine) == ["rewrite", "embed", "retrieve", "order", "top_k"]
     assert stage_names("full", engine) == [
-        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "subject", "named", "top_k",
+        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "paging", "subject", "named", "top_k",
         "write_check", "gate",
     ]
     assert engine.pipeline(PRESETS["full"]).generate.name == "generate"

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, PaginationFacts
 from rag.config import PRESETS, Config
 from rag.facts import MissingWrite
 from rag.index.store import Index
@@ -22,6 +22,7 @@ from rag.pipeline.ranking_stages import (
     LookupLift,
     NamedOperations,
     Order,
+    PagesAsked,
     Rerank,
     Retrieve,
     TopK,
@@ -384,3 +385,27 @@ def test_the_learned_ranker_of_an_index_generation_follows_a_rebuilt_model(
     assert first.model is before and learned_ranker(engine.index, snapshot) is first  # made once
     monkeypatch.setattr(module, "load_model", lambda: after)
     assert learned_ranker(engine.index, snapshot).model is after
+
+
+def test_a_paging_question_is_led_by_the_listing_that_pages(engine: Engine) -> None:
+    """PagerDuty: "how do I page through incidents?" had `POST /incidents` (then `PUT /incidents`) first, though the
+    lead answered from `GET /incidents`, which pages: the listing of the first's collection leads when it pages and
+    stands among the first five; not for a listing that takes no paging parameters, nor a question that asks no
+    paging, nor a follow-up (its subject's stage decides)."""
+    def op(method: str, path: str, pages: bool = False) -> Chunk:
+        chunk = make_chunk(f"pd.paths.{path}.{method}", f"{method.upper()} {path}", kind="operation")
+        return replace(chunk, method=method, path=path,
+                       pagination=PaginationFacts("offset", size="limit", offset="offset") if pages else None)
+
+    create, update, listing = op("post", "/incidents"), op("put", "/incidents"), op("get", "/incidents", pages=True)
+    pool = retrieved(create, update, listing)
+    state = run(state_for("how do I page through incidents?", candidates=list(pool)), engine, PagesAsked())
+    assert [c.chunk for c in state.ranking.candidates] == [listing, create, update]
+    assert state.ranking.candidates[0].placed_by == "paging" and notes_of(state, "paging")
+    flat = retrieved(create, update, op("get", "/incidents"))
+    assert list(run(state_for("how do I page through incidents?", candidates=list(flat)), engine,
+                    PagesAsked()).ranking.candidates) == flat
+    assert list(run(state_for("how do I create an incident?", candidates=list(pool)), engine,
+                    PagesAsked()).ranking.candidates) == pool
+    follow_up = Query("how do I page through them?", previous="how do I create an incident?")
+    assert list(run(state_for(follow_up, candidates=list(pool)), engine, PagesAsked()).ranking.candidates) == pool
