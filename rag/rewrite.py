@@ -106,11 +106,11 @@ def names_a_new_topic(question: str, history: Sequence[dict[str, str]], topics: 
     return bool(without_operation_parts(frozenset((named & topics) - previous - facts)))
 
 
-# "What about folders?", "the same for folders", "same thing but for a group", "and the log?", "now the tags": the
-# earlier request, for something else.
+# "What about folders?", "the same for folders", "same thing but for a group", "and the log?", "and an input set",
+# "now the tags": the earlier request, for something else.
 _ELLIPTICAL = re.compile(
     r"^\s*(?:(?:and|ok|okay|so)\s*,?\s+)?(?:what about|how about|and for|(?:the\s+)?same(?:\s+thing)?(?:\s+but)?\s+for|"
-    r"what of|and also for|also for|likewise for|and the|now for|now the)\b",
+    r"what of|and also for|also for|likewise for|and the|and an?|now for|now the)\b",
     re.IGNORECASE,
 )
 

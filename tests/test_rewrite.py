@@ -632,6 +632,7 @@ def test_the_earlier_request_again_in_other_words_of_ellipsis() -> None:
     assert query.subject == group_members.covers[0]
     listed = turns("list the branches of my repo", "Use GET /projects/{id}/repository/branches. [1]")
     assert rewrite_query("now the tags", listed, topics=topics, operations=operations).query.subject == tags.covers[0]
+    assert rewrite_query("and a tag?", listed, topics=topics, operations=operations).query.subject == tags.covers[0]
 
 
 def test_one_pointed_to_makes_a_follow_up_whatever_else_it_names() -> None:
