@@ -237,6 +237,8 @@ def offline_rewrite(
 MAX_OBJECT_WORDS = 4
 # An elliptical follow-up naming what the request is for ("what about for a merchant?"), not what it acts on.
 _NAMES_AN_OWNER = re.compile(r"\s*(?:for|of|in|on|under|within)\b", re.IGNORECASE)
+# A question asking which of something there are ("and which origins are allowed?", "what webhooks does it have?").
+_ASKS_WHICH = re.compile(r"^\W*(?:(?:and|so|ok|okay|then)\W+)*(?:which|what)\b(?!\s+about\b)", re.IGNORECASE)
 # "one" of a collection, one there or one to be made ("how do I add one?", "add a new one").
 _ONE_WORD = re.compile(r"\bone\b", re.IGNORECASE)
 
@@ -304,7 +306,9 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
     (`state_operation`), else one member of the subject's collection (`member_operation`); None when it points to
     none of them."""
     action = asked_action(query.focus)
-    if under := subresource_operation(subject, named_keys(query.focus), own_methods, operations,
+    # "and which origins are allowed?" after generating a key asks what there is: a read, not the subject's method.
+    methods = own_methods or ({"get"} if _ASKS_WHICH.match(query.focus) else set())
+    if under := subresource_operation(subject, named_keys(query.focus), methods, operations,
                                       points_to_owner(query.focus), action):
         if not own_methods and under.method.lower() == "get" and action in segment_keys(
                 resource_segments(under.path)[-1]):

@@ -664,3 +664,16 @@ def test_creating_another_resource_for_the_subject_is_a_request_of_its_own() -> 
     assert not query.subject and not query.previous and query.standalone == "add a trigger for it"
     for kept in ("add a reviewer to it", "update its release type"):
         assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == create.covers[0]
+
+
+def test_which_of_what_the_subject_keeps_is_a_read() -> None:
+    """Adyen's Management API: "and which origins are allowed?" after generating a client key for an API credential
+    pointed to `POST …/allowedOrigins` (the subject's method); asking which there are is the list's `GET`."""
+    generate = operation("post", "/apiCredentials/{apiCredentialId}/generateClientKey", "Generate new client key")
+    listing = operation("get", "/apiCredentials/{apiCredentialId}/allowedOrigins", "Get a list of allowed origins")
+    create = operation("post", "/apiCredentials/{apiCredentialId}/allowedOrigins", "Create an allowed origin")
+    history = turns("generate a client key for it", "Use POST /apiCredentials/{apiCredentialId}/generateClientKey.")
+    topics = frozenset({"origins", "origin", "allowed_origins", "credentials", "credential"})
+    query = rewrite_query("and which origins are allowed?", history, topics=topics,
+                          operations=[generate, listing, create]).query
+    assert query.subject == listing.covers[0]
