@@ -22,7 +22,7 @@ from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_
 from rag.answerability import LLMAnswerabilityJudge
 from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile, profile_for
-from rag.corpus.vocabulary import operation_words
+from rag.corpus.vocabulary import operation_gist
 from rag.errors import RagError
 from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
@@ -37,14 +37,6 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     """The best cosine similarity between the context's query and any chunk of `chunking` or the docs."""
     found = (ctx.best_similarity(strategy) for strategy in (chunking, "docs"))
     return max((similarity for similarity in found if similarity is not None), default=0.0)
-
-
-def operation_gist(chunk: Chunk) -> str:
-    """What an operation does, as the gate compares it with a question: its summary, spelled out in words when
-    the spec wrote an identifier there (`getLatestCountryDataByName` → "get latest country data by name", which
-    an embedding model reads as words), else its operationId in words, else its method and path in words
-    (`rag.corpus.vocabulary.operation_words`)."""
-    return operation_words(chunk.summary, chunk.operation_id, chunk.method, chunk.path)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -11,6 +11,7 @@ from rag.chunk import Chunk, is_item_path, resource_segments
 from rag.corpus.paths import METHOD_URL, path_terms
 from rag.corpus.vocabulary import (
     function_words,
+    operation_gist,
     operation_words,
     readable_name,
     singular,
@@ -263,9 +264,7 @@ def with_subject(
     for_owner = _NAMES_AN_OWNER.match(named) is not None
     if elsewhere and (sibling := sibling_operation(subject, swapped, operations, for_owner)):
         # "What about folders?" after adding a shared link to a file: the same action on a folder's path.
-        said = operation_words(sibling.summary, sibling.operation_id, sibling.method, sibling.path)
-        return replace(query, rewritten=said, previous="", subject=sibling.covers[0],
-                       subject_words=f"{operation_label(sibling)} {said}", keeps_subject=True, moved_subject=True)
+        return _moved_to(query, sibling, rewritten=operation_gist(sibling), previous="")
     content = {singular(word) for word in re.findall(r"[a-z0-9]+", named.lower()) if word not in function_words()}
     if elsewhere and (other := elsewhere_named(content, subject, operations)):
         # "what about candidates in ATS?" after listing HRIS employees names another API or another API's
@@ -274,7 +273,7 @@ def with_subject(
         action = _without_resource(words, subject) if other == "resource" else words
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject="", subject_words="",
                        keeps_subject=False)
-    own = path_terms("/" + "/".join(resource_segments(subject.path)[-1:]))
+    own = _last_resource_terms(subject.path)
     if elsewhere and (swapped & resources) - own:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
         # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
@@ -320,30 +319,35 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
                 return replace(query, subject=under.covers[0], subject_words=under.path, keeps_subject=False)
             under = write  # "comment on it" after reading a pull request: `POST …/comments`, its one write
         # "and as a pdf?" after reading a quote: what the API keeps under the quote (`GET /Quotes/{QuoteID}/pdf`).
-        said = operation_words(under.summary, under.operation_id, under.method, under.path)
-        return replace(query, subject=under.covers[0], subject_words=f"{operation_label(under)} {said}",
-                       keeps_subject=True, moved_subject=True)
+        return _moved_to(query, under)
     if not own_methods and (state := state_operation(subject, action, operations, points_to_one(query.focus))):
         # "close it" after reading a balance account: no path names the action, the write that sets its `status`
         # to closed does.
-        said = operation_words(state.summary, state.operation_id, state.method, state.path)
-        return replace(query, subject=state.covers[0], subject_words=f"{operation_label(state)} {said}",
-                       keeps_subject=True, moved_subject=True)
+        return _moved_to(query, state)
     if _ONE_WORD.search(query.focus) and (made := collection_create(subject, own_methods, operations)):
         # "how do I add one?", "add a new one" after listing environments: the collection's `POST`.
-        said = operation_words(made.summary, made.operation_id, made.method, made.path)
-        return replace(query, subject=made.covers[0], subject_words=f"{operation_label(made)} {said}",
-                       keeps_subject=True, moved_subject=True)
+        return _moved_to(query, made)
     if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
         if not own_methods and action:
             # "how do I reactivate one?" after listing bounces: an action on one of them that no verb of HTTP's
             # own names, so not the subject's (`GET …/{id}`); one member's path is searched for, no operation leads.
             return replace(query, subject=member.covers[0], subject_words=member.path, keeps_subject=False)
         # "how do I get a single one?" after listing employees: the operation on one of them (`GET …/{id}`).
-        said = operation_words(member.summary, member.operation_id, member.method, member.path)
-        return replace(query, subject=member.covers[0], subject_words=f"{operation_label(member)} {said}",
-                       keeps_subject=True, moved_subject=True)
+        return _moved_to(query, member)
     return None
+
+
+def _moved_to(query: Query, operation: Chunk, **more: str) -> Query:
+    """The query whose subject moves to the operation the follow-up points to, which leads (`more`: further fields
+    of the query, the sibling's rewritten text)."""
+    return replace(query, subject=operation.covers[0],
+                   subject_words=f"{operation_label(operation)} {operation_gist(operation)}", keeps_subject=True,
+                   moved_subject=True, **more)
+
+
+def _last_resource_terms(path: str) -> frozenset[str]:
+    """The words of a path's last resource segment, singular (`/projects/{id}/environments` → environment)."""
+    return path_terms("/" + "/".join(resource_segments(path)[-1:]))
 
 
 def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[Chunk]) -> bool:
@@ -359,7 +363,7 @@ def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[
         return False
     return any(operation.api == subject.api and operation.method.lower() == "post" and operation.path
                and not is_item_path(operation.path)
-               and named & path_terms("/" + "/".join(resource_segments(operation.path)[-1:]))
+               and named & _last_resource_terms(operation.path)
                for operation in operations)
 
 

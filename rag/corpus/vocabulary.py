@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from rag.chunk import resource_segments, segment_words
+from rag.chunk import Chunk, resource_segments, segment_words
 from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
@@ -167,3 +167,11 @@ def operation_words(summary: str, operation_id: str, method: str, path: str) -> 
             return readable_name(name)
     words = [word for segment in resource_segments(path) for word in segment_words(segment) if not word.isdigit()]
     return " ".join([method.lower(), *words]).strip()
+
+
+def operation_gist(chunk: Chunk) -> str:
+    """What an operation does, as the gate compares it with a question and a follow-up's rewrite searches for it:
+    its summary, spelled out in words when the spec wrote an identifier there (`getLatestCountryDataByName` → "get
+    latest country data by name", which an embedding model reads as words), else its operationId in words, else its
+    method and path in words (`operation_words`)."""
+    return operation_words(chunk.summary, chunk.operation_id, chunk.method, chunk.path)
