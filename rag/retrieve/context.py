@@ -103,11 +103,19 @@ class QueryContext:
         of its unfiltered `vector_pool` when that is made, else of a search for the one best chunk."""
         with self._guard:
             pool = self._memo.get(_vector_key(strategy, (), self.query))
-        if pool is None:
-            pool = self.memo(("best", strategy, self.query), lambda: self.index.vector_search(
-                strategy, self.query_vector(self.query), 1, snapshot=self.snapshot,
-                scores=self._cosines(strategy, self.query)))
-        return pool[0][1] if pool else None  # type: ignore[index]
+        if pool is not None:
+            return pool[0][1] if pool else None  # type: ignore[index]
+        return self.memo(("best", strategy, self.query), lambda: self._best_of(strategy))
+
+    def _best_of(self, strategy: str) -> float | None:
+        """The best similarity of one strategy's chunks: the largest of its exact scores, else the first of an
+        approximate search for one chunk."""
+        scores = self._cosines(strategy, self.query)
+        if scores is not None:
+            finite = scores[np.isfinite(scores)]
+            return float(finite.max()) if len(finite) else None
+        pool = self.index.vector_search(strategy, self.query_vector(self.query), 1, snapshot=self.snapshot)
+        return pool[0][1] if pool else None
 
     def bm25_pool(self, strategy: str, apis: tuple[str, ...] = (), text: str | None = None) -> list[tuple[str, float]]:
         """Top POOL_SIZE (chunk id, BM25 score) of one collection, optionally only some APIs."""

@@ -21,3 +21,13 @@ def test_pools_of_every_api_filter_share_one_scoring(fixture_index: Index) -> No
             c.chunk_id for c in ctx.snapshot.chunks.values() if not scope or c.api in scope}
     assert [key[0] for key in ctx.computed].count("cosines") == 1
     assert [key[0] for key in ctx.computed].count("bm25-scores") == 1
+
+
+def test_best_similarity_is_the_first_of_a_search_for_one_chunk(fixture_index: Index) -> None:
+    """Before any pool is made, the best similarity is the largest exact score: the first of the index's search for
+    one chunk; none for a strategy with no chunks."""
+    ctx = QueryContext(fixture_index, "How do I list the orders of a person?")
+    expected = fixture_index.vector_search("smart", ctx.query_vector(), 1, snapshot=ctx.snapshot)
+    assert ctx.best_similarity("smart") == expected[0][1]
+    assert not any(key[0] == "vector" for key in ctx.computed)
+    assert ctx.best_similarity("docs") is None
