@@ -283,9 +283,9 @@ def with_subject(
                        subject_words="", keeps_subject=False)
     if pointed := _pointed_operation(query, subject, own_methods, operations):
         return pointed
-    if _writes_another_resource(query, subject, operations):
-        # "add a trigger for it" after creating a pipeline: a write of another resource, a request of its own (the
-        # earlier question's words, or the subject's path, would find the subject again).
+    if _writes_another_resource(query, subject, operations) or _reads_another_resource(query, subject, operations):
+        # "add a trigger for it", "what triggers does it have?" after creating a pipeline: another resource, a
+        # request of its own (the earlier question's words, or the subject's path, would find the subject again).
         return replace(query, previous="", subject="", subject_words="", keeps_subject=False)
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
     # runner`), not the subject.
@@ -365,6 +365,37 @@ def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[
                and not is_item_path(operation.path)
                and named & _last_resource_terms(operation.path)
                for operation in operations)
+
+
+# "what triggers does it have?": what the subject has (not "which store is it in?", a fact of the subject).
+_HAS = re.compile(r"\b(?:does|do|did|can)\s+(?:it|they|this|that)\s+(?:have|hold|contain|own)\b", re.IGNORECASE)
+
+
+def _reads_another_resource(query: Query, subject: Chunk, operations: Sequence[Chunk]) -> bool:
+    """Whether the follow-up asks to read what the subject has ("its", "their", "does it have") of a resource of its
+    own, one its API lists on a collection's path the subject's path does not name and nothing under the subject's
+    path keeps ("what triggers does it have?", "list its input sets" after fetching a pipeline, where an API lists a
+    pipeline's triggers at `GET /triggers`, filtered by a query parameter); not a fact of the subject ("what does it
+    return?", "which store is it in?"), nor what the subject's own path names ("and its pipelines?")."""
+    methods = question_methods(query.focus)
+    if query.analysis.write is not None or (methods and "get" not in methods) or (
+            asked_kinds(query.focus) & FACTS_OF_AN_OPERATION) or not (
+            points_to_owner(query.focus) or _HAS.search(query.focus)):
+        return False
+    # a name of several words whole, though one of them is a verb ("input sets")
+    phrases = {key for key in topic_keys(query.focus) if "_" in key}
+    named = without_operation_parts(frozenset(named_keys(query.focus) | phrases))
+    if not named or named & path_terms(subject.path):
+        return False
+    return any(operation.api == subject.api and operation.method.lower() == "get" and operation.path
+               and not is_item_path(operation.path) and named & _last_segment_keys(operation.path)
+               for operation in operations)
+
+
+def _last_segment_keys(path: str) -> frozenset[str]:
+    """The topic keys naming a path's last resource segment whole (none for a path of no resource segment)."""
+    segments = resource_segments(path)
+    return segment_keys(segments[-1], whole=True) if segments else frozenset()
 
 
 def _without_resource(text: str, subject: Chunk) -> str:

@@ -666,6 +666,26 @@ def test_creating_another_resource_for_the_subject_is_a_request_of_its_own() -> 
         assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == create.covers[0]
 
 
+def test_reading_another_resource_the_subject_has_is_a_request_of_its_own() -> None:
+    """A CI platform's API in Harness's shape lists a pipeline's triggers and input sets at collections of their own
+    (`GET /triggers`, `GET /inputSets`, filtered by a query parameter): "what triggers does it have?" and "list its
+    input sets" after fetching a pipeline kept the fetch first (its words searched). They are requests of their own;
+    not a fact of the subject ("what does it return?"), nor where the subject is ("which trigger is it in?"), nor what
+    the subject's own path names ("and its pipelines?")."""
+    fetch = operation("get", "/pipeline/api/pipelines/v2/{pipelineIdentifier}", "Fetch a Pipeline")
+    triggers = operation("get", "/pipeline/api/triggers", "List Triggers")
+    input_sets = operation("get", "/pipeline/api/inputSets", "List Input Sets")
+    pipelines = operation("get", "/pipeline/api/pipelines/v2", "List Pipelines")
+    root = operation("get", "/", "API root")
+    operations = [root, fetch, triggers, input_sets, pipelines]
+    topics = frozenset({"pipelines", "pipeline", "triggers", "trigger", "input_sets", "input_set"})
+    history = turns("how do I fetch a pipeline?", "Use GET /pipeline/api/pipelines/v2/{pipelineIdentifier}. [1]")
+    for own in ("what triggers does it have?", "list its input sets"):
+        query = rewrite_query(own, history, topics=topics, operations=operations).query
+        assert not query.subject and not query.previous and query.standalone == own
+    for kept in ("what does it return?", "which trigger is it in?", "and its pipelines?"):
+        assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == fetch.covers[0]
+
 def test_which_of_what_the_subject_keeps_is_a_read() -> None:
     """Adyen's Management API: "and which origins are allowed?" after generating a client key for an API credential
     pointed to `POST …/allowedOrigins` (the subject's method); asking which there are is the list's `GET`."""
