@@ -36,10 +36,12 @@ from rag.question_analysis import (
 )
 from rag.retrieve.named_operations import OperationNames
 from rag.subject_paths import (
+    action_operation,
     collection_create,
     done_by_another,
     elsewhere_named,
     kept_under,
+    last_resource_terms,
     member_operation,
     named_keys,
     points_to_owner,
@@ -273,7 +275,7 @@ def with_subject(
         action = _without_resource(words, subject) if other == "resource" else words
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject="", subject_words="",
                        keeps_subject=False)
-    own = _last_resource_terms(subject.path)
+    own = last_resource_terms(subject.path)
     if elsewhere and (swapped & resources) - own:
         # "the same for calls?" after listing messages asks "list calls": the earlier action, of another resource
         # of the same API (not "what about just the ones of one customer?", which narrows the request down, nor
@@ -324,6 +326,9 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], oper
         # "close it" after reading a balance account: no path names the action, the write that sets its `status`
         # to closed does.
         return _moved_to(query, state)
+    if not own_methods and (acting := action_operation(subject, action, operations)):
+        # "execute it" after fetching a pipeline: the one operation that says it does that to the pipeline.
+        return _moved_to(query, acting)
     if _ONE_WORD.search(query.focus) and (made := collection_create(subject, own_methods, operations)):
         # "how do I add one?", "add a new one" after listing environments: the collection's `POST`.
         return _moved_to(query, made)
@@ -345,11 +350,6 @@ def _moved_to(query: Query, operation: Chunk, **more: str) -> Query:
                    moved_subject=True, **more)
 
 
-def _last_resource_terms(path: str) -> frozenset[str]:
-    """The words of a path's last resource segment, singular (`/projects/{id}/environments` → environment)."""
-    return path_terms("/" + "/".join(resource_segments(path)[-1:]))
-
-
 def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[Chunk]) -> bool:
     """Whether the follow-up asks to create a resource of its own for the subject, one its API creates on a
     collection's path the subject's path does not name ("add a trigger for it" after creating a pipeline: `POST
@@ -363,7 +363,7 @@ def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[
         return False
     return any(operation.api == subject.api and operation.method.lower() == "post" and operation.path
                and not is_item_path(operation.path)
-               and named & _last_resource_terms(operation.path)
+               and named & last_resource_terms(operation.path)
                for operation in operations)
 
 

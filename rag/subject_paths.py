@@ -60,19 +60,76 @@ def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Ch
                  and operation.method.lower() == "post" and path_shape(operation.path) == shape), None)
 
 
+def _said_words(operation: Chunk) -> list[str]:
+    """The words of what an operation says it does (its summary, else its operationId), a word written with a hyphen
+    as one ("Re-run build": rerun)."""
+    said = operation_words(operation.summary, operation.operation_id, "", "").lower()
+    return [word.replace("-", "") for word in re.findall(r"[a-z]+(?:-[a-z]+)*", said)]
+
+
 def done_by_another(subject: Chunk, action: str, operations: Sequence[Chunk]) -> bool:
     """Whether `action` (the verb a follow-up asks to do, "disable") opens, in any of its forms, what another
     operation of the subject's API does (`Disable project's runner`, `Approves an access request`) and not what the
     subject does (`Enable a runner for a project`)."""
-    def verb(operation: Chunk) -> frozenset[str]:  # a verb written with a hyphen is one word ("Re-run build": rerun)
-        words = re.findall(r"[a-z]+(?:-[a-z]+)*", operation_words(operation.summary, operation.operation_id, "", "")
-                           .lower())
-        return word_forms(words[0].replace("-", "")) if words else frozenset()
+    def verb(operation: Chunk) -> frozenset[str]:
+        words = _said_words(operation)
+        return word_forms(words[0]) if words else frozenset()
 
     if not action or action in verb(subject):
         return False
     return any(operation.api == subject.api and operation is not subject and action in verb(operation)
                for operation in operations)
+
+
+def action_operation(subject: Chunk, action: str, operations: Sequence[Chunk]) -> Chunk | None:
+    """The one other operation of the subject's API that says it does `action` (a verb no word of HTTP's own
+    vocabulary is, in any of its forms, anywhere in its summary or operationId) on what the subject acts on: its
+    path names the subject's last resource or ends in the subject's item parameter, one that names a resource of the
+    API (`{planExecutionId}`, not `{identifier}`). "execute it" after fetching a
+    pipeline (`GET /pipelines/v2/{pipelineIdentifier}`) is `POST /pipeline/execute/{identifier}` (`Execute a
+    Pipeline …`), "abort it" after reading an execution (`GET …/execution/v2/{planExecutionId}`) `PUT
+    …/interrupt/{planExecutionId}` (`Interrupt a pipeline execution (abort, pause, resume)`). None when the subject
+    says it does it, or no operation, or more than one, does."""
+    verbs = data_table("question_words")["verbs"]
+    if not action or action in verbs:
+        return None
+    wanted = word_forms(action)
+
+    def does(operation: Chunk) -> bool:  # a noun of the act ("Fetch Execution Details", "Retrieve a refund") does not
+        words = _said_words(operation)
+        return any(wanted & word_forms(word) for before, word in zip(["", *words], words, strict=False)
+                   if not word.endswith("tion") and before not in _DETERMINERS)
+
+    if not subject.path or does(subject):
+        return None
+    # an RPC path's verb (Plaid's `/payment/get`) names no resource
+    resource, item = last_resource_terms(subject.path) - set(verbs), _item_parameter(subject.path)
+    if not {singular(word) for word in segment_words(item)} & resource_words(operations, subject.api):
+        item = ""  # a parameter any item may end in (`{identifier}`, `{id}`) says nothing of which
+    found = [operation for operation in operations
+             if operation.api == subject.api and operation is not subject and operation.covers and operation.path
+             and (resource & path_terms(operation.path) or (item and _item_parameter(operation.path) == item))
+             and does(operation)]
+    return found[0] if len(found) == 1 else None
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "its", "their", "this", "that", "each", "every", "one"})
+
+
+def last_resource_terms(path: str) -> frozenset[str]:
+    """The words of a path's last resource segment, singular (`/projects/{id}/environments` → environment), a
+    version's segment passed over (`/pipelines/v2/{id}` → pipeline)."""
+    named = [segment for segment in resource_segments(path) if not _VERSION.fullmatch(segment)]
+    return path_terms("/" + "/".join(named[-1:]))
+
+
+_VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
+
+
+def _item_parameter(path: str) -> str:
+    """The parameter a path ends in (`planExecutionId` of `…/execution/v2/{planExecutionId}`), "" for none."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return last[1:-1] if last.startswith("{") and last.endswith("}") else ""
 
 
 def _members_of(collection: str, api: str, operations: Sequence[Chunk]) -> list[Chunk]:

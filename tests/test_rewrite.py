@@ -571,17 +571,22 @@ def test_an_action_another_operation_does_is_not_the_subject_s() -> None:
     """GitLab: "and disable it again" after enabling a runner for a project (`POST /projects/{id}/runners`, "Enable
     a runner for a project") kept the subject first ("names nothing of its own"), over the ranker's `DELETE
     …/runners/{runner_id}` ("Disable project's runner"). An action that opens what another operation of the API
-    does is not the subject's: the subject's path is searched for and does not lead. An action the subject does
-    ("and enable another?") or none of the API's operations does ("and page through them?") keeps it."""
+    does is not the subject's: the subject's path is searched for and does not lead (where two operations do it on
+    runners); where one does, it becomes the subject. An action the subject does ("and enable another?") or none of
+    the API's operations does ("and page through them?") keeps it."""
     enable = operation("post", "/projects/{id}/runners", "Enable a runner for a project")
     disable = operation("delete", "/projects/{id}/runners/{runner_id}", "Disable project's runner")
+    disable_shared = operation("delete", "/groups/{id}/runners/{runner_id}", "Disable a group's runner")
     history = turns("enable a runner for my project", "Use POST /projects/{id}/runners. [1]")
-    topics = frozenset({"runners", "runner", "projects", "project"})
-    query = rewrite_query("and disable it again", history, topics=topics, operations=[enable, disable]).query
+    topics = frozenset({"runners", "runner", "projects", "project", "groups", "group"})
+    operations = [enable, disable, disable_shared]
+    query = rewrite_query("and disable it again", history, topics=topics, operations=operations).query
     assert query.subject == enable.covers[0] and not query.keeps_subject
     assert query.subject_words == enable.path
+    query = rewrite_query("and disable it again", history, topics=topics, operations=[enable, disable]).query
+    assert query.subject == disable.covers[0] and query.keeps_subject
     for kept in ("enable it again", "and how do I page through them?"):
-        assert rewrite_query(kept, history, topics=topics, operations=[enable, disable]).query.keeps_subject, kept
+        assert rewrite_query(kept, history, topics=topics, operations=operations).query.keeps_subject, kept
 
 
 def test_and_the_other_resource_asks_the_earlier_request_of_it() -> None:
@@ -685,6 +690,26 @@ def test_reading_another_resource_the_subject_has_is_a_request_of_its_own() -> N
         assert not query.subject and not query.previous and query.standalone == own
     for kept in ("what does it return?", "which trigger is it in?", "and its pipelines?"):
         assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == fetch.covers[0]
+
+def test_an_action_another_operation_says_it_does_to_the_subject_moves_the_subject_there() -> None:
+    """A CI platform's API in Harness's shape: "execute it" after fetching a pipeline and "abort it" after reading an
+    execution kept the read first (the action is done at a path of its own: `POST …/execute/{identifier}`, `PUT
+    …/interrupt/{planExecutionId}`, whose summary says "abort" among others)."""
+    fetch = operation("get", "/pipeline/api/pipelines/v2/{pipelineIdentifier}", "Fetch a Pipeline")
+    execute = operation("post", "/pipeline/api/pipeline/execute/{identifier}", "Execute a Pipeline with Runtime Input")
+    details = operation("get", "/pipeline/api/pipelines/execution/v2/{planExecutionId}", "Fetch Execution Details")
+    interrupt = operation("put", "/pipeline/api/pipeline/execute/interrupt/{planExecutionId}",
+                          "Interrupt a pipeline execution (abort, pause, resume)")
+    operations = [fetch, execute, details, interrupt]
+    topics = frozenset({"pipelines", "pipeline", "executions", "execution"})
+    fetched = turns("how do I fetch a pipeline?", "Use GET /pipeline/api/pipelines/v2/{pipelineIdentifier}. [1]")
+    query = rewrite_query("execute it", fetched, topics=topics, operations=operations).query
+    assert query.subject == execute.covers[0] and query.keeps_subject
+    read = turns("how do I get the details of an execution?",
+                 "Use GET /pipeline/api/pipelines/execution/v2/{planExecutionId}. [1]")
+    query = rewrite_query("abort it", read, topics=topics, operations=operations).query
+    assert query.subject == interrupt.covers[0] and query.keeps_subject
+
 
 def test_which_of_what_the_subject_keeps_is_a_read() -> None:
     """Adyen's Management API: "and which origins are allowed?" after generating a client key for an API credential

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from rag.chunk import Chunk, FieldFacts, RequestBodyFacts
 from rag.subject_paths import (
+    action_operation,
     collection_create,
     done_by_another,
     member_operation,
@@ -166,6 +167,41 @@ def test_an_action_is_another_operation_s_when_its_summary_opens_with_it() -> No
     cancel = replace(operation("delete", "/builds/{account}/{project}/{version}"), summary="Cancel build")
     rerun = replace(operation("put", "/builds"), summary="Re-run build")
     assert done_by_another(cancel, "rerun", [cancel, rerun])
+
+
+def test_an_action_is_the_one_operation_that_says_it_does_it_to_what_the_subject_acts_on() -> None:
+    """A CI platform's API in Harness's shape runs a pipeline and interrupts an execution at paths of their own:
+    "execute it" after fetching a pipeline, "abort it" after reading an execution, "test it" after reading a
+    connector. Its summary says so anywhere (`Interrupt a pipeline execution (abort, pause, resume)`), not as a noun
+    of the act (`Fetch Execution Details`); the path names the subject's resource (a version's segment passed over)
+    or ends in its item's parameter."""
+    fetch = replace(operation("get", "/pipeline/api/pipelines/v2/{pipelineIdentifier}"), summary="Fetch a Pipeline")
+    execute = replace(operation("post", "/pipeline/api/pipeline/execute/{identifier}"),
+                      summary="Execute a Pipeline with Runtime Input YAML")
+    details = replace(operation("get", "/pipeline/api/pipelines/execution/v2/{planExecutionId}"),
+                      summary="Fetch Execution Details")
+    interrupt = replace(operation("put", "/pipeline/api/pipeline/execute/interrupt/{planExecutionId}"),
+                        summary="Interrupt a pipeline execution (abort, pause, resume)")
+    connector = replace(operation("get", "/ng/api/connectors/{identifier}"), summary="Get a Connector")
+    test = replace(operation("post", "/ng/api/connectors/testConnection/{identifier}"),
+                   summary="Test a Connector's connection")
+    operations = [fetch, execute, details, interrupt, connector, test]
+    assert action_operation(fetch, "execute", operations) is execute
+    assert action_operation(details, "abort", operations) is interrupt
+    assert action_operation(connector, "test", operations) is test
+    assert action_operation(fetch, "fetch", operations) is None  # the subject's own
+    assert action_operation(fetch, "delete", operations) is None  # a verb of HTTP's own vocabulary
+    assert action_operation(connector, "abort", operations) is None  # not on what the subject acts on
+    # Plaid: a refund named after an article is not made by `Retrieve a refund`; an RPC path's verb names no resource
+    payment = replace(operation("post", "/payment_initiation/payment/get"), summary="Get payment details")
+    refund = replace(operation("post", "/transfer/refund/get"), summary="Retrieve a refund")
+    assert action_operation(payment, "refund", [payment, refund]) is None
+    cancel = replace(operation("post", "/transfer/get"), summary="Cancel a transfer and get it")
+    assert action_operation(payment, "cancel", [payment, cancel]) is None
+    secret = replace(operation("get", "/ng/api/v2/secrets/{identifier}"), summary="Get a Secret")
+    assert action_operation(secret, "test", [*operations, secret]) is None  # `{identifier}` ends any item's path
+    assert action_operation(fetch, "execute", [fetch, execute, replace(execute, chunk_id="again")]) is None  # two
+    assert action_operation(fetch, "execute", [fetch, replace(execute, api="other")]) is None
 
 
 def test_a_sibling_for_another_owner_or_of_another_resource() -> None:
