@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
+from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, resource_words_of, segment_words
 from rag.corpus.paths import path_shape, path_terms
 from rag.corpus.vocabulary import function_words, operation_words, singular, topic_keys, word_forms
 from rag.data import data_table
@@ -17,7 +17,7 @@ from rag.question_analysis import question_methods
 def segment_keys(segment: str, whole: bool = False) -> frozenset[str]:
     """The topic keys a question names a path segment by: its words joined and (unless `whole`) its last word,
     each as written, singular and plural (`signed-url` → signed_url, url, urls …)."""
-    words = segment_words(segment)
+    words = resource_words_of(segment)
     if not words:
         return frozenset()
     named = {"_".join(words)} if whole else {"_".join(words), words[-1]}

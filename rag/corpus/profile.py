@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, resource_segments, segment_words
+from rag.chunk import Chunk, resource_segments, resource_words_of
 from rag.corpus.paths import path_prefixes, path_shape, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, singular, stop_words, tokenize, word_forms
 from rag.data import data_table
@@ -166,7 +166,7 @@ def topic_names(profile: CorpusProfile) -> frozenset[str]:
         for segment in resource_segments(chunk.path):
             if segment in prefixes or segment == chunk.api:
                 continue
-            words = segment_words(segment)
+            words = resource_words_of(segment)
             # The last word of a compound is its noun, unless it is a word that names nothing
             # (`primarySubcategoryOne`: "delete one" names no topic).
             nouns = [words[-1]] if words and (len(words) == 1 or words[-1] not in stop_words()) else []

@@ -53,3 +53,13 @@ def test_a_compound_resource_ending_in_a_word_that_names_nothing_is_named_whole(
     topics = topic_names(CorpusProfile(1, ["store"], operations=[operation]))
     assert "primary_subcategory_one" in topics
     assert "one" not in topics  # "delete one" goes on with the conversation's subject
+
+
+def test_a_version_written_into_a_segment_names_no_part_of_its_resource() -> None:
+    """Harness writes versions into its segments (`/gateway/ng/api/environmentsV2`): "and list the environments"
+    after deleting a service was read as going on with the service, as `environments` named no topic."""
+    path = "/gateway/ng/api/environmentsV2"
+    operation = replace(make_chunk(f"ci.paths.{path}.get", f"GET {path}", kind="operation"), method="get", path=path)
+    topics = topic_names(CorpusProfile(1, ["ci"], operations=[operation]))
+    assert {"environments", "environment"} <= topics
+    assert "environments_v2" not in topics
