@@ -255,6 +255,23 @@ def _updates_as_a_field(
     return False
 
 
+def _said_to_update_below(resource: str, operations: Sequence[Chunk]) -> bool:
+    """Whether an operation on a path one segment below an item of the resource says in its summary that it updates
+    something (Adyen's `POST /payments/{paymentPspReference}/amountUpdates`, "Update an authorised amount": "change
+    the amount" of a payment is done there, though no PATCH or PUT is on a payment's path)."""
+    for op in operations:
+        parts = (op.path or "").rstrip("/").split("/")
+        below_an_item = len(parts) >= 4 and "{" not in parts[-1] and parts[-2].startswith("{") \
+            and not parts[-3].startswith("{")
+        if (op.method or "get").lower() == "get" or not below_an_item \
+                or normalize_term("_".join(segment_words(parts[-3]))) != resource:
+            continue
+        said = _summary_write(op.summary)
+        if said is not None and set(said.methods) <= UPDATES:
+            return True
+    return False
+
+
 @lru_cache(maxsize=65536)
 def _summary_write(summary: str) -> WriteRequest | None:
     """The write an operation's summary says it performs ("Register New Agent": create, an agent), read as a
@@ -300,6 +317,8 @@ def check_write_operation(
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):
         return None
     if set(request.methods) <= UPDATES and _updates_as_a_field(resource, _owners(request.object), operations, effects):
+        return None
+    if set(request.methods) <= UPDATES and _said_to_update_below(resource, operations):
         return None
     if _an_action_on_its_parent(acting, parents.get(resource, frozenset()), request.methods, operations, effects):
         return None

@@ -284,3 +284,20 @@ def test_an_operation_whose_summary_says_it_performs_the_write_performs_it() -> 
     elsewhere = profile(details, ("get", "/register", "Register New Agent"),
                         ("post", "/ships", "Register a ship for an agent"))
     assert _claimed("how do I register a new agent?", elsewhere) == "agent"
+
+
+def test_an_update_below_an_item_that_its_summary_says_it_does_updates_the_resource() -> None:
+    """Adyen's Checkout API modifies a payment by POSTs below it: "change the amount before capturing" after starting
+    a payment was told "There is no endpoint to change payment records" although `POST
+    /payments/{paymentPspReference}/amountUpdates` ("Update an authorised amount") ranked third. Not a read below the
+    item, nor a write whose summary says it does something else ("Capture an authorised payment")."""
+    def profile(*operations: tuple[str, str, str]) -> CorpusProfile:
+        return CorpusProfile(generation=1, apis=["lms"], operations=[_operation(*op) for op in operations])
+
+    start = ("post", "/payments", "Start a transaction")
+    update = ("post", "/payments/{paymentPspReference}/amountUpdates", "Update an authorised amount")
+    capture = ("post", "/payments/{paymentPspReference}/captures", "Capture an authorised payment")
+    assert _claimed("how do I change a payment?", profile(start, capture, update)) is None
+    assert _claimed("how do I change a payment?", profile(start, capture)) == "payment"
+    assert _claimed("how do I change a payment?", profile(start, ("get", update[1], update[2]))) == "payment"
+    assert _claimed("how do I delete a payment?", profile(start, capture, update)) == "payment"  # no update asked
