@@ -73,16 +73,6 @@ def segment_words(segment: str) -> list[str]:
     return [part.lower() for part in re.split(r"[_\-.]+", spaced) if part]
 
 
-_VERSION_WORD = re.compile(r"v\d+")
-
-
-def resource_words_of(segment: str) -> list[str]:
-    """The words of a path segment that name its resource: `segment_words` without a version written into it
-    (Harness's `environmentsV2` → environments), unless that is all it has."""
-    words = segment_words(segment)
-    return [word for word in words if not _VERSION_WORD.fullmatch(word)] or words
-
-
 def schema_id(api: str, name: str) -> str:
     """Structural id of a component schema: `{api}.components.{name}`."""
     return f"{api}.components.{name}"

@@ -12,7 +12,6 @@ from rag.chunk import (
     RequestExample,
     ResponseFacts,
     SecurityFacts,
-    resource_words_of,
 )
 from rag.index.build import ingest_paths
 from rag.index.embedder import HashingEmbedder
@@ -120,9 +119,3 @@ def test_a_persisted_index_round_trips_the_operation_facts(tmp_path: Path) -> No
         assert again.request_example == chunk.request_example
         assert again.text == chunk.text
 
-
-def test_the_words_naming_a_segment_s_resource_leave_out_a_version() -> None:
-    assert resource_words_of("environmentsV2") == ["environments"]
-    assert resource_words_of("listV2") == ["list"]
-    assert resource_words_of("v2") == ["v2"]  # a version alone stays what the segment says
-    assert resource_words_of("time_off") == ["time", "off"]

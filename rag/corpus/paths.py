@@ -19,6 +19,16 @@ def resource_of(path: str) -> str:
     return normalize_term("_".join(segment_words(segments[-1]))) if segments else ""
 
 
+_VERSION_WORD = re.compile(r"v\d+")
+
+
+def resource_words_of(segment: str) -> list[str]:
+    """The words of a path segment that name its resource: `segment_words` without a version written into it
+    (Harness's `environmentsV2` → environments), unless that is all it has."""
+    words = segment_words(segment)
+    return [word for word in words if not _VERSION_WORD.fullmatch(word)] or words
+
+
 @lru_cache(maxsize=65536)
 def path_terms(path: str) -> frozenset[str]:
     """The words of a path's resource segments, singular (`/guilds/{guild_id}/bans` → guild, ban; `singular`)."""

@@ -1,7 +1,15 @@
 """Paths as the stages read them: resources, shared prefixes, shapes."""
 
 from rag.chunk import is_item_path, path_action, resource_segments, segment_words
-from rag.corpus.paths import named_paths, path_fits, path_prefixes, path_shape, resource_of, top_segment
+from rag.corpus.paths import (
+    named_paths,
+    path_fits,
+    path_prefixes,
+    path_shape,
+    resource_of,
+    resource_words_of,
+    top_segment,
+)
 
 
 def test_resource_of_is_the_last_non_parameter_segment_singular() -> None:
@@ -63,3 +71,10 @@ def test_a_path_written_with_values_fits_the_operation_path() -> None:
     assert path_fits(shape, shape)
     assert not path_fits(path_shape("/2010-04-01/Accounts/AC1/Calls.json"), shape)
     assert not path_fits("/users/me", "/users")
+
+
+def test_the_words_naming_a_segment_s_resource_leave_out_a_version() -> None:
+    assert resource_words_of("environmentsV2") == ["environments"]
+    assert resource_words_of("listV2") == ["list"]
+    assert resource_words_of("v2") == ["v2"]  # a version alone stays what the segment says
+    assert resource_words_of("time_off") == ["time", "off"]
