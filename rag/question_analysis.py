@@ -30,8 +30,6 @@ _STATE_PARTICIPLE = re.compile(
 _WATCHED_NEW = re.compile(r"\b(of|about|for|on|to|with|from|any|all|every)\s+new\b", re.I)
 _GET_BACK = re.compile(r"\bget(s|ting)? back\b")
 _GET_RID_OF = re.compile(r"\b(?:get|gets|getting|got) rid of\b")
-# "set up a webhook" makes one (not "set" a value); "the tax rates it has set up" is a state, not a request.
-_SET_UP = re.compile(r"(?<!\bgot )(?<!\bis )(?<!\bare )(?<!\bbeen )(?<!\bhas )(?<!\bhave )\b(?:set|sets|setting) up\b")
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -57,9 +55,9 @@ def _yes_no_opening() -> re.Pattern[str]:
 
 def action_words(text: str) -> tuple[str, ...]:
     """The lower-case words of a text whose verbs say what it asks for: "get back" reads as receiving (it
-    asks about a response, not a GET), "get rid of" as removing (a DELETE), "set up" as creating (a POST, not the
-    PUT of setting a value) and a state participle ("updated after a date") as a filter."""
-    text = _SET_UP.sub("create", _GET_RID_OF.sub("remove", _GET_BACK.sub("receive", text.lower())))
+    asks about a response, not a GET), "get rid of" as removing (a DELETE) and a state participle ("updated after a
+    date") as a filter."""
+    text = _GET_RID_OF.sub("remove", _GET_BACK.sub("receive", text.lower()))
     return tuple(_WORD.findall(_STATE_PARTICIPLE.sub("filtered", text)))
 
 

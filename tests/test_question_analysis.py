@@ -24,15 +24,6 @@ from rag.question_analysis import (
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 
 
-def test_setting_something_up_makes_it_and_setting_a_value_updates() -> None:
-    """A CI platform's API in Harness's shape: "set up a webhook trigger for my pipeline" led with the trigger's
-    `PUT` (as "set" a value asks), though `POST /triggers` makes one."""
-    assert question_methods("set up a webhook trigger for my pipeline") == {"post"}
-    assert question_methods("how am I setting up a connector?") == {"post"}
-    assert question_methods("how do I set the status of a trigger?") == {"patch", "put"}
-    assert "post" not in question_methods("which webhooks are set up?")  # a state, not a request to make one
-
-
 def test_get_back_and_get_rid_of_are_not_a_get_and_state_participles_are_not_writes() -> None:
     assert question_methods("What do I get back after creating an employee?") == {"post"}
     assert question_methods("how do I get rid of an on-call schedule?") == {"delete"}
