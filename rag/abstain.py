@@ -209,7 +209,7 @@ def gather_evidence(question: str, profile: CorpusProfile, known_words: Iterable
     extra = frozenset(known_words)
     # Paths are judged as paths (below), not word by word.
     terms = salient_terms(_PATH.sub(" ", _METHOD_PATH.sub(" ", question)))
-    ignored = stop_words() | extra
+    ignored = stop_words() | extra if extra else stop_words()
     unknown_all = [t for t in terms if not profile.knows(t) and t not in ignored and t not in profile.apis]
     known = [t for t in terms if t not in unknown_all]
     # `stack` of a known `StackOne` is no evidence of anything unknown.

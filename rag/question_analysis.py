@@ -64,8 +64,13 @@ def action_words(text: str) -> tuple[str, ...]:
 def methods_of(words: tuple[str, ...], corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
     """The HTTP methods the verbs among `words` point to; `corpus_verbs` adds the verbs of the indexed
     operation summaries (HTTP's own verbs win a conflict)."""
-    verbs = {**(corpus_verbs or {}), **verb_methods()}
-    return {method for word in words for form in word_forms(word) for method in verbs.get(form, ())}
+    own, corpus = verb_methods(), corpus_verbs or {}
+
+    def methods(form: str) -> tuple[str, ...]:
+        found = own.get(form)
+        return corpus.get(form, ()) if found is None else found
+
+    return {method for word in words for form in word_forms(word) for method in methods(form)}
 
 
 def question_methods(question: str, corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:
