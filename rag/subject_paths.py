@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
-from rag.corpus.paths import path_shape, path_terms, resource_words_of
+from rag.corpus.paths import VERSION, path_shape, path_terms, resource_words_of
 from rag.corpus.vocabulary import function_words, operation_words, singular, topic_keys, word_forms
 from rag.data import data_table
 from rag.question_analysis import question_methods
@@ -119,11 +119,9 @@ _DETERMINERS = frozenset({"a", "an", "the", "its", "their", "this", "that", "eac
 def last_resource_terms(path: str) -> frozenset[str]:
     """The words of a path's last resource segment, singular (`/projects/{id}/environments` → environment), a
     version's segment passed over (`/pipelines/v2/{id}` → pipeline)."""
-    named = [segment for segment in resource_segments(path) if not _VERSION.fullmatch(segment)]
+    named = [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]
     return path_terms("/" + "/".join(named[-1:]))
 
-
-_VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
 
 
 def _item_parameter(path: str) -> str:

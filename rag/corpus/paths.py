@@ -19,14 +19,15 @@ def resource_of(path: str) -> str:
     return normalize_term("_".join(segment_words(segments[-1]))) if segments else ""
 
 
-_VERSION_WORD = re.compile(r"v\d+")
+# A version written as a path segment (`v2`, `v1.1`) or into one (`environmentsV2`).
+VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
 
 
 def resource_words_of(segment: str) -> list[str]:
     """The words of a path segment that name its resource: `segment_words` without a version written into it
     (Harness's `environmentsV2` → environments), unless that is all it has."""
     words = segment_words(segment)
-    return [word for word in words if not _VERSION_WORD.fullmatch(word)] or words
+    return [word for word in words if not VERSION.fullmatch(word)] or words
 
 
 @lru_cache(maxsize=65536)
