@@ -123,7 +123,6 @@ def last_resource_terms(path: str) -> frozenset[str]:
     return path_terms("/" + "/".join(named[-1:]))
 
 
-
 def _item_parameter(path: str) -> str:
     """The parameter a path ends in (`planExecutionId` of `…/execution/v2/{planExecutionId}`), "" for none."""
     last = path.rstrip("/").rsplit("/", 1)[-1]

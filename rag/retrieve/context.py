@@ -112,8 +112,7 @@ class QueryContext:
         approximate search for one chunk."""
         scores = self._cosines(strategy, self.query)
         if scores is not None:
-            finite = scores[np.isfinite(scores)]
-            return float(finite.max()) if len(finite) else None
+            return float(scores.max()) if len(scores) else None
         pool = self.index.vector_search(strategy, self.query_vector(self.query), 1, snapshot=self.snapshot)
         return pool[0][1] if pool else None
 
