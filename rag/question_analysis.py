@@ -229,9 +229,13 @@ def asked_cue_words(question: str, kind: str) -> frozenset[str]:
     return frozenset(word for cue in asked_cues(question, kind) for word in cue.split())
 
 
+# The words a turn may open with before what it asks ("and", "now", "ok" …), as a pattern.
+_LEADING_WORDS = r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*"
+# A question asking which of something there are ("which roles are there?", "and which origins are allowed?"), not
+# "what about …".
+ASKS_WHICH = re.compile(_LEADING_WORDS + r"(?:which|what)\b(?!\s+about\b)", re.IGNORECASE)
 # "revoke one", "and now cancel it", "comment on it": a request that opens with its verb, done to what it points
 # back to.
-_LEADING_WORDS = r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*"
 _IMPERATIVE = re.compile(_LEADING_WORDS + r"([a-z]+)\s+"
                          r"(?:(?:on|to|for|from|with|about|into|onto)\s+)?(?:it|one|them|this|that|these|those)\b")
 _OPENING = re.compile(_LEADING_WORDS + r"([a-z]+)\b")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from rag.chunk import Chunk, is_item_path, resource_segments
-from rag.corpus.paths import METHOD_URL, path_terms
+from rag.corpus.paths import METHOD_URL, VERSION, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_gist,
@@ -24,6 +24,7 @@ from rag.llm.base import ChatMessage, ChatModel
 from rag.names import name_phrases
 from rag.query import ANSWER_EXCERPT, Query
 from rag.question_analysis import (
+    ASKS_WHICH,
     FACTS_OF_AN_OPERATION,
     POINTS_BACK,
     asked_action,
@@ -240,8 +241,6 @@ def offline_rewrite(
 MAX_OBJECT_WORDS = 4
 # An elliptical follow-up naming what the request is for ("what about for a merchant?"), not what it acts on.
 _NAMES_AN_OWNER = re.compile(r"\s*(?:for|of|in|on|under|within)\b", re.IGNORECASE)
-# A question asking which of something there are ("and which origins are allowed?", "what webhooks does it have?").
-_ASKS_WHICH = re.compile(r"^\W*(?:(?:and|so|ok|okay|then)\W+)*(?:which|what)\b(?!\s+about\b)", re.IGNORECASE)
 # "one" of a collection, one there or one to be made ("how do I add one?", "add a new one").
 _ONE_WORD = re.compile(r"\bone\b", re.IGNORECASE)
 
@@ -283,7 +282,8 @@ def with_subject(
         action = _without_resource(words, subject)
         return replace(query, rewritten=f"{action} {named}".strip(), previous="", subject=subject.covers[0],
                        subject_words="", keeps_subject=False)
-    if pointed := _pointed_operation(query, subject, own_methods, operations):
+    verb = asked_action(query.focus)
+    if pointed := _pointed_operation(query, subject, own_methods, verb, operations):
         return pointed
     if _writes_another_resource(query, subject, operations) or _reads_another_resource(query, subject, operations):
         # "add a trigger for it", "what triggers does it have?" after creating a pipeline: another resource, a
@@ -291,7 +291,7 @@ def with_subject(
         return replace(query, previous="", subject="", subject_words="", keeps_subject=False)
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
     # runner`), not the subject.
-    asked = asked_action(query.focus) or opening_word(query.focus)  # "approve the one from alice"
+    asked = verb or opening_word(query.focus)  # "approve the one from alice"
     other_action = other_action or (not own_methods and done_by_another(subject, asked, operations))
     said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
@@ -300,15 +300,14 @@ def with_subject(
     return replace(query, subject=subject.covers[0], subject_words=said, keeps_subject=not (other_action or narrowed))
 
 
-def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], operations: Sequence[Chunk]
-                       ) -> Query | None:
+def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], action: str,
+                       operations: Sequence[Chunk]) -> Query | None:
     """The query about what the follow-up points to from its subject: what the API keeps under the subject (or
     what the subject's owner keeps, `subresource_operation`), else the write that sets the state its action names
     (`state_operation`), else one member of the subject's collection (`member_operation`); None when it points to
-    none of them."""
-    action = asked_action(query.focus)
+    none of them (`action`: the follow-up's, `asked_action`)."""
     # "and which origins are allowed?" after generating a key asks what there is: a read, not the subject's method.
-    methods = own_methods or ({"get"} if _ASKS_WHICH.match(query.focus) else set())
+    methods = own_methods or ({"get"} if ASKS_WHICH.match(query.focus) else set())
     if under := subresource_operation(subject, named_keys(query.focus), methods, operations,
                                       points_to_owner(query.focus), action):
         if not own_methods and under.method.lower() == "get" and action in segment_keys(
@@ -393,8 +392,9 @@ def _reads_another_resource(query: Query, subject: Chunk, operations: Sequence[C
 
 
 def _last_segment_keys(path: str) -> frozenset[str]:
-    """The topic keys naming a path's last resource segment whole (none for a path of no resource segment)."""
-    segments = resource_segments(path)
+    """The topic keys naming a path's last resource segment whole, a version's segment passed over (`/pipelines/v2`
+    → pipelines, as `last_resource_terms` reads it); none for a path of no resource segment."""
+    segments = [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]
     return segment_keys(segments[-1], whole=True) if segments else frozenset()
 
 

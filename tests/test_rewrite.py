@@ -691,6 +691,18 @@ def test_reading_another_resource_the_subject_has_is_a_request_of_its_own() -> N
     for kept in ("what does it return?", "which trigger is it in?", "and its pipelines?"):
         assert rewrite_query(kept, history, topics=topics, operations=operations).query.subject == fetch.covers[0]
 
+
+def test_a_listing_at_a_version_segment_is_read_as_its_resource() -> None:
+    """Where the API lists triggers at a path that ends in its version (`GET /pipeline/api/triggers/v2`), "what
+    triggers does it have?" after fetching a pipeline is a request of its own as it is at `GET /triggers`: the
+    version's segment names no resource."""
+    fetch = operation("get", "/pipeline/api/pipelines/v2/{pipelineIdentifier}", "Fetch a Pipeline")
+    triggers = operation("get", "/pipeline/api/triggers/v2", "List Triggers")
+    topics = frozenset({"pipelines", "pipeline", "triggers", "trigger"})
+    history = turns("how do I fetch a pipeline?", "Use GET /pipeline/api/pipelines/v2/{pipelineIdentifier}. [1]")
+    query = rewrite_query("what triggers does it have?", history, topics=topics, operations=[fetch, triggers]).query
+    assert not query.subject and query.standalone == "what triggers does it have?"
+
 def test_an_action_another_operation_says_it_does_to_the_subject_moves_the_subject_there() -> None:
     """A CI platform's API in Harness's shape: "execute it" after fetching a pipeline and "abort it" after reading an
     execution kept the read first (the action is done at a path of its own: `POST …/execute/{identifier}`, `PUT
