@@ -24,6 +24,7 @@ from rag.generate.named import (
     field_classes,
     name_parts,
     named_fields,
+    named_whole,
     names_the_operation,
     question_words,
     spells_field,
@@ -436,10 +437,11 @@ def _asked_fact(
         sentence = f"In {label}, deprecated: " + "; ".join(field_facts_text(f, about=True) for f in old[:4])
         stated = described = {f.name for f in old[:4]}
     elif asked := (by_value := valued_fields(query, chunk, clearly_named)) + (
-            [f for f in [*clearly_named, *_named_by_a_word(query, anchor)] if f.location != "path"]
-            if query.analysis.yes_no else []):
+            [f for f in named_whole(query.focus, [*clearly_named, *_named_by_a_word(query, anchor)])
+             if f.location != "path"] if query.analysis.yes_no else []):
         # A path parameter only identifies what the question names (`batch_id` of "a cap on how many contacts in one
-        # batch?"). Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not
+        # batch?"); a yes needs every word of a field's name said ("is this domain name free to register?" names no
+        # `nameServers`). Of the fields named, one the request sends ("can I filter by metadata?": `filter`, not
         # `matches.metadata`; "filtering by status?": the `statuses` parameter, not the `status` returned).
         inputs = set(sent_fields(chunk))
         field = min(asked, key=lambda f: f not in inputs or f.read_only)

@@ -86,6 +86,15 @@ def shares_a_word(parts: set[str], words: set[str]) -> set[str]:
     }
 
 
+def named_whole(question: str, fields: Sequence[FieldFacts]) -> list[FieldFacts]:
+    """The fields every word of whose own name (the last part of a dotted name, a bracket's word) the question says
+    (`statuses` ← "status", `filter[email]` ← "by email"; not `nameServers` ← "is this domain name free to
+    register?", which says nothing of servers)."""
+    words = question_words(question)
+    return [f for f in fields if all(shares_a_word({part}, words)
+                                     for part in name_parts(re.split(r"[.\[]", f.name.rstrip("]"))[-1]))]
+
+
 def alternative_fields(chunk: Chunk) -> list[FieldFacts]:
     """The fields of the objects a request body's `oneOf` / `anyOf` allows (each of a name once where they
     agree: DigitalOcean's `region` of one Droplet or several)."""

@@ -190,6 +190,20 @@ def test_a_yes_no_question_about_a_parameter_names_the_parameter_the_question_na
         "Yes: POST /query takes the `filter` field (The filter to apply). [1]")
 
 
+
+def test_no_yes_for_a_field_the_question_names_only_part_of() -> None:
+    """GoDaddy: "is this domain name free to register?" answered "Yes: POST …/domains/register takes the
+    `nameServers` field": "name" of "domain name" is one word of `nameServers`, whose servers the question does not
+    name. A yes says the request takes a field only where the question says every word of its name."""
+    register = replace(
+        make_chunk("godaddy.paths./v1/domains/register.post", "POST /v1/domains/register", kind="operation"),
+        method="post", path="/v1/domains/register",
+        request_body=RequestBodyFacts(("application/json",), True, "DomainPurchase", fields=(
+            FieldFacts("nameServers", "array of string"), FieldFacts("period", "integer"))))
+    assert not lead("is this domain name free to register?", register).startswith("Yes")
+    assert lead("can I choose the name servers when I register a domain?", register).startswith(
+        "Yes: POST /v1/domains/register takes the `nameServers` field")
+
 def test_the_success_response_lists_only_its_current_top_level_fields() -> None:
     sentence = lead("What does the list employees response look like?", EMPLOYEES)
     assert sentence == "GET /unified/hris/employees returns 200 with `EmployeesPaginated` (fields `next`, `data`). [1]"
