@@ -136,11 +136,15 @@ def asked_part(description: str, asked: frozenset[str], room: int = ABOUT_CHARS,
     return text if start + len(sentences[first]) <= room else text[start:]
 
 
+# How an answer shows a value that is the empty string.
+EMPTY_STRING = '""'
+
+
 def value_facts(field: FieldFacts, asked: frozenset[str]) -> list[str]:
     """"default 25", "maximum 100", "one of a, b": the asked kind first."""
     kinds: list[tuple[str, str]] = []
-    if field.default is not None:
-        kinds.append(("default", f"default {field.default}"))
+    if field.default is not None:  # an empty string is shown as one (`search` (default ""))
+        kinds.append(("default", f"default {field.default or EMPTY_STRING}"))
     kinds.extend(("limit", f"{label} {value}") for label, value in field.limits)
     if field.enum or field.item_enum:
         kinds.append(("allowed_values", f"one of {listed_values(field.enum or field.item_enum)}"))

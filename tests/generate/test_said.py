@@ -14,6 +14,7 @@ from rag.generate.said import (
     field_facts_text,
     operation_heading,
     schemes_text,
+    value_facts,
 )
 from rag.results import RetrievedChunk
 from tests.fakes import make_chunk
@@ -98,3 +99,9 @@ def test_an_operation_id_that_writes_out_its_path_is_said_by_what_follows_the_pa
     assert operation_heading(by_id).endswith("(get by id)")
     complete = replace(create, operation_id="post-/marketing/v3/events/{externalEventId}/complete_complete")
     assert operation_heading(complete).endswith("(complete)")
+
+
+def test_an_empty_string_default_is_shown_as_one() -> None:
+    """Appwrite's `search` (default "") was shown "`search` (default )"."""
+    assert value_facts(FieldFacts("search", "string", default=""), frozenset()) == ['default ""']
+    assert value_facts(FieldFacts("limit", "integer", default="25"), frozenset()) == ["default 25"]
