@@ -301,3 +301,13 @@ def test_an_update_below_an_item_that_its_summary_says_it_does_updates_the_resou
     assert _claimed("how do I change a payment?", profile(start, capture)) == "payment"
     assert _claimed("how do I change a payment?", profile(start, ("get", update[1], update[2]))) == "payment"
     assert _claimed("how do I delete a payment?", profile(start, capture, update)) == "payment"  # no update asked
+
+
+def test_a_version_written_into_the_resource_s_segment_names_no_other_resource() -> None:
+    """Crucible: "how do I start a new code review?" was told there is no endpoint to create reviews, only `GET
+    /rest-service/search-v1/reviews`, while `POST /rest-service/reviews-v1` (create review) ranked first: its resource
+    was read as `reviews_v1`."""
+    crucible = _ops("POST /rest-service/reviews-v1", "GET /rest-service/reviews-v1/{id}",
+                    "GET /rest-service/search-v1/reviews")
+    assert _claimed("how do I start a new code review?", crucible) is None
+    assert _claimed("how do I delete a review?", crucible) == "review"

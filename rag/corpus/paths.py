@@ -14,9 +14,10 @@ from rag.data import data_table
 @lru_cache(maxsize=65536)
 def resource_of(path: str) -> str:
     """The resource an operation acts on: the last path segment that is not a parameter, its words joined
-    snake-case (`/Accounts/{AccountSid}/IncomingPhoneNumbers.json` → incoming_phone_number)."""
+    snake-case (`/Accounts/{AccountSid}/IncomingPhoneNumbers.json` → incoming_phone_number), a version written into
+    it left out (Crucible's `/rest-service/reviews-v1` → review; `resource_words_of`)."""
     segments = resource_segments(path)
-    return normalize_term("_".join(segment_words(segments[-1]))) if segments else ""
+    return normalize_term("_".join(resource_words_of(segments[-1]))) if segments else ""
 
 
 # A version written as a path segment (`v2`, `v1.1`) or into one (`environmentsV2`).
