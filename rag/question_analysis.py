@@ -234,10 +234,11 @@ _LEADING_WORDS = r"^\W*(?:(?:and|now|then|so|ok|okay|also|please)\W+)*"
 # A question asking which of something there are ("which roles are there?", "and which origins are allowed?"), not
 # "what about …".
 ASKS_WHICH = re.compile(_LEADING_WORDS + r"(?:which|what)\b(?!\s+about\b)", re.IGNORECASE)
-# "revoke one", "and now cancel it", "comment on it": a request that opens with its verb, done to what it points
-# back to.
+# "revoke one", "and now cancel it", "comment on it", "protect the main one": a request that opens with its verb, done
+# to what it points back to.
 _IMPERATIVE = re.compile(_LEADING_WORDS + r"([a-z]+)\s+"
-                         r"(?:(?:on|to|for|from|with|about|into|onto)\s+)?(?:it|one|them|this|that|these|those)\b")
+                         r"(?:(?:on|to|for|from|with|about|into|onto)\s+)?"
+                         r"(?:it|one|them|this|that|these|those|the\s+(?:[a-z]+\s+){1,2}ones?)\b")
 _OPENING = re.compile(_LEADING_WORDS + r"([a-z]+)\b")
 
 

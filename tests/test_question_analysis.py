@@ -169,6 +169,9 @@ def test_the_action_a_how_to_question_asks_is_the_word_after_its_cue() -> None:
     assert asked_action("revoke one") == "revoke"
     assert asked_action("and now, cancel it") == "cancel"
     assert asked_action("comment on it") == "comment"
+    # GitLab: "protect the main one" after listing branches read no action, and the branch's GET led.
+    assert asked_action("protect the main one") == "protect"
+    assert asked_action("and delete the old ones") == "delete"
     assert asked_action("does that work?") == asked_action("is it paginated?") == ""
     assert asked_action("only the distribution ones") == asked_action("what about it?") == ""
 

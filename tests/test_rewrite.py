@@ -734,3 +734,15 @@ def test_which_of_what_the_subject_keeps_is_a_read() -> None:
     query = rewrite_query("and which origins are allowed?", history, topics=topics,
                           operations=[generate, listing, create]).query
     assert query.subject == listing.covers[0]
+
+
+def test_an_action_on_the_one_described_is_an_action_on_one_member() -> None:
+    """GitLab: "protect the main one" after listing a project's branches read no action ("the main one" is no
+    pronoun the verb was looked for before), so the branch's `GET` led; the branch's `PUT …/protect` does it."""
+    branches = operation("get", "/v3/projects/{id}/repository/branches", "Get a project repository branches")
+    branch = operation("get", "/v3/projects/{id}/repository/branches/{branch}", "Get a single branch")
+    protect = operation("put", "/v3/projects/{id}/repository/branches/{branch}/protect", "Protect a single branch")
+    history = turns("get a project's branches", "Use GET /v3/projects/{id}/repository/branches. [1]")
+    query = rewrite_query("protect the main one", history, topics=frozenset({"branches", "branch"}),
+                          operations=[branches, branch, protect]).query
+    assert query.subject == protect.covers[0] and query.keeps_subject
