@@ -52,6 +52,7 @@ from rag.subject_paths import (
     sole_write,
     state_operation,
     subresource_operation,
+    switch_operation,
 )
 
 MAX_MESSAGES = 10
@@ -328,6 +329,11 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], acti
     if not own_methods and (acting := action_operation(subject, action, operations)):
         # "execute it" after fetching a pipeline: the one operation that says it does that to the pipeline.
         return _moved_to(query, acting)
+    if not own_methods and not done_by_another(subject, action, operations) and (
+            switch := switch_operation(subject, action, operations, points_to_one(query.focus))):
+        # "deactivate it" after testing a webhook: the write whose body's `active` the verb turns off (not where an
+        # operation says it does that: GitLab's "Disable project's runner").
+        return _moved_to(query, switch)
     if _ONE_WORD.search(query.focus) and (made := collection_create(subject, own_methods, operations)):
         # "how do I add one?", "add a new one" after listing environments: the collection's `POST`.
         return _moved_to(query, made)

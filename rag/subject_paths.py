@@ -5,7 +5,7 @@ the same action on another resource, another API's resource. The follow-up rewri
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
 from rag.corpus.paths import VERSION, path_shape, path_terms, resource_words_of
@@ -289,9 +289,25 @@ def state_operation(subject: Chunk, action: str, operations: Sequence[Chunk], on
     listing a balance account's payment instruments: `PATCH /paymentInstruments/{id}`). An operation of the subject's
     API on that item that writes (PUT, PATCH, or POST to an item) and whose request body has a value (an enum's, at
     any depth) that is a form of the action's word; None when no operation, or more than one, does."""
+    wanted = word_forms(action)
+    return _sole_write(subject, action, operations, one, lambda fields: any(
+        wanted & word_forms(value.lower()) for value in _values(fields)))
+
+
+def switch_operation(subject: Chunk, action: str, operations: Sequence[Chunk], one: bool = False) -> Chunk | None:
+    """As `state_operation`, the write whose request body has a boolean field the action turns on or off
+    (`switched_by`): "deactivate it" after testing an Adyen webhook, `PATCH …/webhooks/{webhookId}` (its `active`);
+    "disable one of them" after listing a merchant's payment methods, `PATCH …/paymentMethodSettings/{id}`."""
+    return _sole_write(subject, action, operations, one, lambda fields: any(
+        switched_by(action, name) for name in _switches(fields)))
+
+
+def _sole_write(subject: Chunk, action: str, operations: Sequence[Chunk], one: bool,
+                sets: Callable[[Sequence[FieldFacts]], bool]) -> Chunk | None:
+    """The one write on the subject's item, its collection's owner or (`one`) a member whose request body's fields
+    the action `sets`; None for an action of HTTP's own verbs, or when no operation, or more than one, does."""
     if not action or action in data_table("question_words")["verbs"]:
         return None
-    wanted = word_forms(action)
     shape = path_shape(subject.path)
     if one and not is_item_path(subject.path):
         items = {shape + "/{}"} | {path_shape(op.path) for op in _members_of(shape, subject.api, operations)}
@@ -301,8 +317,35 @@ def state_operation(subject: Chunk, action: str, operations: Sequence[Chunk], on
     found = [operation for operation in operations
              if operation.api == subject.api and operation.covers and operation.path and operation.request_body
              and path_shape(operation.path) in items and operation.method.lower() in ("put", "patch", "post")
-             and any(wanted & word_forms(value.lower()) for value in _values(operation.request_body.fields))]
+             and sets(operation.request_body.fields)]
     return found[0] if len(found) == 1 else None
+
+
+# A verb that turns something on or off and the flag it sets share a stem once the prefix saying on or off is gone
+# ("disable" and `enabled`, "deactivate" and `active`, "unpublish" and `published`): their first letters, this many
+# or as many as the shorter has, from `SWITCH_STEM_MIN` on.
+SWITCH_STEM_LETTERS, SWITCH_STEM_MIN = 5, 4
+_SWITCH_PREFIX = re.compile(r"^(?:dis|de|un|en)(?=[a-z]{4})")
+
+
+def switched_by(action: str, flag: str) -> bool:
+    """Whether the verb `action` turns the boolean field `flag` on or off ("disable" → `enabled`, "deactivate" →
+    `isActive`, "lock" → `locked`; not "activate" → `actionRequired`)."""
+    verb = _SWITCH_PREFIX.sub("", action.lower())
+    for word in segment_words(flag):
+        stem = _SWITCH_PREFIX.sub("", word)
+        letters = min(SWITCH_STEM_LETTERS, len(verb), len(stem))
+        if letters >= SWITCH_STEM_MIN and verb[:letters] == stem[:letters]:
+            return True
+    return False
+
+
+def _switches(fields: Sequence[FieldFacts], depth: int = 3) -> list[str]:
+    """The names of the boolean fields of `fields` and of the fields they hold, `depth` levels down."""
+    if depth <= 0:
+        return []
+    return [name for field in fields
+            for name in [*([field.name] if field.type == "boolean" else []), *_switches(field.fields, depth - 1)]]
 
 
 def _values(fields: Sequence[FieldFacts], depth: int = 3) -> list[str]:

@@ -746,3 +746,29 @@ def test_an_action_on_the_one_described_is_an_action_on_one_member() -> None:
     query = rewrite_query("protect the main one", history, topics=frozenset({"branches", "branch"}),
                           operations=[branches, branch, protect]).query
     assert query.subject == protect.covers[0] and query.keeps_subject
+
+
+def test_a_verb_that_turns_a_flag_off_points_to_the_write_that_sets_it() -> None:
+    """Adyen's Management API: "now deactivate it" after testing a webhook kept the test first; the webhook's `PATCH`
+    sends `active`. Where another operation says it does the verb ("Disable project's runner"), that one leads,
+    not a write of some `…_enabled` flag."""
+    from rag.chunk import RequestBodyFacts
+
+    def body(*flags: str) -> RequestBodyFacts:
+        return RequestBodyFacts(("application/json",), True, fields=tuple(FieldFacts(f, "boolean") for f in flags))
+
+    test = operation("post", "/companies/{companyId}/webhooks/{webhookId}/test", "Test a webhook")
+    update = operation("patch", "/companies/{companyId}/webhooks/{webhookId}", "Update a webhook",
+                       request_body=body("active", "acceptsExpiredCertificate"))
+    history = turns("send a test event to it", "Use POST /companies/{companyId}/webhooks/{webhookId}/test. [1]")
+    query = rewrite_query("now deactivate it", history, topics=frozenset({"webhooks", "webhook"}),
+                          operations=[test, update]).query
+    assert query.subject == update.covers[0] and query.keeps_subject
+
+    enable = operation("post", "/projects/{id}/runners", "Enable a runner for a project")
+    disable = operation("delete", "/projects/{id}/runners/{runner_id}", "Disable project's runner")
+    project = operation("put", "/projects/{id}", "Update an existing project", request_body=body("builds_enabled"))
+    history = turns("enable one for it", "Use POST /projects/{id}/runners. [1]")
+    query = rewrite_query("and disable it again", history, topics=frozenset({"runners", "runner", "projects"}),
+                          operations=[enable, disable, project]).query
+    assert query.subject != project.covers[0]

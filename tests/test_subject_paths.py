@@ -215,3 +215,13 @@ def test_a_sibling_for_another_owner_or_of_another_resource() -> None:
     assert sibling_operation(company_webhooks, {"merchant"}, operations, owner=True) is merchant_webhooks
     assert sibling_operation(company_webhooks, {"merchant"}, operations) is company_merchants
     assert sibling_operation(company_webhooks, {"merchant"}, [company_webhooks, merchant_webhooks]) is merchant_webhooks
+
+
+def test_a_verb_turns_on_or_off_the_flag_that_shares_its_stem() -> None:
+    from rag.subject_paths import switched_by
+
+    for verb, flag in (("disable", "enabled"), ("deactivate", "isActive"), ("unpublish", "published"),
+                       ("lock", "locked"), ("suspend", "suspended")):
+        assert switched_by(verb, flag), (verb, flag)
+    for verb, flag in (("activate", "actionRequired"), ("disable", "active"), ("archive", "arrived")):
+        assert not switched_by(verb, flag), (verb, flag)
