@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from rag.chunk import operation_path, resource_segments
-from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, dotted_action
+from rag.chunk import operation_path
+from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, last_segment_action
 from rag.corpus.vocabulary import STOPWORDS, function_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values
@@ -123,6 +123,10 @@ def _write_form(word: str) -> str | None:
     return None
 
 
+# "who is" before a verb's `-ing` form asks who is doing it ("who is editing it?").
+_WHO_IS = tuple(["who", be] for be in ("is", "are", "was", "were"))
+
+
 def requested_write(question: str) -> WriteRequest | None:
     """The first write verb of a question outside the paths it names (its base, `-s` or `-ing` form), the
     methods that would serve it and its object: the words after it, up to a preposition, conjunction,
@@ -135,8 +139,8 @@ def requested_write(question: str) -> WriteRequest | None:
     ends = _object_ends()
     for position, token in enumerate(tokens):
         verb = _write_form(token) if token.isalpha() else None
-        if verb is None:
-            continue
+        if verb is None or (token.endswith("ing") and tokens[max(0, position - 2):position] in _WHO_IS):
+            continue  # "who is editing it?" asks who does it now; it requests no edit
         rest = tokens[position + 1:]
         # "remove or create a course": the object follows the last verb of a chain of write verbs.
         while len(rest) > 1 and rest[0] in ends and _write_form(rest[1]):
@@ -173,8 +177,8 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
     conversation's subject (`subject_path`: the path of the operation the last answer was about)."""
     own = requested_write(focus)
     if own is not None and subject_path and all(word in function_words() for word in own.object):
-        segments = resource_segments(subject_path)
-        return own._replace(object=tuple(dotted_action(segments[-1])[1])) if segments else own
+        named = last_segment_action(subject_path)[1]
+        return own._replace(object=tuple(named)) if named else own
     if own is not None or text == focus:
         return own
     carried = requested_write(text)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
-from rag.corpus.paths import dotted_action, resource_of
+from rag.corpus.paths import last_segment_action, resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite
@@ -83,9 +83,9 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     segments = resource_segments(path)
     if resource != resource_of(path):
         segments = segments[:-1]  # the path ends in the write verb, not in the resource
-    elif (named := _verb_first(method, segments)) is not None:
-        resource, methods = named
-    elif segments and (dotted := dotted_action(segments[-1]))[0]:  # `/product.delete.json` deletes products
+    elif not is_item_path(path) and (named := _verb_first(method, segments)) is not None:
+        resource, methods = named  # (a segment before an item's parameter names a collection: `/changeRequests/{id}`)
+    elif (dotted := last_segment_action(path))[0]:  # `/product.delete.json`, `/deletePad` delete
         resource = normalize_term("_".join(dotted[1]))
         methods = frozenset(write_verbs().get(dotted[0]) or (method,))
     if method == "post" and is_item_path(path):
@@ -134,7 +134,7 @@ def _owned_name(method: str, path: str) -> str:
     belongs to (`POST /servers/{id}/actions/change_type` changes a server's type: `server_type`); "" for any other
     operation or a path with no item before that segment."""
     segments = resource_segments(path)
-    named = _verb_first(method, segments)
+    named = None if is_item_path(path) else _verb_first(method, segments)
     parts = path.rstrip("/").split("/")
     items = [i for i, part in enumerate(parts) if part.startswith("{")]
     if named is None or not items or items[-1] < 2 or parts[items[-1] - 1].startswith("{"):

@@ -196,3 +196,20 @@ def test_the_word_a_request_opens_with() -> None:
     assert opening_word("and now archive it") == "archive"
     for question in ("how do I page through them?", "the same for folders", "is it paginated?"):
         assert opening_word(question) == "", question
+
+
+def test_who_is_doing_a_write_requests_none() -> None:
+    """Etherpad: "who is editing it?" after creating a pad was read as a request to edit the pad, and the answer said
+    there is no endpoint to edit one."""
+    assert requested_write("who is editing it?") is None
+    assert requested_write("we are creating a user, which fields are required?") is not None
+
+
+def test_an_rpc_segment_names_its_verb_and_the_resource_after_it() -> None:
+    """Etherpad's `/createPad`, `/deletePad`: "delete it" after creating a pad wrote "create pad" records."""
+    from rag.corpus.paths import segment_action
+
+    assert segment_action("createPad") == ("create", ["pad"])
+    assert segment_action("product.delete") == ("delete", ["product"])
+    assert segment_action("new-releases") == ("", ["new", "releases"])  # a noun, its words joined by a hyphen
+    assert segment_action("pads") == ("", ["pads"])

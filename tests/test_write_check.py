@@ -311,3 +311,24 @@ def test_a_version_written_into_the_resource_s_segment_names_no_other_resource()
                     "GET /rest-service/search-v1/reviews")
     assert _claimed("how do I start a new code review?", crucible) is None
     assert _claimed("how do I delete a review?", crucible) == "review"
+
+
+def test_an_rpc_path_deletes_what_its_segment_names_after_the_verb() -> None:
+    """Etherpad: "delete it" after creating a pad (`POST /createPad`) was told there is no endpoint to delete "create
+    pad" records; `GET /deletePad` and `POST /deletePad` delete pads."""
+    etherpad = _ops("POST /createPad", "GET /deletePad", "POST /deletePad", "GET /getText")
+    assert _claimed("how do I delete a pad?", etherpad) is None
+    from rag.query import Query
+
+    assert check_write_operation(Query("delete it", subject="lms.paths./createPad.post"), etherpad) is None
+
+
+def test_a_segment_before_an_item_s_parameter_names_a_collection_not_an_act() -> None:
+    """Rudder: "how do I delete a change request?" was told there is no endpoint to delete "change request requests"
+    though `DELETE /changeRequests/{changeRequestId}` does: `POST /changeRequests/{changeRequestId}` was read as
+    changing requests, as Asana's `POST /tasks/{task_gid}/addDependencies` adds dependencies."""
+    rudder = _ops("GET /api/changeRequests", "GET /changeRequests/{changeRequestId}",
+                  "POST /changeRequests/{changeRequestId}", "DELETE /changeRequests/{changeRequestId}")
+    assert _claimed("how do I delete a change request?", rudder) is None
+    asana = _ops("GET /tasks/{task_gid}", "POST /tasks/{task_gid}/addDependencies")
+    assert _claimed("how do I add a dependency to a task?", asana) is None

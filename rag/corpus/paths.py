@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from rag.chunk import resource_segments, segment_words
+from rag.chunk import is_item_path, resource_segments, segment_words
 from rag.corpus.vocabulary import normalize_term, singular
 from rag.data import data_table
 
@@ -98,10 +98,26 @@ def path_fits(asked: str, shape: str) -> bool:
     return re.fullmatch(pattern, asked) is not None
 
 
-def dotted_action(segment: str) -> tuple[str, list[str]]:
-    """The verb a dotted segment ends with and the words before it, the resource it acts on (API2Cart's
-    `/product.list.json`, `/product.delete.json`: list, delete of product); ("", its words) for any other segment."""
+def segment_action(segment: str) -> tuple[str, list[str]]:
+    """The verb a segment names and the words of the resource it acts on: the last word of a dotted segment
+    (API2Cart's `/product.list.json`, `/product.delete.json`: list, delete of product), or the first word of a
+    segment whose words are run together that opens with a verb and ends in a singular (Etherpad's `/createPad`,
+    `/deletePad`: create, delete of pad; not Spotify's `/new-releases` nor Rudder's `/changeRequests`, collections);
+    ("", its words) for any other segment."""
     words = segment_words(segment)
-    if "." in segment and len(words) >= 2 and words[-1] in data_table("question_words")["verbs"]:
+    verbs = data_table("question_words")["verbs"]
+    if "." in segment and len(words) >= 2 and words[-1] in verbs:
         return words[-1], words[:-1]
+    if segment.isalnum() and len(words) >= 2 and words[0] in verbs and singular(words[-1]) == words[-1]:
+        return words[0], words[1:]
     return "", words
+
+
+def last_segment_action(path: str) -> tuple[str, list[str]]:
+    """`segment_action` of a path's last resource segment where the path ends in it (`/createPad`); for a path that
+    ends in a parameter the segment names a collection, not an act (Rudder's `/changeRequests/{changeRequestId}`: no
+    change of requests): ("", its words). ("", []) for a path of no resource segment."""
+    segments = resource_segments(path)
+    if not segments:
+        return "", []
+    return ("", segment_words(segments[-1])) if is_item_path(path) else segment_action(segments[-1])
