@@ -124,7 +124,7 @@ def _write_form(word: str) -> str | None:
 
 
 # "who is" before a verb's `-ing` form asks who is doing it ("who is editing it?").
-_WHO_IS = tuple(["who", be] for be in ("is", "are", "was", "were"))
+_WHO_IS = frozenset(("who", be) for be in ("is", "are", "was", "were"))
 
 
 def requested_write(question: str) -> WriteRequest | None:
@@ -139,7 +139,7 @@ def requested_write(question: str) -> WriteRequest | None:
     ends = _object_ends()
     for position, token in enumerate(tokens):
         verb = _write_form(token) if token.isalpha() else None
-        if verb is None or (token.endswith("ing") and tokens[max(0, position - 2):position] in _WHO_IS):
+        if verb is None or (token.endswith("ing") and tuple(tokens[max(0, position - 2):position]) in _WHO_IS):
             continue  # "who is editing it?" asks who does it now; it requests no edit
         rest = tokens[position + 1:]
         # "remove or create a course": the object follows the last verb of a chain of write verbs.

@@ -305,8 +305,10 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], acti
                        operations: Sequence[Chunk]) -> Query | None:
     """The query about what the follow-up points to from its subject: what the API keeps under the subject (or
     what the subject's owner keeps, `subresource_operation`), else the write that sets the state its action names
-    (`state_operation`), else one member of the subject's collection (`member_operation`); None when it points to
-    none of them (`action`: the follow-up's, `asked_action`)."""
+    (`state_operation`), the one operation that says it does the action (`action_operation`), the write that sets a
+    flag the action turns on or off (`switch_operation`), the collection's create ("add one"), else one member of
+    the subject's collection (`member_operation`); None when it points to none of them (`action`: the follow-up's,
+    `asked_action`)."""
     # "and which origins are allowed?" after generating a key asks what there is: a read, not the subject's method.
     methods = own_methods or ({"get"} if ASKS_WHICH.match(query.focus) else set())
     if under := subresource_operation(subject, named_keys(query.focus), methods, operations,
