@@ -21,6 +21,8 @@ from rag.data import data_table
 from rag.names import without_names_and_values
 
 # "contacts updated after a date", "what has been assigned" describe a state or a filter, not a write.
+_AS_STATE = re.compile(r"\bas\s+[a-z]+")
+_ALL_OF_THEM = re.compile(r"\b(?:(?:them|these|those|it)\s+all|all\s+of\s+(?:them|these|those|it))\b")
 _STATE_PARTICIPLE = re.compile(
     r"\b(?:(?:was|were|been|is|are|recently)\s+)?(?:updated|created|modified|changed|deleted)"
     r"(?=\s+(?:after|since|before|between|on or|in the last|recently)\b)"
@@ -55,10 +57,12 @@ def _yes_no_opening() -> re.Pattern[str]:
 
 def action_words(text: str) -> tuple[str, ...]:
     """The lower-case words of a text whose verbs say what it asks for: "get back" reads as receiving (it
-    asks about a response, not a GET), "get rid of" as removing (a DELETE) and a state participle ("updated after a
-    date") as a filter."""
+    asks about a response, not a GET), "get rid of" as removing (a DELETE), a state participle ("updated after a
+    date") as a filter, the word after "as" as the state something is put in and "all" of what is pointed back to
+    as no listing ("mark them all as read": neither a read nor a list)."""
     text = _GET_RID_OF.sub("remove", _GET_BACK.sub("receive", text.lower()))
-    return tuple(_WORD.findall(_STATE_PARTICIPLE.sub("filtered", text)))
+    text = _ALL_OF_THEM.sub("them", _AS_STATE.sub("as", _STATE_PARTICIPLE.sub("filtered", text)))
+    return tuple(_WORD.findall(text))
 
 
 def methods_of(words: tuple[str, ...], corpus_verbs: dict[str, tuple[str, ...]] | None = None) -> set[str]:

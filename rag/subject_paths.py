@@ -41,6 +41,10 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     fits = [operation for operation in operations
             if operation.api == subject.api and operation.method.lower() in wanted and operation.covers]
     own = next((operation for operation in fits if path_shape(operation.path) == shape), None)
+    if own is None and subject.method.lower() == "post" and not is_item_path(subject.path):
+        # An action done to a collection (Crucible's `POST …/comments/markAllAsRead`): one of the collection's own.
+        above = path_shape(subject.path).rpartition("/")[0] + "/{}"
+        own = next((operation for operation in fits if path_shape(operation.path) == above), None)
     if own is not None or shape.endswith("{}/{}") or "{" not in shape[:-3]:
         return own
     # A collection under an item whose members are addressed on their own (Adyen's `GET

@@ -213,3 +213,13 @@ def test_an_rpc_segment_names_its_verb_and_the_resource_after_it() -> None:
     assert segment_action("product.delete") == ("delete", ["product"])
     assert segment_action("new-releases") == ("", ["new", "releases"])  # a noun, its words joined by a hyphen
     assert segment_action("pads") == ("", ["pads"])
+
+
+def test_a_state_after_as_and_all_of_what_is_pointed_back_to_ask_no_method() -> None:
+    """Crucible: "mark them all as read" after reading a review's comments read as a GET ("all", "read"), so the
+    comments' GET kept leading over `POST …/comments/markAllAsRead`."""
+    from rag.question_analysis import question_methods
+
+    assert question_methods("mark them all as read") == set()
+    assert question_methods("delete all of them") == {"delete"}
+    assert question_methods("list all employees") == {"get"}

@@ -79,6 +79,17 @@ def test_one_member_of_a_collection_under_an_item_addressed_by_its_own_path() ->
     assert member_operation(holders, {"patch"}, twice) is None  # more than one: none
 
 
+def test_one_of_what_an_action_on_a_collection_acted_on_is_one_of_the_collection() -> None:
+    """Crucible: "delete one of them" after "mark them all as read" (`POST …/comments/markAllAsRead`) deletes one
+    comment; nothing is kept under the action's own path."""
+    mark = operation("post", "/reviews-v1/{id}/comments/markAllAsRead")
+    remove = operation("delete", "/reviews-v1/{id}/comments/{cId}")
+    assert member_operation(mark, {"delete"}, [mark, remove]) is remove
+    # A POST that creates has its members under its own path.
+    create = operation("post", "/employees")
+    assert member_operation(create, {"delete"}, [create, operation("delete", "/employees/{id}")]) is not None
+
+
 def test_what_is_kept_behind_a_segment_that_only_groups() -> None:
     group = operation("post", "/v1/betaGroups")
     add = operation("post", "/v1/betaGroups/{id}/relationships/builds")
