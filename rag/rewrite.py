@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from rag.chunk import Chunk, is_item_path, resource_segments
-from rag.corpus.paths import METHOD_URL, VERSION, path_terms
+from rag.corpus.paths import METHOD_URL, named_segments, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_gist,
@@ -402,7 +402,7 @@ def _reads_another_resource(query: Query, subject: Chunk, operations: Sequence[C
 def _last_segment_keys(path: str) -> frozenset[str]:
     """The topic keys naming a path's last resource segment whole, a version's segment passed over (`/pipelines/v2`
     → pipelines, as `last_resource_terms` reads it); none for a path of no resource segment."""
-    segments = [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]
+    segments = named_segments(path)
     return segment_keys(segments[-1], whole=True) if segments else frozenset()
 
 

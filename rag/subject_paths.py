@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
-from rag.corpus.paths import VERSION, path_shape, path_terms, resource_words_of
+from rag.corpus.paths import named_segments, path_shape, path_terms, resource_words_of
 from rag.corpus.vocabulary import function_words, operation_words, singular, topic_keys, word_forms
 from rag.data import data_table
 from rag.question_analysis import question_methods
@@ -123,7 +123,7 @@ _DETERMINERS = frozenset({"a", "an", "the", "its", "their", "this", "that", "eac
 def last_resource_terms(path: str) -> frozenset[str]:
     """The words of a path's last resource segment, singular (`/projects/{id}/environments` → environment), a
     version's segment passed over (`/pipelines/v2/{id}` → pipeline)."""
-    named = [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]
+    named = named_segments(path)
     return path_terms("/" + "/".join(named[-1:]))
 
 
@@ -348,8 +348,8 @@ def _switches(fields: Sequence[FieldFacts], depth: int = 3) -> list[str]:
     """The names of the boolean fields of `fields` and of the fields they hold, `depth` levels down."""
     if depth <= 0:
         return []
-    return [name for field in fields
-            for name in [*([field.name] if field.type == "boolean" else []), *_switches(field.fields, depth - 1)]]
+    flags = [field.name for field in fields if field.type == "boolean"]
+    return flags + [name for field in fields for name in _switches(field.fields, depth - 1)]
 
 
 def _values(fields: Sequence[FieldFacts], depth: int = 3) -> list[str]:

@@ -83,8 +83,8 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     segments = resource_segments(path)
     if resource != resource_of(path):
         segments = segments[:-1]  # the path ends in the write verb, not in the resource
-    elif not is_item_path(path) and (named := _verb_first(method, segments)) is not None:
-        resource, methods = named  # (a segment before an item's parameter names a collection: `/changeRequests/{id}`)
+    elif (named := _verb_first(method, path)) is not None:
+        resource, methods = named
     elif (dotted := last_segment_action(path))[0]:  # `/product.delete.json`, `/deletePad` delete
         resource = normalize_term("_".join(dotted[1]))
         methods = frozenset(write_verbs().get(dotted[0]) or (method,))
@@ -95,11 +95,14 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     return resource, methods, frozenset(normalize_term(word) for word in [*above, "_".join(above)] if word)
 
 
-def _verb_first(method: str, segments: Sequence[str]) -> tuple[str, frozenset[str]] | None:
-    """The write a last segment that starts with a write verb names, on the words after it: Asana's `POST
+def _verb_first(method: str, path: str) -> tuple[str, frozenset[str]] | None:
+    """The write a path's last segment that starts with a write verb names, on the words after it: Asana's `POST
     /tasks/{task_gid}/addDependencies` adds dependencies (a task's), `…/removeFollowers` removes followers. None for
-    a GET, a segment of one word or one whose first word is no write verb."""
-    words = segment_words(segments[-1]) if segments and method in ("post", "put", "patch") else []
+    a GET, a segment of one word or one whose first word is no write verb, or a path that ends in an item's parameter
+    (its segment names a collection: Rudder's `/changeRequests/{changeRequestId}` changes no requests)."""
+    segments = resource_segments(path)
+    words = segment_words(segments[-1]) if segments and method in ("post", "put", "patch") and not is_item_path(
+        path) else []
     if len(words) == 1:
         words = _joined_verb(words[0].lower()) or words
     performs = write_verbs().get(words[0].lower()) if len(words) >= 2 else None
@@ -133,8 +136,7 @@ def _owned_name(method: str, path: str) -> str:
     """For an operation whose last segment starts with a write verb, the resource it writes named with the item it
     belongs to (`POST /servers/{id}/actions/change_type` changes a server's type: `server_type`); "" for any other
     operation or a path with no item before that segment."""
-    segments = resource_segments(path)
-    named = None if is_item_path(path) else _verb_first(method, segments)
+    named = _verb_first(method, path)
     parts = path.rstrip("/").split("/")
     items = [i for i, part in enumerate(parts) if part.startswith("{")]
     if named is None or not items or items[-1] < 2 or parts[items[-1] - 1].startswith("{"):
@@ -264,7 +266,7 @@ def _said_to_update_below(resource: str, operations: Sequence[Chunk]) -> bool:
         below_an_item = len(parts) >= 4 and "{" not in parts[-1] and parts[-2].startswith("{") \
             and not parts[-3].startswith("{")
         if (op.method or "get").lower() == "get" or not below_an_item \
-                or normalize_term("_".join(segment_words(parts[-3]))) != resource:
+                or resource_of("/" + parts[-3]) != resource:
             continue
         said = _summary_write(op.summary)
         if said is not None and set(said.methods) <= UPDATES:

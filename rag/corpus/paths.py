@@ -24,6 +24,11 @@ def resource_of(path: str) -> str:
 VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
 
 
+def named_segments(path: str) -> list[str]:
+    """A path's resource segments without those that are a version (`/pipelines/v2/{id}` → pipelines)."""
+    return [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]
+
+
 def resource_words_of(segment: str) -> list[str]:
     """The words of a path segment that name its resource: `segment_words` without a version written into it
     (Harness's `environmentsV2` → environments), unless that is all it has."""
