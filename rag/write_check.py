@@ -91,8 +91,21 @@ def _written_by(method: str, path: str) -> tuple[str, frozenset[str], frozenset[
     if method == "post" and is_item_path(path):
         methods = methods | {"patch", "put"}
     above = segment_words(segments[-2]) if len(segments) > 1 else []
-    # each word of the segment above, and its whole name (`access_request` of `/access_requests/{user_id}/approve`)
-    return resource, methods, frozenset(normalize_term(word) for word in [*above, "_".join(above)] if word)
+    item = segment_words(_item_segment(path))
+    # each word of the segment above, and its whole name (`access_request` of `/access_requests/{user_id}/approve`);
+    # the same of the item the path descends from where a segment lies between (`server` of `/servers/{id}/actions/x`)
+    owners = [*above, "_".join(above)] + ([*item, "_".join(item)] if item != above else [])
+    return resource, methods, frozenset(normalize_term(word) for word in owners if word)
+
+
+def _item_segment(path: str) -> str:
+    """The segment that names the collection of the last item a path descends from (`servers` of
+    `/servers/{id}/actions/reboot`); "" for a path with no item parameter before its last segment."""
+    parts = path.split("#", 1)[0].rstrip("/").split("/")
+    items = [i for i, part in enumerate(parts[:-1]) if part.startswith("{")]
+    if not items or items[-1] < 2 or parts[items[-1] - 1].startswith("{"):
+        return ""
+    return parts[items[-1] - 1]
 
 
 def _verb_first(method: str, path: str) -> tuple[str, frozenset[str]] | None:
@@ -137,12 +150,8 @@ def _owned_name(method: str, path: str) -> str:
     belongs to (`POST /servers/{id}/actions/change_type` changes a server's type: `server_type`); "" for any other
     operation or a path with no item before that segment."""
     named = _verb_first(method, path)
-    parts = path.rstrip("/").split("/")
-    items = [i for i, part in enumerate(parts) if part.startswith("{")]
-    if named is None or not items or items[-1] < 2 or parts[items[-1] - 1].startswith("{"):
-        return ""
-    owner = "_".join(singular(word.lower()) for word in segment_words(parts[items[-1] - 1]))
-    return f"{owner}_{named[0]}" if owner else ""
+    owner = "_".join(singular(word.lower()) for word in segment_words(_item_segment(path))) if named else ""
+    return f"{owner}_{named[0]}" if named and owner else ""
 
 
 def _forms(part: str) -> frozenset[str]:

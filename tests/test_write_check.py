@@ -255,6 +255,21 @@ def test_an_action_or_one_view_of_an_item_is_no_record_type() -> None:
     assert claimed is not None and claimed.resource == "pipeline"
 
 
+def test_an_action_filed_under_an_item_s_actions_acts_on_that_item() -> None:
+    """Hetzner Cloud: "now delete it" after "reboot it" (`POST /servers/{id}/actions/reboot`) was told "There is no
+    endpoint to delete reboot records" although `DELETE /servers/{id}` ranked first: a segment between the item and
+    the action (`actions`) hid the server the action acts on. Where the item has no such write, it stays claimed."""
+    from rag.query import Query
+
+    hetzner = _ops("POST /servers", "DELETE /servers/{id}", "POST /servers/{id}/actions/reboot",
+                   "POST /volumes/{id}/actions/attach", "GET /volumes/{id}")
+    deleting = Query("now delete it", previous="reboot it", subject="lms.paths./servers/{id}/actions/reboot.post")
+    assert deleting.analysis.write is not None and deleting.analysis.write.object == ("reboot",)
+    assert check_write_operation(deleting, hetzner) is None
+    volume = Query("now delete it", previous="attach it", subject="lms.paths./volumes/{id}/actions/attach.post")
+    assert check_write_operation(volume, hetzner) is not None
+
+
 def test_an_api_version_is_no_kind_of_record() -> None:
     """Kubernetes: "how do I delete one?" after `GET /apis/apps/v1/` (the API group's resources) was told "There is no
     endpoint to delete v1 records"."""
