@@ -86,12 +86,14 @@ class WriteRequest(NamedTuple):
     """The write verb of a question, the HTTP methods that would perform it and the words naming what it
     writes (its object: "a new interview note" of "create a new interview note in the ATS"); `carried` when
     the verb is not the question's own but its retrieval text's (the earlier turn's: "and for employees?" after
-    "How do I delete an order?"; a glossary's)."""
+    "How do I delete an order?"; a glossary's); `pointed` the path of the conversation's subject when the object
+    only points to it ("delete it")."""
 
     verb: str
     methods: tuple[str, ...]
     object: tuple[str, ...] = ()
     carried: bool = False
+    pointed: str = ""
 
 
 # A word pointing back to what the conversation is about ("can I narrow that down?", "scale it down").
@@ -182,7 +184,7 @@ def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | N
     own = requested_write(focus)
     if own is not None and subject_path and all(word in function_words() for word in own.object):
         named = last_segment_action(subject_path)[1]
-        return own._replace(object=tuple(named)) if named else own
+        return own._replace(object=tuple(named), pointed=subject_path) if named else own
     if own is not None or text == focus:
         return own
     carried = requested_write(text)

@@ -270,6 +270,23 @@ def test_an_action_filed_under_an_item_s_actions_acts_on_that_item() -> None:
     assert check_write_operation(volume, hetzner) is not None
 
 
+def test_what_a_pronoun_points_to_is_the_subject_s_own_path_not_another_of_its_name() -> None:
+    """Vercel: "remove it" after "verify it" (`POST …/domains/{domain}/verify`) was told "There is no endpoint to
+    remove verify records" although `DELETE …/domains/{domain}` ranked first: `GET /registration/verify`, a read of
+    the same name elsewhere, made "verify" look like records of their own."""
+    from rag.query import Query
+
+    vercel = _ops("POST /v10/projects/{idOrName}/domains", "DELETE /v9/projects/{idOrName}/domains/{domain}",
+                  "POST /v9/projects/{idOrName}/domains/{domain}/verify", "GET /registration/verify")
+    removing = Query("remove it", previous="verify it",
+                     subject="lms.paths./v9/projects/{idOrName}/domains/{domain}/verify.post")
+    assert removing.analysis.write is not None
+    assert removing.analysis.write.pointed == "/v9/projects/{idOrName}/domains/{domain}/verify"
+    assert check_write_operation(removing, vercel) is None
+    # Asked by name, the verify records are claimed: nothing removes one.
+    assert _claimed("how do I remove a verify?", vercel) == "verify"
+
+
 def test_an_api_version_is_no_kind_of_record() -> None:
     """Kubernetes: "how do I delete one?" after `GET /apis/apps/v1/` (the API group's resources) was told "There is no
     endpoint to delete v1 records"."""

@@ -266,11 +266,10 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
 
 
 def required_inputs(chunk: Chunk) -> list[FieldFacts]:
-    """The parameters and (required) body fields a request must send."""
+    """The parameters and body fields a request must send: a body's required fields also where the spec leaves the
+    body itself optional (Vercel's `POST /v9/projects` requires `name` of a body it does not mark required)."""
     body = chunk.request_body
-    return [p for p in chunk.parameters if p.required] + [
-        f for f in (body.fields if body and body.required else ()) if f.required
-    ]
+    return [p for p in chunk.parameters if p.required] + [f for f in (body.fields if body else ()) if f.required]
 
 
 # The types of a body or response that name no schema: any value, an inline object, a choice among inline objects,

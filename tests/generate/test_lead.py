@@ -1180,6 +1180,20 @@ def test_asked_whether_a_field_it_spells_is_required_the_answer_is_of_that_field
         "POST /v1/domains/{domain}/renew requires `domain`")
 
 
+def test_the_required_fields_of_a_body_the_spec_leaves_optional_are_required() -> None:
+    """Vercel: "which fields are required to create a vercel project?" led with "Use POST /v9/projects" because the
+    spec does not mark the body required, although the body requires `name`."""
+    projects = make_chunk("vercel.paths./v9/projects.post", "POST /v9/projects", kind="operation", method="post",
+                          path="/v9/projects", summary="Create a new project",
+                          parameters=(FieldFacts("teamId", "string", "query"),),
+                          request_body=RequestBodyFacts(("application/json",), False, "object", fields=(
+                              FieldFacts("name", "string", required=True, max_length=100),
+                              FieldFacts("framework", "string"))))
+    context = build_context(retrieved(projects), 4000)
+    assert lead_for("which fields are required to create a vercel project?", context).sentence.startswith(
+        "POST /v9/projects requires `name`")
+
+
 def test_a_confident_answer_names_one_operation_however_close_the_next_scores() -> None:
     candidates = retrieved(SESSIONS, ACCOUNTS)
     candidates[0].scores["rerank"], candidates[1].scores["rerank"] = 0.0328, 0.0326
