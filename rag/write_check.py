@@ -22,7 +22,14 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite
 from rag.query import Query
-from rag.question_analysis import POINTS_BACK, POSSESSIVE, WriteRequest, requested_write, write_verbs
+from rag.question_analysis import (
+    POINTS_BACK,
+    POSSESSIVE,
+    WriteRequest,
+    question_methods,
+    requested_write,
+    write_verbs,
+)
 
 _METHOD_ORDER = {"get": 0, "patch": 1, "put": 2, "post": 3, "delete": 4}
 
@@ -310,7 +317,8 @@ def check_write_operation(
     something of its own to the pool, whatever its verb)."""
     query = Query.of(query)
     request = query.analysis.write
-    if request is None or (request.carried and POINTS_BACK.search(query.focus)):
+    # A follow-up with a verb of its own ("read one item" after "add an item to it") asks for that, not the write.
+    if request is None or (request.carried and (POINTS_BACK.search(query.focus) or question_methods(query.focus))):
         return None
     operations = [op for op in profile.operations if not apis or op.api in apis]
     effects = {id(op): _written_by(op.method or "", op.path or "") for op in operations}
