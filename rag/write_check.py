@@ -341,7 +341,7 @@ def check_write_operation(
         return None
     if _an_action_on_its_parent(acting, parents.get(resource, frozenset()), request.methods, operations, effects):
         return None
-    # "take it off" after verifying a domain (`POST …/domains/{domain}/verify`) asks about that domain, whatever
+    # "remove it" after verifying a domain (`POST …/domains/{domain}/verify`) asks about that domain, whatever
     # another path of the same name does (Vercel's `GET /registration/verify`).
     pointed = [op for op in acting if op.path == request.pointed]
     if pointed and _an_action_on_its_parent(pointed, effects[id(pointed[0])][2], request.methods, operations, effects):
