@@ -137,9 +137,12 @@ def field_classes(
             if spells_field(field.name, question):
                 # `calls` of "list calls" on GET /calls: the question names the resource, not the field; nor
                 # `fields[builds]` of "list the builds of my app" on GET /v1/apps/{id}/builds (its bracket's word).
+                # Nor `permissions.project` of "create a vercel project" on POST /v9/projects: its own name is the
+                # resource's.
                 quoted = f"`{field.name.lower()}`" in question.lower()
                 bracket = name_parts(field.name.rsplit("[", 1)[-1]) if "[" in field.name else set()
-                resource = any(named and named <= resource_words for named in (parts, bracket))
+                own = name_parts(field.name.rsplit(".", 1)[-1])
+                resource = any(named and named <= resource_words for named in (parts, bracket, own))
                 (by_path if resource and not quoted else exact).append(entry)
                 continue
             shared = shares_a_word(parts, asked)

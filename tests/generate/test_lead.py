@@ -646,6 +646,22 @@ def test_a_bracketed_field_named_by_the_resource_is_not_spelt_by_it() -> None:
     assert [f.name for _, f in exact] == ["filter[status]"] and [f.name for _, f in by_path] == ["fields[builds]"]
 
 
+def test_a_nested_field_whose_own_name_is_the_resource_is_not_spelt_by_it() -> None:
+    """Vercel: "which fields are required to create a vercel project?" detailed `permissions.project` first, and
+    Gitea's "fork someone else's repo" `parent.fork`: the words name the operation's resource, not those fields."""
+    from rag.generate.named import field_classes
+
+    projects = make_chunk(
+        "vercel.paths./v9/projects.post", "POST /v9/projects", kind="operation", method="post", path="/v9/projects",
+        request_body=RequestBodyFacts(("application/json",), False, "object", fields=(
+            FieldFacts("name", "string", required=True), FieldFacts("permissions.project", "array of string"))))
+    blocks = build_context(retrieved(projects), 4000)
+    exact, _, by_path, _ = field_classes("which fields are required to create a vercel project?", blocks)
+    assert not exact and [f.name for _, f in by_path] == ["permissions.project"]
+    exact, _, _, _ = field_classes("who can see `permissions.project`?", blocks)
+    assert [f.name for _, f in exact] == ["permissions.project"]
+
+
 def test_a_question_naming_two_apis_gets_an_operation_of_each() -> None:
     candidates = make_chunk("ats.paths./unified/ats/candidates.get", "GET /unified/ats/candidates  [ats API]",
                             kind="operation", method="get", path="/unified/ats/candidates")
