@@ -14,7 +14,7 @@ from rag.errors import ConfigError, RagError
 from rag.facts import Fact, RemovedWrite
 from rag.index.deferred import part_label, part_strategy
 from rag.index.store import Index, Snapshot
-from rag.names import names_the_users_own
+from rag.names import names_the_users_own, names_to_look_up
 from rag.pipeline.state import Evidence, PipelineState, Ranking, Scope, StageTrace, Step
 from rag.query import Query
 from rag.question_analysis import FACTS_OF_AN_OPERATION, FOR_AN_OPERATION
@@ -227,8 +227,10 @@ class LookupLift:
                 searched = ctx.search_vector(query.text, self.adapt)
                 return index.similarity("smart", chunk.chunk_id, searched, ctx.snapshot)
 
-            # A value that is the user's own ("my playlist called Workout") is found in their collection.
-            names_values = names_foreign_values(query.focus, profile) and not names_the_users_own(query.focus)
+            # A value that is the user's own ("my playlist called Workout") is found in their collection; the name of
+            # what the request creates, or a date, is looked up nowhere.
+            names_values = (names_foreign_values(query.focus, profile, names_to_look_up)
+                            and not names_the_users_own(query.focus))
             lookups = profile.lookup_operations
             lifted, note = lift_lookup(ranking.candidates, lookups, names_values, similarity, ranking.apis)
             if note:

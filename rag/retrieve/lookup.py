@@ -6,7 +6,8 @@ values the index does not have (songs, people, films: `rag.names`), the best can
 that takes an id in its path, and its API has lookup operations, the one that fits the question best
 leads the list: it is the first call of the chain.
 A value that is the user's own ("my playlist called Workout") is found in their collection instead, so
-then nothing moves (the engine passes `names_values=False`).
+then nothing moves (the engine passes `names_values=False`); nor is the name a request gives what it creates
+("create a flag called new-checkout") or a day ("next Monday") looked up (`rag.names.names_to_look_up`).
 
 On a corpus of several APIs only the API the question is about may lend its lookup: the APIs it names,
 else the API of the best-ranked candidate (a jokes search never leads a request for an airport).
@@ -27,10 +28,14 @@ from rag.names import names_and_values
 from rag.results import RetrievedChunk
 
 
-def names_foreign_values(question: str, profile: CorpusProfile) -> bool:
+def names_foreign_values(
+    question: str, profile: CorpusProfile, names: Callable[[str], list[str]] = names_and_values
+) -> bool:
     """Whether the question names something the index does not (a song, a film, a person): then it is a
-    request about data, whose ids come from a lookup."""
-    for name in names_and_values(question):
+    request about data, whose ids come from a lookup. `names` reads the names of the question: all it mentions
+    (the learned ranker's feature), or only those of things that exist before the request runs
+    (`names_to_look_up`: what the lift looks up)."""
+    for name in names(question):
         words = [w for w in tokenize(name) if w not in stop_words()]
         if words and not all(profile.knows(w) or w in profile.apis for w in words):
             return True

@@ -268,6 +268,10 @@ def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_eng
     assert notes_of(state, "lookup")[0].startswith("lookup lift: ") and "lookup" in timed(state)
     own = run(state_for("Play my playlist called Kind of Blue", candidates=list(pool)), music_engine, Embed, LookupLift)
     assert list(own.ranking.candidates) == pool and not notes_of(own, "lookup")
+    # The name a request gives what it creates, or a day, is no value to look up.
+    for question in ("Make a new album called Blue Train", "Play the album on Friday"):
+        unmoved = run(state_for(question, candidates=list(pool)), music_engine, Embed, LookupLift)
+        assert list(unmoved.ranking.candidates) == pool and not notes_of(unmoved, "lookup"), question
 
 
 def test_the_lifted_lookup_is_the_chunk_marked_placed_by_the_lift(music_engine: Engine) -> None:
