@@ -226,11 +226,14 @@ def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: 
     for spec in chosen:
         engine = engine_for(spec.corpus, suite, settings, engines)
         outcomes += first_place_outcomes(engine, set_questions(spec, engine.index, []))
-    placed = [right for kind, right in outcomes if kind == "placed"]
+    placed = [right for kind, right in outcomes if kind != "named"]
     named = [right for kind, right in outcomes if kind == "named"]
+    stages = sorted({kind for kind, _ in outcomes if kind != "named"})
+    by_stage = tuple((stage, sum(right for kind, right in outcomes if kind == stage),
+                      sum(1 for kind, _ in outcomes if kind == stage)) for stage in stages)
     path = args.out / "calibration.json"
     calibrator = replace(load_calibrator(path), placed_right=sum(placed), placed_questions=len(placed),
-                         named_right=sum(named), named_questions=len(named))
+                         named_right=sum(named), named_questions=len(named), placed_by_stage=by_stage)
     path.write_text(json.dumps(calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
     return calibrator
 
@@ -313,10 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
     text = write_outputs(args, corpora)
     calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
+    stages = "; ".join(f"{stage}: {right} of {questions} right, shown as "
+                       f"{calibrator.placed_probability_of(stage):.2f}"
+                       for stage, right, questions in calibrator.placed_by_stage)
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
-             f"right. The confidence shown for such a first place is {calibrator.placed_probability:.2f} (one right "
-             f"and one wrong added). {calibrator.named_questions} questions named their first place exactly (a "
+             f"right. The confidence shown for such a first place is how often the first places of its stage were "
+             f"right, one right and one wrong added ({stages}). {calibrator.named_questions} questions named their "
+             f"first place exactly (a "
              f"method and path, or an operationId); {calibrator.named_right} were right: the confidence shown for such "
              f"a first place is {calibrator.named_probability:.2f}.")
     args.report.write_text(text + "\n", encoding="utf-8")

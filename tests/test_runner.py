@@ -195,7 +195,7 @@ def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_
     assert named.chunks[0].chunk.path == "/search"
     assert any(note.startswith("lookup lift: GET /search first") for note in named.notes), named.notes
     # The model scored another operation higher: the confidence is how often such first places were right.
-    assert named.confidence_score == round(load_calibrator().placed_probability, 4)
+    assert named.confidence_score == round(load_calibrator().placed_probability_of("lookup"), 4)
     assert any("placed first by a stage after the ranker" in note for note in named.notes), named.notes
     without = engine.run("Get the album Kind of Blue by Miles Davis", without_feature(PRESETS["full"], "lookup"),
                          retrieval_only=True)  # fmt: skip

@@ -85,9 +85,10 @@ def candidate_lists(
 def first_place_outcomes(engine: Engine, questions: Sequence[Question], config: Config = PRESETS["full"]
                          ) -> Iterator[tuple[str, bool]]:
     """For each answerable question with relevant ids whose first place the question names exactly (`named`:
-    `FirstPlace.named`) or a stage after `config`'s ranker chose (`placed`: the lookup lift, the conversation's
-    subject), that kind and whether the first place is right: what the calibration's `named_right` of
-    `named_questions` and `placed_right` of `placed_questions` count."""
+    `FirstPlace.named`) or a stage after `config`'s ranker chose (that stage, `FirstPlace.placed_by`: "lookup" for
+    the lookup lift, "subject" for the conversation's subject…), that kind and whether the first place is right:
+    what the calibration's `named_right` of `named_questions` and its placed counts (of all stages and of each)
+    count."""
     ranker_for = partial(learned_ranker, engine.index)
     for question in questions:
         if not question.answerable or not question.relevant_ids:
@@ -97,7 +98,7 @@ def first_place_outcomes(engine: Engine, questions: Sequence[Question], config: 
         found = first_place_confidence(state, ranker_for, config.query_adapter)
         if found is not None and (found[1].named or found[1].placed):
             right = bool(set(state.evidence.pool[0].chunk.covers) & set(question.relevant_ids))
-            yield ("named" if found[1].named else "placed"), right
+            yield ("named" if found[1].named else found[1].placed_by), right
 
 
 def save_lists(lists: Sequence[CandidateList], path: str) -> None:

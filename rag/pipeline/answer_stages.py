@@ -58,10 +58,13 @@ class Gate:
             score, place = round(estimate[0], 4), estimate[1]
             if tier != "abstain" and outcome.verdict != "partly":
                 tier = "answer" if score >= ANSWER_FROM else "partial"
-            read = ("named in the question: how often named operations were right on the tuning sets" if place.named
-                    else f"placed first by a stage after the ranker, {-place.margin:.2f} below the model's first: how "
-                    "often such first places were right on the tuning sets" if place.placed else
-                    f"learned score {place.score:.2f}, margin {place.margin:.2f} over the next")
+            if place.named:
+                read = "named in the question: how often named operations were right on the tuning sets"
+            elif place.placed:
+                read = (f"placed first by a stage after the ranker ({place.placed_by}), {-place.margin:.2f} below the "
+                        "model's first: how often that stage's first places were right on the tuning sets")
+            else:
+                read = f"learned score {place.score:.2f}, margin {place.margin:.2f} over the next"
             trace.note(f"confidence {score:.2f} that the first result is right ({read}; {tier} from {ANSWER_FROM:.2f})")
         return replace(evidence, confidence=tier, confidence_score=score, tokens=tokens), trace.events
 

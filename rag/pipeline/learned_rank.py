@@ -124,8 +124,8 @@ def first_place_confidence(
     """The estimated probability that the ranked pool's first candidate is right, with what it was read from:
     from the learned ranker's own scores, or (a pool another stage ordered or led) from the model's scores of
     the pool in its order (`ranker_for`), made a probability by the shipped calibration; a first place a stage after
-    the learned ranker put ahead of the model's choice is `placed`, one the question names exactly `named` (the
-    calibration counts how often each kind was right). None when there is nothing to rank or no model."""
+    the learned ranker put ahead of the model's choice is `placed_by` that stage, one the question names exactly
+    `named` (the calibration counts how often each kind was right). None when there is nothing to rank or no model."""
     pool = list(state.evidence.pool[:CONFIDENCE_POOL])
     if not pool:
         return None
@@ -139,8 +139,12 @@ def first_place_confidence(
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:
             return None
-        named = NAMED_SCORE in state.evidence.pool[0].scores
-        place = replace(place, placed=learned_order and place.margin < 0, named=named)
+        first = state.evidence.pool[0]
+        # Unmarked, a first place below another candidate's score is the first of a multi-API question's first API
+        # (each API's candidates are ranked apart: `Ranking.rank_groups`).
+        placed_by = (first.placed_by or ("apis" if state.ranking.balanced else "other")
+                     if learned_order and place.margin < 0 else "")
+        place = replace(place, placed_by=placed_by, named=NAMED_SCORE in first.scores)
         return load_calibrator().probability(place), place
     except RagError:
         return None

@@ -52,12 +52,18 @@ class FirstPlace:
     operation: bool
     described: bool = True
     follow_up: bool = False
-    # A stage after the learned ranker (the lookup lift, the conversation's subject) put it ahead of a candidate the
-    # model scored higher (its margin is negative); not a model input.
-    placed: bool = False
+    # The stage after the learned ranker that put it ahead of a candidate the model scored higher (its margin is
+    # negative): "lookup" (the lookup lift), "subject" (the conversation's subject), "order" (schemas after
+    # operations), "apis" (a multi-API question's first API)…; not a model input.
+    placed_by: str = ""
     # The question names it exactly (`GET /users/{id}`, its operationId: rag.retrieve.named_operations); not a
     # model input.
     named: bool = False
+
+    @property
+    def placed(self) -> bool:
+        """Whether a stage after the learned ranker put it first (`placed_by`)."""
+        return bool(self.placed_by)
 
     def values(self) -> tuple[float, ...]:
         """The values in `FIRST_PLACE_FEATURES` order."""
@@ -107,9 +113,11 @@ class CalibrationUnavailable(RagError):
 @dataclass(frozen=True)
 class Calibrator:
     """A logistic model: P(first is right) = σ(intercept + Σ coefficient · value), fitted on the ranker's own first
-    places; for a first place a stage after the ranker chose (`FirstPlace.placed`), how often such first places
-    were right on the tuning sets (`placed_right` of `placed_questions`, counted by `make ranker`), smoothed; the
-    same for a first place the question names exactly (`FirstPlace.named`: `named_right` of `named_questions`)."""
+    places; for a first place a stage after the ranker chose (`FirstPlace.placed_by`), how often the first places
+    that stage chose were right on the tuning sets (`placed_by_stage`: stage, right, questions; counted by `make
+    ranker`), smoothed, or of all stages together (`placed_right` of `placed_questions`) for a stage not counted
+    apart; the same for a first place the question names exactly (`FirstPlace.named`: `named_right` of
+    `named_questions`)."""
 
     coefficients: tuple[float, ...]
     intercept: float
@@ -117,6 +125,7 @@ class Calibrator:
     placed_questions: int = 0
     named_right: int = 0
     named_questions: int = 0
+    placed_by_stage: tuple[tuple[str, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FIRST_PLACE_FEATURES):
@@ -130,7 +139,7 @@ class Calibrator:
         if place.named and self.named_questions:
             return self.named_probability
         if place.placed and self.placed_questions:
-            return self.placed_probability
+            return self.placed_probability_of(place.placed_by)
         return self.probability_of(place.values())
 
     @property
@@ -138,6 +147,12 @@ class Calibrator:
         """How often a first place a stage after the ranker chose was right on the tuning sets, with one right and
         one wrong added (a few such questions must not make it certain)."""
         return _smoothed(self.placed_right, self.placed_questions)
+
+    def placed_probability_of(self, stage: str) -> float:
+        """How often the first places `stage` chose were right on the tuning sets, smoothed as `placed_probability`
+        (`placed_probability` where the stage's first places were not counted apart)."""
+        counted = {name: (right, questions) for name, right, questions in self.placed_by_stage if questions}
+        return _smoothed(*counted[stage]) if stage in counted else self.placed_probability
 
     @property
     def named_probability(self) -> float:
@@ -154,7 +169,9 @@ class Calibrator:
         """JSON-ready view (the file `load_calibrator` reads)."""
         return {"features": list(FIRST_PLACE_FEATURES), "coefficients": list(self.coefficients),
                 "intercept": self.intercept,
-                "placed_first": {"right": self.placed_right, "questions": self.placed_questions},
+                "placed_first": {"right": self.placed_right, "questions": self.placed_questions,
+                                 "by_stage": {stage: {"right": right, "questions": questions}
+                                              for stage, right, questions in self.placed_by_stage}},
                 "named_first": {"right": self.named_right, "questions": self.named_questions}}
 
 
@@ -176,6 +193,8 @@ def load_calibrator(path: Path = CALIBRATION_FILE) -> Calibrator:
         raise CalibrationUnavailable(f"the calibration at {path} was fitted on other features; rebuild it with "
                                      "`make ranker`")
     placed, named = data.get("placed_first", {}), data.get("named_first", {})
+    by_stage = tuple((str(stage), int(counts.get("right", 0)), int(counts.get("questions", 0)))
+                     for stage, counts in sorted((placed.get("by_stage") or {}).items()))
     return Calibrator(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
                       int(placed.get("right", 0)), int(placed.get("questions", 0)),
-                      int(named.get("right", 0)), int(named.get("questions", 0)))
+                      int(named.get("right", 0)), int(named.get("questions", 0)), by_stage)

@@ -31,4 +31,4 @@ def test_first_places_the_lookup_lift_chose_or_the_question_named_are_counted_ri
         Question("misnamed", "What does GET /albums/{id} return?", relevant_ids=("music.paths./albums.get",)),
     ]
     assert list(first_place_outcomes(engine, questions)) == [
-        ("placed", True), ("placed", False), ("named", True), ("named", False)]
+        ("lookup", True), ("lookup", False), ("named", True), ("named", False)]

@@ -70,11 +70,28 @@ def test_a_first_place_another_stage_chose_gets_how_often_such_places_were_right
     counted = Calibrator(tuple(1.0 if name == "margin" else 0.0 for name in FIRST_PLACE_FEATURES), -1.0, 7, 8)
     found, own = first_place(pool(0.0, 3.0)), first_place(pool(3.0, 0.0))
     assert found is not None and own is not None and not found.placed and not own.placed
-    moved = replace(found, placed=True)  # as rag.pipeline.learned_rank marks it behind the learned ranker
-    assert counted.probability(moved) == counted.placed_probability == 0.8  # (7 + 1) / (8 + 2)
+    moved = replace(found, placed_by="lookup")  # as rag.pipeline.learned_rank marks it behind the learned ranker
+    assert moved.placed and counted.probability(moved) == counted.placed_probability == 0.8  # (7 + 1) / (8 + 2)
     assert counted.probability(own) == counted.probability_of(own.values()) > 0.8
     uncounted = Calibrator(counted.coefficients, -1.0)  # a calibration without the counts: the logistic model
     assert uncounted.probability(moved) == uncounted.probability_of(moved.values()) < 0.02
+
+
+def test_each_stage_that_places_a_first_gets_how_often_its_own_first_places_were_right(tmp_path: Path) -> None:
+    """The lookup lift and the conversation's subject are right at different rates: each is counted apart; a stage
+    not counted apart gets the rate of all together."""
+    counted = Calibrator(tuple(0.0 for _ in FIRST_PLACE_FEATURES), 0.0, 11, 16,
+                         placed_by_stage=(("lookup", 8, 8), ("subject", 3, 8)))
+    found = first_place(pool(0.0, 3.0))
+    assert found is not None
+    assert counted.probability(replace(found, placed_by="lookup")) == 0.9  # (8 + 1) / (8 + 2)
+    assert counted.probability(replace(found, placed_by="subject")) == 0.4  # (3 + 1) / (8 + 2)
+    assert counted.probability(replace(found, placed_by="paging")) == counted.placed_probability == 12 / 18
+    assert counted.to_dict()["placed_first"]["by_stage"] == {
+        "lookup": {"right": 8, "questions": 8}, "subject": {"right": 3, "questions": 8}}
+    stored = tmp_path / "calibration.json"
+    stored.write_text(json.dumps(counted.to_dict()), encoding="utf-8")
+    assert load_calibrator(stored) == counted
 
 
 def test_a_first_place_the_question_names_gets_how_often_named_operations_were_right() -> None:
@@ -82,7 +99,7 @@ def test_a_first_place_the_question_names_gets_how_often_named_operations_were_r
     own = first_place(pool(3.0, 0.0))
     assert own is not None
     # Named wins over placed: a named operation is often put ahead of the model's first.
-    for place in (replace(own, named=True), replace(own, named=True, placed=True)):
+    for place in (replace(own, named=True), replace(own, named=True, placed_by="subject")):
         assert counted.probability(place) == counted.named_probability == 0.95  # (18 + 1) / (18 + 2)
     uncounted = Calibrator(counted.coefficients, -1.0, 7, 8)  # no named first places counted: the logistic model
     assert uncounted.probability(replace(own, named=True)) == counted.probability(own)
@@ -91,4 +108,7 @@ def test_a_first_place_the_question_names_gets_how_often_named_operations_were_r
 def test_the_shipped_calibration_counts_first_places_other_stages_chose() -> None:
     shipped = load_calibrator()
     assert 0 < shipped.placed_right <= shipped.placed_questions
+    assert {stage for stage, _, _ in shipped.placed_by_stage} >= {"lookup", "subject"}
+    assert sum(right for _, right, _ in shipped.placed_by_stage) == shipped.placed_right
+    assert sum(questions for _, _, questions in shipped.placed_by_stage) == shipped.placed_questions
     assert 0 < shipped.named_right <= shipped.named_questions
