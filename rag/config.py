@@ -148,12 +148,13 @@ _FULL = Config(
     reranker="learned",
     abstention=True,
     write_check=True,
+    lookup=True,
     named_operations=True,
     schemas_last=True,
     description="hybrid + query adapter (the question's vector moved towards the chunks people's questions are "
     "answered by) + operation search (operations whose summary or name is close to the question) + intent "
     "filter (APIs named in the question) + learned ranker (a model trained on labelled questions from many specs) "
-    "+ schemas after operations + operations the question names exactly first + write-operation check "
+    "+ schemas after operations + lookup lift + operations the question names exactly first + write-operation check "
     "+ per-API k + abstention on evidence about the index, confidence a calibrated probability (glossary expansion "
     "is off: the suite's ablation)",
 )

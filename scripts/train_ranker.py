@@ -319,13 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     stages = "; ".join(f"{stage}: {right} of {questions} right, shown as "
                        f"{calibrator.placed_probability_of(stage):.2f}"
                        for stage, right, questions in calibrator.placed_by_stage)
-    text += ("\n\n## First places a stage after the ranker chose\n\nA stage after the ranker (a follow-up's subject, "
-             f"a multi-API question's first API) chose the first place of {calibrator.placed_questions} of these "
-             f"questions; {calibrator.placed_right} were right. The confidence shown for such a first place is how "
-             f"often the first places of its stage were right, one right and one wrong added ({stages}). "
-             f"{calibrator.named_questions} questions named their first place exactly (a method and path, or an "
-             f"operationId); {calibrator.named_right} were right: the confidence shown for such a first place is "
-             f"{calibrator.named_probability:.2f}.")
+    text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
+             f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
+             f"right. The confidence shown for such a first place is how often the first places of its stage were "
+             f"right, one right and one wrong added ({stages}). {calibrator.named_questions} questions named their "
+             f"first place exactly (a "
+             f"method and path, or an operationId); {calibrator.named_right} were right: the confidence shown for such "
+             f"a first place is {calibrator.named_probability:.2f}.")
     args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -181,9 +181,8 @@ def test_stream_many_gives_each_config_its_own_conversation_and_run_many_keeps_o
     assert [r.config for r in ordered] == ["full", "C0", "C2"]
 
 
-def test_the_lookup_lift_puts_the_search_first_for_a_request_naming_values(empty_index: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_full_puts_the_lookup_operation_first_for_a_request_naming_values(empty_index: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
-    from dataclasses import replace
 
     from rag.index.build import ingest_paths
 
@@ -191,20 +190,17 @@ def test_the_lookup_lift_puts_the_search_first_for_a_request_naming_values(empty
     spec.write_text(json.dumps(MUSIC_SPEC))
     assert ingest_paths(empty_index, [spec])[0].status == "added"
     engine = Engine(empty_index, default_llm="extractive")
-    lifting = replace(PRESETS["full"], name="full-with-lookup", lookup=True)
     # The album operation takes an id: the album named by value is looked up first.
-    named = engine.run("Get the album Kind of Blue by Miles Davis", lifting, retrieval_only=True)
+    named = engine.run("Get the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
     assert named.chunks[0].chunk.path == "/search"
     assert any(note.startswith("lookup lift: GET /search first") for note in named.notes), named.notes
     # The model scored another operation higher: the confidence is how often such first places were right.
     assert named.confidence_score == round(load_calibrator().placed_probability_of("lookup"), 4)
-    assert any("placed first by a stage after the ranker (lookup)" in note for note in named.notes), named.notes
-    # `full` leaves the order to the learned ranker (its features read the names a question gives and the lookup
-    # operations); the lift is a switch of a configuration of one's own.
-    assert not PRESETS["full"].lookup
-    without = engine.run("Get the album Kind of Blue by Miles Davis", PRESETS["full"], retrieval_only=True)
+    assert any("placed first by a stage after the ranker" in note for note in named.notes), named.notes
+    without = engine.run("Get the album Kind of Blue by Miles Davis", without_feature(PRESETS["full"], "lookup"),
+                         retrieval_only=True)  # fmt: skip
     assert not any(note.startswith("lookup lift") for note in without.notes)
-    plain = engine.run("Start playing an album", lifting, retrieval_only=True)
+    plain = engine.run("Start playing an album", PRESETS["full"], retrieval_only=True)
     assert not any(note.startswith("lookup lift") for note in plain.notes), plain.notes
 
 

@@ -3,7 +3,6 @@ it is built once per index generation."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -25,10 +24,9 @@ def test_each_config_runs_the_stages_its_settings_switch_on(fixture_index: Index
     engine = Engine(fixture_index, default_llm="extractive")
     assert stage_names("C0", engine) == ["rewrite", "embed", "retrieve", "order", "top_k"]
     assert stage_names("full", engine) == [
-        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "paging", "subject", "named", "top_k",
+        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "paging", "subject", "named", "top_k",
         "write_check", "gate",
     ]
-    assert "lookup" in stage_names(replace(PRESETS["full"], name="full-with-lookup", lookup=True), engine)
     assert engine.pipeline(PRESETS["full"]).generate.name == "generate"
 
 
@@ -39,7 +37,7 @@ def test_features_are_in_stage_order() -> None:
     assert list(features_of(PRESETS["full"])) == names
     on = {name for name, enabled in features_of(PRESETS["full"]).items() if enabled}
     assert on == {
-        "intent_filter", "hybrid", "query_adapter", "dynamic_k", "operation_search", "rerank", "schemas_last",
+        "intent_filter", "hybrid", "query_adapter", "dynamic_k", "operation_search", "rerank", "schemas_last", "lookup",
         "named_operations", "write_check", "abstention",
     }
 
@@ -53,7 +51,7 @@ def test_an_ablation_switches_off_one_feature_and_the_stage_that_ran_it(fixture_
             n for n, on in features_of(full).items() if on and n != name
         ]
     # A feature of its own stage leaves the stage out; the others change a setting of a stage that stays.
-    switched = {"rerank": "rerank", "write_check": "write_check", "abstention": "gate"}
+    switched = {"rerank": "rerank", "write_check": "write_check", "abstention": "gate", "lookup": "lookup"}
     for feature, stage in switched.items():
         assert stage in stage_names(full, engine) and stage not in stage_names(without_feature(full, feature), engine)
     with pytest.raises(ConfigError, match=r"expansion.*allowed:.*rerank"):

@@ -258,24 +258,19 @@ def music_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     return Engine(index)
 
 
-# The lookup lift is a switch of a configuration of one's own (`full` leaves the order to the learned ranker).
-LIFTING = replace(PRESETS["full"], name="full-with-lookup", lookup=True)
-
-
 def test_lookup_lift_puts_the_search_first_for_a_request_naming_values(music_engine: Engine) -> None:
     ops = operations(music_engine.index)
     pool = retrieved(ops["GET /albums/{id}"], ops["GET /albums"], ops["GET /search"])
-    state = run(state_for("Play the album Kind of Blue by Miles Davis", LIFTING, candidates=list(pool)),
+    state = run(state_for("Play the album Kind of Blue by Miles Davis", candidates=list(pool)),
                 music_engine, Embed, LookupLift)
     lifted = [c.chunk for c in state.ranking.candidates]
     assert lifted == [ops["GET /search"], ops["GET /albums/{id}"], ops["GET /albums"]]
     assert notes_of(state, "lookup")[0].startswith("lookup lift: ") and "lookup" in timed(state)
-    own = run(state_for("Play my playlist called Kind of Blue", LIFTING, candidates=list(pool)), music_engine, Embed,
-              LookupLift)
+    own = run(state_for("Play my playlist called Kind of Blue", candidates=list(pool)), music_engine, Embed, LookupLift)
     assert list(own.ranking.candidates) == pool and not notes_of(own, "lookup")
     # The name a request gives what it creates, or a day, is no value to look up.
     for question in ("Make a new album called Blue Train", "Play the album on Friday"):
-        unmoved = run(state_for(question, LIFTING, candidates=list(pool)), music_engine, Embed, LookupLift)
+        unmoved = run(state_for(question, candidates=list(pool)), music_engine, Embed, LookupLift)
         assert list(unmoved.ranking.candidates) == pool and not notes_of(unmoved, "lookup"), question
 
 
@@ -285,7 +280,7 @@ def test_the_lifted_lookup_is_the_chunk_marked_placed_by_the_lift(music_engine: 
     ops = operations(music_engine.index)
     pool = [RetrievedChunk(chunk, {"fused": score}, rank) for rank, (chunk, score) in enumerate(
         ((ops["GET /albums/{id}"], 0.033), (ops["GET /search"], 0.032), (ops["GET /albums"], 0.031)), start=1)]
-    state = run(state_for("Play the album Kind of Blue by Miles Davis", LIFTING, candidates=pool), music_engine, Embed,
+    state = run(state_for("Play the album Kind of Blue by Miles Davis", candidates=pool), music_engine, Embed,
                 LookupLift)
     assert [(c.chunk, c.placed_by) for c in state.ranking.candidates] == [
         (ops["GET /search"], "lookup"), (ops["GET /albums/{id}"], ""), (ops["GET /albums"], "")]
@@ -296,8 +291,7 @@ def test_lookup_lift_runs_only_over_smart_chunks(music_engine: Engine) -> None:
     def lifts(config: Config) -> bool:
         return any(isinstance(stage, LookupLift) for stage in music_engine.pipeline(config).stages)
 
-    assert lifts(LIFTING) and not lifts(replace(LIFTING, chunking="naive"))
-    assert not lifts(PRESETS["full"]), "full leaves names given by value to the learned ranker's features"
+    assert lifts(PRESETS["full"]) and not lifts(replace(PRESETS["full"], chunking="naive"))
 
 
 def test_the_operation_search_adds_the_operations_closest_to_the_question_that_retrieval_missed(
