@@ -222,15 +222,16 @@ def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: 
             "counted with that model")
     load_model.cache_clear()
     load_calibrator.cache_clear()
-    outcomes: list[tuple[str, bool]] = []
+    outcomes: list[tuple[str, str, bool]] = []
     for spec in chosen:
         engine = engine_for(spec.corpus, suite, settings, engines)
-        outcomes += first_place_outcomes(engine, set_questions(spec, engine.index, []))
-    placed = [right for kind, right in outcomes if kind != "named"]
-    named = [right for kind, right in outcomes if kind == "named"]
-    stages = sorted({kind for kind, _ in outcomes if kind != "named"})
-    by_stage = tuple((stage, sum(right for kind, right in outcomes if kind == stage),
-                      sum(1 for kind, _ in outcomes if kind == stage)) for stage in stages)
+        outcomes += [(kind, spec.corpus, right)
+                     for kind, right in first_place_outcomes(engine, set_questions(spec, engine.index, []))]
+    placed = [right for kind, _, right in outcomes if kind != "named"]
+    named = [right for kind, _, right in outcomes if kind == "named"]
+    counted = sorted({(kind, corpus) for kind, corpus, _ in outcomes if kind != "named"})
+    by_stage = tuple((kind, corpus, sum(r for k, c, r in outcomes if (k, c) == (kind, corpus)),
+                      sum(1 for k, c, _ in outcomes if (k, c) == (kind, corpus))) for kind, corpus in counted)
     path = args.out / "calibration.json"
     calibrator = replace(load_calibrator(path), placed_right=sum(placed), placed_questions=len(placed),
                          named_right=sum(named), named_questions=len(named), placed_by_stage=by_stage)
@@ -316,13 +317,16 @@ def main(argv: list[str] | None = None) -> int:
     corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
     text = write_outputs(args, corpora)
     calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
-    stages = "; ".join(f"{stage}: {right} of {questions} right, shown as "
-                       f"{calibrator.placed_probability_of(stage):.2f}"
-                       for stage, right, questions in calibrator.placed_by_stage)
+    rows = calibrator.placed_by_stage
+    stages = "; ".join(
+        f"{stage}: {sum(r[2] for r in rows if r[0] == stage)} of {sum(r[3] for r in rows if r[0] == stage)} right "
+        f"in {sum(1 for r in rows if r[0] == stage)} corpora, shown as {calibrator.placed_probability_of(stage):.2f}"
+        for stage in dict.fromkeys(r[0] for r in rows))
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
              f"right. The confidence shown for such a first place is how often the first places of its stage were "
-             f"right, one right and one wrong added ({stages}). {calibrator.named_questions} questions named their "
+             f"right in each corpus (one right and one wrong added), averaged over the corpora ({stages}). "
+             f"{calibrator.named_questions} questions named their "
              f"first place exactly (a "
              f"method and path, or an operationId); {calibrator.named_right} were right: the confidence shown for such "
              f"a first place is {calibrator.named_probability:.2f}.")

@@ -114,10 +114,10 @@ class CalibrationUnavailable(RagError):
 class Calibrator:
     """A logistic model: P(first is right) = σ(intercept + Σ coefficient · value), fitted on the ranker's own first
     places; for a first place a stage after the ranker chose (`FirstPlace.placed_by`), how often the first places
-    that stage chose were right on the tuning sets (`placed_by_stage`: stage, right, questions; counted by `make
-    ranker`), smoothed, or of all stages together (`placed_right` of `placed_questions`) for a stage not counted
-    apart; the same for a first place the question names exactly (`FirstPlace.named`: `named_right` of
-    `named_questions`)."""
+    that stage chose were right on the tuning sets, each corpus counted alike as the logistic model weighs them
+    (`placed_by_stage`: stage, corpus, right, questions; counted by `make ranker`), or of all stages together
+    (`placed_right` of `placed_questions`) for a stage not counted apart; for a first place the question names
+    exactly (`FirstPlace.named`), how often named ones were right (`named_right` of `named_questions`)."""
 
     coefficients: tuple[float, ...]
     intercept: float
@@ -125,7 +125,7 @@ class Calibrator:
     placed_questions: int = 0
     named_right: int = 0
     named_questions: int = 0
-    placed_by_stage: tuple[tuple[str, int, int], ...] = ()
+    placed_by_stage: tuple[tuple[str, str, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FIRST_PLACE_FEATURES):
@@ -149,10 +149,13 @@ class Calibrator:
         return _smoothed(self.placed_right, self.placed_questions)
 
     def placed_probability_of(self, stage: str) -> float:
-        """How often the first places `stage` chose were right on the tuning sets, smoothed as `placed_probability`
-        (`placed_probability` where the stage's first places were not counted apart)."""
-        counted = {name: (right, questions) for name, right, questions in self.placed_by_stage if questions}
-        return _smoothed(*counted[stage]) if stage in counted else self.placed_probability
+        """How often the first places `stage` chose were right on the tuning sets: the mean over the corpora where
+        it chose any of each corpus's share right, smoothed as `placed_probability` (18 of 18 on one catalogue and 0
+        of 3 on a task tracker say less than 18 of 21 about the next API); `placed_probability` where the stage's
+        first places were not counted apart."""
+        rates = [_smoothed(right, questions) for name, _, right, questions in self.placed_by_stage
+                 if name == stage and questions]
+        return sum(rates) / len(rates) if rates else self.placed_probability
 
     @property
     def named_probability(self) -> float:
@@ -170,8 +173,10 @@ class Calibrator:
         return {"features": list(FIRST_PLACE_FEATURES), "coefficients": list(self.coefficients),
                 "intercept": self.intercept,
                 "placed_first": {"right": self.placed_right, "questions": self.placed_questions,
-                                 "by_stage": {stage: {"right": right, "questions": questions}
-                                              for stage, right, questions in self.placed_by_stage}},
+                                 "by_stage": {stage: {corpus: {"right": right, "questions": questions}
+                                                      for name, corpus, right, questions in self.placed_by_stage
+                                                      if name == stage}
+                                              for stage in dict.fromkeys(row[0] for row in self.placed_by_stage)}},
                 "named_first": {"right": self.named_right, "questions": self.named_questions}}
 
 
@@ -193,8 +198,13 @@ def load_calibrator(path: Path = CALIBRATION_FILE) -> Calibrator:
         raise CalibrationUnavailable(f"the calibration at {path} was fitted on other features; rebuild it with "
                                      "`make ranker`")
     placed, named = data.get("placed_first", {}), data.get("named_first", {})
-    by_stage = tuple((str(stage), int(counts.get("right", 0)), int(counts.get("questions", 0)))
-                     for stage, counts in sorted((placed.get("by_stage") or {}).items()))
+    stages = placed.get("by_stage") or {}
+    if not all(isinstance(corpora, dict) and all(isinstance(counts, dict) for counts in corpora.values())
+               for corpora in stages.values()):
+        raise CalibrationUnavailable(f"the calibration at {path} counts first places by stage without their corpora "
+                                     "(an older layout); rebuild it with `make ranker`")
+    by_stage = tuple((str(stage), str(corpus), int(counts.get("right", 0)), int(counts.get("questions", 0)))
+                     for stage, corpora in sorted(stages.items()) for corpus, counts in sorted(corpora.items()))
     return Calibrator(tuple(float(c) for c in data["coefficients"]), float(data["intercept"]),
                       int(placed.get("right", 0)), int(placed.get("questions", 0)),
                       int(named.get("right", 0)), int(named.get("questions", 0)), by_stage)

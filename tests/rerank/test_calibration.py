@@ -78,20 +78,28 @@ def test_a_first_place_another_stage_chose_gets_how_often_such_places_were_right
 
 
 def test_each_stage_that_places_a_first_gets_how_often_its_own_first_places_were_right(tmp_path: Path) -> None:
-    """The lookup lift and the conversation's subject are right at different rates: each is counted apart; a stage
-    not counted apart gets the rate of all together."""
-    counted = Calibrator(tuple(0.0 for _ in FIRST_PLACE_FEATURES), 0.0, 11, 16,
-                         placed_by_stage=(("lookup", 8, 8), ("subject", 3, 8)))
+    """The lookup lift and the conversation's subject are right at different rates: each is counted apart, and each
+    corpus alike (eight of eight on one catalogue and none of two on a task tracker say less than eight of ten about
+    the next API); a stage not counted apart gets the rate of all together."""
+    counted = Calibrator(tuple(0.0 for _ in FIRST_PLACE_FEATURES), 0.0, 11, 18,
+                         placed_by_stage=(("lookup", "music", 8, 8), ("lookup", "tasks", 0, 2),
+                                          ("subject", "music", 3, 8)))
     found = first_place(pool(0.0, 3.0))
     assert found is not None
-    assert counted.probability(replace(found, placed_by="lookup")) == 0.9  # (8 + 1) / (8 + 2)
+    assert counted.probability(replace(found, placed_by="lookup")) == (0.9 + 0.25) / 2  # (8+1)/(8+2), (0+1)/(2+2)
     assert counted.probability(replace(found, placed_by="subject")) == 0.4  # (3 + 1) / (8 + 2)
-    assert counted.probability(replace(found, placed_by="paging")) == counted.placed_probability == 12 / 18
+    assert counted.probability(replace(found, placed_by="paging")) == counted.placed_probability == 12 / 20
     assert counted.to_dict()["placed_first"]["by_stage"] == {
-        "lookup": {"right": 8, "questions": 8}, "subject": {"right": 3, "questions": 8}}
+        "lookup": {"music": {"right": 8, "questions": 8}, "tasks": {"right": 0, "questions": 2}},
+        "subject": {"music": {"right": 3, "questions": 8}}}
     stored = tmp_path / "calibration.json"
     stored.write_text(json.dumps(counted.to_dict()), encoding="utf-8")
     assert load_calibrator(stored) == counted
+    older = counted.to_dict()
+    older["placed_first"]["by_stage"] = {"lookup": {"right": 8, "questions": 10}}  # no corpora: an older layout
+    (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
+    with pytest.raises(CalibrationUnavailable, match=r"without their corpora.*make ranker"):
+        load_calibrator(tmp_path / "older.json")
 
 
 def test_a_first_place_the_question_names_gets_how_often_named_operations_were_right() -> None:
@@ -108,7 +116,7 @@ def test_a_first_place_the_question_names_gets_how_often_named_operations_were_r
 def test_the_shipped_calibration_counts_first_places_other_stages_chose() -> None:
     shipped = load_calibrator()
     assert 0 < shipped.placed_right <= shipped.placed_questions
-    assert {stage for stage, _, _ in shipped.placed_by_stage} >= {"lookup", "subject"}
-    assert sum(right for _, right, _ in shipped.placed_by_stage) == shipped.placed_right
-    assert sum(questions for _, _, questions in shipped.placed_by_stage) == shipped.placed_questions
+    assert {stage for stage, _, _, _ in shipped.placed_by_stage} >= {"lookup", "subject"}
+    assert sum(right for _, _, right, _ in shipped.placed_by_stage) == shipped.placed_right
+    assert sum(questions for _, _, _, questions in shipped.placed_by_stage) == shipped.placed_questions
     assert 0 < shipped.named_right <= shipped.named_questions
