@@ -318,10 +318,13 @@ def main(argv: list[str] | None = None) -> int:
     text = write_outputs(args, corpora)
     calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
     rows = calibrator.placed_by_stage
-    stages = "; ".join(
-        f"{stage}: {sum(r[2] for r in rows if r[0] == stage)} of {sum(r[3] for r in rows if r[0] == stage)} right "
-        f"in {sum(1 for r in rows if r[0] == stage)} corpora, shown as {calibrator.placed_probability_of(stage):.2f}"
-        for stage in dict.fromkeys(r[0] for r in rows))
+    def counted(stage: str) -> str:
+        mine = [row for row in rows if row[0] == stage]
+        where = "1 corpus" if len(mine) == 1 else f"{len(mine)} corpora"
+        return (f"{stage}: {sum(r[2] for r in mine)} of {sum(r[3] for r in mine)} right in {where}, shown as "
+                f"{calibrator.placed_probability_of(stage):.2f}")
+
+    stages = "; ".join(counted(stage) for stage in dict.fromkeys(r[0] for r in rows))
     text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
              f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
              f"right. The confidence shown for such a first place is how often the first places of its stage were "
