@@ -157,8 +157,10 @@ def _owned_name(method: str, path: str) -> str:
     belongs to (`POST /servers/{id}/actions/change_type` changes a server's type: `server_type`); "" for any other
     operation or a path with no item before that segment."""
     named = _verb_first(method, path)
-    owner = "_".join(singular(word.lower()) for word in segment_words(_item_segment(path))) if named else ""
-    return f"{owner}_{named[0]}" if named and owner else ""
+    if named is None:
+        return ""
+    owner = "_".join(singular(word.lower()) for word in segment_words(_item_segment(path)))
+    return f"{owner}_{named[0]}" if owner else ""
 
 
 def _forms(part: str) -> frozenset[str]:

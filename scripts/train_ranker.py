@@ -22,6 +22,7 @@ import json
 import sys
 import time
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -229,14 +230,37 @@ def count_placed_firsts(args: argparse.Namespace, chosen: list[SetSpec], suite: 
                      for kind, right in first_place_outcomes(engine, set_questions(spec, engine.index, []))]
     placed = [right for kind, _, right in outcomes if kind != "named"]
     named = [right for kind, _, right in outcomes if kind == "named"]
-    counted = sorted({(kind, corpus) for kind, corpus, _ in outcomes if kind != "named"})
-    by_stage = tuple((kind, corpus, sum(r for k, c, r in outcomes if (k, c) == (kind, corpus)),
-                      sum(1 for k, c, _ in outcomes if (k, c) == (kind, corpus))) for kind, corpus in counted)
+    questions, right = Counter(), Counter()
+    for kind, corpus, was_right in outcomes:
+        if kind != "named":
+            questions[kind, corpus] += 1
+            right[kind, corpus] += was_right
+    by_stage = tuple((kind, corpus, right[kind, corpus], count) for (kind, corpus), count in sorted(questions.items()))
     path = args.out / "calibration.json"
     calibrator = replace(load_calibrator(path), placed_right=sum(placed), placed_questions=len(placed),
                          named_right=sum(named), named_questions=len(named), placed_by_stage=by_stage)
     path.write_text(json.dumps(calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
     return calibrator
+
+
+def placed_firsts_text(calibrator: Calibrator) -> str:
+    """What the report says of the first places the question names or a stage after the ranker chose: how many were
+    right, per stage over how many corpora, and the confidence shown for each."""
+    rows = calibrator.placed_by_stage
+
+    def counted(stage: str) -> str:
+        mine = [(right, questions) for name, _, right, questions in rows if name == stage]
+        where = "1 corpus" if len(mine) == 1 else f"{len(mine)} corpora"
+        return (f"{stage}: {sum(r for r, _ in mine)} of {sum(q for _, q in mine)} right in {where}, shown as "
+                f"{calibrator.placed_probability_of(stage):.2f}")
+
+    stages = "; ".join(counted(stage) for stage in dict.fromkeys(row[0] for row in rows))
+    return (f"The lookup lift or a follow-up's subject chose the first place of {calibrator.placed_questions} of "
+            f"these questions; {calibrator.placed_right} were right. The confidence shown for such a first place is "
+            f"how often the first places of its stage were right in each corpus (one right and one wrong added), "
+            f"averaged over the corpora ({stages}). {calibrator.named_questions} questions named their first place "
+            f"exactly (a method and path, or an operationId); {calibrator.named_right} were right: the confidence "
+            f"shown for such a first place is {calibrator.named_probability:.2f}.")
 
 
 def log(line: str) -> None:
@@ -317,22 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     corpora = Corpora(chosen, families, follow_ups, suite, Settings.from_env())
     text = write_outputs(args, corpora)
     calibrator = count_placed_firsts(args, chosen, suite, corpora.settings, corpora.engines)
-    rows = calibrator.placed_by_stage
-    def counted(stage: str) -> str:
-        mine = [row for row in rows if row[0] == stage]
-        where = "1 corpus" if len(mine) == 1 else f"{len(mine)} corpora"
-        return (f"{stage}: {sum(r[2] for r in mine)} of {sum(r[3] for r in mine)} right in {where}, shown as "
-                f"{calibrator.placed_probability_of(stage):.2f}")
-
-    stages = "; ".join(counted(stage) for stage in dict.fromkeys(r[0] for r in rows))
-    text += (f"\n\n## First places a stage after the ranker chose\n\nThe lookup lift or a follow-up's subject chose "
-             f"the first place of {calibrator.placed_questions} of these questions; {calibrator.placed_right} were "
-             f"right. The confidence shown for such a first place is how often the first places of its stage were "
-             f"right in each corpus (one right and one wrong added), averaged over the corpora ({stages}). "
-             f"{calibrator.named_questions} questions named their "
-             f"first place exactly (a "
-             f"method and path, or an operationId); {calibrator.named_right} were right: the confidence shown for such "
-             f"a first place is {calibrator.named_probability:.2f}.")
+    text += "\n\n## First places a stage after the ranker chose\n\n" + placed_firsts_text(calibrator)
     args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
     return 0

@@ -139,11 +139,11 @@ def first_place_confidence(
         place = first_place(pool, follow_up=query.follows_up)
         if place is None:
             return None
-        first = state.evidence.pool[0]
-        # Unmarked, a first place below another candidate's score is the first of a multi-API question's first API
-        # (each API's candidates are ranked apart: `Ranking.rank_groups`).
-        placed_by = (first.placed_by or ("apis" if state.ranking.balanced else "other")
-                     if learned_order and place.margin < 0 else "")
+        first, placed_by = state.evidence.pool[0], ""
+        if learned_order and place.margin < 0:
+            # Unmarked, a first place below another candidate's score is the first of a multi-API question's first
+            # API (each API's candidates are ranked apart: `Ranking.rank_groups`).
+            placed_by = first.placed_by or ("apis" if state.ranking.balanced else "other")
         place = replace(place, placed_by=placed_by, named=NAMED_SCORE in first.scores)
         return load_calibrator().probability(place), place
     except RagError:
