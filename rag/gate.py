@@ -22,7 +22,7 @@ from rag.abstain import GateDecision, GateThresholds, calibrate, decide, out_of_
 from rag.answerability import LLMAnswerabilityJudge
 from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile, profile_for
-from rag.corpus.vocabulary import operation_gist
+from rag.corpus.vocabulary import opening_sentence, operation_gist
 from rag.errors import RagError
 from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
@@ -39,7 +39,6 @@ def best_similarity(ctx: QueryContext, chunking: str) -> float:
     return max((similarity for similarity in found if similarity is not None), default=0.0)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _MARKUP = re.compile(r"<[^>]+>|\[([^\]]*)\]\([^)]*\)")
 
 
@@ -51,7 +50,7 @@ def api_statements(chunk: Chunk) -> list[str]:
     if chunk.kind != "overview":
         return []
     description = " ".join(_MARKUP.sub(lambda m: m.group(1) or " ", chunk.description).split())
-    opening = next((s.strip() for s in _SENTENCE_END.split(description) if s.strip()), "")
+    opening = opening_sentence(description).strip()
     return [text for text in (chunk.summary.strip(), opening) if text]
 
 

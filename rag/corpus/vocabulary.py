@@ -10,6 +10,9 @@ from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence that asks or is labelled: an aside, not what an operation does
+_ASIDE = re.compile(r"^\W*\w+:\s|\?$")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SEPARATORS = re.compile(r"[_\-./{}]+")
 
@@ -157,12 +160,27 @@ def readable_name(text: str) -> str:
     return " ".join(word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part))
 
 
+def opening_sentence(text: str) -> str:
+    """The first sentence of `text` ("" for none)."""
+    return next((part for part in _SENTENCE_END.split(text.strip()) if part.strip()), "")
+
+
+def summary_opening(summary: str) -> str:
+    """What a summary says an operation does: its first sentence where it runs on ("Create an issue. If using
+    deadline only the date will be taken into account…" → "Create an issue."), the whole summary where that
+    sentence is an aside (a question, "Starting a new project?", or a labelled note, "NOTE: This endpoint requires
+    an admin API key.")."""
+    opening = opening_sentence(summary)
+    return summary.strip() if _ASIDE.search(opening) else opening
+
+
 def operation_words(summary: str, operation_id: str, method: str, path: str) -> str:
-    """What an operation does, in words a person's question can meet: its summary (spelled out when the spec
-    wrote an identifier there), else its operationId spelled out (`delete_guild_member` → "delete guild member",
-    `getGuildMember` → "get guild member", `get-an-album` → "get an album"), else its method and the words of
-    its path's fixed segments (`DELETE /guilds/{guild_id}/members/{user_id}` → "delete guilds members")."""
-    for name in (summary.strip(), operation_id.strip()):
+    """What an operation does, in words a person's question can meet: its summary (`summary_opening`; spelled out
+    when the spec wrote an identifier there), else its operationId spelled out (`delete_guild_member` → "delete
+    guild member", `getGuildMember` → "get guild member", `get-an-album` → "get an album"), else its method and the
+    words of its path's fixed segments (`DELETE /guilds/{guild_id}/members/{user_id}` → "delete guilds
+    members")."""
+    for name in (summary_opening(summary), operation_id.strip()):
         if name:
             return readable_name(name)
     words = [word for segment in resource_segments(path) for word in segment_words(segment) if not word.isdigit()]

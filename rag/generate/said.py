@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
 from rag.corpus.vocabulary import operation_words as spoken_operation
-from rag.corpus.vocabulary import readable_name
+from rag.corpus.vocabulary import readable_name, summary_opening
 from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
 from rag.ingest.spec import api_alias_from_source
@@ -193,11 +193,12 @@ GIST_CHARS = 160
 
 
 def first_sentence(description: str, summary: str = "") -> str:
-    """The first sentence of an operation's description, when it says more than its summary ("" otherwise)."""
+    """The first sentence of an operation's description, when it says more than its summary (`summary_opening`; ""
+    otherwise)."""
     text = " ".join(description.split())
     cut = next((i + 1 for i, char in enumerate(text) if char in ".!?" and (i + 1 == len(text) or text[i + 1] == " ")),
                len(text))
     gist = text[:cut].rstrip(".")
-    if not gist or gist.lower() == summary.lower().rstrip("."):
+    if not gist or gist.lower() == summary_opening(summary).lower().rstrip("."):
         return ""
     return gist if len(gist) <= GIST_CHARS else gist[:GIST_CHARS].rsplit(" ", 1)[0] + " …"

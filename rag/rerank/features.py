@@ -25,7 +25,15 @@ import numpy as np
 from rag.chunk import KINDS, Chunk, described, is_item_path, operation_path, resource_segments, segment_words
 from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
-from rag.corpus.vocabulary import normalize_term, readable_name, stop_words, tokenize, word_forms
+from rag.corpus.vocabulary import (
+    normalize_term,
+    opening_sentence,
+    readable_name,
+    stop_words,
+    summary_opening,
+    tokenize,
+    word_forms,
+)
 from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.write_check import write_target
@@ -39,7 +47,6 @@ _ASKS_AUTH = re.compile(
     re.I,
 )
 _IDENTIFIER = re.compile(r"\b(?:[A-Za-z]+[_\-][A-Za-z0-9_\-]+|[a-z]+[A-Z][A-Za-z]+)\b")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _TAG = re.compile(r"<[^>]+>|\[([^\]]*)\]\([^)]*\)")
 # A retriever's rank when the candidate is not in its list at all.
 ABSENT_RANK = 100
@@ -268,14 +275,14 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
 
 
 def lead_text(chunk: Chunk) -> str:
-    """What a chunk says it does in one short text: an operation's summary, else its description's first
-    sentence, else (an operation the spec neither describes nor names: no summary, description or operationId)
-    what its method, path and required body fields say (`bare_operation_words`); a schema's or doc's title, else its
-    description's first sentence."""
+    """What a chunk says it does in one short text: an operation's summary (`summary_opening`), else its
+    description's first sentence, else (an operation the spec neither describes nor names: no summary, description
+    or operationId) what its method, path and required body fields say (`bare_operation_words`); a schema's or doc's
+    title, else its description's first sentence."""
     if chunk.summary.strip():
-        return readable_name(chunk.summary)
+        return readable_name(summary_opening(chunk.summary))
     description = " ".join(_TAG.sub(lambda m: m.group(1) or " ", chunk.description).split())
-    sentence = next((s for s in _SENTENCE_END.split(description) if s.strip()), "")
+    sentence = opening_sentence(description)
     if not sentence and chunk.kind == "operation" and chunk.path and not chunk.operation_id.strip():
         return bare_operation_words(chunk)
     return sentence[:200] or readable_name(chunk.title) or chunk.title

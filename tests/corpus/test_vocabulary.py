@@ -1,6 +1,15 @@
 """The tokenizer splits identifiers; word forms meet singular/plural and common endings."""
 
-from rag.corpus.vocabulary import normalize_term, operation_words, readable_name, singular, tokenize, word_forms
+from rag.corpus.vocabulary import (
+    normalize_term,
+    opening_sentence,
+    operation_words,
+    readable_name,
+    singular,
+    summary_opening,
+    tokenize,
+    word_forms,
+)
 
 
 def test_tokenize_splits_snake_case_paths_and_camel_case() -> None:
@@ -70,6 +79,20 @@ def test_operation_words_say_an_operation_from_its_summary_else_its_operation_id
     assert operation_words("", "", "DELETE", member) == "delete guilds members"
     calls = "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json"
     assert operation_words("", "", "GET", calls) == "get accounts incoming phone numbers"
+
+
+def test_a_summary_that_runs_on_says_what_the_operation_does_in_its_first_sentence() -> None:
+    """Gitea's and Twilio's summaries add caveats after what the operation does; OpenAI's open some with an aside."""
+    caveat = "Create an issue. If using deadline only the date will be taken into account, and time of day ignored."
+    assert summary_opening(caveat) == "Create an issue."
+    assert operation_words(caveat, "issueCreateIssue", "post", "/repos/{owner}/{repo}/issues") == "Create an issue."
+    assert summary_opening("  Generates audio from the input text.\n\nReturns the audio file content.") == (
+        "Generates audio from the input text.")
+    for aside in ("Starting a new project? We recommend trying Responses. Creates a model response.",
+                  "NOTE: This endpoint requires an admin API key. Owners can list a model's permissions."):
+        assert summary_opening(aside) == aside
+    assert summary_opening("Get release v1.2 by tag") == "Get release v1.2 by tag"
+    assert opening_sentence("One. Two.") == "One." and opening_sentence("  ") == ""
 
 
 def test_tokenize_gives_each_words_tokens_in_order_however_often_it_is_asked() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from rag.chunk import FieldFacts, RequestBodyFacts
@@ -107,6 +109,22 @@ def test_short_texts_say_what_a_chunk_does_in_words() -> None:
     assert lead_text(NOTES) == "Create a note on an incident"
     assert lead_text(NOTE) == "Update an existing note."  # no summary: the description's first sentence, no tags
     assert name_text(NOTE) == "update incident note" and name_text(SCHEMA) == "note"
+
+
+def test_a_summary_that_runs_on_leads_with_its_first_sentence() -> None:
+    """Gitea's `POST /repos/{owner}/{repo}/issues` adds a caveat to its summary; whole, the caveat outweighs
+    "Create an issue" when compared with "how do I create an issue?"."""
+    issues = make_chunk(
+        "gitea.paths./repos/{owner}/{repo}/issues.post", "POST /repos/{owner}/{repo}/issues", kind="operation",
+        method="post", path="/repos/{owner}/{repo}/issues", operation_id="issueCreateIssue",
+        summary="Create an issue. If using deadline only the date will be taken into account, and time of day "
+                "ignored.",
+    )
+    assert lead_text(issues) == "Create an issue."
+    # An opening aside (a question, a labelled note) says nothing of what it does: the summary stays whole.
+    for summary in ("Starting a new project? Creates a model response.",
+                    "NOTE: This endpoint requires an admin API key. Owners can list a model's permissions."):
+        assert lead_text(replace(issues, summary=summary)) == summary
 
 
 def test_an_operation_with_no_words_of_its_own_is_said_from_its_method_path_and_required_fields() -> None:
