@@ -37,8 +37,11 @@ def operation_words(chunk: Chunk) -> str:
 
 def operation_heading(chunk: Chunk) -> str:
     """`GET /unified/hris/employees (List Employees)`; a summary's closing full stop left out ("Send a message to
-    the given channel.")."""
+    the given channel."); one written as a call spelled out (Trello's `addCardsLabelsByIdCard()` → "add cards labels
+    by id card")."""
     words = operation_words(chunk).rstrip(". ")
+    if words.endswith("()"):
+        words = readable_name(words.removesuffix("()"))
     return operation_label(chunk) + (f" ({words})" if words else "")
 
 

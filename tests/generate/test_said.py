@@ -105,3 +105,11 @@ def test_an_empty_string_default_is_shown_as_one() -> None:
     """Appwrite's `search` (default "") was shown "`search` (default )"."""
     assert value_facts(FieldFacts("search", "string", default=""), frozenset()) == ['default ""']
     assert value_facts(FieldFacts("limit", "integer", default="25"), frozenset()) == ["default 25"]
+
+
+def test_a_summary_written_as_a_call_is_spelled_out_in_the_heading() -> None:
+    """Trello's summaries are calls (`addCardsLabelsByIdCard()`): the heading showed "(addCardsLabelsByIdCard())"."""
+    labels = make_chunk("trello.paths./cards/{idCard}/labels.post", "POST /cards/{idCard}/labels", kind="operation",
+                        method="post", path="/cards/{idCard}/labels", operation_id="addCardsLabelsByIdCard",
+                        summary="addCardsLabelsByIdCard()")
+    assert operation_heading(labels) == "POST /cards/{idCard}/labels (add cards labels by id card)"
