@@ -167,19 +167,19 @@ def opening_sentence(text: str) -> str:
 
 def summary_opening(summary: str) -> str:
     """What a summary says an operation does: its first sentence where it runs on ("Create an issue. If using
-    deadline only the date will be taken into account…" → "Create an issue."), the whole summary where that
-    sentence is an aside (a question, "Starting a new project?", or a labelled note, "NOTE: This endpoint requires
-    an admin API key.")."""
+    deadline only the date will be taken into account…" → "Create an issue."); "" where that sentence is an aside,
+    a question ("Starting a new project? We recommend trying Responses…") or a labelled note ("NOTE: This endpoint
+    requires an admin API key."), which says nothing of what the operation does."""
     opening = opening_sentence(summary)
-    return summary.strip() if _ASIDE.search(opening) else opening
+    return "" if _ASIDE.search(opening) else opening
 
 
 def operation_words(summary: str, operation_id: str, method: str, path: str) -> str:
     """What an operation does, in words a person's question can meet: its summary (`summary_opening`; spelled out
-    when the spec wrote an identifier there), else its operationId spelled out (`delete_guild_member` → "delete
-    guild member", `getGuildMember` → "get guild member", `get-an-album` → "get an album"), else its method and the
-    words of its path's fixed segments (`DELETE /guilds/{guild_id}/members/{user_id}` → "delete guilds
-    members")."""
+    when the spec wrote an identifier there), else (none, or one opening with an aside) its operationId spelled out
+    (`delete_guild_member` → "delete guild member", `getGuildMember` → "get guild member", `get-an-album` → "get an
+    album"), else its method and the words of its path's fixed segments (`DELETE /guilds/{guild_id}/members/{user_id}`
+    → "delete guilds members")."""
     for name in (summary_opening(summary), operation_id.strip()):
         if name:
             return readable_name(name)

@@ -90,7 +90,8 @@ def test_a_summary_that_runs_on_says_what_the_operation_does_in_its_first_senten
         "Generates audio from the input text.")
     for aside in ("Starting a new project? We recommend trying Responses. Creates a model response.",
                   "NOTE: This endpoint requires an admin API key. Owners can list a model's permissions."):
-        assert summary_opening(aside) == aside
+        assert summary_opening(aside) == ""
+        assert operation_words(aside, "createChatCompletion", "post", "/chat/completions") == "create chat completion"
     assert summary_opening("Get release v1.2 by tag") == "Get release v1.2 by tag"
     assert opening_sentence("One. Two.") == "One." and opening_sentence("  ") == ""
 

@@ -121,10 +121,10 @@ def test_a_summary_that_runs_on_leads_with_its_first_sentence() -> None:
                 "ignored.",
     )
     assert lead_text(issues) == "Create an issue."
-    # An opening aside (a question, a labelled note) says nothing of what it does: the summary stays whole.
+    # An opening aside (a question, a labelled note) says nothing of what it does: the operationId says it.
     for summary in ("Starting a new project? Creates a model response.",
                     "NOTE: This endpoint requires an admin API key. Owners can list a model's permissions."):
-        assert lead_text(replace(issues, summary=summary)) == summary
+        assert lead_text(replace(issues, summary=summary)) == "issue create issue"
 
 
 def test_an_operation_with_no_words_of_its_own_is_said_from_its_method_path_and_required_fields() -> None:
