@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 
 from rag.chunk import Chunk, FieldFacts, SecurityFacts
+from rag.corpus.vocabulary import opening_sentence, readable_name, summary_opening
 from rag.corpus.vocabulary import operation_words as spoken_operation
-from rag.corpus.vocabulary import readable_name, summary_opening
 from rag.facts import operation_label as facts_label
 from rag.generate.context import ContextBlock
 from rag.ingest.spec import api_alias_from_source
@@ -198,10 +198,7 @@ GIST_CHARS = 160
 def first_sentence(description: str, summary: str = "") -> str:
     """The first sentence of an operation's description, when it says more than its summary (`summary_opening`; ""
     otherwise)."""
-    text = " ".join(description.split())
-    cut = next((i + 1 for i, char in enumerate(text) if char in ".!?" and (i + 1 == len(text) or text[i + 1] == " ")),
-               len(text))
-    gist = text[:cut].rstrip(".")
+    gist = opening_sentence(" ".join(description.split())).rstrip(".")
     if not gist or gist.lower() == summary_opening(summary).lower().rstrip("."):
         return ""
     return gist if len(gist) <= GIST_CHARS else gist[:GIST_CHARS].rsplit(" ", 1)[0] + " …"

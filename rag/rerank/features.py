@@ -28,9 +28,9 @@ from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import (
     normalize_term,
     opening_sentence,
+    operation_words,
     readable_name,
     stop_words,
-    summary_opening,
     tokenize,
     word_forms,
 )
@@ -276,13 +276,12 @@ def chunk_words(chunk: Chunk, prefixes: frozenset[str]) -> ChunkWords:
 
 def lead_text(chunk: Chunk) -> str:
     """What a chunk says it does in one short text: an operation's summary (`summary_opening`), else (a summary
-    opening with an aside) its operationId in words, else its description's first sentence, else (an operation the
-    spec neither describes nor names: no summary, description or operationId) what its method, path and required
-    body fields say (`bare_operation_words`); a schema's or doc's title, else its description's first sentence."""
-    if said := summary_opening(chunk.summary):
-        return readable_name(said)
-    if chunk.summary.strip() and chunk.operation_id.strip():
-        return readable_name(chunk.operation_id)
+    opening with an aside) its operationId in words (`operation_words`), else its description's first sentence,
+    else (an operation the spec neither describes nor names: no summary, description or operationId) what its
+    method, path and required body fields say (`bare_operation_words`); a schema's or doc's title, else its
+    description's first sentence."""
+    if chunk.summary.strip() and (said := operation_words(chunk.summary, chunk.operation_id, "", "")):
+        return said
     description = " ".join(_TAG.sub(lambda m: m.group(1) or " ", chunk.description).split())
     sentence = opening_sentence(description)
     if not sentence and chunk.kind == "operation" and chunk.path and not chunk.operation_id.strip():
