@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from rag.chunk import operation_path
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, last_segment_action
-from rag.corpus.vocabulary import STOPWORDS, function_words, word_forms
+from rag.corpus.vocabulary import STOPWORDS, function_words, stop_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values
 
@@ -280,6 +280,27 @@ def is_yes_no(question: str) -> bool:
     return bool(_yes_no_opening().match(question))
 
 
+# Object pronouns that point back to what the conversation is about ("revoke it", "turn them off again").
+_POINTED_OBJECTS = frozenset({"it", "them"})
+
+
+def acts_on_what_it_points_to(question: str) -> bool:
+    """Whether the question opens (after stop words only: "and", "now", "can I") with a verb acting on what it points
+    back to ("revoke it", "and turn them off again", "can I stop it?"): it asks for an operation on the
+    conversation's subject, not for a fact of it. The word before the pronoun is no verb where it is a preposition,
+    a conjunction or an auxiliary (`write_object_ends`, the yes-or-no openers: "is it paginated?", "what does it
+    return?", "what about them?")."""
+    words = _WORD.findall(asked_sentence(question).lower())
+    not_verbs = _object_ends() | {word for opener in data_table("question_words")["yes_no_openers"]
+                                  for word in opener.split()}
+    for word, after in zip(words, words[1:], strict=False):
+        if after in _POINTED_OBJECTS:
+            return word not in not_verbs
+        if word not in stop_words():
+            return False
+    return False
+
+
 @dataclass(frozen=True)
 class QuestionAnalysis:
     """What one question asks. `focus` is the question itself (as asked or as an LLM rewrote it), `text`
@@ -291,6 +312,8 @@ class QuestionAnalysis:
     write: WriteRequest | None
     yes_no: bool
     asks: frozenset[str] = frozenset()
+    # It opens with a verb acting on what it points back to (`acts_on_what_it_points_to`: "revoke it").
+    acts_on_pointed: bool = False
 
     @classmethod
     def of(cls, focus: str, text: str, subject: str = "") -> QuestionAnalysis:
@@ -308,4 +331,4 @@ class QuestionAnalysis:
 @lru_cache(maxsize=4096)
 def _analysis(cls: type[QuestionAnalysis], focus: str, text: str, subject: str) -> QuestionAnalysis:
     return cls(action_words(focus), action_words(text), _write_of(focus, text, operation_path(subject)),
-               is_yes_no(focus), asked_kinds(focus))
+               is_yes_no(focus), asked_kinds(focus), acts_on_what_it_points_to(focus))

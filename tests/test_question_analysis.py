@@ -10,6 +10,7 @@ from rag.question_analysis import (
     POSSESSIVE,
     QuestionAnalysis,
     WriteRequest,
+    acts_on_what_it_points_to,
     asked_action,
     asked_sentence,
     is_yes_no,
@@ -108,6 +109,27 @@ def test_a_creation_is_performed_by_post_or_put_but_asks_the_reranker_for_post()
 )
 def test_a_yes_no_question_opens_with_an_auxiliary(question: str, yes_no: bool) -> None:
     assert is_yes_no(question) is yes_no
+
+
+@pytest.mark.parametrize(
+    ("question", "acts"),
+    [
+        ("revoke it", True),
+        ("and power it back on", True),
+        ("now take it off the list", True),
+        ("turn them off again", True),
+        ("oops, wrong amount. can I stop it?", True),  # the sentence that asks
+        ("is it paginated?", False),
+        ("what does it return?", False),
+        ("what about them?", False),
+        ("which fields does it take?", False),  # "fields" opens it: no verb
+        ("only the archived ones though", False),
+        ("how do I cancel one of them?", False),
+    ],
+)
+def test_a_follow_up_opening_with_a_verb_on_what_it_points_to_acts_on_it(question: str, acts: bool) -> None:
+    assert acts_on_what_it_points_to(question) is acts
+    assert QuestionAnalysis.of(question, question).acts_on_pointed is acts
 
 
 def test_the_new_question_decides_and_the_earlier_turn_fills_in_when_it_has_no_verb() -> None:

@@ -291,7 +291,7 @@ class KeepSubject:
         if not self.model_knows_subject or query.moved_subject:
             return True
         asks = query.analysis.asks
-        return bool(asks & FACTS_OF_AN_OPERATION) or not asks & FOR_AN_OPERATION
+        return bool(asks & FACTS_OF_AN_OPERATION) or not (asks & FOR_AN_OPERATION or query.analysis.acts_on_pointed)
 
     def run(self, state: PipelineState) -> Step[Ranking]:
         """The ranking with the subject's chunk first (fetched from the index when retrieval did not find it)."""

@@ -318,9 +318,9 @@ def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for
     engine: Engine,
 ) -> None:
     """Behind the learned ranker (which reads the subject) the subject leads "what fields does it return?", a
-    filter ("only the archived ones though") and a subject the rewrite moved ("a single one"); "how do I undo
-    that?" asks for another operation: the model's order stays. Behind any other ranking the subject leads every
-    follow-up that names nothing of its own."""
+    filter ("only the archived ones though") and a subject the rewrite moved ("a single one"); "how do I undo that?"
+    and "revoke it" ask for another operation: the model's order stays. Behind any other ranking the subject leads
+    every follow-up that names nothing of its own."""
     ops = operations(engine.index)
     subject, other = ops["GET /unified/hris/employees"], ops["DELETE /orders/{id}"]
 
@@ -334,6 +334,8 @@ def test_the_subject_leads_a_follow_up_that_asks_a_fact_of_it_not_one_asking_for
     assert model.leads(follow_up("only the ones before a given message?"))
     assert not model.leads(follow_up("which endpoint removes it?")) and model.leads(follow_up("how do I page it?"))
     assert not model.leads(follow_up("how do I undo that?")) and plain.leads(follow_up("how do I undo that?"))
+    assert not model.leads(follow_up("revoke it")) and not model.leads(follow_up("and turn them off again"))
+    assert plain.leads(follow_up("revoke it"))
     assert not plain.leads(Query("how do I undo that?", subject=subject.covers[0]))  # it names something of its own
     pool = list(retrieved(other, subject))
     undo = run(state_for(follow_up("how do I undo that?"), candidates=pool), engine, Embed, model)
