@@ -54,6 +54,9 @@ class Config:
     intent_evidence: str = "terms"
     dynamic_k: bool = False
     query_expansion: bool = False
+    # An initialism of the question the corpus does not use ("PR") is also searched for as the phrase of the corpus's
+    # own operations it spells ("pull request": rag.corpus.initialisms).
+    initialisms: bool = False
     reranker: str = "none"
     reranker_model: str = DEFAULT_CROSS_ENCODER
     abstention: bool = False
@@ -145,6 +148,7 @@ _FULL = Config(
     dynamic_k=True,
     query_expansion=False,
     glossaries=("hr",),
+    initialisms=True,
     reranker="learned",
     abstention=True,
     write_check=True,
@@ -152,11 +156,11 @@ _FULL = Config(
     named_operations=True,
     schemas_last=True,
     description="hybrid + query adapter (the question's vector moved towards the chunks people's questions are "
-    "answered by) + operation search (operations whose summary or name is close to the question) + intent "
-    "filter (APIs named in the question) + learned ranker (a model trained on labelled questions from many specs) "
-    "+ schemas after operations + lookup lift + operations the question names exactly first + write-operation check "
-    "+ per-API k + abstention on evidence about the index, confidence a calibrated probability (glossary expansion "
-    "is off: the suite's ablation)",
+    "answered by) + initialisms in the corpus's words (PR → pull request) + operation search (operations "
+    "whose summary or name is close to the question) + intent filter (APIs named in the question) + learned "
+    "ranker (a model trained on labelled questions from many specs) + schemas after operations + lookup lift + "
+    "operations the question names exactly first + write-operation check + per-API k + abstention on evidence "
+    "about the index, confidence a calibrated probability (glossary expansion is off: the suite's ablation)",
 )
 
 PRESETS: dict[str, Config] = {c.name: c for c in (_C0, _C1, _C2, _C3, _C4, _C5, _E2, _E3, _E4, _FULL)}

@@ -26,16 +26,16 @@ EXPANSION_OPEN = " (glossary: "
 class Query:
     """One question on its way through the pipeline.
 
-    `asked` is the question as the user put it (cleaned); `rewritten` a standalone version an LLM wrote
-    ("" when none); `previous` the earlier turn an offline rewrite attaches (its question, and the start
-    of its answer); `expansions` the spec words a glossary adds for retrieval. A follow-up's `subject` is the
-    structural id of the operation the conversation is about (`subject_words` says it: `GET /users (list
-    users)`); `keeps_subject` when the follow-up names nothing of its own ("and how do I page through
-    them?"), so that operation is what it asks about (not so for "the same for folders"); `moved_subject` when
-    the rewrite moved the subject to the operation the follow-up points to (`GET /users/{id}` for "how do I get a
-    single one?", the subject's action on folders for "what about folders?"). `unsearched` are the question's words
-    that name the APIs a search is restricted to ("pocketsmith" of "how do I get a pocketsmith transaction?"): the
-    filter does their work, and searched for they find the API's overview rather than the operation asked about.
+    `asked` is the question as the user put it (cleaned); `rewritten` a standalone version an LLM wrote ("" when
+    none); `previous` the earlier turn an offline rewrite attaches (its question, and the start of its answer);
+    `expansions` the spec words a glossary or an initialism ("PR" → pull request) adds for retrieval. A follow-up's
+    `subject` is the structural id of the operation the conversation is about (`subject_words` says it: `GET /users
+    (list users)`); `keeps_subject` when the follow-up names nothing of its own ("and how do I page through them?"),
+    so that operation is what it asks about (not so for "the same for folders"); `moved_subject` when the rewrite
+    moved the subject to the operation the follow-up points to (`GET /users/{id}` for "how do I get a single one?",
+    the subject's action on folders for "what about folders?"). `unsearched` are the question's words that name the
+    APIs a search is restricted to ("pocketsmith" of "how do I get a pocketsmith transaction?"): the filter does
+    their work, and searched for they find the API's overview rather than the operation asked about.
     """
 
     asked: str
@@ -88,7 +88,7 @@ class Query:
 
     @property
     def text(self) -> str:
-        """What retrieval searches with: the standalone question (`searched`) and the glossary's spec words."""
+        """What retrieval searches with: the standalone question (`searched`) and the spec words added to it."""
         if not self.expansions:
             return self.searched
         return f"{self.searched}{EXPANSION_OPEN}{'; '.join(self.expansions)})"

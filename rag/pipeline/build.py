@@ -23,7 +23,7 @@ from rag.llm.spec import LLM, ModelSpec
 from rag.pipeline.answer_stages import Gate, Generate
 from rag.pipeline.features import features_of
 from rag.pipeline.learned_rank import LearnedRank, first_place_confidence, learned_ranker, operation_texts
-from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
+from rag.pipeline.query_stages import Embed, GlossaryExpansion, InitialismExpansion, IntentFilter, Rewrite
 from rag.pipeline.ranking_stages import (
     KeepSubject,
     LookupLift,
@@ -171,6 +171,7 @@ def evidence_stages(config: Config, resources: Resources, llm: LLM, snapshot: Sn
         (config.rewrite, lambda: Rewrite(llm, profile_for(snapshot))),
         (True, lambda: Embed(resources.index, config.api_version, unsearched_names=config.intent_filter)),
         (on["query_expansion"], lambda: GlossaryExpansion(glossaries)),
+        (on["initialisms"], InitialismExpansion),
         (config.intent_filter or config.dynamic_k, lambda: IntentFilter(
             config.intent_filter, config.intent_evidence == "explicit", llm if llm.spec.is_hosted else None)),
         (True, lambda: Retrieve(retriever, config.chunking, config.k, config.candidate_pool, config.dynamic_k,

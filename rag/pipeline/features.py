@@ -23,6 +23,7 @@ class Feature:
 
 FEATURES: tuple[Feature, ...] = (
     Feature("query_expansion", lambda config: config.query_expansion, {"query_expansion": False}),
+    Feature("initialisms", lambda config: config.initialisms, {"initialisms": False}),
     Feature("intent_filter", lambda config: config.intent_filter, {"intent_filter": False}),
     Feature("hybrid", lambda config: config.retriever == "hybrid", {"retriever": "vector"}),
     Feature("query_adapter", lambda config: config.query_adapter, {"query_adapter": False}),

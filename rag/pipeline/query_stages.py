@@ -1,5 +1,5 @@
-"""The stages that read the question: follow-up rewrite, the query's embedding, glossary expansion and the
-API-intent filter."""
+"""The stages that read the question: follow-up rewrite, the query's embedding, glossary expansion, the
+initialisms the corpus spells out and the API-intent filter."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import ClassVar
 
+from rag.corpus.initialisms import corpus_initialisms, initialism_words
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.index.store import Index
 from rag.llm.spec import LLM
 from rag.pipeline.state import PipelineState, Scope, StageTrace, Step
+from rag.question_analysis import verb_methods
 from rag.retrieve.context import QueryContext, shared_context
 from rag.retrieve.intent import Intent, LLMIntentDetector, OfflineIntentDetector, unsearched_words
 from rag.retrieve.synonyms import Glossary, expand_query, glossary_applies
@@ -92,6 +94,27 @@ class GlossaryExpansion:
         if query.expansions:
             trace.note(f"query expanded: {query.text}")
         return replace(scope, query=query), trace.events
+
+
+@dataclass(frozen=True)
+class InitialismExpansion:
+    """The words an initialism of the question stands for in the corpus's own operations ("PR" → "pull request",
+    rag.corpus.initialisms) added to the retrieval text, where the corpus does not use the initialism itself."""
+
+    name: ClassVar[str] = "initialisms"
+
+    def run(self, state: PipelineState) -> Step[Scope]:
+        """The scope whose query carries the words its initialisms stand for (unchanged when it has none)."""
+        trace, scope = StageTrace(self.name), state.scope
+        profile = profile_for(scope.context.snapshot)
+        table = profile.remembered("initialisms", lambda: corpus_initialisms(
+            profile.operations, verbs=set(verb_methods()) | set(profile.verb_methods)))
+        words = tuple(w for w in initialism_words(scope.query.standalone, table, profile.knows)
+                      if w not in scope.query.expansions)
+        if not words:
+            return scope, trace.events
+        trace.note(f"initialisms spelled out in the corpus's words: {'; '.join(words)}")
+        return replace(scope, query=scope.query.expanded((*scope.query.expansions, *words))), trace.events
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ def test_each_config_runs_the_stages_its_settings_switch_on(fixture_index: Index
     engine = Engine(fixture_index, default_llm="extractive")
     assert stage_names("C0", engine) == ["rewrite", "embed", "retrieve", "order", "top_k"]
     assert stage_names("full", engine) == [
-        "rewrite", "embed", "intent", "retrieve", "rerank", "order", "lookup", "paging", "subject", "named", "top_k",
-        "write_check", "gate",
+        "rewrite", "embed", "initialisms", "intent", "retrieve", "rerank", "order", "lookup", "paging", "subject",
+        "named", "top_k", "write_check", "gate",
     ]
     assert engine.pipeline(PRESETS["full"]).generate.name == "generate"
 
@@ -37,8 +37,8 @@ def test_features_are_in_stage_order() -> None:
     assert list(features_of(PRESETS["full"])) == names
     on = {name for name, enabled in features_of(PRESETS["full"]).items() if enabled}
     assert on == {
-        "intent_filter", "hybrid", "query_adapter", "dynamic_k", "operation_search", "rerank", "schemas_last", "lookup",
-        "named_operations", "write_check", "abstention",
+        "initialisms", "intent_filter", "hybrid", "query_adapter", "dynamic_k", "operation_search", "rerank",
+        "schemas_last", "lookup", "named_operations", "write_check", "abstention",
     }
 
 

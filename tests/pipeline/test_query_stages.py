@@ -3,17 +3,22 @@ over the fixture index (people and shop APIs, hashing embedder)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from rag.config import PRESETS
+from rag.index.build import ingest_paths
+from rag.index.embedder import HashingEmbedder
 from rag.index.store import Index
-from rag.pipeline.query_stages import Embed, GlossaryExpansion, IntentFilter, Rewrite
+from rag.pipeline.query_stages import Embed, GlossaryExpansion, InitialismExpansion, IntentFilter, Rewrite
 from rag.query import Query
 from rag.retrieve.context import QueryContext
 from rag.retrieve.synonyms import Glossary
 from rag.runner import Engine
+from tests.corpus.test_initialisms import forge_spec
 from tests.pipeline.stage_states import history, notes_of, run, state_for, timed
 
 STAFF = Glossary("staff", (("staff", "employees"),))
@@ -85,6 +90,24 @@ def test_glossary_expansion_adds_the_spec_words_of_the_users_words(engine: Engin
     assert notes_of(state, "query_expansion") == [f"query expanded: {state.scope.query.text}"]
     unmatched = run(state_for("How do I list orders?", config), engine, Embed, expansion)
     assert unmatched.scope.query.expansions == () and not notes_of(unmatched, "query_expansion")
+
+
+def test_an_initialism_the_corpus_spells_out_is_searched_for_in_its_words(tmp_path: Path, engine: Engine) -> None:
+    """"PR" is no word of the forge API, whose operations say "pull request": `full` searches for both; a glossary's
+    words stay beside them; an index whose operations spell no such phrase (people and shop) adds nothing."""
+    (tmp_path / "forge.json").write_text(json.dumps(forge_spec()), encoding="utf-8")
+    index = Index(tmp_path / "index", HashingEmbedder())
+    assert [r.status for r in ingest_paths(index, [tmp_path / "forge.json"])] == ["added"]
+    forge = Engine(index, default_llm="extractive")
+    state = run(state_for("withdraw my approval on a PR"), forge, Embed, InitialismExpansion)
+    assert state.scope.query.expansions == ("pull request",)
+    assert state.scope.query.text.endswith("pull request)")
+    assert notes_of(state, "initialisms") == ["initialisms spelled out in the corpus's words: pull request"]
+    glossary = state_for(Query("withdraw my approval on a PR", expansions=("approve",)))
+    assert run(glossary, forge, Embed, InitialismExpansion).scope.query.expansions == ("approve", "pull request")
+    other = run(state_for("withdraw my approval on a PR"), engine, Embed, InitialismExpansion)
+    assert other.scope.query.expansions == () and not notes_of(other, "initialisms")
+    assert not any(isinstance(s, InitialismExpansion) for s in forge.pipeline(PRESETS["C2"]).stages)
 
 
 def test_the_intent_filter_searches_only_the_apis_a_question_names(engine: Engine) -> None:

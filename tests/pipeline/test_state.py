@@ -80,7 +80,7 @@ def test_a_stage_output_goes_to_its_place_and_its_events_to_the_end_of_the_trace
 # Who writes each field of the stages' outputs: one stage, or (the query, the candidates) the stages that
 # refine it in turn, each returning a new frozen value.
 WRITERS = {
-    "scope.query": {"rewrite", "embed", "query_expansion"},
+    "scope.query": {"rewrite", "embed", "query_expansion", "initialisms"},
     "scope.ctx": {"embed"},
     "scope.intent": {"intent"},
     "scope.asked_apis": {"intent"},
