@@ -50,7 +50,7 @@ def api_statements(chunk: Chunk) -> list[str]:
     if chunk.kind != "overview":
         return []
     description = " ".join(_MARKUP.sub(lambda m: m.group(1) or " ", chunk.description).split())
-    opening = opening_sentence(description).strip()
+    opening = opening_sentence(description)
     return [text for text in (chunk.summary.strip(), opening) if text]
 
 

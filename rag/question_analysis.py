@@ -284,6 +284,14 @@ def is_yes_no(question: str) -> bool:
 _POINTED_OBJECTS = frozenset({"it", "them"})
 
 
+@cache
+def _no_verbs() -> frozenset[str]:
+    """Words that stand before a pronoun without acting on it: prepositions, conjunctions and auxiliaries
+    (`write_object_ends`) and the words of the yes-or-no openers."""
+    openers = data_table("question_words")["yes_no_openers"]
+    return _object_ends() | {word for opener in openers for word in opener.split()}
+
+
 def acts_on_what_it_points_to(question: str) -> bool:
     """Whether the question opens (after stop words only: "and", "now", "can I") with a verb acting on what it points
     back to ("revoke it", "and turn them off again", "can I stop it?"): it asks for an operation on the
@@ -291,11 +299,9 @@ def acts_on_what_it_points_to(question: str) -> bool:
     a conjunction or an auxiliary (`write_object_ends`, the yes-or-no openers: "is it paginated?", "what does it
     return?", "what about them?")."""
     words = _WORD.findall(asked_sentence(question).lower())
-    not_verbs = _object_ends() | {word for opener in data_table("question_words")["yes_no_openers"]
-                                  for word in opener.split()}
     for word, after in zip(words, words[1:], strict=False):
         if after in _POINTED_OBJECTS:
-            return word not in not_verbs
+            return word not in _no_verbs()
         if word not in stop_words():
             return False
     return False
