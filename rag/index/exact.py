@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from rag.chunk import order_key
+
 MAX_ARRAYS = 256
 
 
@@ -41,9 +43,9 @@ def top_rows(
 
 
 def sorted_places(ids: Sequence[str]) -> np.ndarray:
-    """Each id's place in the sorted order of `ids`."""
+    """Each id's place in the order of `ids` that puts equal scores in order (`rag.chunk.order_key`)."""
     places = np.empty(len(ids), dtype=np.int64)
-    places[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    places[sorted(range(len(ids)), key=lambda row: order_key(ids[row]))] = np.arange(len(ids))
     return places
 
 

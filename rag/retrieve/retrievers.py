@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rag.chunk import order_key
 from rag.config import DEFAULT_RRF_K
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
@@ -77,7 +78,7 @@ def reciprocal_rank_fusion(
         scores[chunk_id] = scores.get(chunk_id, 0.0) + alpha / (k + rank)
     for rank, chunk_id in enumerate(bm25_ranked, start=1):
         scores[chunk_id] = scores.get(chunk_id, 0.0) + (1 - alpha) / (k + rank)
-    return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return sorted(scores.items(), key=lambda pair: (-pair[1], order_key(pair[0])))
 
 
 @dataclass(frozen=True)

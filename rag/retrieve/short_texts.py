@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.chunk import Chunk
+from rag.chunk import Chunk, order_key
 from rag.index.embedder import Embedder, unit_rows
 from rag.rerank.features import lead_text, name_text
 
@@ -56,7 +56,7 @@ class OperationTexts:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "apis", np.array([c.api for c in self.operations], dtype=object))
-        by_id = sorted(range(len(self.operations)), key=lambda i: self.operations[i].chunk_id)
+        by_id = sorted(range(len(self.operations)), key=lambda i: order_key(self.operations[i].chunk_id))
         order = np.empty(len(self.operations), dtype=np.int64)
         order[by_id] = np.arange(len(self.operations))
         object.__setattr__(self, "id_order", order)

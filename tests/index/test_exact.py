@@ -18,6 +18,14 @@ def test_top_rows_best_first_ties_by_id_and_scope() -> None:
     assert top_rows(ids, cosine_scores(matrix, np.zeros(2)), 3, None, places) == []
 
 
+def test_equal_scores_go_by_id_without_its_document_version() -> None:
+    matrix = np.array([[1.0, 0.0], [1.0, 0.0]], dtype=np.float32)
+    for old, new in (("000000000000", "ffffffffffff"), ("ffffffffffff", "000000000000")):
+        ids = (f"{old}/smart/b.paths./x.get", f"{new}/smart/a.paths./y.get")
+        found = top_rows(ids, cosine_scores(matrix, np.array([1.0, 0.0])), 2, None, lambda ids=ids: sorted_places(ids))
+        assert [i for i, _ in found] == [ids[1], ids[0]]
+
+
 def test_one_set_of_scores_serves_every_scope() -> None:
     ids = ("c", "a", "b", "d")
     matrix = np.array([[1.0, 0.0], [1.0, 0.0], [0.6, 0.8], [0.0, 1.0]], dtype=np.float32)

@@ -36,6 +36,15 @@ def test_rrf_formula() -> None:
     assert next(iter(dict(reciprocal_rank_fusion(["a"], ["c"], alpha=1.0)))) == "a"
 
 
+def test_rrf_puts_equal_scores_in_order_of_the_ids_without_their_document_version() -> None:
+    """Ranks (1, 2) and (2, 1) fuse to one score: which comes first must not hang on the hash of each spec's
+    version, which every chunker version changes."""
+    for hris, ats in (("0123456789ab", "fedcba987654"), ("fedcba987654", "0123456789ab")):
+        first, second = f"{hris}/smart/hris.paths./employees.get", f"{ats}/smart/ats.paths./jobs.get"
+        fused = reciprocal_rank_fusion([second, first], [first, second])
+        assert [chunk_id for chunk_id, _ in fused] == [second, first]  # "smart/ats…" before "smart/hris…"
+
+
 def test_rrf_default_lets_one_retrievers_first_place_count() -> None:
     """Over a pool of 20, a chunk one retriever ranks first (the other not at all) is not outweighed by one that
     both rank 20th: with the literature's k = 60 it was (1/61 < 2/80)."""
