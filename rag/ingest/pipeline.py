@@ -25,8 +25,9 @@ from rag.ingest.validate import validate_upload
 GENERIC_ROOT_NAMES = frozenset({"openapi", "swagger", "api", "spec", "index", "main", "root"})
 
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
-# re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields.
-CHUNKER_VERSION = "2026.11.29"  # field facts as typed values (an index written before reads them through its labels)
+# re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields. It changes every
+# chunk id's version prefix, which no ordering reads (`rag.chunk.order_key`).
+CHUNKER_VERSION = "2026.12.02"  # request examples: pattern samples short and within their limits, minProperties kept
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,10 @@ import json
 import math
 import random
 import re
+import string
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -73,7 +76,29 @@ def fits(value: Any, schema: dict[str, Any]) -> bool:
     if "integer" in kinds and not {"number", "string"} & set(kinds) and isinstance(value, float):
         return False
     enum = schema.get("enum")
-    return not isinstance(enum, list) or value in enum
+    if isinstance(enum, list) and value not in enum:
+        return False
+    return not isinstance(value, str) or fits_text(value, schema)
+
+
+# What a date or a date-time a spec gives as an example must look like (RFC 3339, as JSON Schema's formats say).
+_FORMAT_SHAPES = {
+    "date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
+    "date-time": re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"),
+}
+
+
+def fits_text(value: str, schema: dict[str, Any]) -> bool:
+    """Whether a string the spec gives keeps the schema's length limits, its pattern (one Python cannot read is
+    taken as kept) and, for a date or a date-time, its format (Apideck's `birthday` example is a date-time)."""
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if (isinstance(low, int) and len(value) < low) or (isinstance(high, int) and len(value) > high):
+        return False
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and not matches_pattern(pattern, value, unreadable=True):
+        return False
+    shape = _FORMAT_SHAPES.get(str(schema.get("format", "")))
+    return shape is None or shape.match(value) is not None
 
 
 @dataclass
@@ -134,11 +159,12 @@ class Sampler:
         kind = schema_type(flat)
         if kind == "object":
             properties: dict[str, Any] = flat["properties"] if isinstance(flat.get("properties"), dict) else {}
-            return {
+            sent = {
                 field: self.value(properties.get(field, {}), field, stack, depth + 1)
                 for field in flat.get("required", [])
                 if not (isinstance(properties.get(field), dict) and self.read_only(properties[field], stack))
             }
+            return self.least_properties(flat, sent, stack, depth)
         if kind == "array":
             if flat.get("maxItems") == 0:
                 return []
@@ -151,6 +177,26 @@ class Sampler:
         if kind == "null":
             return None
         return sample_string(flat, name)
+
+    def least_properties(self, flat: dict[str, Any], sent: dict[str, Any], stack: tuple[str, ...], depth: int
+                         ) -> dict[str, Any]:
+        """`sent` with as many more fields as the object's `minProperties` asks (AWS's `"Actions": {…}` must hold
+        one): its first optional fields (`first_fields`), else, for a map, one entry `"<key>"` of its values'
+        schema."""
+        least = flat.get("minProperties")
+        if not isinstance(least, int) or isinstance(least, bool) or len(sent) >= least:
+            return sent
+        filled = dict(sent)
+        for field, value in self.first_fields(flat, least, stack, depth + 1).items():
+            if len(filled) >= least:
+                break
+            filled.setdefault(field, value)
+        extra = flat.get("additionalProperties")
+        if len(filled) < least and extra is not False:
+            values = extra if isinstance(extra, dict) else {}
+            for number in range(least - len(filled)):
+                filled[f"<key{number + 1 if number else ''}>"] = self.value(values, "value", stack, depth + 1)
+        return filled
 
     def first_fields(self, schema: Any, count: int, stack: tuple[str, ...] = (), depth: int = 0) -> dict[str, Any]:
         """The first `count` fields of an object a request may send (neither read-only nor deprecated), sampled, those
@@ -267,21 +313,80 @@ def smallest_number(flat: dict[str, Any], integer: bool) -> int | float:
 
 def sample_string(flat: dict[str, Any], name: str) -> str:
     """A sample for a known `format`, else `<name>`, fitted to the length limits; a string of the schema's
-    `pattern` when that does not match it (`^AC[0-9a-fA-F]{32}$`: the same string every time)."""
+    `pattern` when that does not match it (`pattern_sample`: `^AC[0-9a-fA-F]{32}$`, the same string every time)."""
     fmt = flat.get("format")
     value = FORMAT_SAMPLES.get(fmt, f"<{name}>") if isinstance(fmt, str) else f"<{name}>"
     pattern = flat.get("pattern")
-    if isinstance(pattern, str) and not matches_pattern(pattern, value, unreadable=True):
-        try:
-            return Rstr(random.Random(0)).xeger(pattern)
-        except (re.error, ValueError, IndexError, OverflowError):  # a pattern Python cannot read (`\p{L}`)
-            pass
     low, high = flat.get("minLength"), flat.get("maxLength")
-    if isinstance(high, int) and len(value) > high:
-        value = "x" * max(high, low if isinstance(low, int) else 0)
-    if isinstance(low, int) and len(value) < low:
+    low, high = (low if isinstance(low, int) else 0), (high if isinstance(high, int) else None)
+    if isinstance(pattern, str) and not matches_pattern(pattern, value, unreadable=True):
+        sampled = pattern_sample(pattern, low, high)
+        if sampled is not None:
+            return sampled
+    if high is not None and len(value) > high:
+        value = "x" * max(high, low)
+    if len(value) < low:
         value += "x" * (low - len(value))
     return value
+
+
+# How many repeats beyond each repeat's least (`*` none, `+` one, `{3,}` three) a pattern sample tries at most.
+MAX_EXTRA_REPEATS = 64
+# The characters a pattern sample prefers where its pattern allows any of several (`.`, `\S`, `[^/]`).
+_READABLE = string.ascii_letters + string.digits
+
+
+@lru_cache(maxsize=4096)
+def pattern_sample(pattern: str, low: int = 0, high: int | None = None) -> str | None:
+    r"""The shortest readable string that `pattern` matches and whose length lies within `low`..`high`
+    (`^arn:aws:[a-z0-9-]+:.*$` → "arn:aws:y:"; `\s*` writes nothing, `.` a letter or digit): each repeat at its
+    least, then every repeat once more at a time, then one repeat alone (`^[0-9]+$` of length 12; `^\d+-\d+$` of
+    length 12 as well); the shortest match found when no length fits; None when Python cannot read the pattern
+    (`\p{L}`) or nothing made matches it."""
+    matched: list[str] = []
+    try:
+        counted = _ShortestSample(0)
+        counted.xeger(pattern)
+        repeats = counted.repeats
+        for grown in (None, *range(repeats)) if repeats else (None,):
+            for extra in range(MAX_EXTRA_REPEATS + 1) if repeats else (0,):
+                sample = _ShortestSample(extra, grown).xeger(pattern)
+                if re.search(pattern, sample) is None:
+                    continue
+                if len(sample) >= low and (high is None or len(sample) <= high):
+                    return sample
+                matched.append(sample)
+                if high is not None and len(sample) > high:
+                    break
+    except (re.error, ValueError, IndexError, OverflowError, KeyError, RecursionError):
+        return None
+    return min(matched, key=len) if matched else None
+
+
+class _ShortestSample(Rstr):  # type: ignore[misc]
+    """rstr's string of a regular expression, written as short and as readable as the expression allows: each
+    repeat at its least plus `extra` (only the repeat numbered `grown`, in the order they are written, when one is
+    given), a space for whitespace, letters and digits where any character will do; the same string every time.
+    `repeats` counts the repeats met."""
+
+    def __init__(self, extra: int, grown: int | None = None) -> None:
+        super().__init__(random.Random(0), printable=_READABLE, whitespace=" ", nonwhitespace=_READABLE,
+                         nondigits=string.ascii_letters, nonword="-")
+        self._extra, self._grown, self.repeats = extra, grown, 0
+
+    def _handle_repeat(self, start_range: int, end_range: int, value: Any) -> str:
+        number, self.repeats = self.repeats, self.repeats + 1
+        extra = self._extra if self._grown is None or self._grown == number else 0
+        times = min(end_range, start_range + extra)
+        return "".join("".join(self._handle_state(state) for state in value) for _ in range(times))
+
+    def _handle_in(self, value: Any) -> Any:
+        candidates = list(chain.from_iterable(self._handle_state(state) for state in value))
+        if candidates and candidates[0] is False:
+            excluded = set(candidates[1:])
+            candidates = [c for c in _READABLE if c not in excluded] or sorted(set(string.printable) - excluded)
+        readable = [c for c in candidates if c in _READABLE]
+        return self._random.choice(readable or candidates)
 
 
 # --- the request ----------------------------------------------------------------------------------------------

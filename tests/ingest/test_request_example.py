@@ -171,6 +171,46 @@ def test_an_example_of_the_wrong_type_is_not_used() -> None:
     assert assert_valid(document, "POST /limits") == {"max": 10}
 
 
+def test_an_example_that_breaks_its_own_limits_pattern_or_date_format_is_not_used() -> None:
+    document = spec({"/people": post({"type": "object", "required": ["birthday", "code", "nick", "due"],
+                                      "properties": {
+        "birthday": {"type": "string", "format": "date", "example": "2025-10-15T13:51:36.638Z"},  # Apideck's
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "example": "abcd", "default": "ABC"},
+        "nick": {"type": "string", "maxLength": 4, "example": "Alexander"},
+        "due": {"type": "string", "format": "date-time", "example": "2024-02-01T10:00:00+01:00"},
+    }})})
+    body = assert_valid(document, "POST /people")
+    assert body == {"birthday": FORMAT_SAMPLES["date"], "code": "ABC", "nick": "xxxx",
+                    "due": "2024-02-01T10:00:00+01:00"}
+
+
+@pytest.mark.parametrize(("field", "low", "high"), [
+    ({"type": "string", "pattern": "^arn:aws:[a-z0-9-]+:.*$", "maxLength": 20}, 0, 20),
+    ({"type": "string", "pattern": r"^[\s]*[\w+=.#!&-]+@[\w.-]+\.[\w]+[\s]*$", "maxLength": 64}, 0, 64),  # AWS's email
+    ({"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "minLength": 5, "maxLength": 8}, 5, 8),
+    ({"type": "string", "pattern": "^(?!aws)[^/]+$", "maxLength": 12}, 0, 12),
+    ({"type": "string", "pattern": "^[0-9]+$", "minLength": 12, "maxLength": 12}, 12, 12),  # an AWS account id
+    ({"type": "string", "pattern": r"^\d+-\d+$", "minLength": 12, "maxLength": 12}, 12, 12),
+])
+def test_a_string_made_from_its_pattern_is_short_readable_and_within_its_length_limits(
+        field: dict[str, Any], low: int, high: int) -> None:
+    document = spec({"/things": post({"type": "object", "required": ["name"], "properties": {"name": field}})})
+    name = assert_valid(document, "POST /things")["name"]
+    assert low <= len(name) <= high and name.isprintable() and not any(c.isspace() for c in name), name
+    assert body_of(document, "POST /things") == {"name": name}  # the same string every time
+
+
+def test_an_object_holds_as_many_fields_as_its_min_properties_asks() -> None:
+    document = spec({"/extensions": post({"type": "object", "required": ["actions", "filter"], "properties": {
+        "actions": {"type": "object", "minProperties": 1,  # AWS AppConfig's map of action lists
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "filter": {"type": "object", "minProperties": 2, "required": ["kind"], "properties": {
+            "kind": {"type": "string"}, "size": {"type": "integer", "minimum": 3}, "tag": {"type": "string"}}},
+    }})})
+    body = assert_valid(document, "POST /extensions")
+    assert body == {"actions": {"<key>": ["<value>"]}, "filter": {"kind": "<kind>", "size": 3}}
+
+
 def test_a_body_that_requires_nothing_shows_its_first_sendable_fields() -> None:
     document = spec({"/profiles": post({"type": "object", "properties": {
         "id": {"type": "string", "readOnly": True},
