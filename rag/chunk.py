@@ -292,17 +292,6 @@ class PaginationFacts(JsonFacts):
         return tuple(name for name in (self.cursor, self.offset, self.page, self.size) if name)
 
 
-# The prefix `Chunk.with_version` gives a chunk id: its document version (a hash of the file, its name and the chunker).
-_VERSION_PREFIX = re.compile(r"^[0-9a-f]{12}/")
-
-
-def order_key(chunk_id: str) -> tuple[str, str]:
-    """What puts chunks of equal score in order: the id without its document version, then the whole id (two
-    versions of one chunk). A chunk's place among equals then never depends on the hash of its file's version, which
-    changes with every chunker version (`rag.ingest.pipeline.CHUNKER_VERSION`)."""
-    return _VERSION_PREFIX.sub("", chunk_id, count=1), chunk_id
-
-
 @dataclass(frozen=True)
 class Chunk:
     """One indexed piece of a document.

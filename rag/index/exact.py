@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
 
-from rag.chunk import order_key
-
 MAX_ARRAYS = 256
+
+# The prefix `Chunk.with_version` gives a chunk id: its document version (a hash of the file, its name and the chunker).
+_VERSION_PREFIX = re.compile(r"^[0-9a-f]{12}/")
+
+
+def order_key(chunk_id: str) -> tuple[str, str]:
+    """What puts chunks of equal score in order: the id without its document version, then the whole id (two
+    versions of one chunk). A chunk's place among equals then never depends on the hash of its file's version, which
+    changes with every chunker version (`rag.ingest.pipeline.CHUNKER_VERSION`)."""
+    return _VERSION_PREFIX.sub("", chunk_id, count=1), chunk_id
 
 
 def cosine_scores(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
@@ -43,7 +52,7 @@ def top_rows(
 
 
 def sorted_places(ids: Sequence[str]) -> np.ndarray:
-    """Each id's place in the order of `ids` that puts equal scores in order (`rag.chunk.order_key`)."""
+    """Each id's place in the order of `ids` that puts equal scores in order (`order_key`)."""
     places = np.empty(len(ids), dtype=np.int64)
     places[sorted(range(len(ids)), key=lambda row: order_key(ids[row]))] = np.arange(len(ids))
     return places

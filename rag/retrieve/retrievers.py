@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rag.chunk import order_key
 from rag.config import DEFAULT_RRF_K
+from rag.index.exact import order_key
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
 

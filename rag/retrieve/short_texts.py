@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.chunk import Chunk, order_key
+from rag.chunk import Chunk
 from rag.index.embedder import Embedder, unit_rows
+from rag.index.exact import order_key
 from rag.rerank.features import lead_text, name_text
 
 
