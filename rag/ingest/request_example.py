@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from rag.chunk import RequestExample, SecurityFacts
+from rag.ingest.given_values import fits
 from rag.ingest.pattern_sample import pattern_sample
 from rag.ingest.refs import RefResolver
 from rag.ingest.spec import Operation, parameter_schema
@@ -50,51 +51,7 @@ FORMAT_SAMPLES: dict[str, str] = {
     "duration": "P1D",
 }
 _MISSING = object()
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,), "array": (list,),
-    "object": (dict,), "null": (type(None),),
-}
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
-
-
-def fits(value: Any, schema: dict[str, Any]) -> bool:
-    """Whether a value the spec gives (an example, a default) has the schema's type and is one of its enum values:
-    a spec's own example is used only then."""
-    kinds = schema.get("type")
-    kinds = [kinds] if isinstance(kinds, str) else [k for k in kinds if isinstance(k, str)] if isinstance(
-        kinds, list) else []
-    if kinds and schema.get("nullable") is True:
-        kinds.append("null")
-    if isinstance(value, bool) and "boolean" not in kinds and kinds:
-        return False
-    if kinds and not any(isinstance(value, _TYPES.get(kind, ())) for kind in kinds):
-        return False
-    if "integer" in kinds and not {"number", "string"} & set(kinds) and isinstance(value, float):
-        return False
-    enum = schema.get("enum")
-    if isinstance(enum, list) and value not in enum:
-        return False
-    return not isinstance(value, str) or fits_text(value, schema)
-
-
-# What a date or a date-time a spec gives as an example must look like (RFC 3339, as JSON Schema's formats say).
-_FORMAT_SHAPES = {
-    "date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
-    "date-time": re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$"),
-}
-
-
-def fits_text(value: str, schema: dict[str, Any]) -> bool:
-    """Whether a string the spec gives keeps the schema's length limits, its pattern (one Python cannot read is
-    taken as kept) and, for a date or a date-time, its format (Apideck's `birthday` example is a date-time)."""
-    low, high = schema.get("minLength"), schema.get("maxLength")
-    if (isinstance(low, int) and len(value) < low) or (isinstance(high, int) and len(value) > high):
-        return False
-    pattern = schema.get("pattern")
-    if isinstance(pattern, str) and not matches_pattern(pattern, value, unreadable=True):
-        return False
-    shape = _FORMAT_SHAPES.get(str(schema.get("format", "")))
-    return shape is None or shape.match(value) is not None
 
 
 @dataclass
@@ -137,7 +94,7 @@ class Sampler:
             return _empty(self.flattened(target)[0])
         flat, stack = self.flattened(schema, stack)
         given = given_value(flat)
-        if given is not _MISSING:
+        if given is not _MISSING and self.holds(given, flat, stack):
             return given
         if depth > MAX_DEPTH:
             return _empty(flat)
@@ -173,6 +130,22 @@ class Sampler:
         if kind == "null":
             return None
         return sample_string(flat, name)
+
+    def holds(self, value: Any, flat: dict[str, Any], stack: tuple[str, ...], depth: int = 0) -> bool:
+        """Whether a whole array or object the spec gives as an example holds what the schema says of its items and
+        fields too (`fits` of each, all the way down: BeezUP's `orders` example carries `"accountId": "1234"` for an
+        integer); any other value has been checked by `fits`."""
+        if depth > MAX_DEPTH or not isinstance(value, list | dict):
+            return True
+        if isinstance(value, list):
+            items = flat.get("items")
+            return not isinstance(items, dict) or all(self._holds_as(item, items, stack, depth) for item in value)
+        fields = flat.get("properties") if isinstance(flat.get("properties"), dict) else {}
+        return all(self._holds_as(item, fields[name], stack, depth) for name, item in value.items() if name in fields)
+
+    def _holds_as(self, value: Any, schema: Any, stack: tuple[str, ...], depth: int) -> bool:
+        flat, stack = self.flattened(schema, stack)
+        return fits(value, flat) and self.holds(value, flat, stack, depth + 1)
 
     def least_properties(self, flat: dict[str, Any], sent: dict[str, Any], stack: tuple[str, ...], depth: int
                          ) -> dict[str, Any]:

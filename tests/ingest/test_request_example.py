@@ -184,6 +184,15 @@ def test_an_example_that_breaks_its_own_limits_pattern_or_date_format_is_not_use
                     "due": "2024-02-01T10:00:00+01:00"}
 
 
+def test_a_whole_example_whose_items_or_fields_break_the_schema_is_not_used() -> None:
+    order = {"type": "object", "required": ["accountId"], "properties": {"accountId": {"type": "integer"}}}
+    document = spec({"/batches": post({"type": "object", "required": ["orders", "tags"], "properties": {
+        "orders": {"type": "array", "items": order, "example": [{"accountId": "1234"}]},  # BeezUP's
+        "tags": {"type": "array", "items": {"type": "string"}, "example": ["vip", "late"]},
+    }})})
+    assert assert_valid(document, "POST /batches") == {"orders": [{"accountId": 1}], "tags": ["vip", "late"]}
+
+
 @pytest.mark.parametrize(("field", "low", "high"), [
     ({"type": "string", "pattern": "^arn:aws:[a-z0-9-]+:.*$", "maxLength": 20}, 0, 20),
     ({"type": "string", "pattern": r"^[\s]*[\w+=.#!&-]+@[\w.-]+\.[\w]+[\s]*$", "maxLength": 64}, 0, 64),  # AWS's email
