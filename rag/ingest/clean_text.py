@@ -5,7 +5,9 @@ reader is shown.
 
 Code spans stay code (in backticks) and code blocks stay fenced; links become their text, images their alt text;
 tags, comments, emphasis marks and escape sequences (a literal `\\n` in a doubly escaped spec) go; entities are
-decoded. A placeholder written like a tag (`<your API key>`, `/users/<id>`) is no HTML element and is kept. Two
+decoded. A placeholder written like a tag (`<your API key>`, `/users/<id>`) is no HTML element and is kept; a name
+that is no HTML element but is closed in the same text (AWS's `<note>…</note>`, `<important>`, `<replaceable>`,
+Stripe's `<currency>100</currency>`) is markup all the same, and goes as an unknown element does. Two
 renderings: `clean_prose` (one line: a field's description must stay on its line) and `clean_text` (lines:
 paragraphs, `- ` list items, `a | b` table rows, fenced code). Documentation also loses its navigation: a block
 of links with at most one word of its own that says anything (`navigation_only`: "Next: Limits", "Authentication |
@@ -46,8 +48,7 @@ _BLOCK_ELEMENTS = frozenset(
      "main", "ol", "p", "section", "summary", "table", "ul", "caption"}
 )  # fmt: skip
 _TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9-]*)")
-_NOT_A_TAG = re.compile(r"<(?!!--|!\[CDATA\[|/?\s*(?:" + "|".join(sorted(HTML_ELEMENTS, key=len, reverse=True))
-                        + r")(?![A-Za-z0-9-]))", re.IGNORECASE)
+_CLOSING_TAG = re.compile(r"</\s*([A-Za-z][A-Za-z0-9-]*)\s*>")
 _ESCAPES = re.compile(r"\\[nrt]")
 _SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
 _WORD = re.compile(r"\w")
@@ -159,6 +160,20 @@ def _own_text(tag: Tag) -> str:
 # --- Markdown -------------------------------------------------------------------------------------------------
 
 
+def _elements_of(text: str) -> frozenset[str]:
+    """The element names markup in a text may use: HTML's, and any other name the text closes (`</note>`): a
+    placeholder (`<id>`, `<your API key>`) is never closed."""
+    closed = {name.lower() for name in _CLOSING_TAG.findall(text)} - HTML_ELEMENTS
+    return HTML_ELEMENTS | closed if closed else HTML_ELEMENTS
+
+
+@lru_cache(maxsize=64)
+def _not_a_tag(elements: frozenset[str]) -> re.Pattern[str]:
+    """A `<` that opens no comment, CDATA or tag of `elements` (it is text: escaped before HTML is parsed)."""
+    names = "|".join(re.escape(name) for name in sorted(elements, key=len, reverse=True))
+    return re.compile(r"<(?!!--|!\[CDATA\[|/?\s*(?:" + names + r")(?![A-Za-z0-9-]))", re.IGNORECASE)
+
+
 @lru_cache(maxsize=2)
 def _parser(html: bool) -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": html}).enable(["table", "strikethrough"])
@@ -168,12 +183,14 @@ def _parser(html: bool) -> MarkdownIt:
 def _clean_prose(text: str) -> str:
     if not _MARKUP_HINT.search(text):
         return one_line(text)
-    return _joined(list(_blocks(_unescaped(text), html=True, documentation=False)))
+    text = _unescaped(text)
+    return _joined(list(_blocks(text, html=True, documentation=False, elements=_elements_of(text))))
 
 
 @lru_cache(maxsize=4096)
 def _clean_text(text: str, documentation: bool) -> str:
-    blocks = list(_blocks(_unescaped(text), html=True, documentation=documentation))
+    text = _unescaped(text)
+    blocks = list(_blocks(text, html=True, documentation=documentation, elements=_elements_of(text)))
     lines: list[str] = []
     previous = ""
     for block in blocks:
@@ -193,7 +210,8 @@ def _clean_text(text: str, documentation: bool) -> str:
 def _statements_under_headings(text: str) -> tuple[tuple[str, str, bool], ...]:
     found: list[tuple[str, str, bool]] = []
     heading = ""
-    for block in _blocks(_unescaped(text), html=True, documentation=False):
+    text = _unescaped(text)
+    for block in _blocks(text, html=True, documentation=False, elements=_elements_of(text)):
         if block.kind == "heading":
             heading = block.text
         else:
@@ -225,8 +243,9 @@ def _joined(blocks: list[_Block]) -> str:
     return one_line(" ".join(part for part in parts if part))
 
 
-def _blocks(text: str, html: bool, documentation: bool) -> Iterator[_Block]:
-    """The blocks of a Markdown text (HTML blocks converted and read as Markdown again)."""
+def _blocks(text: str, html: bool, documentation: bool, elements: frozenset[str]) -> Iterator[_Block]:
+    """The blocks of a Markdown text (HTML blocks converted and read as Markdown again); a tag names one of
+    `elements` or is text."""
     lists: list[list[int]] = []  # per open list: [ordered, next number]
     item_opened = heading = False
     row: list[str] | None = None
@@ -250,21 +269,22 @@ def _blocks(text: str, html: bool, documentation: bool) -> Iterator[_Block]:
             if token.content.strip():
                 yield _Block("code", token.content.rstrip("\n"))
         elif kind == "html_block":
-            yield from _blocks(_html_as_markdown(token.content), html=False, documentation=documentation)
+            yield from _blocks(_html_as_markdown(token.content, elements), html=False, documentation=documentation,
+                               elements=elements)
         elif kind == "inline":
             if row is not None:
-                row.append(one_line(_inline(token)[0]))
+                row.append(one_line(_inline(token, elements)[0]))
                 continue
-            rendered = list(_inline_blocks(token, lists, item_opened, heading, documentation))
+            rendered = list(_inline_blocks(token, lists, item_opened, heading, documentation, elements))
             item_opened = item_opened and not rendered
             yield from rendered
 
 
 def _inline_blocks(token: Token, lists: list[list[int]], item_opened: bool, heading: bool,
-                   documentation: bool) -> Iterator[_Block]:
+                   documentation: bool, elements: frozenset[str]) -> Iterator[_Block]:
     """The blocks of one inline token: its text's lines (an inline `<li>` or `<br>` breaks it), the first a list
     item when the token opens one."""
-    text, own, linked = _inline(token)
+    text, own, linked = _inline(token, elements)
     if documentation and navigation_only(own, linked):
         return
     for number, line in enumerate(text.split("\n")):
@@ -282,7 +302,7 @@ def _inline_blocks(token: Token, lists: list[list[int]], item_opened: bool, head
             yield _Block("heading" if heading else "text", stripped, depth=len(lists))
 
 
-def _inline(token: Token) -> tuple[str, str, int]:
+def _inline(token: Token, elements: frozenset[str]) -> tuple[str, str, int]:
     """An inline token's text (code spans in backticks, links as their text, tags and comments gone; `\\n` where an
     inline `<br>` or `<li>` breaks it), its text outside links and the words inside its links."""
     parts: list[str] = []
@@ -301,7 +321,7 @@ def _inline(token: Token) -> tuple[str, str, int]:
         elif kind == "image":
             piece = child.content
         elif kind == "html_inline":
-            piece = _inline_tag(child.content)
+            piece = _inline_tag(child.content, elements)
         elif kind in ("link_open", "link_close"):
             in_link += 1 if kind == "link_open" else -1
         if in_link:
@@ -312,14 +332,14 @@ def _inline(token: Token) -> tuple[str, str, int]:
     return "".join(parts), " ".join(own), linked
 
 
-def _inline_tag(markup: str) -> str:
+def _inline_tag(markup: str, elements: frozenset[str]) -> str:
     """What an inline HTML tag leaves in the text: a backtick for code, a line break for `<br>`, `<p>` and `<li>`
     (`- ` starts an item), nothing for other elements and comments; a placeholder that is no element stays."""
     if markup.startswith("<!--") or markup.startswith("<!["):
         return ""
     match = _TAG.match(markup)
     name = match.group(2).lower() if match else ""
-    if name not in HTML_ELEMENTS:
+    if name not in elements:
         return markup
     closing = bool(match and match.group(1))
     if name in _CODE_ELEMENTS:
@@ -334,10 +354,10 @@ def _inline_tag(markup: str) -> str:
 # --- HTML -----------------------------------------------------------------------------------------------------
 
 
-def _html_as_markdown(html: str) -> str:
+def _html_as_markdown(html: str, elements: frozenset[str]) -> str:
     """An HTML fragment as Markdown-like text to read again: blocks as paragraphs, `- ` items, `a | b` rows, code
     in backticks or fences, links as their text; comments, scripts and styles gone."""
-    soup = BeautifulSoup(_NOT_A_TAG.sub("&lt;", html), "html.parser")
+    soup = BeautifulSoup(_not_a_tag(elements).sub("&lt;", html), "html.parser")
     pieces: list[str] = []
     stack: list[tuple[Any, str]] = [(soup, "")]
     while stack:
@@ -352,7 +372,7 @@ def _html_as_markdown(html: str) -> str:
         if not isinstance(node, Tag) or node.name in _DROPPED_ELEMENTS:
             continue
         if node.name == "table":
-            pieces.append(_table_as_markdown(node))
+            pieces.append(_table_as_markdown(node, elements))
             continue
         opening, closing = _element_marks(node)
         if node.name == "pre" or node.name in _CODE_ELEMENTS:
@@ -364,11 +384,11 @@ def _html_as_markdown(html: str) -> str:
     return "".join(pieces).replace("\x00", "")
 
 
-def _table_as_markdown(table: Tag) -> str:
+def _table_as_markdown(table: Tag, elements: frozenset[str]) -> str:
     """An HTML table as a Markdown table (its cells' markup read as for any fragment)."""
     rows = []
     for row in table.find_all("tr"):
-        cells = [one_line(_html_as_markdown(cell.decode_contents())).replace("|", "\\|")
+        cells = [one_line(_html_as_markdown(cell.decode_contents(), elements)).replace("|", "\\|")
                  for cell in row.find_all(["td", "th"], recursive=False)]
         if any(cells):
             rows.append("| " + " | ".join(cells) + " |")

@@ -81,6 +81,12 @@ REAL_DESCRIPTIONS = [
     ("entities", "Use&nbsp;<code>Token token=&lt;key&gt;</code> &amp; more", "Use `Token token=<key>` & more"),
     ("placeholders are no tags", "Send <your API key> in the header; GET /users/<id> returns it when 1 < 2",
      "Send <your API key> in the header; GET /users/<id> returns it when 1 < 2"),
+    ("AWS Lambda, invoke async: elements of its own, closed", "<important> <p>For asynchronous function invocation, "
+     "use <a>Invoke</a>.</p> </important> <p>Invokes a function asynchronously.</p>",
+     "For asynchronous function invocation, use Invoke. Invokes a function asynchronously."),
+    ("AWS API Gateway, a replaceable part; Stripe, an amount", "https://cognito-idp.<replaceable>{region}</replaceable>"
+     ".amazonaws.com/ and a subtotal of <currency>100</currency>; <note>Keep it</note> at /users/<id>",
+     "https://cognito-idp.{region}.amazonaws.com/ and a subtotal of 100; Keep it at /users/<id>"),
     ("plain text stays as it is", "The max page size is 100; snake_case_names, filter[status] and 5 * 3 stay.",
      "The max page size is 100; snake_case_names, filter[status] and 5 * 3 stay."),
     ("a pre block", "<pre>curl -X GET\n  https://api.example.test</pre> returns it",
@@ -93,6 +99,11 @@ def test_a_real_description_becomes_one_line_of_clean_text(where: str, written: 
     cleaned = clean_prose(written)
     assert cleaned == shown
     assert not MARKUP.search(cleaned) and "\n" not in cleaned
+
+
+def test_xml_in_a_code_block_stays_while_the_texts_own_elements_go() -> None:
+    written = "<note>Send it as XML:</note>\n\n```xml\n<lock><token>1</token></lock>\n```\n\nNo <id> needed"
+    assert clean_text(written) == "Send it as XML:\n\n```\n<lock><token>1</token></lock>\n```\n\nNo <id> needed"
 
 
 def test_nothing_and_plain_values() -> None:
