@@ -85,8 +85,16 @@ class FieldFacts(JsonFacts):
     @property
     def limits(self) -> list[tuple[str, str]]:
         """The limits the spec sets on the value, in words: `("maximum", "100")`, `("max length", "34")`,
-        `("pattern", "^SM…$")`."""
-        return [(label.lower(), shown) for key, label, shown in self.values() if key in LIMITS]
+        `("pattern", "^SM…$")`; a length or count of at least 0 is none."""
+        return [(label.lower(), shown) for key, label, shown in self.values()
+                if key in LIMITS and not (key in VACUOUS_AT_ZERO and getattr(self, key) == 0)]
+
+    @property
+    def allows(self) -> bool:
+        """Whether the spec says which values the field allows: an enum (of the field or its items), or the range a
+        number must fall in ("what values can the vote have?": minimum 1, maximum 10)."""
+        numeric = self.type.startswith(("integer", "number"))
+        return bool(self.enum or self.item_enum or (numeric and self.limits))
 
     def values(self) -> list[tuple[str, str, str]]:
         """Every value fact as (field, label, value shown), in the order the chunk shows them."""
@@ -164,6 +172,9 @@ VALUE_LABELS: tuple[tuple[str, str], ...] = (
 # The value facts that limit what a value may be ("what's the largest page_size?" asks for one).
 LIMITS = frozenset({"minimum", "maximum", "exclusive_minimum", "exclusive_maximum", "min_length", "max_length",
                     "min_items", "max_items", "pattern"})
+# A lower bound of 0 on a length or a count holds for every value: it limits nothing (an array's `minItems: 0`), and
+# the chunk's text shows it as the spec writes it.
+VACUOUS_AT_ZERO = frozenset({"min_length", "min_items"})
 _JOINED = {"enum": ", ", "item_enum": ", ", "examples": "; "}
 _FLAG_WORDS = (("nullable", "nullable"), ("deprecated", "deprecated"), ("read_only", "read-only"),
                ("write_only", "write-only"))

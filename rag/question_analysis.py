@@ -266,6 +266,13 @@ def asked_action(question: str) -> str:
     return verb if verb not in function_words() and verb not in STOPWORDS else ""
 
 
+def opens_with_a_verb(question: str) -> bool:
+    """Whether a question is a request that opens with a verb of HTTP's own vocabulary (`verb_methods`: "list all
+    events in a year", "search for recipes under 500 calories"): it asks how to do that, as "how do I …" does."""
+    match = _OPENING.match(question.replace("’", "'").lower())
+    return bool(match) and match.group(1) in verb_methods()
+
+
 def opening_word(question: str) -> str:
     """The word a request opens with, lower case, after "and", "now" …: its verb when it is one ("approve" of
     "approve the one from alice"); "" for a word of English's own ("how", "the", "is", and "fire" or "show", which

@@ -26,6 +26,12 @@ def test_limits_are_the_values_that_bound_a_value_in_words() -> None:
     sid = FieldFacts("sid", "string", min_length=34, max_length=34, pattern="^SM[0-9a-f]{32}$")
     assert sid.limits == [("min length", "34"), ("max length", "34"), ("pattern", "^SM[0-9a-f]{32}$")]
     assert FieldFacts("name", "string", default="x", enum=("x",)).limits == []
+    # A length or count of at least 0 holds for every value: no limit (the field's line still shows it).
+    empty_allowed = FieldFacts("results", "array of object", min_items=0, max_items=5)
+    assert empty_allowed.limits == [("max items", "5")] and ("min_items", "Min items", "0") in empty_allowed.values()
+    assert FieldFacts("name", "string", min_length=0).limits == []
+    assert FieldFacts("tags", "array", min_items=1).limits == [("min items", "1")]
+    assert FieldFacts("count", "integer", minimum=0).limits == [("minimum", "0")]
 
 
 def test_stored_values_round_trip_and_only_what_the_spec_gives_is_written() -> None:

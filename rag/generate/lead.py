@@ -57,7 +57,6 @@ from rag.generate.paging import asks_page_size, own_listing, page_size_field, pa
 from rag.generate.rate_limits import rate_limit_lead, unstated_rate_limit
 from rag.generate.said import (
     api_name,
-    api_title,
     cited,
     field_facts_text,
     first_sentence,
@@ -68,6 +67,7 @@ from rag.generate.said import (
     operation_words,
     scheme_detail,
     schemes_text,
+    the_api,
 )
 from rag.generate.schema_lead import schema_lead, schema_title
 from rag.generate.shared_headers import of_the_kind, on_the_api, shared_header_statement, without_scheme
@@ -207,7 +207,7 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
         sentence, number, related = without_scheme(asked, documented=bool(docs_lead(query, asked)[0]))
         return Lead(sentence, scope=(number,), related=related, quoted=False) if sentence else Lead()
     schemes = source.chunk.security
-    text = f"The {api_title(source.chunk)} uses {schemes_text(schemes)}"
+    text = f"{the_api(source.chunk)} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)
     return Lead(cited(text, source), cited(detail, source) if detail else "", (source.number,), related=False,
                 quoted=False)

@@ -23,7 +23,7 @@ from rag.generate.named import (
 from rag.generate.paging import asks_page_size, page_size_field, page_size_in_response
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
-from rag.question_analysis import asked_cues
+from rag.question_analysis import asked_cues, opens_with_a_verb
 from rag.write_check import write_target
 
 MAX_FIELDS = 8
@@ -128,7 +128,8 @@ def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> li
 
 
 def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
-    """The fields of the anchor operation the question spells out; asked how to do something (or to do a write),
+    """The fields of the anchor operation the question spells out; asked how to do something (or to do a write, or
+    in a request opening with its verb: "list all events in a year" spells the `{year}` that only identifies them),
     only those the request sends ("how do I merge it once approved?" spells the response's `participants.approved` and
     `links.merge`, which say nothing of how to merge; "what currency is it in?" asks for the response's `currency`)
     and not one named by what the operation does ("how do I upload a video?" spells the `upload` object of "Upload
@@ -142,7 +143,8 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
                 field.name != other.name for other in spelt) and not returns_the_resource(field, anchor.chunk):
             spelt.append(field)
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
-    if not ("how_to" in query.analysis.asks or query.analysis.write) or "response" in query.analysis.asks:
+    asked_how = "how_to" in query.analysis.asks or query.analysis.write or opens_with_a_verb(query.focus)
+    if not asked_how or "response" in query.analysis.asks:
         return spelt
     # The kinds of body it takes are named by what it does too ("how do I send a whatsapp message?" names the
     # `… / whatsapp` bodies of Vonage's "Send a message", not the `whatsapp` object one of them sends).
@@ -261,7 +263,7 @@ def with_asked_fact(fields: Sequence[FieldFacts], asks: frozenset[str]) -> list[
     def carries(field: FieldFacts) -> bool:
         return (("default" in asks and field.default is not None)
                 or ("limit" in asks and bool(field.limits))
-                or ("allowed_values" in asks and bool(field.enum or field.item_enum)))
+                or ("allowed_values" in asks and field.allows))
     return [field for field in fields if carries(field)]
 
 

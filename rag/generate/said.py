@@ -62,6 +62,13 @@ def api_title(chunk: Chunk) -> str:
     return name if "api" in name.lower().split() else f"{name} API"
 
 
+def the_api(chunk: Chunk) -> str:
+    """The API as a sentence opens with it: "The StackOne API", and "The Blue Alliance API v3" for a title that has its
+    own "The"."""
+    title = api_title(chunk)
+    return title[:1].upper() + title[1:] if title.lower().startswith("the ") else f"The {title}"
+
+
 def names_api(question: str, chunk: Chunk) -> bool:
     """Whether the question names the chunk's API by its indexed name ("… in the HRIS API", "… from ebay") or by the
     domain its file is named after ("… in asana" of `asana_com`, from `asana.com.json`)."""

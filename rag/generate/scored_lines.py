@@ -71,19 +71,19 @@ def _term_weight(term: str) -> float:
 
 def _fact_bonus(field: FieldFacts | None, asks: frozenset[str], question: str) -> float:
     """Bonus for a line showing a typed field: the field the question names, a field carrying the kind of fact
-    the question asks for (`QuestionAnalysis.asks`), a little for any default or allowed values."""
+    the question asks for (`QuestionAnalysis.asks`), a little for any default or enum."""
     if field is None:
         return 0.0
     bonus = 3.0 if spells_field(field.name, question) else 0.0
     carries = {
         "default": field.default is not None,
         "limit": bool(field.limits),
-        "allowed_values": bool(field.enum or field.item_enum),
+        "allowed_values": field.allows,
         "required": field.required,
         "deprecated": field.deprecated,
     }
     bonus += sum(3.0 if kind != "required" else 1.5 for kind, has in carries.items() if has and kind in asks)
-    return bonus + (0.5 if carries["default"] or carries["allowed_values"] else 0.0)
+    return bonus + (0.5 if carries["default"] or field.enum or field.item_enum else 0.0)
 
 
 def _typed(chunk: Chunk) -> bool:

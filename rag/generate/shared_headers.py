@@ -11,7 +11,7 @@ from rag.corpus.vocabulary import readable_name, stop_words
 from rag.data import data_table
 from rag.generate.context import ContextBlock
 from rag.generate.named import name_parts, question_words
-from rag.generate.said import api_name, api_title, cited, first_sentence, is_operation, lower_first
+from rag.generate.said import api_name, cited, first_sentence, is_operation, lower_first, the_api
 from rag.query import Query
 from rag.question_analysis import asked_cues
 
@@ -104,7 +104,7 @@ def without_scheme(blocks: Sequence[ContextBlock], documented: bool) -> tuple[st
     overview = next((block for block in blocks if overview_id(block.chunk.api) in block.chunk.covers), None)
     if overview is None or any(block.chunk.api != overview.chunk.api for block in blocks if is_operation(block)):
         return "", 0, False
-    sentence = (f"The {api_title(overview.chunk)} spec defines no security scheme, and none of the operations found "
+    sentence = (f"{the_api(overview.chunk)} spec defines no security scheme, and none of the operations found "
                 "takes a credential header")
     return cited(sentence, overview), overview.number, True
 

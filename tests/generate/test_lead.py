@@ -1349,3 +1349,62 @@ def test_a_path_parameter_the_question_names_is_neither_the_fact_asked_nor_a_yes
                       operation_id="addCardsActionsCommentsByIdCard")
     assert lead("is there a length limit on a card comment?", comment).startswith(
         "Use POST /cards/{idCard}/actions/comments")
+
+
+SEARCH_RECIPES = make_chunk(
+    "recipes.paths./recipes/complexSearch.get", "GET /recipes/complexSearch  [recipes API]", kind="operation",
+    method="get", path="/recipes/complexSearch", summary="Search Recipes",
+    parameters=(FieldFacts("query", "string", "query"), FieldFacts("maxCalories", "number", "query"),
+                FieldFacts("number", "integer", "query", minimum=1, maximum=100, default="10",
+                           description="The maximum number of items to return")),
+    responses=(ResponseFacts("200", "object", success=True, fields=(
+        FieldFacts("results", "array of object", required=True, min_items=0),
+        FieldFacts("results.calories", "number", required=True))),),
+)
+EVENTS_BY_YEAR = make_chunk(
+    "events.paths./events/{year}.get", "GET /events/{year}  [events API]", kind="operation", method="get",
+    path="/events/{year}", summary="Get events by year",
+    parameters=(FieldFacts("year", "integer", "path", required=True, description="Competition Year"),),
+)
+
+
+def test_a_limit_of_0_on_a_count_is_no_limit_so_the_field_with_a_bound_answers_a_max() -> None:
+    """Spoonacular: "what's the max number of results I can get per search?" stated the response's `results` with
+    "min items 0" (a bound every list meets) instead of the `number` parameter's maximum of 100."""
+    assert lead("what's the max number of results I can get per search?", SEARCH_RECIPES) == (
+        "In GET /recipes/complexSearch, `number` (query, integer): minimum 1, maximum 100, default 10 — The maximum "
+        "number of items to return. [1]"
+    )
+
+
+def test_a_request_opening_with_its_verb_gets_the_operation_not_a_field_it_spells() -> None:
+    """The Blue Alliance: "list all events in a year" led with the `{year}` path parameter that only identifies
+    them; Spoonacular: "search for recipes under 500 calories" with the response's `results.calories`. Asked what a
+    field is, the field still answers."""
+    assert lead("list all events in a year", EVENTS_BY_YEAR).startswith("Use GET /events/{year} (Get events by year)")
+    assert lead("search for recipes under 500 calories", SEARCH_RECIPES).startswith(
+        "Use GET /recipes/complexSearch (Search Recipes)")
+    assert lead("what is the year in events by year?", EVENTS_BY_YEAR).startswith("In GET /events/{year}, `year`")
+
+
+def test_an_api_whose_title_has_its_own_the_is_not_named_with_two() -> None:
+    overview = replace(OVERVIEW, title="The Blue Alliance API v3 overview")
+    assert lead("How do I authenticate?", overview) == (
+        "The Blue Alliance API v3 uses HTTP Basic: send the header `Authorization: Basic <base64 of "
+        "username:password>`. [1]"
+    )
+
+
+def test_the_values_a_number_allows_are_its_range() -> None:
+    """TVmaze: "what values can the vote have?" after voting for an episode repeated "Use PUT …": `vote` is named
+    like the resource and has no enum, but its minimum and maximum are the values it allows."""
+    vote = make_chunk(
+        "tv.paths./user/votes/episodes/{episode_id}.put", "PUT /user/votes/episodes/{episode_id}  [tv API]",
+        kind="operation", method="put", path="/user/votes/episodes/{episode_id}", summary="Vote for an episode",
+        parameters=(FieldFacts("episode_id", "integer", "path", required=True),),
+        request_body=RequestBodyFacts(("application/json",), True, "EpisodeVote", fields=(
+            FieldFacts("vote", "integer", minimum=1, maximum=10, description="The vote number"),)),
+    )
+    assert lead("what values can the vote have?", vote) == (
+        "In PUT /user/votes/episodes/{episode_id}, `vote` (integer): minimum 1, maximum 10 — The vote number. [1]")
+    assert FieldFacts("vote", "integer", minimum=1).allows and not FieldFacts("name", "string", max_length=5).allows
