@@ -1,4 +1,5 @@
-"""The operations a question names exactly: by method and path, by path alone, or by operationId.
+"""The operations a question names exactly: by method and path, by path alone, by operationId, or by the
+identifier that ends one path alone (`findByIngredients` of `/recipes/findByIngredients`).
 
 A developer who writes `GET /unified/crm/lists/{id}` or `crm_get_list` has said which operation they mean. The
 learned ranker reads such a name as one feature among many and, trained on questions in people's words (which
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from rag.chunk import Chunk
@@ -32,23 +33,31 @@ NAMED_SCORE = "named"
 class OperationNames:
     """An index's operations as a question may name them: by path shape (`/users/{}`), kept by their number of
     segments with the segments that hold no parameter, and by operationId (lower case). Made once per index
-    generation (`CorpusProfile.remembered`)."""
+    generation (`CorpusProfile.remembered`); and by the identifier-shaped segment that ends one path shape alone
+    (lower case)."""
 
     by_length: Mapping[int, tuple[tuple[tuple[str, ...], str, Chunk], ...]]
     by_id: Mapping[str, tuple[Chunk, ...]]
+    by_last_segment: Mapping[str, tuple[Chunk, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, operations: Sequence[Chunk]) -> OperationNames:
         """The names of `operations` (those with a path or an operationId)."""
         by_length: dict[int, list[tuple[tuple[str, ...], str, Chunk]]] = {}
         by_id: dict[str, list[Chunk]] = {}
+        ending: dict[str, dict[str, list[Chunk]]] = {}  # an identifier-shaped last segment → path shape → operations
         for op in operations:
             if op.path:
                 shape = path_shape(op.path)
                 by_length.setdefault(shape.count("/"), []).append((tuple(shape.split("/")), shape, op))
+                last = op.path.rstrip("/").rsplit("/", 1)[-1]
+                if _IDENTIFIER.fullmatch(last):
+                    ending.setdefault(last.lower(), {}).setdefault(shape, []).append(op)
             if op.operation_id:
                 by_id.setdefault(op.operation_id.lower(), []).append(op)
-        return cls({n: tuple(found) for n, found in by_length.items()}, {k: tuple(v) for k, v in by_id.items()})
+        by_last = {segment: tuple(*shapes.values()) for segment, shapes in ending.items() if len(shapes) == 1}
+        return cls({n: tuple(found) for n, found in by_length.items()}, {k: tuple(v) for k, v in by_id.items()},
+                   by_last)
 
     def on_path(self, asked: str, method: str = "") -> list[Chunk]:
         """The operations whose path `asked` (a `path_shape`, with values or parameters) is, of `method` when
@@ -97,7 +106,8 @@ def precondition_spans(question: str) -> list[tuple[int, int]]:
 def named_operations(question: str, names: OperationNames, context: bool = False) -> list[tuple[Chunk, ...]]:
     """The operations of `names` that `question` names exactly, one group per name in the order it names
     them: a method and path (`GET /users/{id}`, or with values: `GET /users/42`), a path alone (every operation on
-    it), or an operationId written as an identifier or in backticks (compared without regard to case). A name in a
+    it), an operationId written as an identifier or in backticks (compared without regard to case), else the
+    identifier that ends one path alone (every operation on it: "what does findByIngredients return?"). A name in a
     clause saying what was done before (`precondition_spans`) names the question's context, not what it asks for:
     it is left out (with `context`, only those are given). An operation named twice is in the first group that
     names it; empty when the question names none."""
@@ -113,7 +123,8 @@ def named_operations(question: str, names: OperationNames, context: bool = False
             mentions.append((match.start(), names.on_path(path_shape(match.group(1).rstrip(".")))))
     words = [(m.start(), m.group(0).lower()) for m in _IDENTIFIER.finditer(question)]
     words += [(m.start(1), m.group(1).lower()) for m in _CODE.finditer(question)]
-    mentions += [(start, names.by_id[word]) for start, word in words if word in names.by_id]
+    mentions += [(start, names.by_id.get(word) or names.by_last_segment[word]) for start, word in words
+                 if word in names.by_id or word in names.by_last_segment]
     mentions = [m for m in mentions if any(start <= m[0] < end for start, end in spans) == context]
     named: list[tuple[Chunk, ...]] = []
     seen: set[str] = set()

@@ -1,4 +1,5 @@
-"""The operations a question names exactly: by method and path, by path alone, or by operationId."""
+"""The operations a question names exactly: by method and path, by path alone, by operationId, or by the identifier
+that ends one path alone."""
 
 from __future__ import annotations
 
@@ -47,6 +48,25 @@ def test_an_operation_id_is_named_as_an_identifier_or_in_backticks() -> None:
     assert names("what does `search` return?") == [["GET /search"]]
     assert names("how do I search for contacts?") == [], "a plain word names no operation, even an operationId"
     assert names("is crm_get_lists a thing?") == [], "an identifier names only the operation it spells"
+
+
+def test_the_identifier_that_ends_one_path_alone_names_every_operation_on_it() -> None:
+    """Spoonacular: "what does the findByIngredients response look like?" names `GET /recipes/findByIngredients`
+    (operationId `searchRecipesByIngredients`); it led with another operation. An identifier that ends two paths
+    (`code-signing-config`), a plain word or a segment holding a parameter names none."""
+    by_ingredients = operation("get", "/recipes/findByIngredients", "searchRecipesByIngredients")
+    signing = [operation("get", "/2020-06-30/functions/{FunctionName}/code-signing-config"),
+               operation("put", "/2020-06-30/functions/{FunctionName}/code-signing-config"),
+               operation("get", "/2020-06-30/layers/{LayerName}/code-signing-config")]
+    found = OperationNames.of([*OPERATIONS, by_ingredients, *signing])
+
+    def named(question: str) -> list[list[str]]:
+        return [[op.title for op in group] for group in named_operations(question, found)]
+
+    assert named("what does the findByIngredients response look like?") == [["GET /recipes/findByIngredients"]]
+    assert named("and `findbyingredients`?") == [["GET /recipes/findByIngredients"]]
+    assert named("how do I set the code-signing-config?") == []
+    assert named("how do I find by ingredients?") == named("what is FunctionName?") == []
 
 
 def test_names_come_in_the_order_the_question_gives_each_operation_once() -> None:
