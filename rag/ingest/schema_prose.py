@@ -112,8 +112,10 @@ class SchemaProse:
         all_of = schema.get("allOf")
         if isinstance(all_of, list) and all_of:
             # Parts with the same label say it once: anonymous objects merged are one object, not "all of object &
-            # object".
+            # object"; a part that sets no type (a description beside a `$ref`, as AWS's specs write every field)
+            # adds none: `WorkMailIdentifier`, not "all of WorkMailIdentifier & any".
             labels = list(dict.fromkeys(self.type_label(part) for part in all_of))
+            labels = [label for label in labels if label != "any"] or labels
             return labels[0] if len(labels) == 1 else "all of " + " & ".join(labels)
         kind = schema.get("type")
         if isinstance(kind, list):

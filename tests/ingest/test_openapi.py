@@ -698,6 +698,11 @@ def test_all_of_merged(shop: tuple[dict[str, Any], OpenAPIChunks]) -> None:
     merged = {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
                         {"type": "object", "properties": {"b": {"type": "string"}}}]}
     assert SchemaProse(RefResolver({})).type_label(merged) == "object"
+    # AWS's specs give every field as a `$ref` beside a part that only describes it: the part adds no type.
+    components = {"components": {"schemas": {"WorkMailIdentifier": {"type": "string", "minLength": 12}}}}
+    described = {"allOf": [{"$ref": "#/components/schemas/WorkMailIdentifier"}, {"description": "The user's id."}]}
+    assert SchemaProse(RefResolver(components)).type_label(described) == "WorkMailIdentifier"
+    assert SchemaProse(RefResolver({})).type_label({"allOf": [{}, {"description": "nothing"}]}) == "any"
     assert SchemaProse(RefResolver({})).type_label({"type": "array", "items": merged}) == "array of object"
     assert "- id (string (uuid), required, read-only)" in text
     assert "- created_at (string (date-time), optional): Example: 2024-01-31T10:00:00Z." in text
