@@ -143,14 +143,18 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
                 field.name != other.name for other in spelt) and not returns_the_resource(field, anchor.chunk):
             spelt.append(field)
     # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
-    asked_how = "how_to" in query.analysis.asks or query.analysis.write or opens_with_a_verb(query.focus)
+    # So does one that says all an operation of two words or more does ("reset a user's password": ResetPassword).
+    what_it_does = name_parts(operation_words(anchor.chunk))
+    says_what_it_does = len(what_it_does) >= 2 and what_it_does <= name_parts(query.focus)
+    asked_how = ("how_to" in query.analysis.asks or query.analysis.write or opens_with_a_verb(query.focus)
+                 or says_what_it_does)
     if not asked_how or "response" in query.analysis.asks:
         return spelt
     # The kinds of body it takes are named by what it does too ("how do I send a whatsapp message?" names the
     # `… / whatsapp` bodies of Vonage's "Send a message", not the `whatsapp` object one of them sends).
     body = anchor.chunk.request_body
     kinds = set().union(*(name_parts(alternative.name) for alternative in (body.alternatives if body else ())))
-    sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk)) | kinds
+    sent, does = set(sent_fields(anchor.chunk)), what_it_does | kinds
 
     def names_the_action(field: FieldFacts) -> bool:
         # The part the question spells: "how do I create a database cluster?" spells `database` of

@@ -1408,3 +1408,20 @@ def test_the_values_a_number_allows_are_its_range() -> None:
     assert lead("what values can the vote have?", vote) == (
         "In PUT /user/votes/episodes/{episode_id}, `vote` (integer): minimum 1, maximum 10 — The vote number. [1]")
     assert FieldFacts("vote", "integer", minimum=1).allows and not FieldFacts("name", "string", max_length=5).allows
+
+
+def test_a_question_saying_all_an_operation_does_gets_the_operation_not_the_field_named_like_it() -> None:
+    """AWS WorkMail: "reset a user's password" led with the `Password` field of ResetPassword ("reset" is no verb of
+    the verb table); asked about the field, it still answers."""
+    reset = make_chunk(
+        "mail.paths./#X-Amz-Target=WorkMailService.ResetPassword.post",
+        "POST /#X-Amz-Target=WorkMailService.ResetPassword  [mail API]", kind="operation", method="post",
+        path="/#X-Amz-Target=WorkMailService.ResetPassword", operation_id="ResetPassword",
+        request_body=RequestBodyFacts(("application/json",), True, "ResetPasswordRequest", fields=(
+            FieldFacts("UserId", "string", required=True), FieldFacts("Password", "string", required=True,
+                                                                     max_length=256))),
+    )
+    assert lead("reset a user's password", reset).startswith(
+        "Use POST /#X-Amz-Target=WorkMailService.ResetPassword (reset password)")
+    assert lead("how long can the password be?", reset).startswith(
+        "In POST /#X-Amz-Target=WorkMailService.ResetPassword, `Password` (string, required): max length 256")
