@@ -233,6 +233,8 @@ def _joined(blocks: list[_Block]) -> str:
     parts: list[str] = []
     for index, block in enumerate(blocks):
         text = code_span(block.text) if block.kind == "code" else block.text
+        if block.kind == "heading":  # a heading is a sentence of its own: "### Description:" reads "Description."
+            text = text.rstrip(":").rstrip()
         following = blocks[index + 1] if index + 1 < len(blocks) else None
         if following is None:  # a list or table that ends the text is closed, so what follows reads apart
             parts.append(text + ("." if block.kind in ("item", "row") and not text.endswith(_CLOSING_MARKS) else ""))

@@ -12,6 +12,7 @@ from rag.generate.said import (
     cited,
     cut_at_word,
     field_facts_text,
+    first_sentence,
     operation_heading,
     schemes_text,
     value_facts,
@@ -113,3 +114,13 @@ def test_a_summary_written_as_a_call_is_spelled_out_in_the_heading() -> None:
                         method="post", path="/cards/{idCard}/labels", operation_id="addCardsLabelsByIdCard",
                         summary="addCardsLabelsByIdCard()")
     assert operation_heading(labels) == "POST /cards/{idCard}/labels (add cards labels by id card)"
+
+
+def test_the_first_sentence_of_a_description_is_past_the_heading_it_opens_with() -> None:
+    """ThreatJammer: "Use GET /v1/assess/ip/{ip_address} (Get a risk score …): What." — its descriptions open with
+    `### What`, which the one-line description reads as a sentence of one word."""
+    assert first_sentence("What. Obtain a numerical score of the IP. Parameters. The only argument.") == (
+        "Obtain a numerical score of the IP")
+    assert first_sentence("Description. Returns the list of users.") == "Returns the list of users"
+    assert first_sentence("Deletes a key. It cannot be undone.") == "Deletes a key"
+    assert first_sentence("Deprecated.") == "Deprecated"

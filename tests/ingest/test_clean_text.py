@@ -87,6 +87,9 @@ REAL_DESCRIPTIONS = [
     ("AWS API Gateway, a replaceable part; Stripe, an amount", "https://cognito-idp.<replaceable>{region}</replaceable>"
      ".amazonaws.com/ and a subtotal of <currency>100</currency>; <note>Keep it</note> at /users/<id>",
      "https://cognito-idp.{region}.amazonaws.com/ and a subtotal of 100; Keep it at /users/<id>"),
+    ("DRACOON, a heading with a colon is a sentence of its own", "### Description:\nReturns the list of users.\n"
+     "### Precondition:\nRight _read_ required.", "Description. Returns the list of users. Precondition. Right read "
+     "required."),
     ("plain text stays as it is", "The max page size is 100; snake_case_names, filter[status] and 5 * 3 stay.",
      "The max page size is 100; snake_case_names, filter[status] and 5 * 3 stay."),
     ("a pre block", "<pre>curl -X GET\n  https://api.example.test</pre> returns it",
