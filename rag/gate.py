@@ -24,6 +24,7 @@ from rag.chunk import Chunk
 from rag.corpus.profile import CorpusProfile, profile_for
 from rag.corpus.vocabulary import opening_sentence, operation_gist
 from rag.errors import RagError
+from rag.generate.named import spells_field
 from rag.index.embedder import embed_queries, unit_rows
 from rag.index.store import Index
 from rag.index.versions import named_version
@@ -31,6 +32,16 @@ from rag.llm.base import ChatModel
 from rag.query import Query
 from rag.results import RetrievedChunk
 from rag.retrieve.context import QueryContext
+
+# How many of the retrieved chunks a follow-up may name a field of (the candidates an answer quotes).
+SPELT_FIELD_CHUNKS = 5
+
+
+def spells_a_field(question: str, chunks: Sequence[RetrievedChunk]) -> bool:
+    """Whether the question spells the name of a field of one of the first retrieved chunks (`timeFrame` as "time
+    frame")."""
+    return any(spells_field(field.name, question)
+               for found in chunks[:SPELT_FIELD_CHUNKS] for field in found.chunk.every_field())
 
 
 def best_similarity(ctx: QueryContext, chunking: str) -> float:
@@ -156,10 +167,11 @@ class ConfidenceGate:
         decision = decide(query, top_similarity, profile, thresholds, out_of_scope, known, summary_similarity=summary,
                           asks_changes=asks_changes)
         asked = asked.strip()
-        if decision.tier != "abstain" and asked and asked != standalone:
+        if decision.tier != "abstain" and asked and asked != standalone and not spells_a_field(asked, chunks):
             # A rewritten follow-up borrows the earlier turn's words; the question as asked must be in scope
             # too ("What's the weather in Berlin?" at turn 4). Low similarity alone does not count for it:
-            # a follow-up is elliptical by nature.
+            # a follow-up is elliptical by nature. One that spells a field of what was found asks about it ("what's
+            # the default time frame?" after generating a meal plan: `timeFrame`), however near an off-topic request.
             own = self.asked_decision(chunking, asked, profile, thresholds, known)
             if own is not None:
                 decision = own

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 from rag.abstain import GateDecision, GateThresholds, out_of_scope_prototypes
+from rag.chunk import FieldFacts
 from rag.gate import ConfidenceGate, api_statements, best_similarity, operation_gist, set_aside_prototypes
 from rag.index.store import Index
 from rag.llm.base import LLMError
 from rag.query import Query
-from rag.results import AnswerResult
+from rag.results import AnswerResult, RetrievedChunk
 from rag.retrieve.context import QueryContext
 from tests.conftest import FIXTURES
 from tests.fakes import FakeChatModel, make_chunk, retrieved
@@ -143,6 +144,24 @@ def test_a_rewritten_follow_up_is_abstained_when_the_question_as_asked_is_out_of
     assert result.confidence == "abstain" and "judged on the question as asked" in result.notes[0]
     kept = gated(gate, Query("and the orders?", rewritten="How do I list orders?"), asked="and the orders?")
     assert kept.confidence == "answer"  # being elliptical is no evidence
+
+
+def test_a_follow_up_spelling_a_field_of_what_was_found_is_not_judged_again_as_asked(fixture_index: Index) -> None:
+    """Spoonacular: "what's the default time frame?" after "generate a meal plan" was abstained as asked, nearer an
+    off-topic request than the index, though `timeFrame` is a parameter of the operation found; answered now. A
+    follow-up spelling no field of what was found is judged as asked, as before."""
+    gate = ConfidenceGate(fixture_index, OPEN)
+    asked = "and what's the default `time_frame`?"
+    query = Query(asked, rewritten="What is the default time frame when generating a meal plan?")
+    plan = make_chunk("a.paths./plans.get", "GET /plans", kind="operation", method="get", path="/plans",
+                      parameters=(FieldFacts("time_frame", "string", "query"),))
+
+    def tier(chunks: list[RetrievedChunk]) -> str:
+        ctx = QueryContext(gate.index, query.standalone)
+        return gate.apply("smart", query, ctx, asked, set(), chunks, None).decision.tier
+
+    assert tier(retrieved(make_chunk("a.components.S", "s"))) == "abstain"
+    assert tier(retrieved(plan)) != "abstain"
 
 
 @pytest.mark.parametrize(("verdict", "tier"), [("no", "abstain"), ("partly", "partial"), ("yes", "answer")])
