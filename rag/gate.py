@@ -40,8 +40,8 @@ SPELT_FIELD_CHUNKS = 5
 def spells_a_field(question: str, chunks: Sequence[RetrievedChunk]) -> bool:
     """Whether the question spells the name of a field of one of the first retrieved chunks (`timeFrame` as "time
     frame")."""
-    return any(spells_field(field.name, question)
-               for found in chunks[:SPELT_FIELD_CHUNKS] for field in found.chunk.every_field())
+    return any(spells_field(named.name, question)
+               for found in chunks[:SPELT_FIELD_CHUNKS] for named in found.chunk.every_field())
 
 
 def best_similarity(ctx: QueryContext, chunking: str) -> float:
