@@ -55,7 +55,8 @@ class OperationNames:
                     ending.setdefault(last.lower(), {}).setdefault(shape, []).append(op)
             if op.operation_id:
                 by_id.setdefault(op.operation_id.lower(), []).append(op)
-        by_last = {segment: tuple(*shapes.values()) for segment, shapes in ending.items() if len(shapes) == 1}
+        by_last = {segment: tuple(ops) for segment, shapes in ending.items() if len(shapes) == 1
+                   for ops in shapes.values()}
         return cls({n: tuple(found) for n, found in by_length.items()}, {k: tuple(v) for k, v in by_id.items()},
                    by_last)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from rag.chunk import Chunk
 from rag.index.embedder import Embedder, unit_rows
-from rag.index.exact import order_key
+from rag.index.exact import sorted_places
 from rag.rerank.features import lead_text, name_text
 
 
@@ -57,10 +57,7 @@ class OperationTexts:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "apis", np.array([c.api for c in self.operations], dtype=object))
-        by_id = sorted(range(len(self.operations)), key=lambda i: order_key(self.operations[i].chunk_id))
-        order = np.empty(len(self.operations), dtype=np.int64)
-        order[by_id] = np.arange(len(self.operations))
-        object.__setattr__(self, "id_order", order)
+        object.__setattr__(self, "id_order", sorted_places([c.chunk_id for c in self.operations]))
 
     @classmethod
     def of(cls, chunks: Sequence[Chunk], texts: ShortTexts) -> OperationTexts:
