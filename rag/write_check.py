@@ -163,6 +163,18 @@ def _owned_name(method: str, path: str) -> str:
     return f"{owner}_{named[0]}" if owner else ""
 
 
+def _item_named(operation: Chunk) -> str:
+    """The resource the identifier ending an operation's path names, where the operation acts on that item (`app` of
+    `DELETE /self/applications/{appId}`; not of `PUT /files/{file_id}#remove_shared_link`, which writes a link); ""
+    for a path that ends in no parameter or in one that names nothing but an id (`{id}`)."""
+    path = operation.path or ""
+    if _written_by(operation.method or "", path)[0] != resource_of(path):
+        return ""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    words = segment_words(last[1:-1]) if last.startswith("{") and last.endswith("}") else []
+    return normalize_term("_".join(words[:-1])) if len(words) > 1 and words[-1] == "id" else ""
+
+
 def _forms(part: str) -> frozenset[str]:
     """The forms of one word of a resource name (`batche`, from `batches`, is also `batch`)."""
     return word_forms(part) | word_forms(part + "s")
@@ -331,8 +343,9 @@ def check_write_operation(
     resource = written_resource(request.object, parents)
     if resource is None or _VERSION.fullmatch(resource):  # `/apis/apps/v1/` lists an API version's resources
         return None
-    # `POST /servers/{id}/actions/change_type` writes a `type` and, named with its item, a `server_type`.
-    acting = [op for op in operations if resource in (effects[id(op)][0], owned[id(op)])]
+    # `POST /servers/{id}/actions/change_type` writes a `type` and, named with its item, a `server_type`; `DELETE
+    # /self/applications/{appId}` deletes an app as well as an application.
+    acting = [op for op in operations if resource in (effects[id(op)][0], owned[id(op)], _item_named(op))]
     if any(effects[id(op)][1] & set(request.methods) for op in acting):
         return None
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):

@@ -366,3 +366,14 @@ def test_a_segment_before_an_item_s_parameter_names_a_collection_not_an_act() ->
     assert _claimed("how do I delete a change request?", rudder) is None
     asana = _ops("GET /tasks/{task_gid}", "POST /tasks/{task_gid}/addDependencies")
     assert _claimed("how do I add a dependency to a task?", asana) is None
+
+
+def test_an_operation_on_an_item_acts_on_what_its_identifier_names() -> None:
+    """Clever Cloud: "now delete the app" after creating one was told "There is no endpoint to delete app records"
+    (only `/vendor/apps` paths are named "apps") although `DELETE /self/applications/{appId}` deletes one: the
+    identifier ending a path names its item too. An identifier that names nothing (`{id}`) adds nothing."""
+    clever = _ops("GET /vendor/apps", "PUT /vendor/apps/{addonId}", "POST /self/applications",
+                  "DELETE /self/applications/{appId}")
+    assert _claimed("now delete the app", clever) is None
+    unnamed = _ops("GET /vendor/apps", "PUT /vendor/apps/{addonId}", "DELETE /self/applications/{id}")
+    assert _claimed("now delete the app", unnamed) == "app"

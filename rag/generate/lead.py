@@ -33,6 +33,7 @@ from rag.generate.operation_facts import (
     FIELD_FACT_KINDS,
     MAX_FIELDS,
     alternatives_text,
+    asks_how_to,
     cues_name_a_field,
     cues_name_the_resource,
     errors_text,
@@ -284,14 +285,19 @@ def _described_paging(query: Query, blocks: Sequence[ContextBlock], gate: str = 
 
 def _asked_field(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"What is the default of expires_in?": the field the question spells out, wherever it is among the blocks (of
-    the API it names: another's `per_page` is no answer to "how many orders per page from ebay?"), with the kind
-    of fact asked for (a default, a limit, allowed values)."""
+    the API it names: another's `per_page` is no answer to "how many orders per page from ebay?"; of the subject, for
+    a follow-up that names nothing of its own), with the kind of fact asked for (a default, a limit, allowed
+    values)."""
     asks = query.analysis.asks & {"default", "limit", "allowed_values"}
     if not asks:
         return Lead()
     named = {b.chunk.api for b in blocks if names_api(query.focus, b.chunk)}
-    exact, _, by_path, _ = field_classes(query.focus, [b for b in blocks if len(named) != 1 or b.chunk.api in named],
-                                         described=False)
+    searched = [b for b in blocks if len(named) != 1 or b.chunk.api in named]
+    # A follow-up naming nothing of its own asks of the conversation's subject: "can I limit them to a date range?"
+    # after listing an account's transactions is no other operation's `limit`.
+    if query.keeps_subject and (subject := [b for b in searched if query.subject in b.chunk.covers]):
+        searched = subject
+    exact, _, by_path, _ = field_classes(query.focus, searched, described=False)
     # Spelt out, a field named like the resource counts too ("the most `messages` one bulk delete takes"), in an
     # operation that does what the question's verb asks ("how many messages can I get" is no bulk delete).
     methods = query.analysis.methods()
@@ -449,7 +455,10 @@ def _asked_fact(
         sentence = taken_field(chunk, field, valued=field in by_value and field not in clearly_named)
         stated = {field.name}
     if not sentence and (spelt := spelt_fields(query, anchor)):
-        sentence = f"In {label}, " + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
+        # Asked how to do it, the operation comes first and the inputs spelt with it ("write points into a bucket":
+        # "Use POST /write, with `bucket` …"); else the fields are what is asked ("what currency is it in?").
+        opening = f"Use {operation_heading(chunk)}, with " if asks_how_to(query, anchor) else f"In {label}, "
+        sentence = opening + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
 

@@ -23,7 +23,7 @@ from rag.generate.named import (
 from rag.generate.paging import asks_page_size, page_size_field, page_size_in_response
 from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
 from rag.query import Query
-from rag.question_analysis import asked_cues, opens_with_a_verb
+from rag.question_analysis import asked_cues, opening_word, opens_with_a_verb
 from rag.write_check import write_target
 
 MAX_FIELDS = 8
@@ -127,6 +127,24 @@ def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> li
     return list(chosen.values())
 
 
+def asks_how_to(query: Query, anchor: ContextBlock) -> bool:
+    """Whether the question asks how to do what the anchor operation does: "how do I …", a write of its own (not one
+    a follow-up carries: "which scopes can I give it?" after creating an API key asks which), a request opening
+    with a verb of HTTP's own vocabulary ("list all events in a year") or with the operation's own action word
+    ("send a transactional email" of `POST /messages/send.json`), or one that says all an operation of two words or
+    more does ("reset a user's password": ResetPassword)."""
+    chunk = anchor.chunk
+    what_it_does = name_parts(operation_words(chunk))
+    says_what_it_does = len(what_it_does) >= 2 and what_it_does <= name_parts(query.focus)
+    # Its own action: the first word of what it does, or the last of two or more fixed path segments.
+    fixed = [segment for segment in chunk.path.split("/") if segment and "{" not in segment]
+    actions = name_parts(operation_words(chunk).split(" ", 1)[0]) | name_parts(fixed[-1] if len(fixed) > 1 else "")
+    own_action = singular(opening_word(query.focus)) in actions
+    write = query.analysis.write
+    return ("how_to" in query.analysis.asks or bool(write and not write.carried) or opens_with_a_verb(query.focus)
+            or says_what_it_does or own_action)
+
+
 def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
     """The fields of the anchor operation the question spells out; asked how to do something (or to do a write, or
     in a request opening with its verb: "list all events in a year" spells the `{year}` that only identifies them),
@@ -142,19 +160,14 @@ def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
         if (field.location == "path" or field.name.rsplit(".", 1)[-1].lower() not in named) and all(
                 field.name != other.name for other in spelt) and not returns_the_resource(field, anchor.chunk):
             spelt.append(field)
-    # A write asked in the imperative asks how to do it ("create a signed playback id …" spells the response's data.id)
-    # So does one that says all an operation of two words or more does ("reset a user's password": ResetPassword).
-    what_it_does = name_parts(operation_words(anchor.chunk))
-    says_what_it_does = len(what_it_does) >= 2 and what_it_does <= name_parts(query.focus)
-    asked_how = ("how_to" in query.analysis.asks or query.analysis.write or opens_with_a_verb(query.focus)
-                 or says_what_it_does)
-    if not asked_how or "response" in query.analysis.asks:
+    # Of a write the conversation carries, the inputs ("which scopes can I give it?": the request's `scopes`).
+    if not (asks_how_to(query, anchor) or query.analysis.write) or "response" in query.analysis.asks:
         return spelt
     # The kinds of body it takes are named by what it does too ("how do I send a whatsapp message?" names the
     # `… / whatsapp` bodies of Vonage's "Send a message", not the `whatsapp` object one of them sends).
     body = anchor.chunk.request_body
     kinds = set().union(*(name_parts(alternative.name) for alternative in (body.alternatives if body else ())))
-    sent, does = set(sent_fields(anchor.chunk)), what_it_does | kinds
+    sent, does = set(sent_fields(anchor.chunk)), name_parts(operation_words(anchor.chunk)) | kinds
 
     def names_the_action(field: FieldFacts) -> bool:
         # The part the question spells: "how do I create a database cluster?" spells `database` of

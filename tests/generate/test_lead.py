@@ -1302,7 +1302,7 @@ def test_a_search_asked_for_is_no_first_step_before_another_search() -> None:
     posted = replace(make_chunk("jira.paths./api/2/search.post", "POST /api/2/search", kind="operation"),
                      method="post", path="/api/2/search", summary="search using search request")
     sentence = lead("how do I search issues with JQL?", search, posted)
-    assert not sentence.startswith("First find") and sentence.startswith("In GET /api/2/search, `jql`")
+    assert sentence.startswith("Use GET /api/2/search (search), with `jql`")
 
 
 def test_asked_how_to_do_something_a_field_named_by_what_the_operation_does_does_not_lead() -> None:
@@ -1425,3 +1425,55 @@ def test_a_question_saying_all_an_operation_does_gets_the_operation_not_the_fiel
         "Use POST /#X-Amz-Target=WorkMailService.ResetPassword (reset password)")
     assert lead("how long can the password be?", reset).startswith(
         "In POST /#X-Amz-Target=WorkMailService.ResetPassword, `Password` (string, required): max length 256")
+
+
+WRITE_POINTS = make_chunk(
+    "influx.paths./write.post", "POST /write  [influx API]", kind="operation", method="post", path="/write",
+    summary="Write data",
+    parameters=(FieldFacts("bucket", "string", "query", required=True,
+                           description="The destination bucket for writes"),
+                FieldFacts("precision", "string", "query", enum=("ms", "s", "us", "ns"))),
+)
+SEND_MESSAGE = make_chunk(
+    "mail.paths./messages/send.json.post", "POST /messages/send.json  [mail API]", kind="operation", method="post",
+    path="/messages/send.json", description="Send a new transactional message through Mandrill.",
+    request_body=RequestBodyFacts(("application/json",), True, "messages_send", fields=(
+        FieldFacts("key", "string", required=True), FieldFacts("message", "object", required=True))),
+    responses=(ResponseFacts("200", "array of object", success=True, fields=(
+        FieldFacts("email", "string"), FieldFacts("status", "string"))),),
+)
+
+
+def test_asked_how_the_lead_names_the_operation_before_the_inputs_the_question_spells() -> None:
+    """InfluxDB: "how do I write data points into a bucket?" led "In POST /write, `bucket` …", which never says to
+    use it. Asked what a field is, the field still leads."""
+    assert lead("how do I write data points into a bucket?", WRITE_POINTS) == (
+        "Use POST /write (Write data), with `bucket` (query, string, required) — The destination bucket for "
+        "writes. [1]")
+    assert lead("what precision can the timestamps be in?", WRITE_POINTS).startswith("In POST /write, `precision`")
+
+
+def test_a_request_opening_with_the_operation_s_own_action_asks_how_to_do_it() -> None:
+    """Mandrill: "send a transactional email" (no verb of the verb table; the path's last segment is `send.json`)
+    led with the response's `email`."""
+    assert lead("send a transactional email", SEND_MESSAGE) == (
+        "Use POST /messages/send.json: Send a new transactional message through Mandrill. [1]")
+
+
+def test_a_follow_up_naming_nothing_of_its_own_is_asked_of_its_subject_s_fields() -> None:
+    """Nordigen: "can I limit them to a date range?" after "how do I get transactions for an account?" kept the
+    transactions as its subject but led with another operation's `limit` parameter, ranked third."""
+    transactions = make_chunk(
+        "bank.paths./accounts/{id}/transactions.get", "GET /accounts/{id}/transactions  [bank API]",
+        kind="operation", method="get", path="/accounts/{id}/transactions", summary="Account transactions",
+        parameters=(FieldFacts("id", "string", "path", required=True), FieldFacts("date_from", "string", "query"),
+                    FieldFacts("date_to", "string", "query")),
+    )
+    payments = make_chunk(
+        "bank.paths./payments.get", "GET /payments  [bank API]", kind="operation", method="get", path="/payments",
+        summary="List payments", parameters=(FieldFacts("limit", "integer", "query", minimum=1, default="100"),),
+    )
+    follow_up = Query("can I limit them to a date range?", previous="how do I get transactions for an account?",
+                      subject="bank.paths./accounts/{id}/transactions.get", keeps_subject=True)
+    assert lead(follow_up, transactions, payments).startswith("In GET /accounts/{id}/transactions, `date_from`")
+    assert lead("can I limit the payments?", transactions, payments).startswith("In GET /payments, `limit`")
