@@ -65,9 +65,13 @@ def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Ch
 
 
 def _said_words(operation: Chunk) -> list[str]:
-    """The words of what an operation says it does (its summary, else its operationId), a word written with a hyphen
-    as one ("Re-run build": rerun)."""
+    """The words of what an operation says it does (its summary, else its operationId, else the last of two or more
+    fixed segments its path ends in: Mandrill's `POST /templates/publish.json` publishes), a word written with a
+    hyphen as one ("Re-run build": rerun)."""
     said = operation_words(operation.summary, operation.operation_id, "", "").lower()
+    segments = resource_segments(operation.path or "")
+    if not said and len(segments) > 1 and not is_item_path(operation.path or ""):
+        said = " ".join(segment_words(segments[-1]))
     return [word.replace("-", "") for word in re.findall(r"[a-z]+(?:-[a-z]+)*", said)]
 
 
@@ -106,8 +110,11 @@ def action_operation(subject: Chunk, action: str, operations: Sequence[Chunk]) -
 
     if not subject.path or does(subject):
         return None
-    # an RPC path's verb (Plaid's `/payment/get`) names no resource
+    # an RPC path's verb (Plaid's `/payment/get`, Mandrill's `/templates/add.json`) names no resource: the segment
+    # before it does
     resource, item = last_resource_terms(subject.path) - set(verbs), _item_parameter(subject.path)
+    if not resource and "/" in subject.path.rstrip("/"):
+        resource = last_resource_terms(subject.path.rstrip("/").rsplit("/", 1)[0]) - set(verbs)
     if not {singular(word) for word in segment_words(item)} & resource_words(operations, subject.api):
         item = ""  # a parameter any item may end in (`{identifier}`, `{id}`) says nothing of which
     found = [operation for operation in operations

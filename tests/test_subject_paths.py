@@ -236,3 +236,18 @@ def test_a_verb_turns_on_or_off_the_flag_that_shares_its_stem() -> None:
         assert switched_by(verb, flag), (verb, flag)
     for verb, flag in (("activate", "actionRequired"), ("disable", "active"), ("archive", "arrived")):
         assert not switched_by(verb, flag), (verb, flag)
+
+
+def test_an_rpc_path_without_summary_or_operation_id_says_what_it_does_in_its_last_segment() -> None:
+    """Mandrill: "publish it" after "how do I create a template?" kept `POST /templates/add.json` (its `publish`
+    field led) although `POST /templates/publish.json` publishes one: no operation has a summary or operationId, the
+    action is the path's last segment, and the resource the segment before it."""
+    add, publish = operation("post", "/templates/add.json"), operation("post", "/templates/publish.json")
+    send = operation("post", "/messages/send.json")
+    operations = [add, publish, send]
+    assert action_operation(add, "publish", operations) is publish
+    assert action_operation(add, "send", operations) is None  # not on what the subject acts on
+    assert done_by_another(add, "send", operations)
+    assert not done_by_another(add, "add", operations)  # the subject's own
+    item = operation("get", "/templates/{name}")  # a path ending in an item says no action
+    assert not done_by_another(add, "template", [add, item])
