@@ -176,13 +176,19 @@ def points_to_one(question: str) -> bool:
                for match in _ONE.finditer(question))
 
 
+_INDEFINITE = re.compile(r"(?:some|any|every|no)(?:one|body|thing)")
+
+
 def _write_of(focus: str, text: str, subject_path: str = "") -> WriteRequest | None:
     """The write a question requests: its own, else the earlier turn's (in its retrieval text) applied to what
     the follow-up names ("and for employees?" after "How do I delete an order?" deletes employees). Its own
     write of a thing it only points to ("how do I delete one?", "remove them") is of the resource of the
     conversation's subject (`subject_path`: the path of the operation the last answer was about)."""
     own = requested_write(focus)
-    if own is not None and subject_path and all(word in function_words() for word in own.object):
+    # "remove someone from it" removes a person, not the subject ("from it" is where from): an indefinite pronoun
+    # points to nothing said before.
+    if own is not None and subject_path and all(word in function_words() and not _INDEFINITE.fullmatch(word)
+                                                 for word in own.object):
         named = last_segment_action(subject_path)[1]
         return own._replace(object=tuple(named), pointed=subject_path) if named else own
     if own is not None or text == focus:

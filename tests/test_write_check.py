@@ -377,3 +377,20 @@ def test_an_operation_on_an_item_acts_on_what_its_identifier_names() -> None:
     assert _claimed("now delete the app", clever) is None
     unnamed = _ops("GET /vendor/apps", "PUT /vendor/apps/{addonId}", "DELETE /self/applications/{id}")
     assert _claimed("now delete the app", unnamed) == "app"
+
+
+def test_an_indefinite_pronoun_after_the_verb_points_to_nothing_said_before() -> None:
+    """SalesLoft: "remove someone from it" after listing cadences was told "There is no endpoint to remove cadence
+    records" although the ranker put `DELETE /v2/cadence_memberships/{id}.json` first: "someone" was read as
+    pointing back like "one" or "them", so the cadence became what is removed."""
+    from rag.query import Query
+
+    salesloft = _ops("GET /v2/cadences.json", "GET /v2/cadences/{id}.json", "POST /v2/cadence_memberships.json",
+                     "DELETE /v2/cadence_memberships/{id}.json")
+    subject = "lms.paths./v2/cadences.json.get"
+    someone = Query("remove someone from it", previous="list cadences", subject=subject)
+    assert someone.analysis.write is not None and someone.analysis.write.object == ("someone",)
+    assert check_write_operation(someone, salesloft) is None
+    them = Query("remove them", previous="list cadences", subject=subject)
+    assert them.analysis.write is not None and them.analysis.write.pointed == "/v2/cadences.json"
+    assert check_write_operation(them, salesloft) is not None
