@@ -302,7 +302,8 @@ class Chunk:
     `payload_of` (schema chunks) lists the operations whose whole request body or success response
     is this schema.
     Operation chunks also carry the operation's facts as the chunker read them from the spec
-    (`summary`, `description`, `parameters`, `request_body`, `responses`), and schema chunks the top-level
+    (`summary`, `description`, `parameters`, `request_body`, `responses`; `opening`, the description's first
+    paragraph past the headings it opens with), and schema chunks the top-level
     fields their part shows (`schema_fields`) and the `METHOD /path` of the operations using the schema
     (`used_by`), so later stages read fields instead of parsing `text`. `security` is an operation's
     security requirement resolved to its schemes (an overview's: every scheme the spec defines), `pagination`
@@ -337,6 +338,7 @@ class Chunk:
     api_version: str = ""  # the label of the API version the chunk belongs to (`2025-02`); "" for docs
     summary: str = ""
     description: str = ""
+    opening: str = ""
     parameters: tuple[FieldFacts, ...] = ()
     request_body: RequestBodyFacts | None = None
     responses: tuple[ResponseFacts, ...] = ()
@@ -394,6 +396,7 @@ class Chunk:
             "embedding_text": self.embedding_text,
             "summary": self.summary,
             "description": self.description,
+            "opening": self.opening,
             "parameters": json.dumps([p.to_dict() for p in self.parameters]),
             "request_body": json.dumps(self.request_body.to_dict()) if self.request_body else "",
             "responses": json.dumps([r.to_dict() for r in self.responses]),
@@ -435,6 +438,7 @@ class Chunk:
             api_version=str(metadata.get("api_version", "")),
             summary=str(metadata.get("summary", "")),
             description=str(metadata.get("description", "")),
+            opening=str(metadata.get("opening", "")),
             parameters=tuple(FieldFacts.from_dict(p) for p in json.loads(metadata.get("parameters") or "[]")),
             request_body=_request_body(metadata.get("request_body")),
             responses=tuple(ResponseFacts.from_dict(r) for r in json.loads(metadata.get("responses") or "[]")),

@@ -10,7 +10,8 @@ from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends at a mark before a word that opens one: not "(i.e. title, overview)" or "e.g. a list".
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z])")
 # A sentence that asks or is labelled: an aside, not what an operation does
 _ASIDE = re.compile(r"^\W*\w+:\s|\?$")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")

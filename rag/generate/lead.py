@@ -374,7 +374,7 @@ def _about_an_operation(query: Query, blocks: Sequence[ContextBlock], gate: str 
                         operation=anchor.number)
     if not sentence:
         sentence = f"{'The closest match is' if closest else 'Use'} {operation_heading(chunk)}"
-        if gist := first_sentence(chunk.description, chunk.summary):
+        if gist := first_sentence(chunk.opening, chunk.summary):
             sentence += f": {gist}"
     sentence = cited(sentence, anchor)
     if anchor is not asked_of:  # the fact came from another operation (its collection's list): that one's fields

@@ -76,6 +76,20 @@ def clean_prose(value: Any) -> str:
     return _clean_prose(str(value))
 
 
+def prose_opening(value: Any) -> str:
+    """The first paragraph or list item of a description as one line of clean text, past the headings and code it
+    opens with (Trakt's "#### 📄 Pagination ✨ Extended Info" above "Returns all shows being watched right now."); ""
+    for None or a text of headings and code alone."""
+    if value is None:
+        return ""
+    text = str(value)
+    if not _MARKUP_HINT.search(text):
+        return one_line(text)
+    text = _unescaped(text)
+    return next((block.text for block in _blocks(text, html=True, documentation=False, elements=_elements_of(text))
+                 if block.kind not in ("heading", "code")), "")
+
+
 def clean_text(text: str, documentation: bool = False) -> str:
     """Text (Markdown, HTML or plain) as clean lines: paragraphs apart, `- ` list items, `a | b` table rows, fenced
     code kept as it is; with `documentation`, navigation blocks left out (`navigation_only`)."""

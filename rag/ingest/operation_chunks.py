@@ -9,7 +9,7 @@ from typing import Any
 
 from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
 from rag.field_facts import field_line
-from rag.ingest.clean_text import clean_prose
+from rag.ingest.clean_text import clean_prose, prose_opening
 from rag.ingest.pagination import operation_paging
 from rag.ingest.request_example import request_example
 from rag.ingest.schema_prose import SchemaProse, show_value
@@ -236,6 +236,7 @@ class OperationChunker:
             title=f"{method} {operation.path}",
             summary=summary,
             description=description,
+            opening=prose_opening(node.get("description")),
             parameters=tuple(parameter_facts),
             request_body=request_body,
             responses=tuple(responses),

@@ -27,7 +27,7 @@ GENERIC_ROOT_NAMES = frozenset({"openapi", "swagger", "api", "spec", "index", "m
 # Bump when chunking changes what chunks contain (their text or their fields, such as the operation facts):
 # re-ingesting an unchanged file then replaces its chunks, so a persisted index gets the new fields. It changes every
 # chunk id's version prefix, which no ordering reads (`rag.index.exact.order_key`).
-CHUNKER_VERSION = "2026.12.02.4"  # a heading is a sentence of its own ("### Description:" reads "Description.")
+CHUNKER_VERSION = "2026.12.02.5"  # an operation's `opening`: its description's first paragraph past its headings
 
 
 @dataclass(frozen=True)

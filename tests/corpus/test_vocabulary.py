@@ -94,6 +94,10 @@ def test_a_summary_that_runs_on_says_what_the_operation_does_in_its_first_senten
         assert operation_words(aside, "createChatCompletion", "post", "/chat/completions") == "create chat completion"
     assert summary_opening("Get release v1.2 by tag") == "Get release v1.2 by tag"
     assert opening_sentence("One. Two.") == "One." and opening_sentence("  ") == ""
+    # An abbreviation inside a sentence ends none: Trakt's "(i.e. title, overview, etc). Results are …"
+    assert opening_sentence("Search all fields (i.e. title, overview, etc). Results are ordered.") == (
+        "Search all fields (i.e. title, overview, etc).")
+    assert opening_sentence("Lists items, e.g. files. `type` sets which.") == "Lists items, e.g. files."
 
 
 def test_tokenize_gives_each_words_tokens_in_order_however_often_it_is_asked() -> None:

@@ -19,6 +19,7 @@ from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.lead import lead_for
+from rag.ingest.clean_text import clean_prose, prose_opening
 from rag.query import Query
 from rag.results import RERANK_SCORE, RetrievedChunk
 from tests.fakes import make_chunk, retrieved
@@ -733,14 +734,28 @@ def test_a_partial_match_offers_the_likeliest_operations_up_front() -> None:
 
 
 def test_the_operation_to_use_is_said_with_the_first_sentence_of_its_description() -> None:
-    described = replace(SESSIONS, description="Creates a session a customer links an account with. Expires after "
-                                              "an hour.")
+    said = "Creates a session a customer links an account with. Expires after an hour."
+    described = replace(SESSIONS, description=said, opening=said)
     assert lead("How do I start a connect session?", described) == (
         "Use POST /connect_sessions (Create Connect Session): Creates a session a customer links an account with. [1]"
     )
-    assert lead("How do I start a connect session?", replace(described, description="Create Connect Session.")) == (
-        "Use POST /connect_sessions (Create Connect Session). [1]"
-    )
+    same = replace(described, description="Create Connect Session.", opening="Create Connect Session.")
+    assert lead("How do I start a connect session?", same) == "Use POST /connect_sessions (Create Connect Session). [1]"
+
+
+def test_the_first_sentence_said_is_the_description_s_first_paragraph_past_its_headings() -> None:
+    """Trakt: "Use GET /search/{type} (Get text query results): 📄 Pagination ✨ Extended Info 🎚 Filters." quoted the
+    Markdown heading its descriptions open with; ingest keeps the first paragraph past the headings (`opening`)."""
+    raw = ("#### &#128196; Pagination &#10024; Extended Info &#127898; Filters\n\nSearch all text fields that a media "
+           "object contains (i.e. title, overview, etc). Results are ordered by the most relevant score.\n\n#### "
+           "Special Characters\n\nOur search engine gives some characters special meaning.")
+    search = make_chunk(
+        "trakt.paths./search/{type}.get", "GET /search/{type}  [trakt API]", kind="operation", method="get",
+        path="/search/{type}", summary="Get text query results", description=clean_prose(raw),
+        opening=prose_opening(raw))
+    assert lead("search for a movie by its title", search) == (
+        "Use GET /search/{type} (Get text query results): Search all text fields that a media object contains (i.e. "
+        "title, overview, etc). [1]")
 
 
 # An operation of a spec without prose (no summary, no description), as generated specs have them.

@@ -9,7 +9,7 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from rag.ingest.clean_text import clean_prose, clean_text, drop_navigation, navigation_only
+from rag.ingest.clean_text import clean_prose, clean_text, drop_navigation, navigation_only, prose_opening
 from rag.ingest.pipeline import parse_document
 
 # What the blinded runner counts as markup a reader should never see (HTML tags and comments, literal `\n`).
@@ -179,3 +179,14 @@ def test_values_are_data_and_stay_as_written_while_descriptions_are_cleaned() ->
     assert properties["html"]["example"] == "<p>This is an HTML description</p>"
     assert properties["format"]["enum"] == ["<b>bold</b>", "plain"]
     assert properties["description"]["description"] == "A field called description."
+
+
+def test_a_description_s_opening_is_its_first_paragraph_past_the_headings_and_code_it_opens_with() -> None:
+    """Trakt's descriptions open with a heading of feature marks ("#### 🔒 OAuth Required"): what an answer quotes as
+    what the operation does is the paragraph below it."""
+    trakt = ("#### &#128274; OAuth Required &#128513; Emojis\n\nAdd one or more items to a user's **watchlist**.\n\n"
+             "#### Notes")
+    assert prose_opening(trakt) == "Add one or more items to a user's watchlist."
+    assert prose_opening("```\nGET /x\n```\n\n- first item\n- second") == "first item"
+    assert prose_opening("Plain text. Two sentences.") == "Plain text. Two sentences."
+    assert prose_opening("## Only a heading") == "" and prose_opening(None) == ""
