@@ -202,19 +202,10 @@ def scheme_detail(schemes: Sequence[SecurityFacts]) -> str:
 GIST_CHARS = 160
 
 
-# A description's opening "sentence" of fewer words is a heading its Markdown opened with ("### What", "## Overview").
-HEADING_WORDS = 3
-
-
 def first_sentence(description: str, summary: str = "") -> str:
-    """The first sentence of an operation's description (past a heading it opens with), when it says more than its
-    summary (`summary_opening`; "" otherwise)."""
-    text = " ".join(description.split())
-    gist = opening_sentence(text)
-    while len(gist.split()) < HEADING_WORDS and len(text) > len(gist):  # "### What" shown on one line: "What."
-        text = text[len(gist):].lstrip()
-        gist = opening_sentence(text)
-    gist = gist.rstrip(".")
+    """The first sentence of a description (of an operation, its `opening`: the first paragraph past the headings it
+    opens with), when it says more than its summary (`summary_opening`; "" otherwise)."""
+    gist = opening_sentence(" ".join(description.split())).rstrip(".")
     if not gist or gist.lower() == summary_opening(summary).lower().rstrip("."):
         return ""
     return gist if len(gist) <= GIST_CHARS else gist[:GIST_CHARS].rsplit(" ", 1)[0] + " …"

@@ -17,6 +17,7 @@ from rag.generate.said import (
     schemes_text,
     value_facts,
 )
+from rag.ingest.clean_text import prose_opening
 from rag.results import RetrievedChunk
 from tests.fakes import make_chunk
 
@@ -118,9 +119,10 @@ def test_a_summary_written_as_a_call_is_spelled_out_in_the_heading() -> None:
 
 def test_the_first_sentence_of_a_description_is_past_the_heading_it_opens_with() -> None:
     """ThreatJammer: "Use GET /v1/assess/ip/{ip_address} (Get a risk score …): What." — its descriptions open with
-    `### What`, which the one-line description reads as a sentence of one word."""
-    assert first_sentence("What. Obtain a numerical score of the IP. Parameters. The only argument.") == (
-        "Obtain a numerical score of the IP")
-    assert first_sentence("Description. Returns the list of users.") == "Returns the list of users"
+    `### What`, which the one-line description reads as a sentence of one word; the operation's `opening` is the
+    paragraph below it."""
+    raw = "### What\n\nObtain a numerical score of the IP. More.\n\n### Parameters\n\nThe only argument."
+    assert first_sentence(prose_opening(raw)) == "Obtain a numerical score of the IP"
+    assert first_sentence(prose_opening("### Description:\nReturns the list of users.")) == "Returns the list of users"
     assert first_sentence("Deletes a key. It cannot be undone.") == "Deletes a key"
     assert first_sentence("Deprecated.") == "Deprecated"
