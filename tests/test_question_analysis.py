@@ -95,6 +95,16 @@ def test_a_creation_is_performed_by_post_or_put_but_asks_the_reranker_for_post()
     assert requested_write("How do I create a course?") == WriteRequest("create", ("post", "put"), ("a", "course"))
 
 
+def test_renaming_is_an_update() -> None:
+    """Postman: "rename it" after creating a collection kept `POST /collections`; Hetzner's "rename it" after
+    uploading an SSH key did too (`PUT /ssh_keys/{id}` fourth). An action path named so performs the update."""
+    from rag.write_check import write_target
+
+    assert question_methods("rename it") == {"patch", "put"}
+    assert requested_write("rename the payee") == WriteRequest("rename", ("patch", "put"), ("the", "payee"))
+    assert write_target("post", "/admin/users/{username}/rename") == ("user", frozenset({"patch", "put"}))
+
+
 @pytest.mark.parametrize(
     ("question", "yes_no"),
     [
