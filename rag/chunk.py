@@ -296,21 +296,18 @@ class PaginationFacts(JsonFacts):
 class Chunk:
     """One indexed piece of a document.
 
-    `embedding_text` is compact (the packaged embedder reads at most 256 word pieces);
-    `text` is the full context given to the generator and shown to people.
-    `covers` lists the structural ids this chunk is about; quality is measured on them.
-    `payload_of` (schema chunks) lists the operations whose whole request body or success response
-    is this schema.
-    Operation chunks also carry the operation's facts as the chunker read them from the spec
+    `embedding_text` is compact (the packaged embedder reads at most 256 word pieces); `text` is the full context
+    given to the generator and shown to people. `covers` lists the structural ids this chunk is about; quality is
+    measured on them. `payload_of` (schema chunks) lists the operations whose whole request body or success response
+    is this schema. Operation chunks also carry the operation's facts as the chunker read them from the spec
     (`summary`, `description`, `parameters`, `request_body`, `responses`; `opening`, the description's first
-    paragraph past the headings it opens with), and schema chunks the top-level
-    fields their part shows (`schema_fields`) and the `METHOD /path` of the operations using the schema
-    (`used_by`), so later stages read fields instead of parsing `text`. `security` is an operation's
-    security requirement resolved to its schemes (an overview's: every scheme the spec defines), `pagination`
-    how a list operation pages, `request_example` a request that calls the operation; a conventions chunk's
-    `parameters` are the parameters its operations share; an overview's `prose` the statements of the API's
-    description under their headings (its `description` is the same text as one line, headings flattened into it).
-    """
+    paragraph past the headings it opens with), and schema chunks the top-level fields their part shows
+    (`schema_fields`) and the `METHOD /path` of the operations using the schema (`used_by`), so later stages read
+    fields instead of parsing `text`. `security` is an operation's security requirement resolved to its schemes (an
+    overview's: every scheme the spec defines), `pagination` how a list operation pages, `request_example` a request
+    that calls the operation; a conventions chunk's `parameters` are the parameters its operations share; an
+    overview's `prose` the statements of the API's description under their headings (its `description` is the same
+    text as one line, headings flattened into it)."""
 
     chunk_id: str
     strategy: Strategy

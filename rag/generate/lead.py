@@ -33,7 +33,6 @@ from rag.generate.operation_facts import (
     FIELD_FACT_KINDS,
     MAX_FIELDS,
     alternatives_text,
-    asks_how_to,
     cues_name_a_field,
     cues_name_the_resource,
     errors_text,
@@ -47,6 +46,7 @@ from rag.generate.operation_facts import (
     returns_the_resource,
     sent_fields,
     spelt_fields,
+    spelt_opening,
     taken_field,
     valued_fields,
     whether_required,
@@ -455,10 +455,7 @@ def _asked_fact(
         sentence = taken_field(chunk, field, valued=field in by_value and field not in clearly_named)
         stated = {field.name}
     if not sentence and (spelt := spelt_fields(query, anchor)):
-        # Asked how to do it, the operation comes first and the inputs spelt with it ("write points into a bucket":
-        # "Use POST /write, with `bucket` …"); else the fields are what is asked ("what currency is it in?").
-        opening = f"Use {operation_heading(chunk)}, with " if asks_how_to(query, anchor) else f"In {label}, "
-        sentence = opening + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
+        sentence = spelt_opening(query, anchor) + "; ".join(field_facts_text(f, asks, about=True) for f in spelt[:2])
         stated = described = {f.name for f in spelt[:2]}
     return anchor, sentence, stated, described
 

@@ -21,7 +21,15 @@ from rag.generate.named import (
     spells_field,
 )
 from rag.generate.paging import asks_page_size, page_size_field, page_size_in_response
-from rag.generate.said import cited, field_facts_text, is_operation, operation_label, operation_words, value_facts
+from rag.generate.said import (
+    cited,
+    field_facts_text,
+    is_operation,
+    operation_heading,
+    operation_label,
+    operation_words,
+    value_facts,
+)
 from rag.query import Query
 from rag.question_analysis import asked_cues, opening_word, opens_with_a_verb
 from rag.write_check import write_target
@@ -128,11 +136,9 @@ def one_per_name(fields: Sequence[FieldFacts], sent: Sequence[FieldFacts]) -> li
 
 
 def asks_how_to(query: Query, anchor: ContextBlock) -> bool:
-    """Whether the question asks how to do what the anchor operation does: "how do I …", a write of its own (not one
-    a follow-up carries: "which scopes can I give it?" after creating an API key asks which), a request opening
-    with a verb of HTTP's own vocabulary ("list all events in a year") or with the operation's own action word
-    ("send a transactional email" of `POST /messages/send.json`), or one that says all an operation of two words or
-    more does ("reset a user's password": ResetPassword)."""
+    """Whether the question asks how to do what the anchor operation does: "how do I …", a write of its own (not a
+    follow-up's carried one), a request opening with a verb of the verb table or the operation's own action ("send
+    a transactional email": `POST /messages/send.json`), or saying all an operation of two words or more does."""
     chunk = anchor.chunk
     what_it_does = name_parts(operation_words(chunk))
     says_what_it_does = len(what_it_does) >= 2 and what_it_does <= name_parts(query.focus)
@@ -143,6 +149,14 @@ def asks_how_to(query: Query, anchor: ContextBlock) -> bool:
     write = query.analysis.write
     return ("how_to" in query.analysis.asks or bool(write and not write.carried) or opens_with_a_verb(query.focus)
             or says_what_it_does or own_action)
+
+
+def spelt_opening(query: Query, anchor: ContextBlock) -> str:
+    """What comes before the fields a question spells: asked how, the operation to use ("Use POST /write (Write
+    data), with `bucket` …" for "how do I write points into a bucket?"), else where they are ("In …, ")."""
+    if asks_how_to(query, anchor):
+        return f"Use {operation_heading(anchor.chunk)}, with "
+    return f"In {operation_label(anchor.chunk)}, "
 
 
 def spelt_fields(query: Query, anchor: ContextBlock) -> list[FieldFacts]:
