@@ -29,6 +29,7 @@ from rag.retrieve.ordering import (
     demote_repeated_covers,
     interleave_by_api,
     schemas_last,
+    schemes_in_top,
     shared_headers_in_top,
 )
 from rag.retrieve.retrievers import Retriever
@@ -201,6 +202,9 @@ class Order:
                 trace.note(f"a header question: the chunk stating the headers the API's operations share joined the "
                            f"top {k}")
             reordered = with_shared
+        if "auth" in query.analysis.asks and (with_schemes := schemes_in_top(reordered, k)) != reordered:
+            trace.note(f"an authentication question: the overview stating the API's schemes joined the top {k}")
+            reordered = with_schemes
         return reordered
 
 

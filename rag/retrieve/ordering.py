@@ -126,6 +126,17 @@ def shared_headers_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[Retr
     return [*rest[: k - 1], shared, *rest[k - 1:]]
 
 
+def schemes_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[RetrievedChunk]:
+    """For a question asking how to authenticate: the best-ranked overview that states the API's security schemes at
+    the last place of the top `k` when no chunk there states any (an operation whose spec applies none, as
+    SalesLoft's, says nothing of how to authenticate); the ranking unchanged otherwise."""
+    overview = next((c for c in ranked if c.chunk.kind == "overview" and c.chunk.security), None)
+    if overview is None or k < 1 or any(c.chunk.security for c in ranked[:k]):
+        return list(ranked)
+    rest = [c for c in ranked if c is not overview]
+    return [*rest[: k - 1], overview, *rest[k - 1:]]
+
+
 def collection_listing(anchor: Chunk, chunks: Sequence[Chunk]) -> Chunk | None:
     """The operation among `chunks` that lists the collection the anchor operation acts on: a GET of the anchor's
     path without a last parameter (`POST /webhooks`, `DELETE /webhooks/{id}` → `GET /webhooks`); None when none is

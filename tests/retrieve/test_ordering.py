@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from rag.chunk import FieldFacts
-from rag.retrieve.ordering import balance_by_api, names_schema, schemas_last, shared_headers_in_top
+from dataclasses import replace
+
+from rag.chunk import FieldFacts, SecurityFacts
+from rag.retrieve.ordering import balance_by_api, names_schema, schemas_last, schemes_in_top, shared_headers_in_top
 from tests.fakes import make_chunk, retrieved
 
 
@@ -72,3 +74,18 @@ def test_a_header_question_gets_the_chunk_of_shared_headers_into_the_top_k() -> 
     assert moved == [*ops[:4], conventions, overview, ops[4]]
     assert [c.chunk for c in shared_headers_in_top(retrieved(conventions, *ops), 5)] == [conventions, *ops]
     assert [c.chunk for c in shared_headers_in_top(retrieved(*ops, overview), 3)] == [*ops, overview]
+
+
+def test_an_authentication_question_gets_the_overview_stating_the_schemes_into_the_top_k() -> None:
+    """SalesLoft defines an OAuth2 scheme but applies it to no operation: "which auth header does the api want?" had
+    five operations on top that say nothing of how to authenticate, and the overview ninth. An operation that states
+    its scheme in the top k, or no overview with schemes, leaves the order as it was."""
+    oauth = SecurityFacts("OAuth2", "oauth2", flows=("clientCredentials",))
+    overview = make_chunk("crm.overview", "crm API", kind="overview", security=(oauth,))
+    ops = [make_chunk(f"crm.paths./things/{n}.get", f"GET /things/{n}", kind="operation") for n in range(6)]
+    assert [c.chunk for c in schemes_in_top(retrieved(*ops, overview), 5)] == [*ops[:4], overview, *ops[4:]]
+    secured = replace(ops[2], security=(oauth,))
+    ranked = retrieved(ops[0], ops[1], secured, *ops[3:], overview)
+    assert [c.chunk for c in schemes_in_top(ranked, 5)] == [c.chunk for c in ranked]
+    plain = replace(overview, security=())
+    assert [c.chunk for c in schemes_in_top(retrieved(*ops, plain), 5)] == [*ops, plain]
