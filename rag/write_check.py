@@ -287,6 +287,20 @@ def _updates_as_a_field(
     return False
 
 
+def _written_as_a_field(verb: str, resource: str, operations: Sequence[Chunk]) -> bool:
+    """Whether a write's request sends a field named for the verb and the resource: Stream's `POST
+    /channels/{type}/{id}` (Update channel) takes `add_members`, so "add a member to one" is done there."""
+    forms = word_forms(verb)
+    for op in operations:
+        if op.method.lower() not in ("post", "put", "patch"):
+            continue
+        for field in op.input_fields(top_only=True):
+            words = segment_words(field.name.rsplit(".", 1)[-1])
+            if len(words) > 1 and words[0] in forms and normalize_term("_".join(words[1:])) == resource:
+                return True
+    return False
+
+
 def _said_to_update_below(resource: str, operations: Sequence[Chunk]) -> bool:
     """Whether an operation on a path one segment below an item of the resource says in its summary that it updates
     something (Adyen's `POST /payments/{paymentPspReference}/amountUpdates`, "Update an authorised amount": "change
@@ -362,6 +376,8 @@ def check_write_operation(
     if pointed and _an_action_on_its_parent(pointed, effects[id(pointed[0])][2], request.methods, operations, effects):
         return None
     if _said_to_write(resource, parents.get(resource, frozenset()), request.methods, operations):
+        return None
+    if _written_as_a_field(request.verb, resource, operations):
         return None
     existing = tuple(sorted(acting, key=lambda op: _closeness(op, request.methods)))
     return MissingWrite(request.verb, resource, request.methods, existing, _spoken(resource, request.object))

@@ -394,3 +394,16 @@ def test_an_indefinite_pronoun_after_the_verb_points_to_nothing_said_before() ->
     them = Query("remove them", previous="list cadences", subject=subject)
     assert them.analysis.write is not None and them.analysis.write.pointed == "/v2/cadences.json"
     assert check_write_operation(them, salesloft) is not None
+
+
+def test_a_write_sending_a_field_named_for_the_verb_and_the_resource_performs_it() -> None:
+    """Stream Chat: "add a member to one" after listing channels was told "There is no endpoint to add member
+    records" (`GET /members` only reads) though `POST /channels/{type}/{id}` (Update channel) takes `add_members`."""
+    stream = _ops("GET /members", "GET /channels")
+    update = _with_body(_operation("post", "/channels/{type}/{id}", "Update channel"),
+                        FieldFacts(name="add_members", type="array of object"),
+                        FieldFacts(name="remove_members", type="array of string"))
+    stream.operations.append(update)
+    assert _claimed("add a member to a channel", stream) is None
+    assert _claimed("remove a member", stream) is None
+    assert _claimed("delete a member", stream) == "member"  # no field is named for deleting one

@@ -162,8 +162,14 @@ def readable_name(text: str) -> str:
 
 
 def opening_sentence(text: str) -> str:
-    """The first sentence of `text` ("" for none)."""
-    return next((part for part in _SENTENCE_END.split(text.strip()) if part.strip()), "")
+    """The first sentence of `text` ("" for none); a mark inside parentheses ends none ("at most 1,000 posts (eg.
+    Bookmarks) …")."""
+    parts = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+    for end in range(1, len(parts) + 1):
+        sentence = " ".join(parts[:end])
+        if sentence.count("(") <= sentence.count(")"):
+            return sentence
+    return parts[0] if parts else ""  # a parenthesis never closed
 
 
 def summary_opening(summary: str) -> str:

@@ -98,6 +98,9 @@ def test_a_summary_that_runs_on_says_what_the_operation_does_in_its_first_senten
     assert opening_sentence("Search all fields (i.e. title, overview, etc). Results are ordered.") == (
         "Search all fields (i.e. title, overview, etc).")
     assert opening_sentence("Lists items, e.g. files. `type` sets which.") == "Lists items, e.g. files."
+    assert opening_sentence("At most 1,000 posts (eg. Bookmarks are not). Then more.") == (
+        "At most 1,000 posts (eg. Bookmarks are not).")  # a mark inside parentheses ends none
+    assert opening_sentence("Unclosed (paren. Still.") == "Unclosed (paren."
 
 
 def test_tokenize_gives_each_words_tokens_in_order_however_often_it_is_asked() -> None:

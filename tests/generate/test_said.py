@@ -124,5 +124,7 @@ def test_the_first_sentence_of_a_description_is_past_the_heading_it_opens_with()
     raw = "### What\n\nObtain a numerical score of the IP. More.\n\n### Parameters\n\nThe only argument."
     assert first_sentence(prose_opening(raw)) == "Obtain a numerical score of the IP"
     assert first_sentence(prose_opening("### Description:\nReturns the list of users.")) == "Returns the list of users"
+    # A labelled note says nothing of what the operation does (trash nothing's "NOTE: When paging through …").
+    assert first_sentence("NOTE: When paging, at most 1,000 posts are returned. Lists posts.") == ""
     assert first_sentence("Deletes a key. It cannot be undone.") == "Deletes a key"
     assert first_sentence("Deprecated.") == "Deprecated"
