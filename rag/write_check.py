@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
-from rag.corpus.paths import last_segment_action, resource_of
+from rag.corpus.paths import last_segment_action, path_shape, resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms
 from rag.facts import MissingWrite
@@ -287,6 +287,27 @@ def _updates_as_a_field(
     return False
 
 
+def _item_above_does_it(
+    pointed: str, methods: Sequence[str], operations: Sequence[Chunk],
+    effects: dict[int, tuple[str, frozenset[str], frozenset[str]]],
+) -> bool:
+    """Whether "delete it" after acting on one setting of an item asks it of the item: SwaggerHub's `PUT
+    /apis/{owner}/{api}/{version}/settings/lifecycle` publishes a version and keeps no records of its own (a
+    singular name, no path below it), so "delete it" is the version's `DELETE /apis/{owner}/{api}/{version}`. A
+    collection below an item (`/projects/{id}/pipelines`, `/repos/{id}/hooks/{hook_id}`) holds records of its own."""
+    shape = path_shape(pointed)
+    last = segment_words(shape.rsplit("/", 1)[-1])
+    if not last or singular(last[-1]) != last[-1] or any(
+            path_shape(op.path or "").startswith(shape + "/") for op in operations):
+        return False
+    parts = shape.split("/")
+    last = max((i for i, part in enumerate(parts) if part == "{}"), default=-1)
+    if last < 0 or last == len(parts) - 1:
+        return False
+    item = "/".join(parts[:last + 1])
+    return any(path_shape(op.path or "") == item and effects[id(op)][1] & set(methods) for op in operations)
+
+
 def _written_as_a_field(verb: str, resource: str, operations: Sequence[Chunk]) -> bool:
     """Whether a write's request sends a field named for the verb and the resource: Stream's `POST
     /channels/{type}/{id}` (Update channel) takes `add_members`, so "add a member to one" is done there."""
@@ -374,6 +395,8 @@ def check_write_operation(
     # another path of the same name does (Vercel's `GET /registration/verify`).
     pointed = [op for op in acting if op.path == request.pointed]
     if pointed and _an_action_on_its_parent(pointed, effects[id(pointed[0])][2], request.methods, operations, effects):
+        return None
+    if request.pointed and _item_above_does_it(request.pointed, request.methods, operations, effects):
         return None
     if _said_to_write(resource, parents.get(resource, frozenset()), request.methods, operations):
         return None

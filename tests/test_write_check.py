@@ -407,3 +407,22 @@ def test_a_write_sending_a_field_named_for_the_verb_and_the_resource_performs_it
     assert _claimed("add a member to a channel", stream) is None
     assert _claimed("remove a member", stream) is None
     assert _claimed("delete a member", stream) == "member"  # no field is named for deleting one
+
+
+def test_a_pronoun_after_acting_on_an_item_s_setting_points_to_the_item() -> None:
+    """SwaggerHub: "delete it" after "publish it" (`PUT /apis/{owner}/{api}/{version}/settings/lifecycle`) was told
+    "There is no endpoint to delete lifecycle records" although `DELETE /apis/{owner}/{api}/{version}` ranked first:
+    a setting keeps no records of its own. A collection below an item does, and stays claimed."""
+    from rag.query import Query
+
+    hub = _ops("POST /apis/{owner}/{api}", "DELETE /apis/{owner}/{api}/{version}",
+               "PUT /apis/{owner}/{api}/{version}/settings/lifecycle", "GET /apis/{owner}/{api}/{version}/comments",
+               "GET /apis/{owner}/{api}/{version}/settings/default")
+    lifecycle = Query("delete it", previous="publish it",
+                      subject="lms.paths./apis/{owner}/{api}/{version}/settings/lifecycle.put")
+    assert lifecycle.analysis.write is not None and lifecycle.analysis.write.pointed.endswith("/lifecycle")
+    assert check_write_operation(lifecycle, hub) is None
+    comments = Query("delete them", previous="list the comments of a version",
+                     subject="lms.paths./apis/{owner}/{api}/{version}/comments.get")
+    claimed = check_write_operation(comments, hub)
+    assert claimed is not None and claimed.resource == "comment"
