@@ -161,6 +161,7 @@ def readable_name(text: str) -> str:
     return " ".join(word if word.isupper() else word.lower() for part in parts for word in _CAMEL.findall(part))
 
 
+@lru_cache(maxsize=65536)
 def opening_sentence(text: str) -> str:
     """The first sentence of `text` ("" for none); a mark inside parentheses ends none ("at most 1,000 posts (eg.
     Bookmarks) …")."""
