@@ -163,16 +163,15 @@ def _owned_name(method: str, path: str) -> str:
     return f"{owner}_{named[0]}" if owner else ""
 
 
-def _item_named(operation: Chunk) -> str:
-    """The resource the identifier ending an operation's path names, where the operation acts on that item (`app` of
-    `DELETE /self/applications/{appId}`; not of `PUT /files/{file_id}#remove_shared_link`, which writes a link); ""
-    for a path that ends in no parameter or in one that names nothing but an id (`{id}`)."""
-    path = operation.path or ""
-    if _written_by(operation.method or "", path)[0] != resource_of(path):
-        return ""
+def _item_named(path: str, written: str) -> str:
+    """The resource the identifier ending a path names, where the operation acts on that item (its `written` resource
+    is the path's: `app` of `DELETE /self/applications/{appId}`; not of `PUT /files/{file_id}#remove_shared_link`,
+    which writes a link); "" for a path that ends in no parameter or in one that names nothing but an id (`{id}`)."""
     last = path.rstrip("/").rsplit("/", 1)[-1]
     words = segment_words(last[1:-1]) if last.startswith("{") and last.endswith("}") else []
-    return normalize_term("_".join(words[:-1])) if len(words) > 1 and words[-1] == "id" else ""
+    if len(words) < 2 or words[-1] != "id" or written != resource_of(path):
+        return ""
+    return normalize_term("_".join(words[:-1]))
 
 
 def _forms(part: str) -> frozenset[str]:
@@ -296,15 +295,15 @@ def _item_above_does_it(
     singular name, no path below it), so "delete it" is the version's `DELETE /apis/{owner}/{api}/{version}`. A
     collection below an item (`/projects/{id}/pipelines`, `/repos/{id}/hooks/{hook_id}`) holds records of its own."""
     shape = path_shape(pointed)
-    last = segment_words(shape.rsplit("/", 1)[-1])
-    if not last or singular(last[-1]) != last[-1] or any(
+    named = segment_words(shape.rsplit("/", 1)[-1])
+    if not named or singular(named[-1]) != named[-1] or any(
             path_shape(op.path or "").startswith(shape + "/") for op in operations):
         return False
     parts = shape.split("/")
-    last = max((i for i, part in enumerate(parts) if part == "{}"), default=-1)
-    if last < 0 or last == len(parts) - 1:
+    item_end = max((i for i, part in enumerate(parts) if part == "{}"), default=-1)
+    if item_end < 0 or item_end == len(parts) - 1:
         return False
-    item = "/".join(parts[:last + 1])
+    item = "/".join(parts[:item_end + 1])
     return any(path_shape(op.path or "") == item and effects[id(op)][1] & set(methods) for op in operations)
 
 
@@ -380,7 +379,8 @@ def check_write_operation(
         return None
     # `POST /servers/{id}/actions/change_type` writes a `type` and, named with its item, a `server_type`; `DELETE
     # /self/applications/{appId}` deletes an app as well as an application.
-    acting = [op for op in operations if resource in (effects[id(op)][0], owned[id(op)], _item_named(op))]
+    acting = [op for op in operations
+              if resource in (effects[id(op)][0], owned[id(op)], _item_named(op.path or "", effects[id(op)][0]))]
     if any(effects[id(op)][1] & set(request.methods) for op in acting):
         return None
     if set(request.methods) <= UPDATES and _updates_a_part(acting, operations):

@@ -139,12 +139,12 @@ def asks_how_to(query: Query, anchor: ContextBlock) -> bool:
     """Whether the question asks how to do what the anchor operation does: "how do I …", a write of its own (not a
     follow-up's carried one), a request opening with a verb of the verb table or the operation's own action ("send
     a transactional email": `POST /messages/send.json`), or saying all an operation of two words or more does."""
-    chunk = anchor.chunk
-    what_it_does = name_parts(operation_words(chunk))
+    chunk, said = anchor.chunk, operation_words(anchor.chunk)
+    what_it_does = name_parts(said)
     says_what_it_does = len(what_it_does) >= 2 and what_it_does <= name_parts(query.focus)
     # Its own action: the first word of what it does, or the last of two or more fixed path segments.
     fixed = [segment for segment in chunk.path.split("/") if segment and "{" not in segment]
-    actions = name_parts(operation_words(chunk).split(" ", 1)[0]) | name_parts(fixed[-1] if len(fixed) > 1 else "")
+    actions = name_parts(said.split(" ", 1)[0]) | name_parts(fixed[-1] if len(fixed) > 1 else "")
     own_action = singular(opening_word(query.focus)) in actions
     write = query.analysis.write
     return ("how_to" in query.analysis.asks or bool(write and not write.carried) or opens_with_a_verb(query.focus)

@@ -76,18 +76,24 @@ def clean_prose(value: Any) -> str:
     return _clean_prose(str(value))
 
 
-def prose_opening(value: Any) -> str:
-    """The first paragraph or list item of a description as one line of clean text, past the headings and code it
-    opens with (Trakt's "#### 📄 Pagination ✨ Extended Info" above "Returns all shows being watched right now."); ""
-    for None or a text of headings and code alone."""
+def clean_description(value: Any) -> tuple[str, str]:
+    """A description as one line of clean text (`clean_prose`) and its opening: the first paragraph or list item past
+    the headings and code it opens with (Trakt's "#### 📄 Pagination ✨ Extended Info" above "Returns all shows being
+    watched right now."), "" for a text of headings and code alone; the text is parsed once for both."""
     if value is None:
-        return ""
+        return "", ""
     text = str(value)
     if not _MARKUP_HINT.search(text):
-        return one_line(text)
+        line = one_line(text)
+        return line, line
     text = _unescaped(text)
-    return next((block.text for block in _blocks(text, html=True, documentation=False, elements=_elements_of(text))
-                 if block.kind not in ("heading", "code")), "")
+    blocks = list(_blocks(text, html=True, documentation=False, elements=_elements_of(text)))
+    return _joined(blocks), next((block.text for block in blocks if block.kind not in ("heading", "code")), "")
+
+
+def prose_opening(value: Any) -> str:
+    """The opening of a description (`clean_description`); "" for None."""
+    return clean_description(value)[1]
 
 
 def clean_text(text: str, documentation: bool = False) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from rag.chunk import BodyAlternative, Chunk, FieldFacts, RequestBodyFacts, ResponseFacts, schema_id
 from rag.field_facts import field_line
-from rag.ingest.clean_text import clean_prose, prose_opening
+from rag.ingest.clean_text import clean_description, clean_prose
 from rag.ingest.pagination import operation_paging
 from rag.ingest.request_example import request_example
 from rag.ingest.schema_prose import SchemaProse, show_value
@@ -187,7 +187,7 @@ class OperationChunker:
         node = operation.node
         method = operation.method.upper()
         summary = clean_prose(node.get("summary"))
-        description = clean_prose(node.get("description"))
+        description, opening = clean_description(node.get("description"))
         raw_tags = node.get("tags")
         tags = tuple(str(tag) for tag in raw_tags if isinstance(tag, (str, int))) if isinstance(raw_tags, list) else ()
         op_id = str(node.get("operationId") or "")
@@ -232,7 +232,7 @@ class OperationChunker:
             title=f"{method} {operation.path}",
             summary=summary,
             description=description,
-            opening=prose_opening(node.get("description")),
+            opening=opening,
             parameters=tuple(parameter_facts),
             request_body=request_body,
             responses=tuple(responses),

@@ -120,10 +120,17 @@ def shared_headers_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[Retr
     and no operation's chunk says that it is shared."""
     shared = next((c for c in ranked if c.chunk.kind == "overview"
                    and any(p.location == "header" for p in c.chunk.parameters)), None)
-    if shared is None or k < 1 or any(c is shared for c in ranked[:k]):
+    if shared is None or any(c is shared for c in ranked[:k]):
         return list(ranked)
-    rest = [c for c in ranked if c is not shared]
-    return [*rest[: k - 1], shared, *rest[k - 1:]]
+    return _last_of_top(ranked, shared, k)
+
+
+def _last_of_top(ranked: Sequence[RetrievedChunk], chosen: RetrievedChunk, k: int) -> list[RetrievedChunk]:
+    """The ranking with `chosen` moved to the last place of the top `k` (unchanged for a `k` below 1)."""
+    if k < 1:
+        return list(ranked)
+    rest = [c for c in ranked if c is not chosen]
+    return [*rest[: k - 1], chosen, *rest[k - 1:]]
 
 
 def schemes_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[RetrievedChunk]:
@@ -131,10 +138,9 @@ def schemes_in_top(ranked: Sequence[RetrievedChunk], k: int) -> list[RetrievedCh
     the last place of the top `k` when no chunk there states any (an operation whose spec applies none, as
     SalesLoft's, says nothing of how to authenticate); the ranking unchanged otherwise."""
     overview = next((c for c in ranked if c.chunk.kind == "overview" and c.chunk.security), None)
-    if overview is None or k < 1 or any(c.chunk.security for c in ranked[:k]):
+    if overview is None or any(c.chunk.security for c in ranked[:k]):
         return list(ranked)
-    rest = [c for c in ranked if c is not overview]
-    return [*rest[: k - 1], overview, *rest[k - 1:]]
+    return _last_of_top(ranked, overview, k)
 
 
 def collection_listing(anchor: Chunk, chunks: Sequence[Chunk]) -> Chunk | None:
