@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from rag.chunk import Chunk, is_item_path, resource_segments
-from rag.corpus.paths import METHOD_URL, named_segments, path_terms
+from rag.corpus.paths import METHOD_URL, acted_on_path, named_segments, path_terms
 from rag.corpus.vocabulary import (
     function_words,
     operation_gist,
@@ -294,7 +294,7 @@ def with_subject(
     # runner`), not the subject.
     asked = verb or opening_word(query.focus)  # "approve the one from alice"
     other_action = other_action or (not own_methods and done_by_another(subject, asked, operations))
-    said = subject.path if other_action else operation_label(subject) + (f" {words}" if words else "")
+    said = acted_on_path(subject.path) if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
     # subject is what it is about, not what must lead.
     narrowed = elsewhere and bool(swapped & own)

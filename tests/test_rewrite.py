@@ -69,6 +69,17 @@ def test_a_paging_follow_up_keeps_the_subject_and_another_action_does_not() -> N
     assert own.subject == FILES.covers[0] and not own.keeps_subject and own.focus == "what about a single item?"
 
 
+def test_another_action_of_an_rpc_subject_searches_its_resource_without_its_verb() -> None:
+    """Airbyte's paths end in their verb: "rename it" after creating a workspace searched `/v1/workspaces/create`,
+    which found the create again; what the subject acts on is `/v1/workspaces`."""
+    create = operation("post", "/v1/workspaces/create", "Creates a workspace")
+    rename = operation("post", "/v1/workspaces/update_name", "Update workspace name")
+    history = turns("how do I create a workspace?", "Use POST /v1/workspaces/create (Creates a workspace). [1]")
+    query = rewrite_query("rename it", history, operations=[create, rename]).query
+    assert query.subject == create.covers[0] and not query.keeps_subject
+    assert query.subject_words == "/v1/workspaces"
+
+
 def test_what_about_a_new_resource_with_a_request_of_its_own_is_a_new_question() -> None:
     """"what about firewalls, how do I create one?" after deleting a Hetzner volume searched the volume's delete;
     "what about firewalls?" asks the earlier request again, of firewalls."""

@@ -24,6 +24,18 @@ def resource_of(path: str) -> str:
 VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
 
 
+def acted_on_path(path: str) -> str:
+    """The path of what an operation acts on: an RPC path without the verb segment that ends it
+    (`/v1/connections/create` and `/v1/workspaces/update_name` act on `/v1/connections`, `/v1/workspaces`); any other
+    path as it is."""
+    trimmed = path.rstrip("/")
+    last = resource_segments(trimmed)[-1:] if trimmed.rfind("/") > 0 and not is_item_path(trimmed) else []
+    words = segment_words(last[0]) if last else []
+    if words and words[0] in data_table("question_words")["verbs"] and trimmed.endswith(last[0]):
+        return trimmed.rsplit("/", 1)[0]
+    return path
+
+
 def named_segments(path: str) -> list[str]:
     """A path's resource segments without those that are a version (`/pipelines/v2/{id}` → pipelines)."""
     return [segment for segment in resource_segments(path) if not VERSION.fullmatch(segment)]

@@ -23,7 +23,7 @@ from functools import cached_property
 import numpy as np
 
 from rag.chunk import KINDS, Chunk, described, is_item_path, operation_path, resource_segments, segment_words
-from rag.corpus.paths import named_paths, path_fits, path_shape, top_segment
+from rag.corpus.paths import acted_on_path, named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import (
     normalize_term,
@@ -174,9 +174,9 @@ def question_signals(query: Query, profile: CorpusProfile, named_apis: Sequence[
 
 
 def _resource_path(path: str) -> str:
-    """A path's resource segments joined (`/guilds/{id}/bans/{user_id}` → guilds/bans): an operation on the
-    collection and one on its item share it."""
-    return "/".join(resource_segments(path)) if path else ""
+    """A path's resource segments joined (`/guilds/{id}/bans/{user_id}` → guilds/bans), an RPC path's verb left out
+    (`acted_on_path`): an operation on the collection, one on its item and an RPC action on it share it."""
+    return "/".join(resource_segments(acted_on_path(path))) if path else ""
 
 
 def _idf(profile: CorpusProfile, term: str, operations: int) -> float:

@@ -2,6 +2,7 @@
 
 from rag.chunk import is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import (
+    acted_on_path,
     named_paths,
     path_fits,
     path_prefixes,
@@ -78,3 +79,12 @@ def test_the_words_naming_a_segment_s_resource_leave_out_a_version() -> None:
     assert resource_words_of("listV2") == ["list"]
     assert resource_words_of("v2") == ["v2"]  # a version alone stays what the segment says
     assert resource_words_of("time_off") == ["time", "off"]
+
+
+def test_an_rpc_path_acts_on_the_path_before_the_verb_that_ends_it() -> None:
+    assert acted_on_path("/v1/connections/create") == "/v1/connections"
+    assert acted_on_path("/v1/workspaces/update_name") == "/v1/workspaces"
+    assert acted_on_path("/v1/sources/check_connection/") == "/v1/sources"
+    # A path ending in a resource or an item, or a verb that is all the path has, acts on itself.
+    for path in ("/v1/connections", "/users/{id}", "/repos/{owner}/pulls", "/createPad", "/v1/jobs/{id}/cancel/{x}"):
+        assert acted_on_path(path) == path

@@ -148,3 +148,20 @@ def test_an_operation_with_no_words_of_its_own_is_said_from_its_method_path_and_
     named = make_chunk("lt.paths./documents.put", "PUT /documents", kind="operation", method="put",
                        path="/documents", operation_id="replaceDocuments", request_body=body)
     assert lead_text(named) == "PUT /documents"
+
+
+def test_another_action_of_an_rpc_apis_resource_is_on_the_subjects_resource() -> None:
+    """Airbyte's `POST /v1/workspaces/update_name` acts on what `POST /v1/workspaces/create` made: "rename it" after
+    creating a workspace asks about the subject's resource, not another."""
+    create, rename, sources = (
+        make_chunk(f"ab.paths.{path}.post", f"POST {path}", kind="operation", method="post", path=path)
+        for path in ("/v1/workspaces/create", "/v1/workspaces/update_name", "/v1/sources/create")
+    )
+    found = [RetrievedChunk(chunk, {}, rank) for rank, chunk in enumerate((create, rename, sources), start=1)]
+    query = Query("rename it", subject=create.covers[0])
+    signals = question_signals(query, CorpusProfile(1, ["ab"], operations=[create, rename, sources]), (), False)
+    inputs = CandidateInputs(found, [chunk_words(c.chunk, frozenset()) for c in found], [0.5] * 3, [0.5] * 3,
+                             [0.5] * 3)
+    rows = feature_matrix(signals, inputs, profile())
+    assert column(rows, "subject") == [1.0, 0.0, 0.0]
+    assert column(rows, "subject_resource") == [1.0, 1.0, 0.0]
