@@ -293,7 +293,8 @@ def with_subject(
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
     # runner`), not the subject.
     asked = verb or opening_word(query.focus)  # "approve the one from alice"
-    other_action = other_action or (not own_methods and done_by_another(subject, asked, operations))
+    other_action = other_action or (not own_methods and done_by_another(subject, asked, operations)) or _adds_to_it(
+        query, subject)
     said = acted_on_path(subject.path) if other_action else operation_label(subject) + (f" {words}" if words else "")
     # "what about a single log entry?" after listing logs asks something else of the subject's resource: the
     # subject is what it is about, not what must lead.
@@ -355,6 +356,17 @@ def _moved_to(query: Query, operation: Chunk, **more: str) -> Query:
     return replace(query, subject=operation.covers[0],
                    subject_words=f"{operation_label(operation)} {operation_gist(operation)}", keeps_subject=True,
                    moved_subject=True, **more)
+
+
+def _adds_to_it(query: Query, subject: Chunk) -> bool:
+    """Whether the follow-up writes something of its own into the subject ("add some songs to it" after creating a
+    playlist): its own write, whose object names words neither the subject's path nor its fields do ("add a
+    description to it" writes the subject)."""
+    write = query.analysis.write
+    if write is None or write.carried or write.pointed:
+        return False
+    named = {singular(word.lower()) for word in write.object if word.lower() not in function_words()}
+    return bool(named) and not named & (path_terms(subject.path) | field_words(subject))
 
 
 def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[Chunk]) -> bool:

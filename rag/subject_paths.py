@@ -47,6 +47,11 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
         own = next((operation for operation in fits if path_shape(operation.path) == above), None)
     if own is not None or shape.endswith("{}/{}") or "{" not in shape[:-3]:
         return own
+    # A write the collection under an item takes itself does it to its members (Jellyfin's `DELETE
+    # /Playlists/{playlistId}/Items` removes entries; `DELETE /Items/{itemId}` deletes the file from the library).
+    itself = [operation for operation in fits if operation is not subject and path_shape(operation.path) == shape[:-3]]
+    if itself and "get" not in wanted:
+        return itself[0]
     # A collection under an item whose members are addressed on their own (Adyen's `GET
     # /balancePlatforms/{id}/accountHolders`, one holder at `/accountHolders/{id}`): the one such path.
     elsewhere = _members_of(shape[:-3], subject.api, fits)

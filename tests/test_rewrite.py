@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rag.chunk import FieldFacts, ResponseFacts
+from rag.chunk import FieldFacts, RequestBodyFacts, ResponseFacts
 from rag.rewrite import (
     conversation_subject,
     field_words,
@@ -78,6 +78,20 @@ def test_another_action_of_an_rpc_subject_searches_its_resource_without_its_verb
     query = rewrite_query("rename it", history, operations=[create, rename]).query
     assert query.subject == create.covers[0] and not query.keeps_subject
     assert query.subject_words == "/v1/workspaces"
+
+
+def test_adding_something_of_its_own_to_the_subject_is_another_action() -> None:
+    """"add some songs to it" after creating a Jellyfin playlist adds to the playlist, it does not create one: the
+    subject's path is searched for, not its create, and it need not lead."""
+    body = RequestBodyFacts(("application/json",), False, "", fields=(FieldFacts("Name", "string"),))
+    create = operation("post", "/Playlists", "Creates a new playlist", request_body=body)
+    items = operation("post", "/Playlists/{playlistId}/Items", "Adds items to a playlist")
+    history = turns("create a playlist", "Use POST /Playlists (Creates a new playlist). [1]")
+    adding = rewrite_query("add some songs to it", history, operations=[create, items]).query
+    assert adding.subject == create.covers[0] and not adding.keeps_subject and adding.subject_words == "/Playlists"
+    # Writing a field of the subject is about the subject.
+    naming = rewrite_query("add a name to it", history, operations=[create, items]).query
+    assert naming.subject == create.covers[0] and naming.keeps_subject
 
 
 def test_what_about_a_new_resource_with_a_request_of_its_own_is_a_new_question() -> None:

@@ -79,6 +79,18 @@ def test_one_member_of_a_collection_under_an_item_addressed_by_its_own_path() ->
     assert member_operation(holders, {"patch"}, twice) is None  # more than one: none
 
 
+def test_a_write_the_collection_under_an_item_takes_itself_is_done_to_its_members() -> None:
+    """"remove one of them" after adding songs to a Jellyfin playlist: `DELETE /Playlists/{playlistId}/Items` removes
+    entries; `DELETE /Items/{itemId}` would delete the file from the library."""
+    add = operation("post", "/Playlists/{playlistId}/Items")
+    remove, library = operation("delete", "/Playlists/{playlistId}/Items"), operation("delete", "/Items/{itemId}")
+    assert member_operation(add, {"delete"}, [add, library, remove]) is remove
+    assert member_operation(add, {"delete"}, [add, library]) is library  # none of its own: the member elsewhere
+    # Reading one of them is no read of the whole collection.
+    read = operation("get", "/Items/{itemId}")
+    assert member_operation(add, {"get"}, [add, read, operation("get", "/Playlists/{playlistId}/Items")]) is read
+
+
 def test_one_of_what_an_action_on_a_collection_acted_on_is_one_of_the_collection() -> None:
     """Crucible: "delete one of them" after "mark them all as read" (`POST …/comments/markAllAsRead`) deletes one
     comment; nothing is kept under the action's own path."""
