@@ -181,6 +181,7 @@ def test_one_table_says_what_kind_of_fact_a_question_asks_for() -> None:
     assert asked_kinds("What's the biggest page_size I can ask for?") == {"limit"}
     assert asked_kinds("and how do I page through them?") == {"pagination", "how_to"}
     assert asked_kinds("How do I authenticate with the Music API?") == {"auth", "how_to"}
+    assert asked_kinds("which header takes my api token?") == {"auth", "header"}  # Snyk's, Jira's word for a key
     assert asked_kinds("Which headers are required?") == {"header", "required"}
     assert asked_kinds("What does it return?") == {"response"}
     assert asked_kinds("what fields come back?") == {"response"}  # Plaid's accounts: the lead named no response

@@ -5,10 +5,12 @@ Of the documentation blocks among the first `MAX_BLOCKS`, each statement (a para
 long one sentence by sentence) is scored by how many of the question's words it and its section's headings say
 together (a section titled "Rate limits" is about "What is the rate limit?", whatever its sentences say), counting
 again the words that ask for a kind of fact ("header" and "API key" in "Which header carries the API key?",
-`QuestionAnalysis.asks`). On a tie: the section whose headings hold more words of the kinds of fact asked for (the
-table `[asks]` of question_words.toml: "Authorizing requests > Sending the token" for an API key), then the one
-whose headings say least besides ("Rate limits" before "Rate limits > Bursts"), then the better-ranked block and
-its earlier statement (a section opens with what it is about). All of it reads only what the chunk carries: its
+`QuestionAnalysis.asks`), and once a heading holding a word of the kind asked (Snyk's "Authorization" is about "how
+do I authenticate?"). On a tie: the section whose headings hold more words of the kinds of fact asked for (the
+table `[asks]` of question_words.toml: "Authorizing requests > Sending the token" for an API key), then the
+statement saying more of those kinds' phrases, then one naming code or introducing it ("…in an `Authorization`
+header…"), then the section whose headings say least besides ("Rate limits" before "Rate limits > Bursts"), then the
+better-ranked block and its earlier statement (a section opens with what it is about). All of it reads only what the chunk carries: its
 heading path and its text, or an overview's statements under their headings (`Chunk.prose`).
 """
 
@@ -98,6 +100,7 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
     vocabulary = {word for kind in kinds for phrase in data_table("question_words")["asks"][kind]
                   for word in content_words(phrase)}
     cues = {cue for kind in kinds for cue in asked_cues(query.focus, kind)}
+    phrases = {phrase.lower() for kind in kinds for phrase in data_table("question_words")["asks"][kind]}
     best: tuple[tuple[int, ...], int, ContextBlock] | None = None
     for block in blocks[:MAX_BLOCKS]:
         if block.chunk.kind not in DOCUMENTATION_KINDS:
@@ -111,11 +114,17 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
             heading = content_words(titles)
             # How many words of the kinds of fact asked for its headings hold, and what else they say.
             kind_titled, beside = len(shares_a_word(vocabulary, heading)), len(heading - shares_a_word(asked, heading))
+            # A section titled with a word of the kind asked ("Authorization") is about it ("how do I authenticate?").
             said = len(shares_a_word(heading | content_words(statement), about)) + sum(
-                1 for cue in cues if re.search(rf"(?<!\w){re.escape(cue)}", f"{titles} {statement}".lower()))
+                1 for cue in cues if re.search(rf"(?<!\w){re.escape(cue)}", f"{titles} {statement}".lower())
+            ) + bool(kind_titled)
             if overview and said * 2 <= len(about):  # "does it support webhooks?": "… support of the API, contact …"
                 continue
-            rank = (said, kind_titled, -beside, -block.number, -position)
+            lowered = statement.lower()
+            kind_said = sum(1 for phrase in phrases if re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", lowered))
+            # Of statements saying as much, one naming code (`Authorization`) or introducing it says how.
+            concrete = "`" in statement or statement.endswith(":")
+            rank = (said, kind_titled, kind_said, concrete, -beside, -block.number, -position)
             if best is None or rank > best[0]:
                 best = (rank, position, block)
     if best is None:
@@ -130,15 +139,18 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
 def _with_its_list(found: Sequence[tuple[str, str, bool]], position: int) -> tuple[str, str]:
     """The statement at `position` with its headings; one that introduces a list or an example ("Current rate
     limits:", "JSON in the following format:") with the items or the code that follow it under the same
-    headings, as long as they fit in `MAX_STATEMENT_CHARS`."""
+    headings, as long as they fit in `MAX_STATEMENT_CHARS`; an example is one block of code (what follows it is said
+    of something else: "Otherwise, a 401 is returned")."""
     titles, statement, _ = found[position]
     if not statement.endswith(":"):
         return titles, statement
     items: list[str] = []
-    for following_titles, following, _ in found[position + 1:]:
+    for following_titles, following, code in found[position + 1:]:
         if following_titles != titles or len(statement) + len("; ".join([*items, following])) > MAX_STATEMENT_CHARS:
             break
         items.append(following.rstrip(".;"))
+        if code and len(items) == 1:
+            break
     return titles, f"{statement} " + "; ".join(items) if items else statement
 
 

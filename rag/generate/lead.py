@@ -192,7 +192,8 @@ def _names_first_operation(query: Query, blocks: Sequence[ContextBlock]) -> bool
 def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str = "answer") -> Lead:
     """"How do I authenticate with the Spotify Web API?": a question naming no operation is answered with the
     API's own schemes (the overview's), whatever operation ranked first; without the overview, with the
-    schemes the first operation requires, said of the API."""
+    schemes the first operation requires, said of the API; with none declared, with the credential headers the
+    operations take, else with what the API's documentation says (Snyk's description, "## Authorization")."""
     # "how do I rotate an api key?" where the first operation acts on keys (`PATCH /apps/{app_id}/keys/{key_id}`)
     # or takes the `scopes` asked about: words of the operation, not of how to authenticate ("how do I
     # authenticate?" asks it, whatever path says "authenticate").
@@ -204,9 +205,10 @@ def _api_authentication(query: Query, blocks: Sequence[ContextBlock], gate: str 
     asked = on_the_api(blocks)
     source = next((b for b in asked if b.chunk.kind == "overview" and b.chunk.security), None)
     source = source or next((b for b in asked if is_operation(b) and b.chunk.security), None)
-    if source is None:  # no scheme declared: what the operations take instead, unless the first logs in
-        sentence, number, related = without_scheme(asked, documented=bool(docs_lead(query, asked)[0]))
-        return Lead(sentence, scope=(number,), related=related, quoted=False) if sentence else Lead()
+    if source is None:  # no scheme declared: what the operations take instead, else what the API's docs say
+        documented = _from_documentation(query, asked, gate)
+        sentence, number, related = without_scheme(asked, documented=bool(documented.sentence))
+        return Lead(sentence, scope=(number,), related=related, quoted=False) if sentence else documented
     schemes = source.chunk.security
     text = f"{the_api(source.chunk)} uses {schemes_text(schemes)}"
     detail = scheme_detail(schemes)

@@ -165,3 +165,28 @@ def test_paging_no_operation_s_facts_describe_is_answered_from_the_api_s_descrip
     listing = replace(servers, parameters=(FieldFacts("page", "integer", "query"),),
                       pagination=PaginationFacts("page", page="page"))
     assert lead("how do I page through my servers?", listing, paged)[0].startswith("GET /servers pages by page")
+
+
+def test_a_section_titled_with_the_kind_asked_answers_with_the_statement_that_shows_how() -> None:
+    """Snyk declares no security scheme; its description's "Authorization" section says how, though no word of it is
+    "authenticate": the statement naming the header, with its example (one block of code: what follows it is said of
+    something else), leads above the operation ranked first."""
+    from dataclasses import replace
+
+    from rag.chunk import ProseStatement
+
+    snyk = replace(CLOUD, prose=(
+        ProseStatement("Authorization", "To use this API, you must get your token from Snyk. It can be seen on your "
+                                        "account page after you register and login."),
+        ProseStatement("Authorization", "The token should be supplied in an `Authorization` header with the token, "
+                                        "preceded by `token`:"),
+        ProseStatement("Authorization", "Authorization: token API_KEY", code=True),
+        ProseStatement("Authorization", 'Otherwise, a 401 "Unauthorized" response will be returned.'),
+        ProseStatement("Authorization", "HTTP/1.1 401 Unauthorized", code=True)))
+    clone = make_chunk("cloud.paths./integrations/{id}/clone.post", "POST /integrations/{id}/clone  [cloud API]",
+                       api="cloud", kind="operation", title="POST /integrations/{id}/clone", method="post",
+                       path="/integrations/{id}/clone", summary="Clone an integration (with settings and credentials)")
+    sentence, detail = lead("how do I authenticate?", clone, snyk)
+    assert sentence == ("The token should be supplied in an `Authorization` header with the token, preceded by "
+                        "`token`: `Authorization: token API_KEY`. [2]")
+    assert detail == "From Cloud API overview > Authorization, cloud.json [2]"
