@@ -10,8 +10,8 @@ do I authenticate?"). On a tie: the section whose headings hold more words of th
 table `[asks]` of question_words.toml: "Authorizing requests > Sending the token" for an API key), then the
 statement saying more of those kinds' phrases, then one naming code or introducing it ("…in an `Authorization`
 header…"), then the section whose headings say least besides ("Rate limits" before "Rate limits > Bursts"), then the
-better-ranked block and its earlier statement (a section opens with what it is about). All of it reads only what the chunk carries: its
-heading path and its text, or an overview's statements under their headings (`Chunk.prose`).
+better-ranked block and its earlier statement (a section opens with what it is about). All of it reads only what
+the chunk carries: its heading path and its text, or an overview's statements under their headings (`Chunk.prose`).
 """
 
 from __future__ import annotations

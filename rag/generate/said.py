@@ -204,8 +204,9 @@ GIST_CHARS = 160
 
 def first_sentence(description: str, summary: str = "") -> str:
     """The first sentence of a description (of an operation, its `opening`: the first paragraph past the headings it
-    opens with), when it says more than its summary (`summary_opening`; "" otherwise)."""
+    opens with), when it says more than its summary (`summary_opening`) and something by itself (not Snyk's
+    "Deactivating a project will:", which opens a list); "" otherwise."""
     gist = summary_opening(opening_sentence(" ".join(description.split()))).rstrip(".")  # no aside ("NOTE: …")
-    if not gist or gist.lower() == summary_opening(summary).lower().rstrip("."):
+    if not gist or gist.endswith(":") or gist.lower() == summary_opening(summary).lower().rstrip("."):
         return ""
     return gist if len(gist) <= GIST_CHARS else gist[:GIST_CHARS].rsplit(" ", 1)[0] + " …"

@@ -127,4 +127,6 @@ def test_the_first_sentence_of_a_description_is_past_the_heading_it_opens_with()
     # A labelled note says nothing of what the operation does (trash nothing's "NOTE: When paging through …").
     assert first_sentence("NOTE: When paging, at most 1,000 posts are returned. Lists posts.") == ""
     assert first_sentence("Deletes a key. It cannot be undone.") == "Deletes a key"
+    # A sentence opening a list says nothing by itself (Snyk's "Deactivating a project will:").
+    assert first_sentence(prose_opening("Deactivating a project will:\n\n- Disable pull request tests.")) == ""
     assert first_sentence("Deprecated.") == "Deprecated"
