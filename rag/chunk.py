@@ -29,21 +29,21 @@ def operation_path(structural_id: str) -> str:
 
 _PATH_PARAMETER = re.compile(r"^\{.*\}$")
 
-
-# A response-format extension some vendors end their paths with (`/Accounts/{AccountSid}/Calls.json`).
+# A response format a path ends with: an extension (`/Accounts/{Sid}/Calls.json`), a segment (`/containers/json`).
 _FORMAT_EXTENSION = re.compile(r"\.(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
+_FORMAT_SEGMENT = re.compile(r"(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
 
 
 def resource_segments(path: str) -> list[str]:
-    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta), without
-    a format extension (`/Calls/{CallSid}.json` → Calls). A segment written `@name` stands for an id, as a
-    parameter does (Discord's `/users/@me/guilds` → users, guilds; `…/reactions/{emoji_name}/@me` →
-    reactions). A fragment names what the operation does on that path (Box's `/files/{file_id}#add_shared_link`,
-    `/shared_items#folders`): its words are the last segment, without the verb it opens with (`shared_link`,
-    `folders`; `path_action` reads the verb)."""
+    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta), without a
+    format extension or segment (`/Calls/{CallSid}.json` → Calls, Docker's `/images/json` → images). A segment
+    written `@name` stands for an id, as a parameter does (Discord's `/users/@me/guilds` → users, guilds;
+    `…/reactions/{emoji_name}/@me` → reactions). A fragment names what the operation does on that path (Box's
+    `/files/{file_id}#add_shared_link`, `/shared_items#folders`): its words are the last segment, without the verb it
+    opens with (`shared_link`, `folders`; `path_action` reads the verb)."""
     base, _, fragment = path.partition("#")
     segments = (_FORMAT_EXTENSION.sub("", s) for s in base.strip("/").split("/"))
-    kept = [s for s in segments if s and not _PATH_PARAMETER.match(s)]
+    kept = [s for s in segments if s and not _PATH_PARAMETER.match(s) and not _FORMAT_SEGMENT.match(s)]
     named = [s for s in kept if not s.startswith("@")] or kept
     if fragment:
         verb, rest = path_action(path)

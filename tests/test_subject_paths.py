@@ -225,6 +225,10 @@ def test_an_action_is_the_one_operation_that_says_it_does_it_to_what_the_subject
     assert action_operation(secret, "test", [*operations, secret]) is None  # `{identifier}` ends any item's path
     assert action_operation(fetch, "execute", [fetch, execute, replace(execute, chunk_id="again")]) is None  # two
     assert action_operation(fetch, "execute", [fetch, replace(execute, api="other")]) is None
+    # Docker lists images at `/images/json`: a format's segment names no resource, the images do ("tag one").
+    images = replace(operation("get", "/images/json"), summary="List Images")
+    tag = replace(operation("post", "/images/{name}/tag"), summary="Tag an image")
+    assert action_operation(images, "tag", [images, tag]) is tag
 
 
 def test_a_sibling_for_another_owner_or_of_another_resource() -> None:

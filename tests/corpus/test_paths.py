@@ -27,6 +27,8 @@ def test_any_naming_style_and_a_format_extension_read_the_same() -> None:
     assert resource_of("/browse/new-releases") == "new_release"
     assert resource_of("/unified/hris/time_off") == "time_off"
     assert segment_words("IpAccessControlListMappings") == ["ip", "access", "control", "list", "mappings"]
+    # A segment that is a format names no resource: Docker lists images at `/images/json`.
+    assert resource_segments("/images/json") == ["images"] and resource_of("/containers/{id}/json") == "container"
 
 
 def test_a_segment_standing_for_an_id_is_no_resource() -> None:
