@@ -291,7 +291,7 @@ def with_subject(
         # request of its own (the earlier question's words, or the subject's path, would find the subject again).
         return replace(query, previous="", subject="", subject_words="", keeps_subject=False)
     # "and disable it again" after enabling a runner: what another operation of the API does (`Disable project's
-    # runner`), not the subject.
+    # runner`), not the subject; "add some songs to it" after creating a playlist adds to it, it creates none.
     asked = verb or opening_word(query.focus)  # "approve the one from alice"
     other_action = other_action or (not own_methods and done_by_another(subject, asked, operations)) or _adds_to_it(
         query, subject)

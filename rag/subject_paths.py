@@ -34,8 +34,8 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     """The operation of the subject's API on one member of the collection the subject acts on: its path is the
     subject's with a parameter added (`GET /employees` → `GET /employees/{id}`), its method one of `methods` (the
     subject's own when the question's verbs name none); None when the subject acts on no collection or no such
-    operation is indexed; a member addressed by a path of its own when the subject's collection is one under an item
-    and no path adds a parameter to it."""
+    operation is indexed. When the subject's collection is one under an item and no path adds a parameter to it: a
+    write that collection takes itself (it writes its members), else a member addressed by a path of its own."""
     wanted = methods or {subject.method.lower()}
     shape = path_shape(subject.path) + "/{}"
     fits = [operation for operation in operations

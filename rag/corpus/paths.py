@@ -26,14 +26,13 @@ VERSION = re.compile(r"v\d+(?:\.\d+)*", re.IGNORECASE)
 
 def acted_on_path(path: str) -> str:
     """The path of what an operation acts on: an RPC path without the verb segment that ends it
-    (`/v1/connections/create` and `/v1/workspaces/update_name` act on `/v1/connections`, `/v1/workspaces`); any other
-    path as it is."""
-    trimmed = path.rstrip("/")
-    last = resource_segments(trimmed)[-1:] if trimmed.rfind("/") > 0 and not is_item_path(trimmed) else []
-    words = segment_words(last[0]) if last else []
-    if words and words[0] in data_table("question_words")["verbs"] and trimmed.endswith(last[0]):
-        return trimmed.rsplit("/", 1)[0]
-    return path
+    (`/v1/connections/create`, `/v1/workspaces/update_name` and Mandrill's `/templates/add.json` act on
+    `/v1/connections`, `/v1/workspaces`, `/templates`); any other path as it is (one ending in an item, a fragment, or
+    a verb that is all it has)."""
+    head, _, last = path.rstrip("/").rpartition("/")
+    named = resource_segments(f"/{last}") if head and "#" not in last and not is_item_path(path) else []
+    words = segment_words(named[0]) if named else []
+    return head if words and words[0] in data_table("question_words")["verbs"] else path
 
 
 def named_segments(path: str) -> list[str]:

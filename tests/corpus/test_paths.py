@@ -87,6 +87,8 @@ def test_an_rpc_path_acts_on_the_path_before_the_verb_that_ends_it() -> None:
     assert acted_on_path("/v1/connections/create") == "/v1/connections"
     assert acted_on_path("/v1/workspaces/update_name") == "/v1/workspaces"
     assert acted_on_path("/v1/sources/check_connection/") == "/v1/sources"
+    assert acted_on_path("/templates/add.json") == "/templates"
     # A path ending in a resource or an item, or a verb that is all the path has, acts on itself.
-    for path in ("/v1/connections", "/users/{id}", "/repos/{owner}/pulls", "/createPad", "/v1/jobs/{id}/cancel/{x}"):
+    for path in ("/v1/connections", "/users/{id}", "/repos/{owner}/pulls", "/createPad", "/v1/jobs/{id}/cancel/{x}",
+                 "/files/{file_id}#add_shared_link", "/images/json"):
         assert acted_on_path(path) == path
