@@ -45,6 +45,7 @@ from rag.subject_paths import (
     last_resource_terms,
     member_operation,
     named_keys,
+    names_one_member,
     points_to_owner,
     resource_words,
     segment_keys,
@@ -340,7 +341,8 @@ def _pointed_operation(query: Query, subject: Chunk, own_methods: set[str], acti
     if _ONE_WORD.search(query.focus) and (made := collection_create(subject, own_methods, operations)):
         # "how do I add one?", "add a new one" after listing environments: the collection's `POST`.
         return _moved_to(query, made)
-    if points_to_one(query.focus) and (member := member_operation(subject, own_methods, operations)):
+    if (points_to_one(query.focus) or names_one_member(query.focus, subject)) and (
+            member := member_operation(subject, own_methods, operations)):
         if not own_methods and action:
             # "how do I reactivate one?" after listing bounces: an action on one of them that no verb of HTTP's
             # own names, so not the subject's (`GET …/{id}`); one member's path is searched for, no operation leads.
@@ -359,9 +361,8 @@ def _moved_to(query: Query, operation: Chunk, **more: str) -> Query:
 
 
 def _adds_to_it(query: Query, subject: Chunk) -> bool:
-    """Whether the follow-up writes something of its own into the subject ("add some songs to it" after creating a
-    playlist): its own write, whose object names words neither the subject's path nor its fields do ("add a
-    description to it" writes the subject)."""
+    """Whether the follow-up's own write puts into the subject what neither its path nor its fields name ("add some
+    songs to it" after creating a playlist; "add a description to it" writes the subject)."""
     write = query.analysis.write
     if write is None or write.carried or write.pointed:
         return False

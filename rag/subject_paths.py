@@ -58,6 +58,17 @@ def member_operation(subject: Chunk, methods: set[str], operations: Sequence[Chu
     return elsewhere[0] if len(elsewhere) == 1 else None
 
 
+# "a single payment", "one payment": one member of a collection, named by the collection's own word
+_ONE_MEMBER = re.compile(r"\b(?:a single|one single|a specific|an individual|just one|one)\s+([a-z]+)\b", re.I)
+
+
+def names_one_member(question: str, subject: Chunk) -> bool:
+    """Whether the question asks for one member of the collection the subject acts on by its own word ("show me a
+    single payment" after listing an account's payments), as "one" alone does ("show me one")."""
+    own = last_resource_terms(subject.path)
+    return any(singular(match.group(1).lower()) in own for match in _ONE_MEMBER.finditer(question))
+
+
 def collection_create(subject: Chunk, methods: set[str], operations: Sequence[Chunk]) -> Chunk | None:
     """The `POST` of the collection the subject acts on (`GET /projects/{id}/environments` → `POST
     /projects/{id}/environments`) when `methods` (the question's) ask for one: adding one to a collection is done

@@ -265,6 +265,9 @@ def test_getting_a_single_one_after_a_list_moves_the_subject_to_the_operation_on
     assert by_id.subject == EMPLOYEE.covers[0]
     paging = rewrite_query("can I get them in one call?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
     assert paging.subject == EMPLOYEES.covers[0]
+    # Named by the collection's own word ("a single employee", as bunq's "show me a single payment"), the same.
+    named = rewrite_query("show me a single employee", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
+    assert (named.subject, named.keeps_subject) == (EMPLOYEE.covers[0], True)
     # No DELETE on one employee is indexed: the subject's resource is what the write is of, as before.
     deleting = rewrite_query("how do I delete one?", history, topics=TWO_API_TOPICS, operations=TWO_APIS).query
     assert deleting.subject == EMPLOYEES.covers[0] and not deleting.keeps_subject
