@@ -29,9 +29,8 @@ def operation_path(structural_id: str) -> str:
 
 _PATH_PARAMETER = re.compile(r"^\{.*\}$")
 
-# A response format a path ends with: an extension (`/Accounts/{Sid}/Calls.json`), a segment (`/containers/json`).
-_FORMAT_EXTENSION = re.compile(r"\.(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
-_FORMAT_SEGMENT = re.compile(r"(?:json|xml|csv|ya?ml|txt|html?)$", re.I)
+_FORMATS = "(?:json|xml|csv|ya?ml|txt|html?)"  # a path's response format: `/Calls.json` (extension), `/containers/json`
+_FORMAT_EXTENSION, _FORMAT_SEGMENT = re.compile(rf"\.{_FORMATS}$", re.I), re.compile(rf"{_FORMATS}$", re.I)
 
 
 def resource_segments(path: str) -> list[str]:

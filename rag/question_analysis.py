@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from rag.chunk import operation_path
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT, last_segment_action
-from rag.corpus.vocabulary import STOPWORDS, function_words, stop_words, word_forms
+from rag.corpus.vocabulary import STOPWORDS, function_words, singular, stop_words, word_forms
 from rag.data import data_table
 from rag.names import without_names_and_values
 
@@ -94,6 +94,10 @@ class WriteRequest(NamedTuple):
     object: tuple[str, ...] = ()
     carried: bool = False
     pointed: str = ""
+
+    def object_words(self) -> frozenset[str]:
+        """The words naming what it writes, singular, without English's own ("some songs" → song)."""
+        return frozenset(singular(word.lower()) for word in self.object if word.lower() not in function_words())
 
 
 # A word pointing back to what the conversation is about ("can I narrow that down?", "scale it down").

@@ -366,7 +366,7 @@ def _adds_to_it(query: Query, subject: Chunk) -> bool:
     write = query.analysis.write
     if write is None or write.carried or write.pointed:
         return False
-    named = {singular(word.lower()) for word in write.object if word.lower() not in function_words()}
+    named = write.object_words()
     return bool(named) and not named & (path_terms(subject.path) | field_words(subject))
 
 
@@ -378,7 +378,7 @@ def _writes_another_resource(query: Query, subject: Chunk, operations: Sequence[
     write = query.analysis.write
     if write is None or write.carried or "post" not in write.methods or points_to_owner(query.focus):
         return False
-    named = {singular(word.lower()) for word in write.object if word.lower() not in function_words()}
+    named = write.object_words()
     if not named or named & path_terms(subject.path):
         return False
     return any(operation.api == subject.api and operation.method.lower() == "post" and operation.path

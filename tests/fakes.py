@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag.chunk import Chunk
-from rag.ingest.clean_text import prose_opening
+from rag.ingest.clean_text import clean_description
 from rag.llm.base import ChatMessage, ChatResponse, estimate_prompt_tokens
 from rag.results import AnswerResult, RetrievedChunk
 from rag.tokens import estimate_tokens
@@ -105,8 +105,8 @@ def make_chunk(structural_id: str, text: str, *, api: str = "", kind: str = "sch
     """A smart chunk built directly (no ingestion): `structural_id` is its only `covers` entry; `facts` are
     further `Chunk` fields (`parameters`, `responses`, `schema_fields` …), which the text is not read for."""
     api = api or structural_id.split(".", 1)[0]
-    if kind == "operation" and "description" in facts:  # as ingest reads it (`rag.ingest.clean_text.prose_opening`)
-        facts.setdefault("opening", prose_opening(facts["description"]))
+    if kind == "operation" and "description" in facts:  # as ingest reads it (`rag.ingest.clean_text.clean_description`)
+        facts.setdefault("opening", clean_description(facts["description"])[1])
     return Chunk(
         chunk_id=chunk_id or f"smart/{structural_id}",
         strategy="smart",

@@ -97,10 +97,9 @@ def docs_lead(query: Query, blocks: Sequence[ContextBlock]) -> tuple[str, str, i
     saying where it stands, and the block's number; ("", "", 0) when no documentation block states anything."""
     asked = content_words(query.focus)
     kinds = [kind for kind in query.analysis.asks if kind not in FORM_KINDS]
-    vocabulary = {word for kind in kinds for phrase in data_table("question_words")["asks"][kind]
-                  for word in content_words(phrase)}
-    cues = {cue for kind in kinds for cue in asked_cues(query.focus, kind)}
     phrases = {phrase.lower() for kind in kinds for phrase in data_table("question_words")["asks"][kind]}
+    vocabulary = {word for phrase in phrases for word in content_words(phrase)}
+    cues = {cue for kind in kinds for cue in asked_cues(query.focus, kind)}
     best: tuple[tuple[int, ...], int, ContextBlock] | None = None
     for block in blocks[:MAX_BLOCKS]:
         if block.chunk.kind not in DOCUMENTATION_KINDS:

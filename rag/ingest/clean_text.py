@@ -91,11 +91,6 @@ def clean_description(value: Any) -> tuple[str, str]:
     return _joined(blocks), next((block.text for block in blocks if block.kind not in ("heading", "code")), "")
 
 
-def prose_opening(value: Any) -> str:
-    """The opening of a description (`clean_description`); "" for None."""
-    return clean_description(value)[1]
-
-
 def clean_text(text: str, documentation: bool = False) -> str:
     """Text (Markdown, HTML or plain) as clean lines: paragraphs apart, `- ` list items, `a | b` table rows, fenced
     code kept as it is; with `documentation`, navigation blocks left out (`navigation_only`)."""

@@ -19,7 +19,7 @@ from rag.generate.base import GenerationRequest
 from rag.generate.context import build_context
 from rag.generate.extractive import ExtractiveGenerator
 from rag.generate.lead import lead_for
-from rag.ingest.clean_text import clean_prose, prose_opening
+from rag.ingest.clean_text import clean_description, clean_prose
 from rag.query import Query
 from rag.results import RERANK_SCORE, RetrievedChunk
 from tests.fakes import make_chunk, retrieved
@@ -752,7 +752,7 @@ def test_the_first_sentence_said_is_the_description_s_first_paragraph_past_its_h
     search = make_chunk(
         "trakt.paths./search/{type}.get", "GET /search/{type}  [trakt API]", kind="operation", method="get",
         path="/search/{type}", summary="Get text query results", description=clean_prose(raw),
-        opening=prose_opening(raw))
+        opening=clean_description(raw)[1])
     assert lead("search for a movie by its title", search) == (
         "Use GET /search/{type} (Get text query results): Search all text fields that a media object contains (i.e. "
         "title, overview, etc). [1]")

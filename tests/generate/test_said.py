@@ -17,7 +17,7 @@ from rag.generate.said import (
     schemes_text,
     value_facts,
 )
-from rag.ingest.clean_text import prose_opening
+from rag.ingest.clean_text import clean_description
 from rag.results import RetrievedChunk
 from tests.fakes import make_chunk
 
@@ -122,11 +122,12 @@ def test_the_first_sentence_of_a_description_is_past_the_heading_it_opens_with()
     `### What`, which the one-line description reads as a sentence of one word; the operation's `opening` is the
     paragraph below it."""
     raw = "### What\n\nObtain a numerical score of the IP. More.\n\n### Parameters\n\nThe only argument."
-    assert first_sentence(prose_opening(raw)) == "Obtain a numerical score of the IP"
-    assert first_sentence(prose_opening("### Description:\nReturns the list of users.")) == "Returns the list of users"
+    assert first_sentence(clean_description(raw)[1]) == "Obtain a numerical score of the IP"
+    described = clean_description("### Description:\nReturns the list of users.")[1]
+    assert first_sentence(described) == "Returns the list of users"
     # A labelled note says nothing of what the operation does (trash nothing's "NOTE: When paging through …").
     assert first_sentence("NOTE: When paging, at most 1,000 posts are returned. Lists posts.") == ""
     assert first_sentence("Deletes a key. It cannot be undone.") == "Deletes a key"
     # A sentence opening a list says nothing by itself (Snyk's "Deactivating a project will:").
-    assert first_sentence(prose_opening("Deactivating a project will:\n\n- Disable pull request tests.")) == ""
+    assert first_sentence(clean_description("Deactivating a project will:\n\n- Disable pull request tests.")[1]) == ""
     assert first_sentence("Deprecated.") == "Deprecated"

@@ -9,7 +9,7 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from rag.ingest.clean_text import clean_prose, clean_text, drop_navigation, navigation_only, prose_opening
+from rag.ingest.clean_text import clean_description, clean_prose, clean_text, drop_navigation, navigation_only
 from rag.ingest.pipeline import parse_document
 
 # What the blinded runner counts as markup a reader should never see (HTML tags and comments, literal `\n`).
@@ -186,7 +186,7 @@ def test_a_description_s_opening_is_its_first_paragraph_past_the_headings_and_co
     what the operation does is the paragraph below it."""
     trakt = ("#### &#128274; OAuth Required &#128513; Emojis\n\nAdd one or more items to a user's **watchlist**.\n\n"
              "#### Notes")
-    assert prose_opening(trakt) == "Add one or more items to a user's watchlist."
-    assert prose_opening("```\nGET /x\n```\n\n- first item\n- second") == "first item"
-    assert prose_opening("Plain text. Two sentences.") == "Plain text. Two sentences."
-    assert prose_opening("## Only a heading") == "" and prose_opening(None) == ""
+    assert clean_description(trakt)[1] == "Add one or more items to a user's watchlist."
+    assert clean_description("```\nGET /x\n```\n\n- first item\n- second")[1] == "first item"
+    assert clean_description("Plain text. Two sentences.")[1] == "Plain text. Two sentences."
+    assert clean_description("## Only a heading")[1] == "" and clean_description(None)[1] == ""
