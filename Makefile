@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# uv installs the pinned requirements (torch, already installed by pip from this disk, satisfies their pin).
+UV_VERSION := 0.13.9
 PORT ?= 8501
 # The default corpus: RAG_SPECS_DIR if set, else StackOne's specs beside the checkout when present.
 SHARED_SPECS := $(wildcard ../shared/specs/stackone)
@@ -19,14 +21,14 @@ export ANONYMIZED_TELEMETRY := False
 .PHONY: ranker public-specs vendor-specs summaryless-specs install run serve index test test-fast lint bench browser local-llm llm-server clean eval-suite eval-blind
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
-	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about 3-4 minutes)"
+	@echo "[1/4] creating $(VENV) (first time only; the whole install takes about a minute)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "[2/4] installing the CPU build of torch (before sentence-transformers, or pip pulls CUDA packages)"
 	$(PY) -m pip install --quiet torch==2.13.0
-	@echo "[3/4] installing the pinned requirements (one line per package)"
-	$(PY) -m pip install --progress-bar off -r requirements-dev.txt \
-	  | { grep --line-buffered -E '^(Collecting|Successfully installed)' || true; }; exit $${PIPESTATUS[0]}
+	@echo "[3/4] installing the pinned requirements with uv (pip where uv will not install: about two minutes more)"
+	$(PY) -m pip install --quiet uv==$(UV_VERSION) && $(VENV)/bin/uv pip install --python $(PY) -r requirements-dev.txt \
+	  || $(PY) -m pip install --progress-bar off -r requirements-dev.txt
 	@echo "[4/4] installing the project itself"
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
@@ -53,13 +55,14 @@ lint: install
 	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
 
 # The tests run in TEST_WORKERS processes (pytest-xdist), a test file at a time each: most tests use one core, and a
-# browser test waits on its server and browser for much of its time.
+# browser test waits on its server and browser for much of its time. Files go out in collection order, which
+# tests/conftest.py sorts heaviest first (browser, then slow), so no long file runs alone at the end.
 # The venv and chromium install side by side (pip and apt wait on the network much of the time).
 TEST_WORKERS ?= 2
 test:
 	@$(MAKE) --no-print-directory -j2 install browser
 	$(VENV)/bin/ruff check rag webapp tests app.py pages bench scripts
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The query adapter, the learned ranker and its calibration (rag/data/ranker/, which `full` reads), trained from the
 # tuning sets named in eval_data/ranker.toml and measured leave-one-corpus-out (docs/ranker.md). Indexes each corpus

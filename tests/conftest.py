@@ -30,6 +30,22 @@ ONNX_DIR = _KEPT / "onnx"
 os.environ.setdefault("RAG_ONNX_DIR", str(ONNX_DIR))
 
 
+# How heavy a test file is, by the heaviest marker of its tests: a browser test starts a server and Chromium, a slow
+# one loads the real model or indexes every spec. `make test` hands whole files to its workers in collection order
+# (--no-loadscope-reorder), so the heaviest go first and no long file is left to run alone at the end.
+_HEAVINESS = {"browser": 3, "slow": 2, "app": 1, "corpus": 1}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the files with the heaviest tests first, keeping each file's tests together and in their order."""
+    weight: dict[str, int] = {}
+    for item in items:
+        heaviest = max((_HEAVINESS.get(mark.name, 0) for mark in item.iter_markers()), default=0)
+        weight[item.location[0]] = max(weight.get(item.location[0], 0), heaviest)
+    position = {path: index for index, path in reversed(list(enumerate(item.location[0] for item in items)))}
+    items.sort(key=lambda item: (-weight[item.location[0]], position[item.location[0]]))
+
+
 def _is_loopback(address: object) -> bool:
     host = address[0] if isinstance(address, tuple) else address
     return isinstance(host, str) and (host.startswith(_LOOPBACK) or host == "")
