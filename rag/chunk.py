@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
 
-from rag.data import data_table
 from rag.field_facts import FieldFacts, JsonFacts
 
 Strategy = Literal["smart", "naive", "docs"]
@@ -25,51 +24,6 @@ def operation_path(structural_id: str) -> str:
     """The path of an operation's structural id (`hris.paths./unified/hris/employees.get` → /unified/hris/employees);
     "" for an id that is no operation's."""
     return structural_id.partition(".paths.")[2].rpartition(".")[0]
-
-
-_PATH_PARAMETER = re.compile(r"^\{.*\}$")
-
-_FORMATS = "(?:json|xml|csv|ya?ml|txt|html?)"  # a path's response format: `/Calls.json` (extension), `/containers/json`
-_FORMAT_EXTENSION, _FORMAT_SEGMENT = re.compile(rf"\.{_FORMATS}$", re.I), re.compile(rf"{_FORMATS}$", re.I)
-
-
-def resource_segments(path: str) -> list[str]:
-    """The segments of an API path that are not parameters (`/accounts/{id}/meta` → accounts, meta), without a
-    format extension or segment (`/Calls/{CallSid}.json` → Calls, Docker's `/images/json` → images). A segment
-    written `@name` stands for an id, as a parameter does (Discord's `/users/@me/guilds` → users, guilds;
-    `…/reactions/{emoji_name}/@me` → reactions). A fragment names what the operation does on that path (Box's
-    `/files/{file_id}#add_shared_link`, `/shared_items#folders`): its words are the last segment, without the verb it
-    opens with (`shared_link`, `folders`; `path_action` reads the verb)."""
-    base, _, fragment = path.partition("#")
-    segments = (_FORMAT_EXTENSION.sub("", s) for s in base.strip("/").split("/"))
-    kept = [s for s in segments if s and not _PATH_PARAMETER.match(s) and not _FORMAT_SEGMENT.match(s)]
-    named = [s for s in kept if not s.startswith("@")] or kept
-    if fragment:
-        verb, rest = path_action(path)
-        named.append(rest if verb else fragment)
-    return named
-
-
-def path_action(path: str) -> tuple[str, str]:
-    """The verb a path's fragment opens with and the words after it (`/files/{file_id}#add_shared_link` → add,
-    shared_link); ("", "") for a path without such a fragment (`/shared_items#folders`: no verb)."""
-    words = segment_words(path.partition("#")[2])
-    if len(words) >= 2 and words[0] in data_table("question_words")["verbs"]:
-        return words[0], "_".join(words[1:])
-    return "", ""
-
-
-def is_item_path(path: str) -> bool:
-    """Whether a path addresses one item (`/accounts/{id}`, `/Calls/{CallSid}.json`) rather than a
-    collection (`/accounts`, `/Calls.json`)."""
-    return _FORMAT_EXTENSION.sub("", path.rstrip("/")).endswith("}")
-
-
-def segment_words(segment: str) -> list[str]:
-    """The lower-case words of a path segment in any naming style: `time_off`, `new-releases`,
-    `IncomingPhoneNumbers` → incoming, phone, numbers."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", segment)
-    return [part.lower() for part in re.split(r"[_\-.]+", spaced) if part]
 
 
 def schema_id(api: str, name: str) -> str:

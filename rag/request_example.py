@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
-from rag.chunk import FieldFacts, RequestExample, SecurityFacts, segment_words
+from rag.chunk import FieldFacts, RequestExample, SecurityFacts
+from rag.corpus.path_words import segment_words
 from rag.corpus.paths import METHOD_PATH, PATH_IN_TEXT
 from rag.corpus.vocabulary import singular
 

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from rag.chunk import Chunk, is_item_path, resource_segments
+from rag.chunk import Chunk
+from rag.corpus.path_words import is_item_path, resource_segments
 from rag.corpus.paths import METHOD_URL, acted_on_path, named_segments, path_terms
 from rag.corpus.vocabulary import (
     function_words,
@@ -60,9 +61,7 @@ MAX_MESSAGES = 10
 MAX_HISTORY_CHARS = 2000
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|what about|how about|same|ok|okay|then|so|only|but|just|plus)\b"
-    r"|\b(it|its|it's|they|them|their|this|that|those|these|one|ones|the same|there|same)\b",
-    re.IGNORECASE,
-)
+    r"|\b(it|its|it's|they|them|their|this|that|those|these|one|ones|the same|there|same)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

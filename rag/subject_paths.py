@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from rag.chunk import Chunk, FieldFacts, is_item_path, resource_segments, segment_words
+from rag.chunk import Chunk, FieldFacts
+from rag.corpus.path_words import is_item_path, resource_segments, segment_words
 from rag.corpus.paths import named_segments, path_shape, path_terms, resource_words_of
 from rag.corpus.vocabulary import function_words, operation_words, singular, topic_keys, word_forms
 from rag.data import data_table

@@ -16,7 +16,8 @@ import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
-from rag.chunk import Chunk, is_item_path, path_action, resource_segments, segment_words
+from rag.chunk import Chunk
+from rag.corpus.path_words import is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import last_segment_action, path_shape, resource_of
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import function_words, normalize_term, singular, word_forms

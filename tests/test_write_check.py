@@ -426,3 +426,13 @@ def test_a_pronoun_after_acting_on_an_item_s_setting_points_to_the_item() -> Non
                      subject="lms.paths./apis/{owner}/{api}/{version}/comments.get")
     claimed = check_write_operation(comments, hub)
     assert claimed is not None and claimed.resource == "comment"
+
+
+def test_an_aws_operation_writes_what_its_name_says_on_the_resource_after_its_verb() -> None:
+    # CloudWatch Logs creates a metric filter with `PutMetricFilter`: every operation is a POST to `/#X-Amz-Target=…`.
+    target = "/#X-Amz-Target=Logs_20140328."
+    profile = _ops(f"POST {target}PutMetricFilter", f"POST {target}DeleteMetricFilter",
+                   f"POST {target}DescribeMetricFilters", f"POST {target}CreateLogGroup")
+    assert write_target("post", f"{target}DeleteMetricFilter") == ("metric_filter", frozenset({"delete"}))
+    assert _claimed("How do I create a metric filter?", profile) is None
+    assert _claimed("How do I delete a log group?", profile) == "log_group"

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from rag.chunk import is_item_path, resource_segments, segment_words
+from rag.corpus.path_words import is_item_path, resource_segments, segment_words
 from rag.corpus.vocabulary import normalize_term, singular
 from rag.data import data_table
 

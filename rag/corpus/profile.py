@@ -14,7 +14,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import Chunk, resource_segments
+from rag.chunk import Chunk
+from rag.corpus.path_words import resource_segments
 from rag.corpus.paths import path_prefixes, path_shape, resource_words_of, top_segment
 from rag.corpus.vocabulary import normalize_term, operation_words, singular, stop_words, tokenize, word_forms
 from rag.data import data_table

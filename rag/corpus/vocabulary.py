@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from rag.chunk import Chunk, resource_segments, segment_words
+from rag.chunk import Chunk
+from rag.corpus.path_words import resource_segments, segment_words
 from rag.data import data_table
 
 _RAW_TOKENS = re.compile(r"[A-Za-z0-9_\-./{}]+")

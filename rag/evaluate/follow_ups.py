@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rag.chunk import resource_segments
+from rag.corpus.path_words import resource_segments
 from rag.errors import ConfigError
 from rag.evaluate.generate import paraphrase
 from rag.evaluate.questions import Question

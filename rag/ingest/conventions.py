@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.chunk import is_item_path
+from rag.corpus.path_words import is_item_path
 from rag.ingest.clean_text import clean_prose
 from rag.ingest.refs import RefResolver
 from rag.ingest.schema_prose import SchemaProse

@@ -22,7 +22,8 @@ from functools import cached_property
 
 import numpy as np
 
-from rag.chunk import KINDS, Chunk, described, is_item_path, operation_path, resource_segments, segment_words
+from rag.chunk import KINDS, Chunk, described, operation_path
+from rag.corpus.path_words import is_item_path, resource_segments, segment_words
 from rag.corpus.paths import acted_on_path, named_paths, path_fits, path_shape, top_segment
 from rag.corpus.profile import CorpusProfile
 from rag.corpus.vocabulary import (

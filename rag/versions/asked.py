@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rag.chunk import Chunk, resource_segments
+from rag.chunk import Chunk
+from rag.corpus.path_words import resource_segments
 from rag.corpus.paths import resource_of
 from rag.corpus.vocabulary import normalize_term, tokenize
 from rag.query import Query

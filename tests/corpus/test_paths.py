@@ -1,6 +1,6 @@
 """Paths as the stages read them: resources, shared prefixes, shapes."""
 
-from rag.chunk import is_item_path, path_action, resource_segments, segment_words
+from rag.corpus.path_words import is_item_path, path_action, resource_segments, segment_words
 from rag.corpus.paths import (
     acted_on_path,
     named_paths,

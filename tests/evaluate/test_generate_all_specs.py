@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.chunk import resource_segments
+from rag.corpus.path_words import resource_segments
 from rag.evaluate.generate import make_questions
 from rag.index.registry import DocumentRecord
 from rag.index.snapshot import Snapshot
